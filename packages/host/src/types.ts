@@ -1,0 +1,182 @@
+import type {
+  CallSignal,
+  HiddenToolPlanEntry,
+  ToolDescriptor,
+  ToolExecutorRef,
+  ToolLogger,
+  ToolResult,
+} from '@toolhost/plugin-sdk';
+
+/** The four sources the registry merges, in merge order. */
+export type ToolSourceKind = 'builtin' | 'plugin' | 'mcp' | 'custom';
+
+/** One problem found in an input, with the path into the input where it is. */
+export interface InputIssue {
+  /** Dotted path, `(root)` for the whole input. */
+  readonly path: string;
+  readonly message: string;
+}
+
+/** The outcome of checking an input against a tool's schema. */
+export type InputCheck =
+  | { readonly ok: true /** The parsed input (defaults applied). */; readonly value: unknown }
+  | { readonly ok: false; readonly issues: readonly InputIssue[] };
+
+/** What an executor gets for one call, beside its input. */
+export interface ExecutionContext {
+  readonly toolUseId: string;
+  readonly sessionId: string;
+  /** Aborted on timeout or when the caller cancels. */
+  readonly signal: CallSignal & AbortSignal;
+  readonly log: ToolLogger;
+  progress(done: number, total?: number, message?: string): void;
+}
+
+/**
+ * The host side of an executor, whatever its kind. The wrapper treats every kind alike: it
+ * validates with `validateInput` (when the executor validates elsewhere, e.g. inside an isolate,
+ * it may omit it), then awaits `run`.
+ */
+export interface ToolExecutor {
+  readonly ref: ToolExecutorRef;
+  validateInput?(input: unknown): InputCheck;
+  /**
+   * Runs the call. A thrown error becomes an `is_error` result; a returned result with
+   * `isError: true` is passed on as it is.
+   */
+  run(input: unknown, ctx: ExecutionContext): Promise<ToolResult>;
+}
+
+/** A tool in the registry Map: its descriptor, where it came from, and how to run it. */
+export interface RegisteredTool {
+  readonly descriptor: ToolDescriptor;
+  readonly source: ToolSourceKind;
+  /** Which instance of the source: the plugin id, the MCP server name, `builtin` or `custom`. */
+  readonly sourceId: string;
+  /** Policy groups beyond the automatic ones (`fs`, `runtime`): only core tools may carry them. */
+  readonly groups?: readonly string[];
+  readonly executor: ToolExecutor;
+}
+
+/** One source's contribution to a registry build. */
+export interface ToolSource {
+  readonly kind: ToolSourceKind;
+  readonly id: string;
+  readonly tools: readonly RegisteredTool[];
+  /** Tools the source knows of but cannot offer (a plugin that failed to load, a server that is down). */
+  readonly unavailable?: readonly HiddenToolPlanEntry[];
+}
+
+/** Allow/deny policy, applied when the Map is built and again at call time. */
+export interface ToolPolicy {
+  /** When false, no built-in tool enters the Map. Default true. */
+  readonly builtins?: boolean;
+  /**
+   * When present, a tool must match one of these patterns to be allowed — whatever its source.
+   * Patterns: tool names with `*` wildcards, or groups (`group:fs`, `group:plugin:<id>`, …).
+   */
+  readonly allow?: readonly string[];
+  /** A tool matching any of these is denied, even when `allow` names it. */
+  readonly deny?: readonly string[];
+}
+
+/** Severity of a registry diagnostic. */
+export type DiagnosticLevel = 'info' | 'warning' | 'error';
+
+/** Codes of registry diagnostics, sorted. */
+export type RegistryDiagnosticCode =
+  | 'allow-matches-nothing'
+  | 'deny-matches-nothing'
+  | 'policy-denied'
+  | 'tool-overridden'
+  | 'unsupported-availability';
+
+/** Something the registry build wants a person to know. Never silent, never thrown. */
+export interface RegistryDiagnostic {
+  readonly level: DiagnosticLevel;
+  readonly code: RegistryDiagnosticCode;
+  readonly message: string;
+  readonly toolName?: string;
+}
+
+/** A built registry: the Map, what was kept out of it and why, and the diagnostics. */
+export interface Registry {
+  /** The tools, by name. Rebuilt whole on every change; never mutated after the build. */
+  readonly tools: ReadonlyMap<string, RegisteredTool>;
+  /** Tools kept out of the Map (policy-denied, overridden) or offered as unavailable by a source. */
+  readonly excluded: readonly HiddenToolPlanEntry[];
+  readonly diagnostics: readonly RegistryDiagnostic[];
+}
+
+/** A before-hook's view of a call. */
+export interface BeforeToolCallEvent {
+  readonly sessionId: string;
+  readonly toolUseId: string;
+  readonly toolName: string;
+  readonly descriptor: ToolDescriptor;
+  /** The validated input, as rewritten by the hooks that ran before this one. */
+  readonly input: unknown;
+  readonly signal: AbortSignal;
+}
+
+/**
+ * What a before-hook returns. Merge rules, applied hook after hook in registration order:
+ * - `undefined` / `void`: pass; the input stays as it is.
+ * - `{ input }`: the input is replaced by `input`, which is validated again against the tool's
+ *   schema at once; an invalid rewrite ends the call with an error result naming the hook.
+ *   The next hook sees the replaced input.
+ * - `{ block: true, reason }`: the call ends; the executor never runs, later hooks never run,
+ *   and the result is an error carrying `reason`.
+ * - a throw: the same as a block, with the error's message as the reason.
+ */
+export type BeforeToolCallResult =
+  | undefined
+  | { readonly input: unknown }
+  | { readonly block: true; readonly reason: string };
+
+/** An after-hook's view of a finished call. */
+export interface AfterToolCallEvent {
+  readonly sessionId: string;
+  readonly toolUseId: string;
+  readonly toolName: string;
+  readonly descriptor: ToolDescriptor;
+  /** The input the executor ran with. */
+  readonly input: unknown;
+  /** The result, as patched by the after-hooks that ran before this one. */
+  readonly result: ToolResult;
+  readonly durationMs: number;
+  readonly signal: AbortSignal;
+}
+
+/**
+ * What an after-hook returns. Merge rules, hook after hook; each field independently:
+ * - `content`: when present, replaces the whole content array.
+ * - `structuredContent`: when the key is present, replaces it (`undefined` removes it).
+ * - `isError`: when present, sets the flag.
+ * - a throw: the result becomes an error saying the hook failed and that the executor had
+ *   already run (its effects happened); later after-hooks do not run.
+ */
+export type AfterToolCallResult =
+  | undefined
+  | {
+      readonly content?: ToolResult['content'];
+      readonly structuredContent?: ToolResult['structuredContent'];
+      readonly isError?: boolean;
+    };
+
+export type BeforeToolCallHook = (
+  event: BeforeToolCallEvent,
+) => BeforeToolCallResult | void | Promise<BeforeToolCallResult | void>;
+export type AfterToolCallHook = (
+  event: AfterToolCallEvent,
+) => AfterToolCallResult | void | Promise<AfterToolCallResult | void>;
+
+/** Hooks to register together; each optional. `name` appears in error messages. */
+export interface ToolHooks {
+  readonly name: string;
+  readonly beforeToolCall?: BeforeToolCallHook;
+  readonly afterToolCall?: AfterToolCallHook;
+}
+
+/** Undoes a registration. Calling it twice is harmless. */
+export type Disposer = () => void;

@@ -1,0 +1,171 @@
+import * as z from 'zod';
+import type {
+  AvailabilityExpression,
+  ContentBlock,
+  JsonSchema,
+  ToolAnnotations,
+  ToolContext,
+  ToolDescriptor,
+  ToolExecutorRef,
+  ToolOwnerRef,
+  ToolResult,
+} from './types.js';
+
+/** The input of every tool is a JSON object, so its schema is a zod object. */
+export type ToolInputSchema = z.ZodObject;
+
+/** The structured output an executor may return: the output schema's input side, if there is one. */
+export type StructuredOutput<O extends z.ZodType | undefined> = O extends z.ZodType
+  ? z.input<O>
+  : Readonly<Record<string, unknown>>;
+
+/**
+ * What `execute` may return: a string (one text block), an array of content blocks, or a result
+ * object. With an `output` schema, `structuredContent` is checked against it; when `content` is
+ * omitted, the host fills it with the structured output as JSON text.
+ */
+export type ToolReturn<O extends z.ZodType | undefined = undefined> =
+  | string
+  | readonly ContentBlock[]
+  | {
+      readonly content?: readonly ContentBlock[];
+      readonly structuredContent?: StructuredOutput<O>;
+      readonly isError?: boolean;
+    };
+
+/** A tool as its author writes it: schemas and code. `defineTool` checks and returns it. */
+export interface ToolDefinition<
+  I extends ToolInputSchema = ToolInputSchema,
+  O extends z.ZodType | undefined = z.ZodType | undefined,
+  Config = unknown,
+> {
+  /** Unique name the model calls: letters, digits, `_` and `-`, at most 64 characters. */
+  readonly name: string;
+  /** Human-friendly title. */
+  readonly title?: string;
+  /** What the tool does, written for the model. */
+  readonly description: string;
+  /** Zod object schema of the input; `execute` receives its parsed output. */
+  readonly input: I;
+  /** Zod schema of `structuredContent`, when the tool returns structured output. */
+  readonly output?: O;
+  /** When the tool may be shown. */
+  readonly availability?: AvailabilityExpression;
+  /** MCP behaviour hints. */
+  readonly annotations?: ToolAnnotations;
+  /** Sort key for the plan; defaults to `name`. */
+  readonly sortKey?: string;
+  /** Does the work. Throwing yields an `is_error` result with the error's message. */
+  readonly execute: (input: z.output<I>, ctx: ToolContext<Config>) => ToolReturn<O> | Promise<ToolReturn<O>>;
+}
+
+/** The name rule shared by Anthropic, OpenAI and MCP clients. */
+export const TOOL_NAME_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
+
+/** Declares a tool. The input type of `execute` is inferred from the `input` schema. */
+export function defineTool<
+  I extends ToolInputSchema,
+  O extends z.ZodType | undefined = undefined,
+  Config = unknown,
+>(definition: ToolDefinition<I, O, Config>): ToolDefinition<I, O, Config> {
+  if (!TOOL_NAME_PATTERN.test(definition.name)) {
+    throw new TypeError(
+      `Invalid tool name ${JSON.stringify(definition.name)}: use 1-64 letters, digits, "_" or "-"`,
+    );
+  }
+  if (typeof definition.description !== 'string' || definition.description.trim() === '') {
+    throw new TypeError(`Tool "${definition.name}" needs a non-empty description`);
+  }
+  if (!(definition.input instanceof z.ZodObject)) {
+    throw new TypeError(`Tool "${definition.name}": input must be a zod object schema (z.object({...}))`);
+  }
+  if (typeof definition.execute !== 'function') {
+    throw new TypeError(`Tool "${definition.name}": execute must be a function`);
+  }
+  return definition;
+}
+
+/** Converts a zod schema to JSON Schema 2020-12, describing what a caller may send. */
+export function toJsonSchema(schema: z.ZodType, io: 'input' | 'output' = 'input'): JsonSchema {
+  return z.toJSONSchema(schema, { target: 'draft-2020-12', io, unrepresentable: 'any' }) as JsonSchema;
+}
+
+/** The plain-data descriptor of a definition, with its owner and executor. */
+export function describeTool(
+  definition: ToolDefinition,
+  refs: { owner: ToolOwnerRef; executor: ToolExecutorRef },
+): ToolDescriptor {
+  return {
+    name: definition.name,
+    ...(definition.title === undefined ? {} : { title: definition.title }),
+    description: definition.description,
+    inputSchema: toJsonSchema(definition.input, 'input'),
+    ...(definition.output === undefined ? {} : { outputSchema: toJsonSchema(definition.output, 'output') }),
+    owner: refs.owner,
+    executor: refs.executor,
+    ...(definition.availability === undefined ? {} : { availability: definition.availability }),
+    ...(definition.annotations === undefined ? {} : { annotations: definition.annotations }),
+    ...(definition.sortKey === undefined ? {} : { sortKey: definition.sortKey }),
+  };
+}
+
+const contentBlockTypes = new Set(['text', 'image', 'audio', 'resource', 'resource_link']);
+
+function checkContentBlock(block: unknown, index: number): ContentBlock {
+  if (typeof block !== 'object' || block === null) {
+    throw new TypeError(`content[${index}] is not an object`);
+  }
+  const type = (block as { type?: unknown }).type;
+  if (typeof type !== 'string' || !contentBlockTypes.has(type)) {
+    throw new TypeError(
+      `content[${index}] has unsupported type ${JSON.stringify(type)} (expected text, image, audio, resource or resource_link)`,
+    );
+  }
+  if (type === 'text' && typeof (block as { text?: unknown }).text !== 'string') {
+    throw new TypeError(`content[${index}] is a text block without a string "text"`);
+  }
+  return block as ContentBlock;
+}
+
+/**
+ * Turns whatever `execute` returned into a {@link ToolResult}. Throws a `TypeError` that says what
+ * is wrong when the value is not a supported shape.
+ */
+export function normalizeToolReturn(value: unknown): ToolResult {
+  if (typeof value === 'string') return { content: [{ type: 'text', text: value }] };
+  if (Array.isArray(value)) return { content: value.map(checkContentBlock) };
+  if (typeof value !== 'object' || value === null) {
+    throw new TypeError(
+      `execute returned ${value === null ? 'null' : typeof value}; return a string, content blocks or { content, structuredContent }`,
+    );
+  }
+  const { content, structuredContent, isError } = value as {
+    content?: unknown;
+    structuredContent?: unknown;
+    isError?: unknown;
+  };
+  if (content !== undefined && !Array.isArray(content))
+    throw new TypeError('result.content must be an array');
+  if (
+    structuredContent !== undefined &&
+    (typeof structuredContent !== 'object' || structuredContent === null || Array.isArray(structuredContent))
+  ) {
+    throw new TypeError('result.structuredContent must be an object');
+  }
+  if (isError !== undefined && typeof isError !== 'boolean')
+    throw new TypeError('result.isError must be a boolean');
+  if (content === undefined && structuredContent === undefined) {
+    throw new TypeError('execute returned an object with neither content nor structuredContent');
+  }
+  const blocks =
+    content === undefined
+      ? [{ type: 'text' as const, text: JSON.stringify(structuredContent) }]
+      : content.map(checkContentBlock);
+  return {
+    content: blocks,
+    ...(isError === true ? { isError: true } : {}),
+    ...(structuredContent === undefined
+      ? {}
+      : { structuredContent: structuredContent as Record<string, unknown> }),
+  };
+}

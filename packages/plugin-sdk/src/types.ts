@@ -1,0 +1,254 @@
+/**
+ * The contracts of toolhost. Everything here is plain, readonly data: the host and the sandbox
+ * exchange these shapes and nothing else. Implementations `import type` from this file.
+ */
+
+/** A JSON Schema (2020-12) object, as plain data. */
+export type JsonSchema = { readonly [keyword: string]: unknown };
+
+/** Who provides a tool. Rendered for people as `plugin:weather`; never parsed back. */
+export type ToolOwnerRef =
+  /** Built into the host, trusted, in-process. */
+  | { readonly kind: 'core' }
+  /** Declared by a sandboxed plugin from `plugins/<pluginId>/`. */
+  | { readonly kind: 'plugin'; readonly pluginId: string }
+  /** Provided by a messaging channel integration. */
+  | { readonly kind: 'channel'; readonly channelId: string }
+  /** Bridged from an MCP server listed in config. */
+  | { readonly kind: 'mcp'; readonly serverId: string }
+  /** Handed in through the host API at run time. */
+  | { readonly kind: 'custom' };
+
+/**
+ * Where a call lands. The host resolves it to an executor; plugin executors never leave their
+ * isolate, so this is the only handle the host has on them.
+ */
+export type ToolExecutorRef =
+  /** An in-process function (built-in or custom tool). */
+  | { readonly kind: 'core'; readonly executorId: string }
+  /** A tool's `execute` inside the isolate of plugin `pluginId`. */
+  | { readonly kind: 'plugin'; readonly pluginId: string; readonly toolName: string }
+  /** An action of a channel integration. */
+  | { readonly kind: 'channel'; readonly channelId: string; readonly actionId: string }
+  /** A tool of an MCP server, called through the SDK client. */
+  | { readonly kind: 'mcp'; readonly serverId: string; readonly toolName: string };
+
+/** Behaviour hints, named as MCP names them. Hints only: never trusted for security decisions. */
+export interface ToolAnnotations {
+  /** A display title for the tool. */
+  readonly title?: string;
+  /** The tool does not modify its environment. */
+  readonly readOnlyHint?: boolean;
+  /** The tool may perform destructive updates (meaningful only when not read-only). */
+  readonly destructiveHint?: boolean;
+  /** Calling it again with the same arguments has no additional effect. */
+  readonly idempotentHint?: boolean;
+  /** The tool may interact with an open world of external entities. */
+  readonly openWorldHint?: boolean;
+}
+
+/** One availability signal. Each is answered from the host's {@link AvailabilityContext}. */
+export type AvailabilitySignal =
+  /** Always available (the default). */
+  | { readonly kind: 'always' }
+  /** Credentials for `providerId` are present. */
+  | { readonly kind: 'auth'; readonly providerId: string }
+  /** The host config value at dotted `path` exists (default) or is non-empty. */
+  | { readonly kind: 'config'; readonly path: string; readonly check?: 'exists' | 'non-empty' }
+  /** Environment variable `name` is set to something other than blanks. */
+  | { readonly kind: 'env'; readonly name: string }
+  /** Plugin `pluginId` is loaded and enabled. */
+  | { readonly kind: 'plugin-enabled'; readonly pluginId: string }
+  /** The session context has `key` (and, when `equals` is given, that exact value). */
+  | { readonly kind: 'context'; readonly key: string; readonly equals?: string | number | boolean };
+
+/** A signal, or a boolean group of expressions. An empty group or a cycle is unsupported. */
+export type AvailabilityExpression =
+  | AvailabilitySignal
+  /** Available when every member is. */
+  | { readonly allOf: readonly AvailabilityExpression[] }
+  /** Available when at least one member is. */
+  | { readonly anyOf: readonly AvailabilityExpression[] };
+
+/** What the host knows when it evaluates availability. Missing parts count as empty. */
+export interface AvailabilityContext {
+  /** Provider ids whose credentials are present. */
+  readonly auth?: readonly string[];
+  /** The host config tree that `config(path)` signals look into. */
+  readonly config?: unknown;
+  /** Environment variables visible to availability checks. */
+  readonly env?: Readonly<Record<string, string | undefined>>;
+  /** Ids of plugins that are loaded and enabled. */
+  readonly enabledPlugins?: readonly string[];
+  /** Per-session facts such as `channel: 'slack'`. */
+  readonly context?: Readonly<Record<string, unknown>>;
+}
+
+/** The public description of a tool: what the planner, the model and people see. */
+export interface ToolDescriptor {
+  /** Unique name the model calls the tool by. */
+  readonly name: string;
+  /** Human-friendly title. */
+  readonly title?: string;
+  /** What the tool does, for the model. */
+  readonly description: string;
+  /** JSON Schema (2020-12) of the input object. */
+  readonly inputSchema: JsonSchema;
+  /** JSON Schema of `structuredContent`, when the tool returns structured output. */
+  readonly outputSchema?: JsonSchema;
+  /** Who provides the tool. */
+  readonly owner: ToolOwnerRef;
+  /** Where calls land. A visible descriptor must have one. */
+  readonly executor?: ToolExecutorRef;
+  /** When the tool may be shown; default `always`. */
+  readonly availability?: AvailabilityExpression;
+  /** MCP behaviour hints. */
+  readonly annotations?: ToolAnnotations;
+  /** Sort key for the plan; defaults to `name`. */
+  readonly sortKey?: string;
+}
+
+/** Why a tool is hidden. The first six come from availability, the rest from the host. */
+export type HiddenReason =
+  | 'auth-missing'
+  | 'config-missing'
+  | 'context-mismatch'
+  | 'env-missing'
+  | 'mcp-unavailable'
+  | 'overridden'
+  | 'plugin-disabled'
+  | 'plugin-load-failed'
+  | 'policy-denied'
+  | 'unsupported-signal';
+
+/** One reason a tool is hidden, in words a person can act on. */
+export interface ToolDiagnostic {
+  /** The machine-readable reason. */
+  readonly reason: HiddenReason;
+  /** What is wrong and, where possible, how to fix it. */
+  readonly message: string;
+  /** The availability signal that failed, when one did. */
+  readonly signal?: AvailabilitySignal;
+}
+
+/** A visible, callable tool of the plan. */
+export interface ToolPlanEntry {
+  readonly descriptor: ToolDescriptor;
+  /** Always present: visible means callable. */
+  readonly executor: ToolExecutorRef;
+}
+
+/** A hidden tool and every reason it is hidden (never empty). */
+export interface HiddenToolPlanEntry {
+  readonly descriptor: ToolDescriptor;
+  readonly diagnostics: readonly ToolDiagnostic[];
+}
+
+/** The planner's output: descriptors split into visible and hidden, in plan order. */
+export interface ToolPlan {
+  readonly visible: readonly ToolPlanEntry[];
+  readonly hidden: readonly HiddenToolPlanEntry[];
+}
+
+/** Optional MCP annotations on a content block. */
+export interface ContentAnnotations {
+  readonly audience?: readonly ('user' | 'assistant')[];
+  readonly priority?: number;
+  readonly lastModified?: string;
+}
+
+/** Plain text. */
+export interface TextContent {
+  readonly type: 'text';
+  readonly text: string;
+  readonly annotations?: ContentAnnotations;
+}
+
+/** An image, base64-encoded. */
+export interface ImageContent {
+  readonly type: 'image';
+  /** Base64 data. */
+  readonly data: string;
+  readonly mimeType: string;
+  readonly annotations?: ContentAnnotations;
+}
+
+/** Audio, base64-encoded. */
+export interface AudioContent {
+  readonly type: 'audio';
+  /** Base64 data. */
+  readonly data: string;
+  readonly mimeType: string;
+  readonly annotations?: ContentAnnotations;
+}
+
+/** The contents of a resource embedded in a result: text or base64 blob. */
+export type ResourceContents =
+  | { readonly uri: string; readonly mimeType?: string; readonly text: string }
+  | { readonly uri: string; readonly mimeType?: string; readonly blob: string };
+
+/** A resource embedded in the result. */
+export interface EmbeddedResource {
+  readonly type: 'resource';
+  readonly resource: ResourceContents;
+  readonly annotations?: ContentAnnotations;
+}
+
+/** A link to a resource the client may fetch. */
+export interface ResourceLink {
+  readonly type: 'resource_link';
+  readonly uri: string;
+  readonly name: string;
+  readonly title?: string;
+  readonly description?: string;
+  readonly mimeType?: string;
+  readonly size?: number;
+  readonly annotations?: ContentAnnotations;
+}
+
+/** MCP content blocks: convertible to Anthropic `tool_result` and OpenAI tool messages. */
+export type ContentBlock = TextContent | ImageContent | AudioContent | EmbeddedResource | ResourceLink;
+
+/** What a tool call produces. */
+export interface ToolResult {
+  /** What the model reads. */
+  readonly content: readonly ContentBlock[];
+  /** The call failed; `content` says why. */
+  readonly isError?: boolean;
+  /** Structured output matching the tool's `outputSchema`. */
+  readonly structuredContent?: Readonly<Record<string, unknown>>;
+}
+
+/** Codes of {@link ToolPlanContractError}, sorted. */
+export type ToolPlanContractErrorCode = 'duplicate-tool-name' | 'missing-executor';
+
+/** The abort signal a call receives: a real `AbortSignal` on the host, a compatible shim in the sandbox. */
+export interface CallSignal {
+  readonly aborted: boolean;
+  readonly reason: unknown;
+  addEventListener(type: 'abort', listener: () => void): void;
+  removeEventListener(type: 'abort', listener: () => void): void;
+  throwIfAborted(): void;
+}
+
+/** Log lines from an executor, tagged with the tool and call by the host. */
+export interface ToolLogger {
+  debug(message: string, data?: unknown): void;
+  info(message: string, data?: unknown): void;
+  warn(message: string, data?: unknown): void;
+  error(message: string, data?: unknown): void;
+}
+
+/** What an executor receives beside its input. */
+export interface ToolContext<Config = unknown> {
+  /** The id of the `tool_use` block being answered. */
+  readonly toolUseId: string;
+  /** Log lines, forwarded to the host's logger (and to MCP logging when served). */
+  readonly log: ToolLogger;
+  /** Reports progress; forwarded as MCP progress notifications when the client asked for them. */
+  progress(done: number, total?: number, message?: string): void;
+  /** Aborted on timeout or when the caller cancels. */
+  readonly signal: CallSignal;
+  /** The plugin's validated config (undefined for tools outside plugins). */
+  readonly config: Config;
+}
