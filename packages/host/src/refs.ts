@@ -1,0 +1,30 @@
+import type { ToolExecutorRef, ToolOwnerRef } from '@toolhost/plugin-sdk';
+
+/** Renders an owner for people: `core`, `plugin:weather`, `mcp:github`. Never parsed back. */
+export function formatOwner(owner: ToolOwnerRef): string {
+  switch (owner.kind) {
+    case 'core':
+    case 'custom':
+      return owner.kind;
+    case 'plugin':
+      return `plugin:${owner.pluginId}`;
+    case 'channel':
+      return `channel:${owner.channelId}`;
+    case 'mcp':
+      return `mcp:${owner.serverId}`;
+  }
+}
+
+/** Renders an executor ref for people: `plugin:weather:weather_now`. Never parsed back. */
+export function formatExecutor(ref: ToolExecutorRef): string {
+  switch (ref.kind) {
+    case 'core':
+      return `core:${ref.executorId}`;
+    case 'plugin':
+      return `plugin:${ref.pluginId}:${ref.toolName}`;
+    case 'channel':
+      return `channel:${ref.channelId}:${ref.actionId}`;
+    case 'mcp':
+      return `mcp:${ref.serverId}:${ref.toolName}`;
+  }
+}

@@ -1,0 +1,103 @@
+import { describe, expect, expectTypeOf, it } from 'vitest';
+import * as z from 'zod';
+import { defineTool, describeTool, normalizeToolReturn, type ToolContext } from '../src/index.js';
+
+const weather = defineTool({
+  name: 'weather_now',
+  description: 'Current weather for a city',
+  input: z.object({ city: z.string().min(1), units: z.enum(['metric', 'imperial']).default('metric') }),
+  output: z.object({ tempC: z.number() }),
+  annotations: { readOnlyHint: true, openWorldHint: true },
+  execute: (input) => ({ structuredContent: { tempC: input.city.length } }),
+});
+
+describe('defineTool', () => {
+  it('infers the execute input from the zod schema (parsed output: defaults filled)', () => {
+    type Input = Parameters<typeof weather.execute>[0];
+    expectTypeOf<Input>().toEqualTypeOf<{ city: string; units: 'metric' | 'imperial' }>();
+    expectTypeOf<Parameters<typeof weather.execute>[1]>().toEqualTypeOf<ToolContext<unknown>>();
+  });
+
+  it('rejects, at compile time, a wrong field, a wrong type, and structured output off its schema', () => {
+    defineTool({
+      name: 't',
+      description: 'd',
+      input: z.object({ n: z.number() }),
+      execute: (input) => {
+        // @ts-expect-error -- `m` is not in the schema
+        void input.m;
+        // @ts-expect-error -- `n` is a number, not a string
+        const s: string = input.n;
+        return String(s);
+      },
+    });
+    defineTool({
+      name: 't',
+      description: 'd',
+      input: z.object({}),
+      output: z.object({ ok: z.boolean() }),
+      // @ts-expect-error -- structuredContent must match the output schema
+      execute: () => ({ structuredContent: { ok: 'yes' } }),
+    });
+    // @ts-expect-error -- the input must be a zod object schema, not a string schema
+    expect(() => defineTool({ name: 't', description: 'd', input: z.string(), execute: () => '' })).toThrow(
+      /zod object schema/,
+    );
+  });
+
+  it('refuses names clients would reject, and empty descriptions', () => {
+    const base = { description: 'd', input: z.object({}), execute: () => '' };
+    expect(() => defineTool({ ...base, name: 'has space' })).toThrow(/Invalid tool name "has space"/);
+    expect(() => defineTool({ ...base, name: 'x'.repeat(65) })).toThrow(/Invalid tool name/);
+    expect(() => defineTool({ ...base, name: 'ok', description: '  ' })).toThrow(/non-empty description/);
+  });
+});
+
+describe('describeTool', () => {
+  it('produces plain JSON Schema 2020-12 for input (caller side) and output', () => {
+    const descriptor = describeTool(weather, {
+      owner: { kind: 'plugin', pluginId: 'weather' },
+      executor: { kind: 'plugin', pluginId: 'weather', toolName: 'weather_now' },
+    });
+    expect(descriptor.inputSchema).toMatchObject({
+      $schema: 'https://json-schema.org/draft/2020-12/schema',
+      type: 'object',
+      properties: {
+        city: { type: 'string', minLength: 1 },
+        units: { enum: ['metric', 'imperial'], default: 'metric' },
+      },
+      required: ['city'],
+    });
+    expect(descriptor.outputSchema).toMatchObject({ type: 'object', required: ['tempC'] });
+    expect(descriptor.annotations).toEqual({ readOnlyHint: true, openWorldHint: true });
+    expect(JSON.parse(JSON.stringify(descriptor))).toEqual(descriptor);
+  });
+});
+
+describe('normalizeToolReturn', () => {
+  it('accepts a string, content blocks, or a result object', () => {
+    expect(normalizeToolReturn('hi')).toEqual({ content: [{ type: 'text', text: 'hi' }] });
+    const image = { type: 'image', data: 'AAAA', mimeType: 'image/png' } as const;
+    expect(normalizeToolReturn([image])).toEqual({ content: [image] });
+    expect(normalizeToolReturn({ content: [], isError: true })).toEqual({ content: [], isError: true });
+  });
+
+  it('fills content with JSON text when only structured output is returned', () => {
+    expect(normalizeToolReturn({ structuredContent: { a: 1 } })).toEqual({
+      content: [{ type: 'text', text: '{"a":1}' }],
+      structuredContent: { a: 1 },
+    });
+  });
+
+  it('says what is wrong with an unsupported return', () => {
+    expect(() => normalizeToolReturn(42)).toThrow(/returned number/);
+    expect(() => normalizeToolReturn(null)).toThrow(/returned null/);
+    expect(() => normalizeToolReturn([{ type: 'video' }])).toThrow(
+      /content\[0\] has unsupported type "video"/,
+    );
+    expect(() => normalizeToolReturn({ structuredContent: [1] })).toThrow(
+      /structuredContent must be an object/,
+    );
+    expect(() => normalizeToolReturn({})).toThrow(/neither content nor structuredContent/);
+  });
+});
