@@ -1,0 +1,61 @@
+import * as path from 'node:path';
+import type { ToolDefinition } from '@toolhost/plugin-sdk';
+import { inProcessTool } from '../in-process.js';
+import type { RegisteredTool } from '../types.js';
+import { editTool } from './edit.js';
+import { execTool } from './exec.js';
+import { grepTool } from './grep.js';
+import { lsTool } from './ls.js';
+import { readTool } from './read.js';
+import type { BuiltinToolsOptions, WorkspaceSettings } from './types.js';
+import { writeTool } from './write.js';
+
+export type { BuiltinToolsOptions, ExecOptions } from './types.js';
+export { isWorkspaceEscapeError, resolveInside, WorkspaceEscapeError } from './workspace.js';
+
+const DEFAULT_MAX_READ_BYTES = 1024 * 1024;
+const DEFAULT_EXEC_TIMEOUT_MS = 30_000;
+const DEFAULT_EXEC_MAX_OUTPUT_BYTES = 64 * 1024;
+
+/**
+ * The built-in tools, ready for the registry: `read`, `write`, `edit`, `ls` and `grep` (group `fs`),
+ * confined to `options.root`; and `exec` (group `runtime`) only when `options.exec.enabled` is true.
+ */
+export function createBuiltinTools(options: BuiltinToolsOptions): RegisteredTool[] {
+  if (typeof options.root !== 'string' || options.root === '') {
+    throw new TypeError('createBuiltinTools: root must be a non-empty path');
+  }
+  // Fixed now, so a later process.chdir cannot move the workspace.
+  const root = path.resolve(options.root);
+  const workspace: WorkspaceSettings = {
+    root,
+    maxReadBytes: positive('maxReadBytes', options.maxReadBytes, DEFAULT_MAX_READ_BYTES),
+  };
+  const fsTools: ToolDefinition[] = [
+    readTool(workspace),
+    writeTool(workspace),
+    editTool(workspace),
+    lsTool(workspace),
+    grepTool(workspace),
+  ];
+  const tools = fsTools.map((definition) => inProcessTool(definition, { source: 'builtin', groups: ['fs'] }));
+  const exec = options.exec;
+  if (exec?.enabled === true) {
+    const definition = execTool({
+      root,
+      timeoutMs: positive('exec.timeoutMs', exec.timeoutMs, DEFAULT_EXEC_TIMEOUT_MS),
+      maxOutputBytes: positive('exec.maxOutputBytes', exec.maxOutputBytes, DEFAULT_EXEC_MAX_OUTPUT_BYTES),
+      ...(exec.allowedCommands === undefined ? {} : { allowedCommands: exec.allowedCommands }),
+    });
+    tools.push(inProcessTool(definition, { source: 'builtin', groups: ['runtime'] }));
+  }
+  return tools;
+}
+
+function positive(name: string, value: number | undefined, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (!Number.isFinite(value) || value <= 0) {
+    throw new TypeError(`createBuiltinTools: ${name} must be a positive number, got ${value}`);
+  }
+  return value;
+}

@@ -1,0 +1,28 @@
+/** Options of the built-in tools. */
+export interface BuiltinToolsOptions {
+  /** The workspace root: every path the tools touch must resolve inside it. May be a symlink. */
+  readonly root: string;
+  /** The `exec` tool; left out of the tool list unless `enabled` is true. */
+  readonly exec?: ExecOptions;
+  /** Largest file, in bytes, that `read` and `edit` load and `grep` searches. Default 1 MiB. */
+  readonly maxReadBytes?: number;
+}
+
+/** Options of the `exec` tool. It runs programs without a shell; it is not a sandbox. */
+export interface ExecOptions {
+  /** Offer `exec` at all. Default false. */
+  readonly enabled?: boolean;
+  /** Wall-clock limit of one run; the process group is killed when it passes. Default 30 000 ms. */
+  readonly timeoutMs?: number;
+  /** Cap on the stdout and stderr bytes kept, combined; the rest is dropped. Default 64 KiB. */
+  readonly maxOutputBytes?: number;
+  /** When given, only these exact `command` strings may run. */
+  readonly allowedCommands?: readonly string[];
+}
+
+/** What each file-system tool is built with. */
+export interface WorkspaceSettings {
+  /** The root as given, made absolute. */
+  readonly root: string;
+  readonly maxReadBytes: number;
+}

@@ -1,0 +1,30 @@
+import { defineTool } from '@toolhost/plugin-sdk';
+import * as z from 'zod';
+import { writeTextFile } from './files.js';
+import type { WorkspaceSettings } from './types.js';
+import { confine } from './workspace.js';
+
+const input = z.object({
+  path: z.string().min(1).describe('File path, relative to the workspace root (or absolute inside it)'),
+  content: z.string().describe('The whole new content of the file, as UTF-8 text'),
+});
+
+/** The `write` tool: creates or replaces a text file, creating missing parent directories. */
+export function writeTool(settings: WorkspaceSettings) {
+  return defineTool({
+    name: 'write',
+    title: 'Write file',
+    description:
+      'Create a text file in the workspace, or replace the whole content of an existing one. Missing ' +
+      'parent directories are created. To change part of a file, prefer edit.',
+    input,
+    annotations: { destructiveHint: true },
+    async execute({ path, content }, ctx) {
+      ctx.signal.throwIfAborted();
+      const { rootReal, real } = await confine(settings.root, path);
+      ctx.signal.throwIfAborted();
+      const { created, bytes } = await writeTextFile(rootReal, real, path, content);
+      return `${created ? 'Created' : 'Overwrote'} ${path} (${bytes} bytes)`;
+    },
+  });
+}

@@ -1,0 +1,109 @@
+import { promises as fs } from 'node:fs';
+import * as path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { makeSandbox, type Sandbox, textOf } from './helpers.js';
+
+let sb: Sandbox;
+const put = async (rel: string, content: string | Buffer) => {
+  await fs.mkdir(path.dirname(path.join(sb.root, rel)), { recursive: true });
+  await fs.writeFile(path.join(sb.root, rel), content);
+};
+beforeEach(async () => {
+  sb = await makeSandbox();
+  await put('src/app.ts', 'import x;\n// TODO: fix app\nexport {};\n');
+  await put('src/lib/util.ts', 'export const todo = 1;\r\n// TODO later\r\n');
+  await put('notes.md', 'TODO: write notes\n');
+  await put('node_modules/dep/index.js', '// TODO in a dependency\n');
+  await put('.git/HEAD', 'TODO in git\n');
+  await put('image.bin', Buffer.from('TODO\0binary'));
+});
+afterEach(async () => {
+  await sb.cleanup();
+});
+
+const grep = async (input: unknown, options = {}) => textOf(await sb.call('grep', input, options));
+
+describe('grep', () => {
+  it('finds matching lines as path:line:text, in path order', async () => {
+    expect(await grep({ pattern: 'TODO' })).toBe(
+      [
+        'notes.md:1:TODO: write notes',
+        'src/app.ts:2:// TODO: fix app',
+        'src/lib/util.ts:2:// TODO later',
+        '[skipped files: 1 binary]',
+      ].join('\n'),
+    );
+  });
+
+  it('never follows symbolic links, so nothing outside is searched', async () => {
+    const out = await grep({ pattern: 'SECRET' });
+    expect(out).toBe('No matches for "SECRET" in .\n[skipped files: 1 binary]');
+  });
+
+  it('matches without regard to case when asked', async () => {
+    expect(await grep({ pattern: 'todo', path: 'src', ignoreCase: true })).toBe(
+      [
+        'src/app.ts:2:// TODO: fix app',
+        'src/lib/util.ts:1:export const todo = 1;',
+        'src/lib/util.ts:2:// TODO later',
+      ].join('\n'),
+    );
+  });
+
+  it('filters by a glob on the file name, or on the path when it has a slash', async () => {
+    expect(await grep({ pattern: 'TODO', glob: '*.md' })).toBe('notes.md:1:TODO: write notes');
+    expect(await grep({ pattern: 'TODO', glob: 'src/**/*.ts' })).toBe(
+      'src/app.ts:2:// TODO: fix app\nsrc/lib/util.ts:2:// TODO later',
+    );
+    expect(await grep({ pattern: 'TODO', glob: '{notes,app}.*' })).toBe(
+      'notes.md:1:TODO: write notes\nsrc/app.ts:2:// TODO: fix app',
+    );
+  });
+
+  it('searches one file when the path is a file', async () => {
+    expect(await grep({ pattern: 'export', path: 'src/app.ts' })).toBe('src/app.ts:3:export {};');
+  });
+
+  it('stops at maxResults and says so', async () => {
+    expect(await grep({ pattern: 'TODO', maxResults: 2 })).toBe(
+      [
+        'notes.md:1:TODO: write notes',
+        'src/app.ts:2:// TODO: fix app',
+        '[stopped after 2 matches; narrow the pattern, path or glob to see the rest]',
+        '[skipped files: 1 binary]',
+      ].join('\n'),
+    );
+  });
+
+  it('does not claim a cap when the results fit exactly', async () => {
+    expect(await grep({ pattern: 'TODO', path: 'src', maxResults: 2 })).not.toContain('stopped after');
+  });
+
+  it('skips files over maxReadBytes and says so', async () => {
+    await put('big.txt', `TODO ${'x'.repeat(100)}\n`);
+    expect(await grep({ pattern: 'TODO', glob: 'big.txt' }, { maxReadBytes: 50 })).toBe(
+      'No matches for "TODO" in .\n[skipped files: 1 too large]',
+    );
+  });
+
+  it('cuts very long lines', async () => {
+    await put('long.txt', `TODO ${'y'.repeat(1000)}\n`);
+    const out = await grep({ pattern: 'TODO', glob: 'long.txt' });
+    expect(out.length).toBeLessThan(500);
+    expect(out.endsWith('…')).toBe(true);
+  });
+
+  it('explains an invalid regular expression', async () => {
+    await expect(grep({ pattern: 'fix(' })).rejects.toThrow(
+      'pattern "fix(" is not a valid JavaScript regular expression',
+    );
+  });
+
+  it('explains an invalid glob', async () => {
+    await expect(grep({ pattern: 'TODO', glob: '{a,b' })).rejects.toThrow('has an unclosed "{"');
+  });
+
+  it('says when the path does not exist', async () => {
+    await expect(grep({ pattern: 'TODO', path: 'nope' })).rejects.toThrow('path "nope" does not exist');
+  });
+});
