@@ -1,1 +1,59 @@
-export {};
+export type {
+  AnthropicContentBlock,
+  AnthropicTool,
+  AnthropicToolResultBlock,
+  AnthropicToolResultContent,
+  AnthropicToolUseBlock,
+} from './adapters/anthropic.js';
+export { toAnthropicTool, toAnthropicToolResult } from './adapters/anthropic.js';
+export type { McpTool } from './adapters/mcp.js';
+export { toMcpTool } from './adapters/mcp.js';
+export type { OpenAIFunctionTool, OpenAIToolCall, OpenAIToolMessage } from './adapters/openai.js';
+export { toOpenAITool, toOpenAIToolMessage } from './adapters/openai.js';
+export { checkAvailabilityExpression, evaluateAvailability } from './availability.js';
+export type { BuiltinToolsOptions, ExecOptions } from './builtins/index.js';
+export {
+  createBuiltinTools,
+  isWorkspaceEscapeError,
+  resolveInside,
+  WorkspaceEscapeError,
+} from './builtins/index.js';
+export { HookSet } from './hooks.js';
+export type { ChangeListener, HostOptions, RegistryChange } from './host.js';
+export { createHost, ToolHost } from './host.js';
+export type { InProcessToolOptions } from './in-process.js';
+export { checkWithZod, inProcessTool } from './in-process.js';
+export { AsyncMutex } from './lock.js';
+export { planRegistry } from './plan.js';
+export { buildToolPlan, compareDescriptors } from './planner.js';
+export type { PolicyDecision, PolicySubject } from './policy.js';
+export { groupsOf, isAllowedTool, matchesPattern } from './policy.js';
+export { formatExecutor, formatOwner } from './refs.js';
+export { buildRegistry, SOURCE_ORDER } from './registry.js';
+export { errorResult, resultText } from './results.js';
+export type { ActivationResult, CallOptions, HostSnapshot, SessionOptions, ToolShapes } from './session.js';
+export { Session } from './session.js';
+export type {
+  AfterToolCallEvent,
+  AfterToolCallHook,
+  AfterToolCallResult,
+  BeforeToolCallEvent,
+  BeforeToolCallHook,
+  BeforeToolCallResult,
+  DiagnosticLevel,
+  Disposer,
+  ExecutionContext,
+  InputCheck,
+  InputIssue,
+  RegisteredTool,
+  Registry,
+  RegistryDiagnostic,
+  RegistryDiagnosticCode,
+  ToolExecutor,
+  ToolHooks,
+  ToolPolicy,
+  ToolSource,
+  ToolSourceKind,
+} from './types.js';
+export type { CallLimits, CallObserver, CallOutcome, CallStatus, WrapperContext } from './wrapper.js';
+export { callTool, DEFAULT_LIMITS } from './wrapper.js';

@@ -1,0 +1,116 @@
+import { defineTool } from '@toolhost/plugin-sdk';
+import { describe, expect, it } from 'vitest';
+import * as z from 'zod';
+import { createHost, type RegistryChange } from '../src/host.js';
+import { resultText } from '../src/results.js';
+import { fakeTool } from './helpers.js';
+
+const hello = defineTool({
+  name: 'hello',
+  description: 'Greets',
+  input: z.object({ who: z.string() }),
+  execute: ({ who }) => `hello ${who}`,
+});
+
+describe('ToolHost', () => {
+  it('registers built-ins (exec off by default) and custom tools', async () => {
+    const host = await createHost({ customTools: [hello] });
+    expect([...host.registry.tools.keys()].sort()).toEqual(['edit', 'grep', 'hello', 'ls', 'read', 'write']);
+    expect(host.registry.tools.get('read')?.descriptor.owner).toEqual({ kind: 'core' });
+    expect(host.registry.tools.get('hello')?.descriptor.owner).toEqual({ kind: 'custom' });
+  });
+
+  it('leaves built-ins out when disabled', async () => {
+    const host = await createHost({ builtins: false, customTools: [hello] });
+    expect([...host.registry.tools.keys()]).toEqual(['hello']);
+    expect(host.plan().hidden.map((h) => [h.descriptor.name, h.diagnostics[0]?.reason])).toContainEqual([
+      'read',
+      'policy-denied',
+    ]);
+  });
+
+  it('rebuilds the whole Map when a custom tool is added, and the disposer removes it', async () => {
+    const host = await createHost({ builtins: false });
+    const changes: RegistryChange[] = [];
+    host.onChange((change) => changes.push(change));
+    const before = host.registry.tools;
+    const dispose = host.addTool(hello);
+    expect(host.registry.tools).not.toBe(before);
+    expect(before.has('hello')).toBe(false);
+    expect(changes.at(-1)).toMatchObject({ version: 1, added: ['hello'], removed: [], changed: [] });
+    dispose();
+    expect(host.registry.tools.has('hello')).toBe(false);
+    expect(changes.at(-1)).toMatchObject({ version: 2, added: [], removed: ['hello'] });
+  });
+
+  it('lets a custom tool override a built-in, with a diagnostic and an overridden entry', async () => {
+    const read = defineTool({
+      name: 'read',
+      description: 'my read',
+      input: z.object({}),
+      execute: () => 'mine',
+    });
+    const host = await createHost({ customTools: [read] });
+    const outcome = await host.session().call('read', {});
+    expect(resultText(outcome.result)).toBe('mine');
+    expect(host.registry.diagnostics).toContainEqual(
+      expect.objectContaining({ code: 'tool-overridden', toolName: 'read' }),
+    );
+    expect(host.plan().hidden).toContainEqual(
+      expect.objectContaining({
+        descriptor: expect.objectContaining({ name: 'read', owner: { kind: 'core' } }),
+      }),
+    );
+  });
+
+  it('applies a new policy to the next call of an existing session', async () => {
+    const host = await createHost({ builtins: false, customTools: [hello] });
+    const session = host.session();
+    expect((await session.call('hello', { who: 'a' })).result.isError).toBeUndefined();
+    host.setPolicy({ deny: ['hello'] });
+    const denied = await session.call('hello', { who: 'a' });
+    expect(denied.result.isError).toBe(true);
+    expect(resultText(denied.result)).toContain('denied by tools.deny pattern "hello"');
+  });
+
+  it('merges plugin and MCP sources through setSource and reports the change', async () => {
+    const host = await createHost({ builtins: false });
+    host.setSource({ kind: 'plugin', id: 'p', tools: [fakeTool('p_tool', 'plugin', 'p')] });
+    expect(host.registry.tools.get('p_tool')?.source).toBe('plugin');
+    const change = (() => {
+      let seen: RegistryChange | undefined;
+      const off = host.onChange((c) => {
+        seen = c;
+      });
+      host.removeSource('plugin', 'p');
+      off();
+      return seen;
+    })();
+    expect(change?.removed).toEqual(['p_tool']);
+  });
+
+  it('runs host hooks for every session until disposed', async () => {
+    const host = await createHost({ builtins: false, customTools: [hello] });
+    const dispose = host.addHooks({
+      name: 'deny-all',
+      beforeToolCall: () => ({ block: true, reason: 'closed' }),
+    });
+    const session = host.session();
+    expect(resultText((await session.call('hello', { who: 'x' })).result)).toContain('closed');
+    dispose();
+    expect(resultText((await session.call('hello', { who: 'x' })).result)).toBe('hello x');
+  });
+
+  it('keeps notifying other listeners when one throws', async () => {
+    const host = await createHost({ builtins: false });
+    let notified = false;
+    host.onChange(() => {
+      throw new Error('bad listener');
+    });
+    host.onChange(() => {
+      notified = true;
+    });
+    host.addTool(hello);
+    expect(notified).toBe(true);
+  });
+});
