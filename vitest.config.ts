@@ -10,7 +10,9 @@ export default defineConfig({
   test: {
     include: ['packages/*/test/**/*.test.ts', 'test/**/*.test.ts', 'plugins/*/**/*.test.ts'],
     exclude: ['**/node_modules/**', '**/dist/**', 'test/fixtures/**'],
+    // isolated-vm requires it on Node >= 20 (V8 heap sharing with Node's snapshot corrupts isolates).
     pool: 'forks',
+    execArgv: ['--no-node-snapshot'],
     testTimeout: 20_000,
   },
 });

@@ -3,7 +3,10 @@ import { type BuiltinToolsOptions, createBuiltinTools } from './builtins/index.j
 import { HookSet } from './hooks.js';
 import { inProcessTool } from './in-process.js';
 import { planRegistry } from './plan.js';
+import { loadPlugins, type PluginReport, type PluginSettings } from './plugins/manager.js';
 import { buildRegistry } from './registry.js';
+import { createSandbox } from './sandbox/create.js';
+import type { Sandbox, SandboxLimits } from './sandbox/types.js';
 import { type HostSnapshot, Session, type SessionOptions } from './session.js';
 import type {
   Disposer,
@@ -43,6 +46,26 @@ export interface HostOptions {
   readonly availability?: AvailabilityContext;
   /** Per-call limits. */
   readonly limits?: Partial<CallLimits>;
+  /** Sandboxed plugins from `<root>/plugins/`, or `false` for none. */
+  readonly plugins?: PluginsOptions | false;
+}
+
+/** How plugins are found and run. */
+export interface PluginsOptions {
+  /** Default `<root>/plugins`. */
+  readonly dir?: string;
+  /**
+   * `process` (default): isolates live in a supervised executor process, so a plugin that crashes
+   * V8 cannot take the host down. `inline`: isolates in this process — faster calls, no such
+   * protection, and the host must run with `--no-node-snapshot`.
+   */
+  readonly sandbox?: 'process' | 'inline';
+  /** `plugins.<id>` settings: enabled, config, grants, limits, hook scope. */
+  readonly settings?: Readonly<Record<string, PluginSettings>>;
+  /** Default sandbox limits for every plugin. */
+  readonly limits?: Partial<SandboxLimits>;
+  /** Set false to skip the `.toolhost/cache/` bundle and manifest cache. */
+  readonly cache?: boolean;
 }
 
 function sameTool(a: RegisteredTool, b: RegisteredTool): boolean {
@@ -62,10 +85,15 @@ export class ToolHost {
   #policy: ToolPolicy;
   #availability: AvailabilityContext;
   readonly #limits: CallLimits;
+  readonly #root: string;
+  #sandbox: Sandbox | undefined;
+  #pluginReports: readonly PluginReport[] = [];
+  #pluginHookDisposers: (() => void)[] = [];
   #snapshot: HostSnapshot;
 
   constructor(options: HostOptions = {}) {
     const root = options.root ?? process.cwd();
+    this.#root = root;
     // Disabled built-ins are still created, so policy can record them as `policy-denied`.
     this.#builtins = createBuiltinTools({ ...(options.builtins === false ? {} : options.builtins), root });
     this.#policy = { ...options.policy, ...(options.builtins === false ? { builtins: false } : {}) };
@@ -122,8 +150,54 @@ export class ToolHost {
 
   /** Replaces (or adds) a plugin or MCP source, keyed by kind and id; the Map is rebuilt. */
   setSource(source: ToolSource): void {
-    this.#sources.set(`${source.kind}:${source.id}`, source);
+    this.setSources([source]);
+  }
+
+  /** Replaces several sources with one rebuild. */
+  setSources(sources: readonly ToolSource[]): void {
+    for (const source of sources) this.#sources.set(`${source.kind}:${source.id}`, source);
     this.rebuild();
+  }
+
+  /** The reports of the last plugin load: status and diagnostics of each plugin. */
+  get plugins(): readonly PluginReport[] {
+    return this.#pluginReports;
+  }
+
+  /** The sandbox plugin code runs in, once a plugin was loaded. */
+  get sandbox(): Sandbox | undefined {
+    return this.#sandbox;
+  }
+
+  /** Discovers, bundles and describes the plugins, then rebuilds the Map once. */
+  async loadPlugins(options: PluginsOptions = {}): Promise<readonly PluginReport[]> {
+    this.#sandbox ??= createSandbox(options.sandbox ?? 'process');
+    const loads = await loadPlugins({
+      root: this.#root,
+      ...(options.dir === undefined ? {} : { pluginsDir: options.dir }),
+      sandbox: this.#sandbox,
+      ...(options.settings === undefined ? {} : { settings: options.settings }),
+      ...(options.limits === undefined ? {} : { defaultLimits: options.limits }),
+      ...(options.cache === undefined ? {} : { cache: options.cache }),
+      env: (this.#availability.env ?? process.env) as Record<string, string | undefined>,
+    });
+    for (const dispose of this.#pluginHookDisposers) dispose();
+    this.#pluginHookDisposers = loads.flatMap((load) =>
+      load.hooks === undefined ? [] : [this.#hooks.add(load.hooks)],
+    );
+    for (const key of [...this.#sources.keys()]) if (key.startsWith('plugin:')) this.#sources.delete(key);
+    this.#pluginReports = loads.map((load) => load.report);
+    const enabled = loads.filter((load) => load.report.status === 'loaded').map((load) => load.report.id);
+    this.#availability = { ...this.#availability, enabledPlugins: enabled };
+    this.setSources(loads.map((load) => load.source));
+    return this.#pluginReports;
+  }
+
+  /** Disposes every isolate and the executor process. */
+  async close(): Promise<void> {
+    const sandbox = this.#sandbox;
+    this.#sandbox = undefined;
+    await sandbox?.close();
   }
 
   removeSource(kind: ToolSource['kind'], id: string): void {
@@ -191,7 +265,9 @@ export class ToolHost {
   }
 }
 
-/** Creates a host with built-in and custom tools; plugin and MCP sources plug in via `setSource`. */
+/** Creates a host with built-in, custom and (when `plugins` is given) sandboxed plugin tools. */
 export async function createHost(options: HostOptions = {}): Promise<ToolHost> {
-  return new ToolHost(options);
+  const host = new ToolHost(options);
+  if (options.plugins !== false && options.plugins !== undefined) await host.loadPlugins(options.plugins);
+  return host;
 }

@@ -1,4 +1,9 @@
-import { describeTool, normalizeToolReturn, type ToolDefinition } from '@toolhost/plugin-sdk';
+import {
+  describeTool,
+  normalizeToolReturn,
+  type ToolContext,
+  type ToolDefinition,
+} from '@toolhost/plugin-sdk';
 import type * as z from 'zod';
 import type { InputCheck, InputIssue, RegisteredTool } from './types.js';
 
@@ -14,6 +19,37 @@ export function zodIssues(error: z.ZodError): InputIssue[] {
 export function checkWithZod(schema: z.ZodType, value: unknown): InputCheck {
   const parsed = schema.safeParse(value);
   return parsed.success ? { ok: true, value: parsed.data } : { ok: false, issues: zodIssues(parsed.error) };
+}
+
+function pluginOnly(name: string): never {
+  throw new Error(
+    `ctx.${name} is a capability of sandboxed plugins; an in-process tool uses Node's APIs directly`,
+  );
+}
+
+/** In-process tools are trusted code: the capability surface of plugins does not apply to them. */
+const pluginOnlyCapabilities: Pick<ToolContext, 'fetch' | 'fs' | 'env'> = {
+  fetch: () => pluginOnly('fetch'),
+  fs: {
+    readFile: () => pluginOnly('fs'),
+    writeFile: () => pluginOnly('fs'),
+    readdir: () => pluginOnly('fs'),
+    stat: () => pluginOnly('fs'),
+  },
+  env: { get: () => pluginOnly('env') },
+};
+
+/** A sleep that ends (never resolving) when the call's signal aborts, so no timer outlives the call. */
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal.aborted) return;
+    const timer = setTimeout(() => {
+      signal.removeEventListener('abort', cancel);
+      resolve();
+    }, ms);
+    const cancel = () => clearTimeout(timer);
+    signal.addEventListener('abort', cancel, { once: true });
+  });
 }
 
 /** How an in-process tool enters the registry. */
@@ -43,6 +79,8 @@ export function inProcessTool(definition: ToolDefinition, options: InProcessTool
         progress: ctx.progress,
         signal: ctx.signal,
         config: undefined,
+        ...pluginOnlyCapabilities,
+        sleep: (ms) => sleep(ms, ctx.signal),
       });
       const result = normalizeToolReturn(returned);
       if (

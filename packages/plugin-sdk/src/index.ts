@@ -1,12 +1,24 @@
 export { allOf, always, anyOf, auth, config, context, env, pluginEnabled } from './availability.js';
 export type { StructuredOutput, ToolDefinition, ToolInputSchema, ToolReturn } from './define.js';
-export { defineTool, describeTool, normalizeToolReturn, TOOL_NAME_PATTERN, toJsonSchema } from './define.js';
+export { defineTool, describeTool, TOOL_NAME_PATTERN, toJsonSchema } from './define.js';
 export {
   duplicateToolName,
   isToolPlanContractError,
   missingExecutor,
   ToolPlanContractError,
 } from './errors.js';
+export type {
+  PluginAfterResult,
+  PluginAfterToolCallEvent,
+  PluginBeforeResult,
+  PluginBeforeToolCallEvent,
+  PluginConfigOf,
+  PluginDefinition,
+  PluginHookContext,
+  PluginHooks,
+} from './plugin.js';
+export { definePlugin, PLUGIN_BRAND } from './plugin.js';
+export { normalizeToolReturn } from './results.js';
 export type {
   AudioContent,
   AvailabilityContext,
@@ -16,10 +28,15 @@ export type {
   ContentAnnotations,
   ContentBlock,
   EmbeddedResource,
+  FetchOptions,
+  FetchResponse,
+  FileStat,
   HiddenReason,
   HiddenToolPlanEntry,
   ImageContent,
   JsonSchema,
+  PluginFs,
+  PluginPermissions,
   ResourceContents,
   ResourceLink,
   TextContent,

@@ -239,6 +239,50 @@ export interface ToolLogger {
   error(message: string, data?: unknown): void;
 }
 
+/** What a plugin asks for. Nothing takes effect until config grants it (`plugins.<id>.grants`). */
+export interface PluginPermissions {
+  /** Hosts `ctx.fetch` may reach: `api.example.com`, or `*.example.com` for subdomains. */
+  readonly net?: readonly string[];
+  /** Folders (relative to the project root) `ctx.fs` may read, or read and write. */
+  readonly fs?: { readonly read?: readonly string[]; readonly write?: readonly string[] };
+  /** Environment variables `ctx.env.get` may read. */
+  readonly env?: readonly string[];
+}
+
+/** A response of `ctx.fetch`: the body is already read (size-capped) on the host. */
+export interface FetchResponse {
+  readonly url: string;
+  readonly status: number;
+  readonly statusText: string;
+  readonly ok: boolean;
+  readonly headers: Readonly<Record<string, string>>;
+  text(): Promise<string>;
+  json(): Promise<unknown>;
+}
+
+/** Options of `ctx.fetch`; bodies are text. */
+export interface FetchOptions {
+  readonly method?: string;
+  readonly headers?: Readonly<Record<string, string>>;
+  readonly body?: string;
+}
+
+/** `stat` of a path under a granted root. */
+export interface FileStat {
+  readonly size: number;
+  readonly isFile: boolean;
+  readonly isDirectory: boolean;
+  readonly mtimeMs: number;
+}
+
+/** File access under the roots config grants; paths are relative to the project root. */
+export interface PluginFs {
+  readFile(path: string): Promise<string>;
+  writeFile(path: string, data: string): Promise<void>;
+  readdir(path: string): Promise<string[]>;
+  stat(path: string): Promise<FileStat>;
+}
+
 /** What an executor receives beside its input. */
 export interface ToolContext<Config = unknown> {
   /** The id of the `tool_use` block being answered. */
@@ -251,4 +295,15 @@ export interface ToolContext<Config = unknown> {
   readonly signal: CallSignal;
   /** The plugin's validated config (undefined for tools outside plugins). */
   readonly config: Config;
+  /**
+   * HTTP(S) for plugins to the hosts in `permissions.net` that config grants; every redirect hop
+   * is checked too. Refused with an error naming the permission and config key otherwise.
+   */
+  readonly fetch: (url: string, options?: FetchOptions) => Promise<FetchResponse>;
+  /** Files, for plugins, under the folders in `permissions.fs` that config grants. */
+  readonly fs: PluginFs;
+  /** For plugins, the variables in `permissions.env` that config grants. */
+  readonly env: { get(name: string): string | undefined };
+  /** Resolves after `ms`; a sleep still pending when the call ends never resolves. */
+  readonly sleep: (ms: number) => Promise<void>;
 }

@@ -1,0 +1,70 @@
+/**
+ * The one error class of capability requests. Its message travels into the plugin's isolate, so
+ * it never carries a host path, a stack or a raw system error: only what the plugin wrote and
+ * what config must say.
+ */
+
+/** Codes of {@link CapabilityError}, sorted. */
+export type CapabilityErrorCode =
+  | 'aborted'
+  | 'denied'
+  | 'failed'
+  | 'invalid-args'
+  | 'limit-exceeded'
+  | 'timeout'
+  | 'unknown-capability';
+
+export class CapabilityError extends Error {
+  override readonly name = 'CapabilityError';
+  readonly code: CapabilityErrorCode;
+  /** The capability requested, e.g. `fs.readFile`. */
+  readonly capability: string;
+
+  constructor(code: CapabilityErrorCode, capability: string, message: string) {
+    super(message);
+    this.code = code;
+    this.capability = capability;
+  }
+}
+
+const CODES: Record<CapabilityErrorCode, 1> = {
+  aborted: 1,
+  denied: 1,
+  failed: 1,
+  'invalid-args': 1,
+  'limit-exceeded': 1,
+  timeout: 1,
+  'unknown-capability': 1,
+};
+
+/** Checks the brand, not the class, so a second bundled copy of this module still matches. */
+export function isCapabilityError(error: unknown): error is CapabilityError {
+  if (!(error instanceof Error) || error.name !== 'CapabilityError') return false;
+  const code = (error as { code?: unknown }).code;
+  return typeof code === 'string' && Object.hasOwn(CODES, code);
+}
+
+export const denied = (capability: string, message: string) =>
+  new CapabilityError('denied', capability, message);
+
+export const invalidArgs = (capability: string, detail: string) =>
+  new CapabilityError('invalid-args', capability, `ctx.${capability} received invalid arguments: ${detail}`);
+
+export const unknownCapability = (capability: string) =>
+  new CapabilityError(
+    'unknown-capability',
+    capability,
+    `unknown capability ${JSON.stringify(capability.slice(0, 64))}`,
+  );
+
+export const limitExceeded = (capability: string, message: string) =>
+  new CapabilityError('limit-exceeded', capability, message);
+
+export const timedOut = (capability: string, message: string) =>
+  new CapabilityError('timeout', capability, message);
+
+export const aborted = (capability: string, message: string) =>
+  new CapabilityError('aborted', capability, message);
+
+export const failed = (capability: string, message: string) =>
+  new CapabilityError('failed', capability, message);

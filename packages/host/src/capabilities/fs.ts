@@ -1,0 +1,254 @@
+/**
+ * `ctx.fs` on the host. A request path is relative to the project root and must lie inside an
+ * effective root for the operation: read roots for `readFile`, `readdir`, `stat`; write roots for
+ * `writeFile`. It is checked twice:
+ * - as text first: absolute paths and `..` segments are refused outright, and the normalized
+ *   path must lie under a root (this is also what picks the denial message);
+ * - then on the real path, with the builtins' confinement (`confine` follows every symlink, a
+ *   dangling one included), which must land inside the real path of an effective root. A link in
+ *   one granted root may lead into another granted root; a link leading anywhere else is refused.
+ * Files are then opened with the builtins' safe open helpers, which re-check the opened
+ * descriptor against that root.
+ */
+import { promises as fs } from 'node:fs';
+import * as path from 'node:path';
+import type { FileStat, PluginPermissions } from '@toolhost/plugin-sdk';
+import { openForRead, writeTextFile } from '../builtins/files.js';
+import {
+  confine,
+  describeFsError,
+  errorCode,
+  isInside,
+  isWorkspaceEscapeError,
+} from '../builtins/workspace.js';
+import { FS_READ, FS_WRITE, notDeclared, notGranted } from './denials.js';
+import { type CapabilityError, denied, failed, isCapabilityError, limitExceeded } from './errors.js';
+import { isAbsoluteLike, normalizeRelative, rootContains } from './fs-roots.js';
+import { declaredRoots } from './grants.js';
+import type { CapabilityLimits, EffectivePermissions } from './types.js';
+
+/** More entries than this in one `readdir` reply is refused rather than copied into the isolate. */
+const MAX_DIR_ENTRIES = 10_000;
+const READ_CHUNK = 64 * 1024;
+
+export interface FsCapabilityOptions {
+  readonly pluginId: string;
+  readonly root: string;
+  readonly permissions: PluginPermissions;
+  readonly effective: EffectivePermissions;
+  readonly limits: CapabilityLimits;
+}
+
+type Access = 'read' | 'write';
+
+/** A request path confined to an effective root: the root's real path and the target's. */
+interface Located {
+  readonly rootReal: string;
+  readonly real: string;
+}
+
+export function createFsCapability(options: FsCapabilityOptions) {
+  const { pluginId, root, limits } = options;
+
+  /** Resolves `userPath` for `capability`, or throws a denial naming permission and config key. */
+  async function locate(capability: string, userPath: string, access: Access): Promise<Located> {
+    const subject = subjectOf(capability, userPath);
+    if (isAbsoluteLike(userPath)) {
+      throw denied(
+        capability,
+        `${subject} is not allowed: absolute paths are refused; use a path relative to the project root`,
+      );
+    }
+    const relative = normalizeRelative(userPath);
+    if (relative === undefined) {
+      throw denied(capability, `${subject} is not allowed: paths may not contain ".." segments`);
+    }
+    const roots = access === 'write' ? options.effective.fs.write : options.effective.fs.read;
+    if (!roots.some((r) => rootContains(r, relative)))
+      throw outsideRoots(capability, subject, relative, access);
+    const target = await confine(root, relative).catch((error: unknown) => {
+      throw fsFailure(capability, subject, userPath, error);
+    });
+    for (const granted of roots) {
+      const rootReal = await realRootOf(granted);
+      if (rootReal !== undefined && isInside(rootReal, target.real)) return { rootReal, real: target.real };
+    }
+    throw denied(
+      capability,
+      `${subject} is not allowed: it leads through a symbolic link outside the granted ` +
+        `${access === 'write' ? FS_WRITE.permission : FS_READ.permission} roots ${JSON.stringify(roots)}`,
+    );
+  }
+
+  /** The real path of a granted root; undefined when it leads outside the project (never usable). */
+  async function realRootOf(granted: string): Promise<string | undefined> {
+    try {
+      return (await confine(root, granted)).real;
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** Not under any effective root: say whether the plugin must declare it, or config must grant it. */
+  function outsideRoots(
+    capability: string,
+    subject: string,
+    relative: string,
+    access: Access,
+  ): CapabilityError {
+    const declaredRead = declaredRoots(options.permissions, 'read');
+    const declaredWrite = declaredRoots(options.permissions, 'write');
+    const declaredFor = access === 'write' ? declaredWrite : [...declaredRead, ...declaredWrite];
+    const declared = declaredFor.find((r) => rootContains(r, relative));
+    if (declared !== undefined) {
+      // A read needing a declared write root is granted at fs.write, which allows reading too.
+      const kind = access === 'write' || !declaredRead.includes(declared) ? FS_WRITE : FS_READ;
+      return notGranted(capability, subject, pluginId, kind, declared);
+    }
+    const folder = capability === 'fs.readdir' ? relative : path.posix.dirname(relative);
+    return notDeclared(capability, subject, pluginId, access === 'write' ? FS_WRITE : FS_READ, folder);
+  }
+
+  async function readFile(userPath: string): Promise<string> {
+    const capability = 'fs.readFile';
+    const subject = subjectOf(capability, userPath);
+    const { rootReal, real } = await locate(capability, userPath, 'read');
+    try {
+      await refuseDirectory(real, userPath);
+      const handle = await openForRead(rootReal, real, userPath);
+      try {
+        const bytes = await readCapped(handle, limits.fsMaxBytes);
+        if (bytes === undefined) {
+          throw limitExceeded(
+            capability,
+            `${subject}: the file is over the fsMaxBytes limit of ${limits.fsMaxBytes} bytes`,
+          );
+        }
+        return decodeUtf8(capability, subject, bytes);
+      } finally {
+        await handle.close();
+      }
+    } catch (error) {
+      throw fsFailure(capability, subject, userPath, error);
+    }
+  }
+
+  async function writeFile(userPath: string, data: string): Promise<void> {
+    const capability = 'fs.writeFile';
+    const subject = subjectOf(capability, userPath);
+    const size = Buffer.byteLength(data, 'utf8');
+    if (size > limits.fsMaxBytes) {
+      throw limitExceeded(
+        capability,
+        `${subject}: ${size} bytes is over the fsMaxBytes limit of ${limits.fsMaxBytes} bytes`,
+      );
+    }
+    const { rootReal, real } = await locate(capability, userPath, 'write');
+    try {
+      await refuseDirectory(real, userPath);
+      // Creates missing parent folders; they lie inside the root, as `locate` checked the full path.
+      await writeTextFile(rootReal, real, userPath, data);
+    } catch (error) {
+      throw fsFailure(capability, subject, userPath, error);
+    }
+  }
+
+  async function readdir(userPath: string): Promise<string[]> {
+    const capability = 'fs.readdir';
+    const subject = subjectOf(capability, userPath);
+    const { real } = await locate(capability, userPath, 'read');
+    try {
+      const entries = await fs.readdir(real, { withFileTypes: true }).catch((error: unknown) => {
+        if (errorCode(error) === 'ENOTDIR')
+          throw failed(capability, `${subject} failed: it is a file, not a directory`);
+        throw error;
+      });
+      if (entries.length > MAX_DIR_ENTRIES) {
+        throw limitExceeded(capability, `${subject}: the directory has more than ${MAX_DIR_ENTRIES} entries`);
+      }
+      // Links are listed by name and never followed: their targets may lie outside the roots.
+      return entries
+        .map((entry) => (entry.isDirectory() ? `${entry.name}/` : entry.name))
+        .sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+    } catch (error) {
+      throw fsFailure(capability, subject, userPath, error);
+    }
+  }
+
+  async function stat(userPath: string): Promise<FileStat> {
+    const capability = 'fs.stat';
+    const subject = subjectOf(capability, userPath);
+    const { real } = await locate(capability, userPath, 'read');
+    try {
+      // `real` is fully resolved already; lstat keeps a link swapped in meanwhile from being followed.
+      const info = await fs.lstat(real);
+      return {
+        size: info.size,
+        isFile: info.isFile(),
+        isDirectory: info.isDirectory(),
+        mtimeMs: info.mtimeMs,
+      };
+    } catch (error) {
+      throw fsFailure(capability, subject, userPath, error);
+    }
+  }
+
+  return { readFile, writeFile, readdir, stat };
+}
+
+async function refuseDirectory(real: string, userPath: string): Promise<void> {
+  const info = await fs.lstat(real).catch(() => undefined);
+  if (info?.isDirectory()) {
+    throw new Error(`path ${JSON.stringify(userPath)} is a directory; use ctx.fs.readdir to list it`);
+  }
+}
+
+/** Reads up to `maxBytes`; undefined when the file holds more (it may have grown since `stat`). */
+async function readCapped(handle: fs.FileHandle, maxBytes: number): Promise<Buffer | undefined> {
+  const chunks: Buffer[] = [];
+  let total = 0;
+  for (;;) {
+    const chunk = Buffer.alloc(Math.min(READ_CHUNK, maxBytes + 1 - total));
+    const { bytesRead } = await handle.read(chunk, 0, chunk.length, null);
+    if (bytesRead === 0) return Buffer.concat(chunks, total);
+    chunks.push(chunk.subarray(0, bytesRead));
+    total += bytesRead;
+    if (total > maxBytes) return undefined;
+  }
+}
+
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+function decodeUtf8(capability: string, subject: string, bytes: Buffer): string {
+  try {
+    return utf8.decode(bytes);
+  } catch {
+    throw failed(capability, `${subject} failed: the file is not UTF-8 text`);
+  }
+}
+
+/**
+ * Turns whatever a file operation threw into a {@link CapabilityError} safe for plugin code:
+ * escapes become denials, system errors are reworded from their code (a raw Node message would
+ * carry the absolute host path), and the helpers' own messages name only the plugin's path.
+ */
+function fsFailure(capability: string, subject: string, userPath: string, error: unknown): CapabilityError {
+  if (isCapabilityError(error)) return error;
+  if (isWorkspaceEscapeError(error)) {
+    return denied(capability, `${subject} is not allowed: it leads outside the project root`);
+  }
+  const code = errorCode(error);
+  if (code !== undefined) {
+    const described = describeFsError(error, userPath);
+    if (described === error) return failed(capability, `${subject} failed (${code})`);
+    return failed(capability, `${subject} failed: ${(described as Error).message}`);
+  }
+  // The builtins' own messages start with the quoted user path; others may hold host paths.
+  if (error instanceof Error && /^(path|file) "/.test(error.message)) {
+    return failed(capability, `${subject} failed: ${error.message}`);
+  }
+  return failed(capability, `${subject} failed`);
+}
+
+const subjectOf = (capability: string, userPath: string) =>
+  `ctx.${capability} of ${JSON.stringify(userPath)}`;

@@ -1,0 +1,16 @@
+export type { CapabilityErrorCode } from './errors.js';
+export { CapabilityError, isCapabilityError } from './errors.js';
+export type { FetchReply } from './fetch.js';
+export { normalizeFsRoot } from './fs-roots.js';
+export { effectivePermissions, missingGrants } from './grants.js';
+export type { HostPattern } from './host-patterns.js';
+export { parseHostPattern } from './host-patterns.js';
+export { createCapabilityProvider, DEFAULT_CAPABILITY_LIMITS } from './provider.js';
+export type {
+  CapabilityLimits,
+  CapabilityProvider,
+  CapabilityProviderOptions,
+  EffectivePermissions,
+  MissingGrant,
+  PluginGrants,
+} from './types.js';

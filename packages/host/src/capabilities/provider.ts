@@ -1,0 +1,83 @@
+/**
+ * One plugin's capability provider: the only way its isolate's `ctx.fetch` and `ctx.fs` reach
+ * the host. Every request is validated (`args.ts`), checked against the effective permissions
+ * (declared ∩ granted, fixed when the provider is made) and bounded by the limits.
+ */
+import { fetchArgs, parseArgs, pathArgs, writeFileArgs } from './args.js';
+import { aborted, unknownCapability } from './errors.js';
+import { createFetchCapability } from './fetch.js';
+import { createFsCapability } from './fs.js';
+import { declaredHostPatterns, effectivePermissions } from './grants.js';
+import { type HostPattern, parseHostPattern } from './host-patterns.js';
+import type { CapabilityLimits, CapabilityProvider, CapabilityProviderOptions } from './types.js';
+
+export const DEFAULT_CAPABILITY_LIMITS: CapabilityLimits = {
+  fetchTimeoutMs: 10_000,
+  fetchMaxBytes: 5 * 1024 * 1024,
+  fetchMaxRedirects: 5,
+  fsMaxBytes: 5 * 1024 * 1024,
+};
+
+/** The capabilities served here; `Record` makes a new name fail to compile until handled. */
+type CapabilityName = 'fetch' | 'fs.readFile' | 'fs.writeFile' | 'fs.readdir' | 'fs.stat';
+
+export function createCapabilityProvider(options: CapabilityProviderOptions): CapabilityProvider {
+  const limits = resolveLimits(options.limits);
+  const effective = effectivePermissions(options.permissions, options.grants);
+  const fs = createFsCapability({ ...options, effective, limits });
+  const serveFetch = createFetchCapability({
+    pluginId: options.pluginId,
+    effective: effective.net.map(parseHostPattern).filter((p): p is HostPattern => p !== undefined),
+    declared: declaredHostPatterns(options.permissions),
+    limits,
+    fetch: options.fetch ?? globalThis.fetch,
+  });
+  const fetchSchema = fetchArgs(limits);
+  const writeSchema = writeFileArgs(limits);
+
+  const handlers: Record<CapabilityName, (args: unknown, signal: AbortSignal) => Promise<unknown>> = {
+    fetch: (args, signal) => serveFetch(parseArgs('fetch', fetchSchema, args), signal),
+    'fs.readFile': (args) => fs.readFile(parseArgs('fs.readFile', pathArgs, args).path),
+    'fs.writeFile': (args) => {
+      const { path, data } = parseArgs('fs.writeFile', writeSchema, args);
+      return fs.writeFile(path, data);
+    },
+    'fs.readdir': (args) => fs.readdir(parseArgs('fs.readdir', pathArgs, args).path),
+    'fs.stat': (args) => fs.stat(parseArgs('fs.stat', pathArgs, args).path),
+  };
+
+  return {
+    async invoke(capability, args, signal) {
+      if (typeof capability !== 'string' || !Object.hasOwn(handlers, capability)) {
+        throw unknownCapability(String(capability));
+      }
+      const name = capability as CapabilityName;
+      if (signal.aborted) throw aborted(name, `ctx.${name} was aborted: the call was cancelled`);
+      return handlers[name](args, signal);
+    },
+    envGranted: effective.env,
+    envValues(processEnv) {
+      const values: [string, string][] = [];
+      for (const name of effective.env) {
+        const value = Object.hasOwn(processEnv, name) ? processEnv[name] : undefined;
+        if (value !== undefined) values.push([name, value]);
+      }
+      return Object.fromEntries(values);
+    },
+    effective,
+  };
+}
+
+/** The defaults with `overrides` applied; each limit must be a non-negative safe integer. */
+function resolveLimits(overrides: Partial<CapabilityLimits> | undefined): CapabilityLimits {
+  const limits = { ...DEFAULT_CAPABILITY_LIMITS };
+  for (const key of Object.keys(DEFAULT_CAPABILITY_LIMITS) as (keyof CapabilityLimits)[]) {
+    const value = overrides?.[key];
+    if (value === undefined) continue;
+    if (!Number.isSafeInteger(value) || value < 0) {
+      throw new Error(`capability limit ${key} must be a non-negative integer, got ${String(value)}`);
+    }
+    limits[key] = value;
+  }
+  return limits;
+}

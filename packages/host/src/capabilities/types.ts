@@ -1,0 +1,84 @@
+/**
+ * The shapes of the capability provider: what a sandboxed plugin may reach on the host, and how
+ * the operator's grants narrow what the plugin declares.
+ */
+import type { PluginPermissions } from '@toolhost/plugin-sdk';
+
+/**
+ * What config grants a plugin, at `plugins.<id>.grants`. Same vocabulary as the plugin's declared
+ * {@link PluginPermissions}; nothing here takes effect unless the plugin declares it too.
+ */
+export interface PluginGrants {
+  /** Host patterns: `api.example.com`, `*.example.com` (subdomains only), optional `:port`. */
+  readonly net?: readonly string[];
+  /** Folders relative to the project root. A write grant lets the plugin read that folder too. */
+  readonly fs?: { readonly read?: readonly string[]; readonly write?: readonly string[] };
+  /** Environment variable names. */
+  readonly env?: readonly string[];
+}
+
+/** Limits applied to every capability request of one plugin. */
+export interface CapabilityLimits {
+  /** Wall-clock limit of one `ctx.fetch`, every redirect hop and the body read included. */
+  readonly fetchTimeoutMs: number;
+  /** Largest request body and largest response body of `ctx.fetch`, in bytes. */
+  readonly fetchMaxBytes: number;
+  /** Redirect hops `ctx.fetch` follows before refusing. */
+  readonly fetchMaxRedirects: number;
+  /** Largest file `ctx.fs.readFile` reads and `ctx.fs.writeFile` writes, in bytes. */
+  readonly fsMaxBytes: number;
+}
+
+/** What a plugin may actually use: its declared permissions narrowed by the grants. */
+export interface EffectivePermissions {
+  /** Canonical host patterns (lower case), sorted. */
+  readonly net: readonly string[];
+  /** Normalized folders relative to the project root (`.` for the root itself), sorted. */
+  readonly fs: {
+    /** Readable roots: declared and granted for read, plus every effective write root. */
+    readonly read: readonly string[];
+    readonly write: readonly string[];
+  };
+  /** Environment variable names, sorted. */
+  readonly env: readonly string[];
+}
+
+/** One declared permission that does not take effect, for `doctor` and diagnostics. */
+export interface MissingGrant {
+  /** The permission as declared, e.g. `permissions.net "api.example.com"`. */
+  readonly permission: string;
+  /** Where config grants it, e.g. `plugins.weather.grants.net`. */
+  readonly configKey: string;
+  /** `not-granted`: config does not grant it; `invalid`: no grant can make the declared value valid. */
+  readonly reason: 'invalid' | 'not-granted';
+}
+
+export interface CapabilityProviderOptions {
+  /** The plugin's id, named in every denial. */
+  readonly pluginId: string;
+  /** The project root; fs paths resolve against it. */
+  readonly root: string;
+  /** Declared by the plugin: untrusted data, checked entry by entry. */
+  readonly permissions: PluginPermissions;
+  /** From operator config. */
+  readonly grants: PluginGrants;
+  /** Overrides of {@link DEFAULT_CAPABILITY_LIMITS}. */
+  readonly limits?: Partial<CapabilityLimits>;
+  /** Injectable for tests; default `globalThis.fetch`. */
+  readonly fetch?: typeof globalThis.fetch;
+}
+
+/** The host end of one plugin's capability requests. */
+export interface CapabilityProvider {
+  /**
+   * Serves one request from the plugin's runtime (`fetch`, `fs.readFile`, `fs.writeFile`,
+   * `fs.readdir`, `fs.stat`). `args` is untrusted JSON. Resolves with a JSON-able value or rejects
+   * with a {@link CapabilityError} whose message is safe to show to plugin code.
+   */
+  invoke(capability: string, args: unknown, signal: AbortSignal): Promise<unknown>;
+  /** The effective (declared ∩ granted) environment variable names. */
+  readonly envGranted: readonly string[];
+  /** The values of the effective environment variables that are set in `processEnv`. */
+  envValues(processEnv: Readonly<Record<string, string | undefined>>): Record<string, string>;
+  readonly effective: EffectivePermissions;
+}

@@ -1,0 +1,79 @@
+import { readdir, readFile, stat } from 'node:fs/promises';
+import * as path from 'node:path';
+
+/** A folder under `plugins/` that has an entry. */
+export interface DiscoveredPlugin {
+  /** The folder name; the plugin's declared id must equal it. */
+  readonly id: string;
+  readonly dir: string;
+  readonly entry: string;
+}
+
+/** A folder that looks like a plugin but cannot be used as one. */
+export interface DiscoveryProblem {
+  readonly id: string;
+  readonly dir: string;
+  readonly message: string;
+}
+
+const ENTRY_CANDIDATES = ['index.ts', 'index.mts', 'index.js', 'index.mjs'];
+
+async function isFile(file: string): Promise<boolean> {
+  try {
+    return (await stat(file)).isFile();
+  } catch {
+    return false;
+  }
+}
+
+/** The entry of a plugin folder: `package.json` `main`, else `index.ts` / `index.js`. */
+async function findEntry(dir: string): Promise<{ entry?: string; problem?: string }> {
+  const manifest = path.join(dir, 'package.json');
+  if (await isFile(manifest)) {
+    let main: unknown;
+    try {
+      main = (JSON.parse(await readFile(manifest, 'utf8')) as { main?: unknown }).main;
+    } catch (error) {
+      return { problem: `package.json is not valid JSON: ${(error as Error).message}` };
+    }
+    if (typeof main === 'string') {
+      const entry = path.resolve(dir, main);
+      if (path.relative(dir, entry).startsWith('..'))
+        return { problem: `package.json main "${main}" leaves the plugin folder` };
+      return (await isFile(entry)) ? { entry } : { problem: `package.json main "${main}" does not exist` };
+    }
+  }
+  for (const candidate of ENTRY_CANDIDATES) {
+    const entry = path.join(dir, candidate);
+    if (await isFile(entry)) return { entry };
+  }
+  return {};
+}
+
+/**
+ * Lists the plugins of a folder, sorted by id. Folders starting with `.` or `_` and
+ * `node_modules` are skipped; a folder with no entry is not a plugin.
+ */
+export async function discoverPlugins(
+  pluginsDir: string,
+): Promise<{ plugins: DiscoveredPlugin[]; problems: DiscoveryProblem[] }> {
+  let names: string[];
+  try {
+    names = (await readdir(pluginsDir, { withFileTypes: true }))
+      .filter((d) => d.isDirectory())
+      .map((d) => d.name);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { plugins: [], problems: [] };
+    throw error;
+  }
+  const plugins: DiscoveredPlugin[] = [];
+  const problems: DiscoveryProblem[] = [];
+  for (const id of names.sort()) {
+    if (id.startsWith('.') || id.startsWith('_') || id === 'node_modules') continue;
+    const dir = path.join(pluginsDir, id);
+    const found = await findEntry(dir);
+    if (found.problem !== undefined) problems.push({ id, dir, message: found.problem });
+    else if (found.entry !== undefined) plugins.push({ id, dir, entry: found.entry });
+  }
+  return { plugins, problems };
+}

@@ -1,0 +1,93 @@
+import { TOOL_NAME_PATTERN } from '@toolhost/plugin-sdk';
+import type { DescribeReply, PluginManifest } from '@toolhost/plugin-sdk/protocol';
+import * as z from 'zod';
+
+const text = (max: number) => z.string().max(max);
+const jsonObject = z.record(z.string(), z.unknown());
+const names = z.array(text(256)).max(256);
+
+const signal = z.union([
+  z.strictObject({ kind: z.literal('always') }),
+  z.strictObject({ kind: z.literal('auth'), providerId: text(256) }),
+  z.strictObject({
+    kind: z.literal('config'),
+    path: text(512),
+    check: z.enum(['exists', 'non-empty']).optional(),
+  }),
+  z.strictObject({ kind: z.literal('env'), name: text(256) }),
+  z.strictObject({ kind: z.literal('plugin-enabled'), pluginId: text(64) }),
+  z.strictObject({
+    kind: z.literal('context'),
+    key: text(256),
+    equals: z.union([z.string(), z.number(), z.boolean()]).optional(),
+  }),
+]);
+type Expression = z.infer<typeof signal> | { allOf: Expression[] } | { anyOf: Expression[] };
+// JSON cannot hold a cycle, so the depth of what crosses is bounded by its size; groups may be
+// empty here: the planner reports that as unsupported-signal with a clear message.
+const expression: z.ZodType<Expression> = z.lazy(() =>
+  z.union([
+    signal,
+    z.strictObject({ allOf: z.array(expression).max(64) }),
+    z.strictObject({ anyOf: z.array(expression).max(64) }),
+  ]),
+);
+
+const toolManifest = z.strictObject({
+  name: z.string().regex(TOOL_NAME_PATTERN, 'tool names use 1-64 letters, digits, "_" or "-"'),
+  title: text(256).optional(),
+  description: text(10_000),
+  inputSchema: jsonObject,
+  outputSchema: jsonObject.optional(),
+  annotations: z
+    .strictObject({
+      title: text(256).optional(),
+      readOnlyHint: z.boolean().optional(),
+      destructiveHint: z.boolean().optional(),
+      idempotentHint: z.boolean().optional(),
+      openWorldHint: z.boolean().optional(),
+    })
+    .optional(),
+  availability: expression.optional(),
+  sortKey: text(256).optional(),
+});
+
+const manifestSchema = z.strictObject({
+  id: text(64),
+  version: text(64).optional(),
+  description: text(10_000).optional(),
+  permissions: z.strictObject({
+    net: names.optional(),
+    fs: z.strictObject({ read: names.optional(), write: names.optional() }).optional(),
+    env: names.optional(),
+  }),
+  tools: z.array(toolManifest).max(256),
+  hooks: z.strictObject({ before: z.boolean(), after: z.boolean() }),
+  configIssues: z.array(z.strictObject({ path: text(1024), message: text(4096) })).optional(),
+});
+
+const replySchema = z.union([
+  z.strictObject({ ok: z.literal(true), manifest: z.unknown() }),
+  z.strictObject({ ok: z.literal(false), error: text(100_000), toolNames: names.optional() }),
+]);
+
+/**
+ * Checks what a plugin's isolate says about itself. It is untrusted data: anything off the
+ * expected shape is a load failure whose message says where, never a crash or a hang.
+ */
+export function parseDescribeReply(raw: unknown): DescribeReply {
+  const reply = replySchema.safeParse(raw);
+  if (!reply.success)
+    return { ok: false, error: `the plugin's description is malformed: ${z.prettifyError(reply.error)}` };
+  if (!reply.data.ok) return reply.data;
+  const manifest = manifestSchema.safeParse(reply.data.manifest);
+  if (!manifest.success) {
+    return { ok: false, error: `the plugin's description is invalid: ${z.prettifyError(manifest.error)}` };
+  }
+  const seen = new Set<string>();
+  for (const tool of manifest.data.tools) {
+    if (seen.has(tool.name)) return { ok: false, error: `the plugin declares the tool "${tool.name}" twice` };
+    seen.add(tool.name);
+  }
+  return { ok: true, manifest: manifest.data as PluginManifest };
+}

@@ -1,0 +1,111 @@
+import type {
+  CallReply,
+  CallRequest,
+  CapabilityReply,
+  DescribeReply,
+  HookReply,
+  HookRequest,
+} from '@toolhost/plugin-sdk/protocol';
+import { loadRuntimeScript } from '../plugins/bundle.js';
+import { type CallHandlers, IsolatePool } from './isolate-pool.js';
+import type { CallSinks, CapabilityRunner, Sandbox, SandboxLimits, SandboxOutcome } from './types.js';
+
+function parseData(json: string): unknown {
+  if (json === '') return undefined;
+  try {
+    return JSON.parse(json);
+  } catch {
+    return json;
+  }
+}
+
+/** `ctx.sleep` runs on a host timer that dies with the call: a sleep pending at its end never resolves. */
+function sleepFor(args: unknown, signal: AbortSignal): Promise<void> {
+  const ms = Number((args as { ms?: unknown } | null)?.ms);
+  if (!Number.isFinite(ms) || ms < 0)
+    return Promise.reject(new Error('ctx.sleep(ms) needs a non-negative number'));
+  return new Promise((resolve) => {
+    if (signal.aborted) return;
+    const timer = setTimeout(() => {
+      signal.removeEventListener('abort', stop);
+      resolve();
+    }, ms);
+    const stop = () => clearTimeout(timer);
+    signal.addEventListener('abort', stop, { once: true });
+  });
+}
+
+/** Turns host-side sinks and a capability runner into the handlers the isolate pool calls. */
+export function callHandlers(
+  sinks: CallSinks,
+  capabilities: CapabilityRunner | undefined,
+  signal: AbortSignal,
+): CallHandlers {
+  return {
+    log: (level, message, data) => sinks.log(level, message, parseData(data)),
+    progress: (done, total, message) =>
+      sinks.progress(done, total < 0 ? undefined : total, message === '' ? undefined : message),
+    request: async (capability, argsJson) => {
+      let reply: CapabilityReply;
+      try {
+        if (capability === 'sleep') {
+          await sleepFor(JSON.parse(argsJson), signal);
+          return JSON.stringify({ ok: true, value: null });
+        }
+        if (capabilities === undefined)
+          throw new Error(`ctx capability "${capability}" is not available in hooks`);
+        reply = { ok: true, value: await capabilities(capability, JSON.parse(argsJson), signal) };
+      } catch (error) {
+        reply = { ok: false, error: error instanceof Error ? error.message : String(error) };
+      }
+      return JSON.stringify(reply);
+    },
+  };
+}
+
+/**
+ * Isolates in the host process: the fastest path, but a plugin that makes V8 abort (the
+ * catastrophic out-of-memory cases) takes the host down with it. Needs `--no-node-snapshot`.
+ */
+export class InlineSandbox implements Sandbox {
+  readonly mode = 'inline';
+  readonly #pool = new IsolatePool(loadRuntimeScript);
+
+  describe(
+    bundle: string,
+    configJson: string,
+    limits: SandboxLimits,
+  ): Promise<SandboxOutcome<DescribeReply>> {
+    return this.#pool.describe(bundle, configJson, limits);
+  }
+
+  load(pluginId: string, bundle: string, limits: SandboxLimits): void {
+    this.#pool.load(pluginId, bundle, limits);
+  }
+
+  unload(pluginId: string): void {
+    this.#pool.unload(pluginId);
+  }
+
+  call(
+    pluginId: string,
+    request: CallRequest,
+    capabilities: CapabilityRunner,
+    sinks: CallSinks,
+    signal: AbortSignal,
+  ): Promise<SandboxOutcome<CallReply>> {
+    return this.#pool.call(pluginId, request, callHandlers(sinks, capabilities, signal), signal);
+  }
+
+  hook(pluginId: string, request: HookRequest, sinks: CallSinks): Promise<SandboxOutcome<HookReply>> {
+    return this.#pool.hook(pluginId, request, callHandlers(sinks, undefined, new AbortController().signal));
+  }
+
+  async isolateCount(): Promise<number> {
+    return this.#pool.liveIsolates;
+  }
+
+  async close(): Promise<void> {
+    this.#pool.close();
+  }
+}

@@ -1,0 +1,174 @@
+import type {
+  CallReply,
+  CallRequest,
+  DescribeReply,
+  HookReply,
+  HookRequest,
+} from '@toolhost/plugin-sdk/protocol';
+import { type IsolateOutcome, PluginIsolate } from './plugin-isolate.js';
+import type { IsolateHandlers, SandboxLimits } from './types.js';
+
+/** The handlers of one call, found by call id when the isolate calls back. */
+export interface CallHandlers {
+  log(level: string, message: string, dataJson: string): void;
+  progress(done: number, total: number, message: string): void;
+  /** Resolves with a JSON `CapabilityReply`. */
+  request(capability: string, argsJson: string): Promise<string>;
+}
+
+interface Generation {
+  readonly bundle: string;
+  readonly limits: SandboxLimits;
+  isolate?: Promise<PluginIsolate>;
+  retired: boolean;
+}
+
+const refuse = (text: string) => Promise.resolve(JSON.stringify({ ok: false, error: text }));
+
+/**
+ * The isolates of one process, one per loaded plugin, created on first call and re-created after
+ * a breach. A reloaded plugin's old isolate keeps serving the calls it has and is disposed when the
+ * last one ends.
+ */
+export class IsolatePool {
+  readonly #runtime: () => Promise<string>;
+  readonly #plugins = new Map<string, Generation>();
+  readonly #calls = new Map<string, CallHandlers>();
+  readonly #live = new Set<PluginIsolate>();
+
+  constructor(runtimeScript: () => Promise<string>) {
+    this.#runtime = runtimeScript;
+  }
+
+  readonly #handlers: IsolateHandlers = {
+    log: (callId, level, message, data) => this.#calls.get(callId)?.log(level, message, data),
+    progress: (callId, done, total, message) => this.#calls.get(callId)?.progress(done, total, message),
+    request: (callId, capability, args) => {
+      const handlers = this.#calls.get(callId);
+      // A capability used after its call ended (an un-awaited promise, a stray timer) is refused.
+      if (handlers === undefined)
+        return refuse(`ctx capability "${capability}" was used after its call ended`);
+      return handlers.request(capability, args);
+    },
+  };
+
+  async #create(bundle: string, limits: SandboxLimits): Promise<PluginIsolate> {
+    const isolate = await PluginIsolate.create(await this.#runtime(), bundle, limits, this.#handlers);
+    this.#live.add(isolate);
+    return isolate;
+  }
+
+  #release(isolate: PluginIsolate): void {
+    isolate.dispose();
+    this.#live.delete(isolate);
+  }
+
+  async describe(
+    bundle: string,
+    configJson: string,
+    limits: SandboxLimits,
+  ): Promise<IsolateOutcome<DescribeReply>> {
+    let isolate: PluginIsolate;
+    try {
+      isolate = await this.#create(bundle, limits);
+    } catch (error) {
+      return { kind: 'reply', reply: { ok: false, error: (error as Error).message } };
+    }
+    try {
+      return await isolate.describe(configJson);
+    } finally {
+      this.#release(isolate);
+    }
+  }
+
+  load(pluginId: string, bundle: string, limits: SandboxLimits): void {
+    const previous = this.#plugins.get(pluginId);
+    if (previous?.bundle === bundle && JSON.stringify(previous.limits) === JSON.stringify(limits)) return;
+    if (previous !== undefined) this.#retire(previous);
+    this.#plugins.set(pluginId, { bundle, limits, retired: false });
+  }
+
+  unload(pluginId: string): void {
+    const previous = this.#plugins.get(pluginId);
+    if (previous === undefined) return;
+    this.#plugins.delete(pluginId);
+    this.#retire(previous);
+  }
+
+  #retire(generation: Generation): void {
+    generation.retired = true;
+    void generation.isolate?.then(
+      (isolate) => {
+        if (isolate.active === 0) this.#release(isolate);
+      },
+      () => {},
+    );
+  }
+
+  /** The plugin's current isolate, created (again) when there is none or the last one breached. */
+  async #isolateFor(
+    pluginId: string,
+  ): Promise<{ isolate: PluginIsolate; generation: Generation } | { error: string }> {
+    const generation = this.#plugins.get(pluginId);
+    if (generation === undefined) return { error: `plugin "${pluginId}" is not loaded` };
+    const current = await generation.isolate?.catch(() => undefined);
+    if (current === undefined || current.disposed) {
+      if (current !== undefined) this.#live.delete(current);
+      generation.isolate = this.#create(generation.bundle, generation.limits);
+    }
+    try {
+      return { isolate: await (generation.isolate as Promise<PluginIsolate>), generation };
+    } catch (error) {
+      generation.isolate = undefined;
+      return { error: (error as Error).message };
+    }
+  }
+
+  async #run<R>(
+    pluginId: string,
+    callId: string,
+    handlers: CallHandlers,
+    signal: AbortSignal | undefined,
+    invoke: (isolate: PluginIsolate) => Promise<IsolateOutcome<R>>,
+  ): Promise<IsolateOutcome<R>> {
+    const found = await this.#isolateFor(pluginId);
+    if ('error' in found) return { kind: 'limit', limit: 'crashed', message: found.error };
+    const { isolate, generation } = found;
+    this.#calls.set(callId, handlers);
+    const onAbort = () => isolate.abort(callId, String(signal?.reason ?? 'cancelled'));
+    signal?.addEventListener('abort', onAbort, { once: true });
+    try {
+      return await invoke(isolate);
+    } finally {
+      signal?.removeEventListener('abort', onAbort);
+      this.#calls.delete(callId);
+      if (isolate.disposed) this.#live.delete(isolate);
+      else if (generation.retired && isolate.active === 0) this.#release(isolate);
+    }
+  }
+
+  call(
+    pluginId: string,
+    request: CallRequest,
+    handlers: CallHandlers,
+    signal?: AbortSignal,
+  ): Promise<IsolateOutcome<CallReply>> {
+    return this.#run(pluginId, request.callId, handlers, signal, (isolate) => isolate.call(request));
+  }
+
+  hook(pluginId: string, request: HookRequest, handlers: CallHandlers): Promise<IsolateOutcome<HookReply>> {
+    return this.#run(pluginId, request.callId, handlers, undefined, (isolate) => isolate.hook(request));
+  }
+
+  /** Isolates alive now, including retired ones still draining. */
+  get liveIsolates(): number {
+    for (const isolate of this.#live) if (isolate.disposed) this.#live.delete(isolate);
+    return this.#live.size;
+  }
+
+  close(): void {
+    for (const isolate of this.#live) isolate.dispose();
+    this.#live.clear();
+    this.#plugins.clear();
+  }
+}

@@ -1,0 +1,291 @@
+import {
+  BRIDGE_GLOBAL,
+  type CallReply,
+  type CallRequest,
+  type DescribeReply,
+  ENTRY_GLOBAL,
+  type HookReply,
+  type HookRequest,
+} from '@toolhost/plugin-sdk/protocol';
+import ivm from 'isolated-vm';
+import type { IsolateHandlers, LimitName, SandboxLimits } from './types.js';
+
+/** A call ended by a limit (or a dead isolate) instead of a reply. */
+export interface LimitBreach {
+  readonly kind: 'limit';
+  readonly limit: LimitName;
+  readonly message: string;
+}
+
+export type IsolateOutcome<R> = { readonly kind: 'reply'; readonly reply: R } | LimitBreach;
+
+/** How often the CPU watchdog samples `isolate.cpuTime` during calls. */
+const WATCHDOG_MS = 25;
+
+/** The limits of the isolate-side `timeout` while loading (bundle evaluation). */
+const LOAD_TIMEOUT_MS = 5_000;
+
+type EntryRef = ivm.Reference<(...args: unknown[]) => unknown>;
+
+function errorText(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+/** Maps an isolated-vm failure to the limit it means. */
+function breachOf(error: unknown, limits: SandboxLimits): LimitBreach {
+  const text = errorText(error);
+  if (/memory limit/i.test(text)) {
+    return {
+      kind: 'limit',
+      limit: 'memoryMb',
+      message: `the plugin exceeded its memory limit (memoryMb: ${limits.memoryMb})`,
+    };
+  }
+  if (/timed out/i.test(text)) {
+    return {
+      kind: 'limit',
+      limit: 'timeoutMs',
+      message: `the plugin ran synchronously past its time limit (timeoutMs: ${limits.timeoutMs})`,
+    };
+  }
+  return { kind: 'limit', limit: 'crashed', message: `the plugin's isolate failed: ${text}` };
+}
+
+/**
+ * One plugin's isolate: the runtime first, then the plugin bundle. Every entry point is async
+ * (`apply`), so a spinning plugin blocks only its own isolate thread, never this process's event
+ * loop; calls are bounded by isolated-vm's `timeout` (synchronous work), a CPU-time watchdog
+ * (async continuations) and a wall-clock deadline (promises that never settle). A breach disposes
+ * the isolate; the owner creates a fresh one for the next call.
+ */
+export class PluginIsolate {
+  readonly #isolate: ivm.Isolate;
+  readonly #limits: SandboxLimits;
+  #entry:
+    | { call: EntryRef; hook: EntryRef; describe: EntryRef; settle: EntryRef; abort: EntryRef }
+    | undefined;
+  #breach: LimitBreach | undefined;
+  #active = 0;
+  #watchdog: NodeJS.Timeout | undefined;
+  readonly #callCpuStart = new Map<string, bigint>();
+
+  /**
+   * Set in the executor process: when V8 loses control of an isolate, end the process at once (the
+   * host restarts it) rather than risk a hung or corrupt process. Left off inline, where the process
+   * is the host itself.
+   */
+  static abortOnCatastrophe = false;
+
+  private constructor(limits: SandboxLimits) {
+    this.#limits = limits;
+    this.#isolate = new ivm.Isolate({
+      memoryLimit: limits.memoryMb,
+      ...(PluginIsolate.abortOnCatastrophe
+        ? {
+            onCatastrophicError: (message: string) => {
+              process.stderr.write(`toolhost executor: catastrophic isolate error: ${message}\n`);
+              process.abort();
+            },
+          }
+        : {}),
+    });
+  }
+
+  /** Creates the isolate, evaluates the runtime and then the plugin bundle. Throws a readable error. */
+  static async create(
+    runtimeScript: string,
+    bundle: string,
+    limits: SandboxLimits,
+    handlers: IsolateHandlers,
+  ): Promise<PluginIsolate> {
+    const sandbox = new PluginIsolate(limits);
+    try {
+      await sandbox.#load(runtimeScript, bundle, handlers);
+      return sandbox;
+    } catch (error) {
+      const breach = sandbox.#breach ?? (sandbox.#isolate.isDisposed ? breachOf(error, limits) : undefined);
+      sandbox.dispose();
+      throw new Error(
+        breach
+          ? `loading the plugin failed: ${breach.message}`
+          : `loading the plugin failed: ${errorText(error)}`,
+      );
+    }
+  }
+
+  async #load(runtimeScript: string, bundle: string, handlers: IsolateHandlers): Promise<void> {
+    const context = await this.#isolate.createContext();
+    // Only these callbacks enter the isolate: functions of strings and numbers, nothing else.
+    const bridge = {
+      log: new ivm.Callback((callId: unknown, level: unknown, message: unknown, data: unknown) => {
+        handlers.log(String(callId), String(level), String(message), String(data));
+      }),
+      progress: new ivm.Callback((callId: unknown, done: unknown, total: unknown, message: unknown) => {
+        handlers.progress(String(callId), Number(done), Number(total), String(message));
+      }),
+      request: new ivm.Callback((callId: unknown, requestId: unknown, capability: unknown, args: unknown) => {
+        const id = Number(requestId);
+        handlers
+          .request(String(callId), String(capability), String(args))
+          .then((reply) => this.#settle(id, reply));
+      }),
+    };
+    await context.evalClosure(`globalThis.${BRIDGE_GLOBAL} = { log: $0, progress: $1, request: $2 };`, [
+      bridge.log,
+      bridge.progress,
+      bridge.request,
+    ]);
+    const runtime = await this.#isolate.compileScript(runtimeScript, { filename: 'toolhost:runtime.js' });
+    await runtime.run(context, { timeout: LOAD_TIMEOUT_MS });
+    runtime.release();
+    const entry = (await context.global.get(ENTRY_GLOBAL, { reference: true })) as ivm.Reference<
+      Record<string, unknown>
+    >;
+    const pick = (name: string) => entry.get(name, { reference: true }) as Promise<EntryRef>;
+    this.#entry = {
+      call: await pick('call'),
+      hook: await pick('hook'),
+      describe: await pick('describe'),
+      settle: await pick('settle'),
+      abort: await pick('abort'),
+    };
+    await context.global.delete(ENTRY_GLOBAL);
+    // Plugin code runs only now, when the runtime has captured what it needs.
+    const script = await this.#isolate.compileScript(bundle, { filename: 'plugin.js' });
+    await this.#guard(
+      () => script.run(context, { timeout: Math.min(this.#limits.timeoutMs, LOAD_TIMEOUT_MS) }),
+      'load',
+    );
+    script.release();
+  }
+
+  get disposed(): boolean {
+    return this.#isolate.isDisposed;
+  }
+
+  /** Calls in flight on this isolate. */
+  get active(): number {
+    return this.#active;
+  }
+
+  describe(configJson: string): Promise<IsolateOutcome<DescribeReply>> {
+    return this.#invoke('describe', [configJson], 'describe');
+  }
+
+  call(request: CallRequest): Promise<IsolateOutcome<CallReply>> {
+    return this.#invoke('call', [JSON.stringify(request)], request.callId);
+  }
+
+  hook(request: HookRequest): Promise<IsolateOutcome<HookReply>> {
+    return this.#invoke('hook', [JSON.stringify(request)], request.callId);
+  }
+
+  /** Aborts `ctx.signal` of a call in this isolate (best effort: the isolate may be gone). */
+  abort(callId: string, reason: string): void {
+    this.#entry?.abort
+      .apply(undefined, [callId, reason], { timeout: this.#limits.timeoutMs })
+      .catch(() => {});
+  }
+
+  dispose(): void {
+    if (this.#watchdog !== undefined) clearInterval(this.#watchdog);
+    this.#watchdog = undefined;
+    if (!this.#isolate.isDisposed) this.#isolate.dispose();
+  }
+
+  #settle(requestId: number, replyJson: string): void {
+    if (this.#isolate.isDisposed || this.#entry === undefined) return;
+    this.#entry.settle
+      .apply(undefined, [requestId, replyJson], { timeout: this.#limits.timeoutMs })
+      .catch((error) => {
+        // A continuation that spins past the timeout breaches like any synchronous loop.
+        if (!this.#isolate.isDisposed) this.#fail(breachOf(error, this.#limits));
+      });
+  }
+
+  async #invoke<R>(
+    name: 'describe' | 'call' | 'hook',
+    args: string[],
+    callId: string,
+  ): Promise<IsolateOutcome<R>> {
+    if (this.#breach !== undefined) return this.#breach;
+    const entry = this.#entry;
+    if (entry === undefined || this.#isolate.isDisposed) {
+      return { kind: 'limit', limit: 'crashed', message: 'the plugin isolate is gone' };
+    }
+    try {
+      const text = await this.#guard(
+        () =>
+          entry[name].apply(undefined, args, {
+            arguments: { copy: true },
+            result: { promise: true, copy: true },
+            timeout: this.#limits.timeoutMs,
+          }) as Promise<unknown>,
+        callId,
+      );
+      if (typeof text !== 'string') {
+        return { kind: 'limit', limit: 'crashed', message: 'the plugin runtime returned a non-string reply' };
+      }
+      return { kind: 'reply', reply: JSON.parse(text) as R };
+    } catch (error) {
+      if (this.#breach !== undefined) return this.#breach;
+      const breach = breachOf(error, this.#limits);
+      this.#fail(breach);
+      return breach;
+    }
+  }
+
+  /** Runs one entry call under the wall-clock deadline and the CPU watchdog. */
+  async #guard<T>(start: () => Promise<T>, callId: string): Promise<T> {
+    this.#active += 1;
+    this.#callCpuStart.set(callId, this.#isolate.cpuTime);
+    this.#startWatchdog();
+    let timer: NodeJS.Timeout | undefined;
+    const deadline = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => {
+        this.#fail({
+          kind: 'limit',
+          limit: 'timeoutMs',
+          message: `the plugin did not finish within its time limit (timeoutMs: ${this.#limits.timeoutMs})`,
+        });
+        reject(new Error('deadline'));
+      }, this.#limits.timeoutMs);
+    });
+    try {
+      return await Promise.race([start(), deadline]);
+    } finally {
+      clearTimeout(timer);
+      this.#callCpuStart.delete(callId);
+      this.#active -= 1;
+      if (this.#active === 0 && this.#watchdog !== undefined) {
+        clearInterval(this.#watchdog);
+        this.#watchdog = undefined;
+      }
+    }
+  }
+
+  #startWatchdog(): void {
+    if (this.#watchdog !== undefined) return;
+    this.#watchdog = setInterval(() => {
+      if (this.#isolate.isDisposed) return;
+      const now = this.#isolate.cpuTime;
+      for (const started of this.#callCpuStart.values()) {
+        if (Number(now - started) / 1e6 > this.#limits.cpuMs) {
+          this.#fail({
+            kind: 'limit',
+            limit: 'cpuMs',
+            message: `the plugin used more CPU time than its limit (cpuMs: ${this.#limits.cpuMs})`,
+          });
+          return;
+        }
+      }
+    }, WATCHDOG_MS);
+    this.#watchdog.unref();
+  }
+
+  /** Records the first breach and disposes: every call in flight here then ends with it. */
+  #fail(breach: LimitBreach): void {
+    this.#breach ??= breach;
+    this.dispose();
+  }
+}

@@ -1,0 +1,79 @@
+import type {
+  CallReply,
+  CallRequest,
+  DescribeReply,
+  HookReply,
+  HookRequest,
+} from '@toolhost/plugin-sdk/protocol';
+
+/** Limits of one plugin's calls and isolate. */
+export interface SandboxLimits {
+  /** Isolate heap limit, MB (isolated-vm's limit is soft: V8 may overrun it 2-3×). */
+  readonly memoryMb: number;
+  /** Wall-clock limit of one call, ms. */
+  readonly timeoutMs: number;
+  /** CPU time one call may use inside the isolate, ms. */
+  readonly cpuMs: number;
+  /** Largest serialized reply, characters. */
+  readonly maxResultChars: number;
+}
+
+export const DEFAULT_SANDBOX_LIMITS: SandboxLimits = {
+  memoryMb: 64,
+  timeoutMs: 30_000,
+  cpuMs: 10_000,
+  maxResultChars: 4_000_000,
+};
+
+/** Which limit ended a call; `crashed` is an isolate or executor process that died. */
+export type LimitName = 'cpuMs' | 'crashed' | 'maxResultChars' | 'memoryMb' | 'quarantined' | 'timeoutMs';
+
+/** What the process holding the isolates needs from the host for one plugin's calls. */
+export interface IsolateHandlers {
+  log(callId: string, level: string, message: string, dataJson: string): void;
+  progress(callId: string, done: number, total: number, message: string): void;
+  /** Runs a capability; resolves with a JSON `CapabilityReply`, never rejects. */
+  request(callId: string, capability: string, argsJson: string): Promise<string>;
+}
+
+/** A sandbox answer: the runtime's reply, or the limit that ended the call. */
+export type SandboxOutcome<R> =
+  | { readonly kind: 'reply'; readonly reply: R }
+  | { readonly kind: 'limit'; readonly limit: LimitName; readonly message: string };
+
+/** Observers of one call's log lines and progress. */
+export interface CallSinks {
+  log(level: string, message: string, data: unknown): void;
+  progress(done: number, total: number | undefined, message: string | undefined): void;
+}
+
+/** Runs a plugin capability on the host for one call. */
+export type CapabilityRunner = (capability: string, args: unknown, signal: AbortSignal) => Promise<unknown>;
+
+/**
+ * Where plugin code runs. Two implementations: isolates in this process (`inline`) or in a
+ * supervised executor process (`process`). The host sees only this interface.
+ */
+export interface Sandbox {
+  readonly mode: 'inline' | 'process';
+  /** Reads a bundle's manifest in a throwaway isolate; no executor runs. */
+  describe(bundle: string, configJson: string, limits: SandboxLimits): Promise<SandboxOutcome<DescribeReply>>;
+  /**
+   * Makes `bundle` the code of `pluginId`. Its isolate is created on the first call; an isolate of
+   * an earlier bundle finishes the calls it has and is then disposed.
+   */
+  load(pluginId: string, bundle: string, limits: SandboxLimits): void;
+  /** Forgets a plugin; its isolate is disposed once drained. */
+  unload(pluginId: string): void;
+  call(
+    pluginId: string,
+    request: CallRequest,
+    capabilities: CapabilityRunner,
+    sinks: CallSinks,
+    signal: AbortSignal,
+  ): Promise<SandboxOutcome<CallReply>>;
+  hook(pluginId: string, request: HookRequest, sinks: CallSinks): Promise<SandboxOutcome<HookReply>>;
+  /** Live isolates (for leak checks and diagnostics). */
+  isolateCount(): Promise<number>;
+  close(): Promise<void>;
+}

@@ -1,0 +1,339 @@
+import type * as http from 'node:http';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { CapabilityLimits, FetchReply, PluginGrants } from '../../src/capabilities/index.js';
+import { live, provider, startServer, type TestServer } from './helpers.js';
+
+let main: TestServer;
+let other: TestServer;
+
+function echo(req: http.IncomingMessage, res: http.ServerResponse): void {
+  let body = '';
+  req.setEncoding('utf8');
+  req.on('data', (chunk: string) => {
+    body += chunk;
+  });
+  req.on('end', () => {
+    res.setHeader('content-type', 'application/json');
+    res.end(JSON.stringify({ method: req.method, headers: req.headers, body }));
+  });
+}
+
+beforeAll(async () => {
+  other = await startServer((req, res) => {
+    if (req.url === '/echo') return echo(req, res);
+    res.end('from other');
+  });
+  main = await startServer((req, res) => {
+    const url = req.url ?? '/';
+    const redirect = (status: number, location: string) => {
+      res.writeHead(status, { location });
+      res.end();
+    };
+    if (url === '/hello') {
+      res.setHeader('x-test', 'yes');
+      res.setHeader('set-cookie', ['a=1', 'b=2']);
+      res.end('hello');
+    } else if (url === '/echo') echo(req, res);
+    else if (url === '/to-other') redirect(302, `${other.origin}/hello`);
+    else if (url === '/to-other-echo') redirect(307, `${other.origin}/echo`);
+    else if (url === '/see-other') redirect(303, '/echo');
+    else if (url === '/to-file') redirect(302, 'file:///etc/passwd');
+    else if (url === '/with-credentials') redirect(302, `http://user:pw@${main.host}/hello`);
+    else if (url.startsWith('/loop/')) redirect(302, `/loop/${Number(url.slice(6)) + 1}`);
+    else if (url === '/big') {
+      // Far more than the cap, in chunks, to show the cap stops the download early.
+      const chunk = 'x'.repeat(64 * 1024);
+      for (let i = 0; i < 32; i++) res.write(chunk);
+      res.end();
+    } else if (url === '/slow') {
+      res.writeHead(200);
+      res.write('partial');
+      // Never ends: the deadline or the abort must end the request.
+    } else {
+      res.writeHead(404);
+      res.end('not found');
+    }
+  });
+});
+
+afterAll(async () => {
+  await main.close();
+  await other.close();
+});
+
+function granted(extraGrants: string[] = [], limits: Partial<CapabilityLimits> = {}) {
+  const hosts = [main.host, ...extraGrants];
+  return provider('.', { net: hosts }, { net: hosts }, { limits });
+}
+
+const fetchVia = (p: ReturnType<typeof granted>, url: string, options?: unknown, signal = live()) =>
+  p.invoke('fetch', { url, options }, signal) as Promise<FetchReply>;
+
+describe('fetch to a granted host', () => {
+  it('returns url, status, statusText, headers and the body as text', async () => {
+    const reply = await fetchVia(granted(), `${main.origin}/hello`);
+    expect(reply).toMatchObject({
+      url: `${main.origin}/hello`,
+      status: 200,
+      statusText: 'OK',
+      body: 'hello',
+    });
+    expect(reply.headers['x-test']).toBe('yes');
+    expect(reply.headers['set-cookie']).toBe('a=1, b=2');
+    expect(Object.keys(reply)).toEqual(['url', 'status', 'statusText', 'headers', 'body']);
+  });
+
+  it('sends method, headers and a text body', async () => {
+    const reply = await fetchVia(granted(), `${main.origin}/echo`, {
+      method: 'post',
+      headers: { 'X-Custom': 'v', authorization: 'Bearer t' },
+      body: 'payload',
+    });
+    expect(JSON.parse(reply.body)).toMatchObject({
+      method: 'POST',
+      headers: { 'x-custom': 'v', authorization: 'Bearer t' },
+      body: 'payload',
+    });
+  });
+
+  it('returns error statuses as replies, not errors', async () => {
+    expect(await fetchVia(granted(), `${main.origin}/missing`)).toMatchObject({
+      status: 404,
+      body: 'not found',
+    });
+  });
+});
+
+describe('fetch denials name the permission and the config key', () => {
+  it('a host the plugin did not declare', async () => {
+    const p = provider('.', { net: ['api.example.com'] }, { net: ['api.example.com', main.host] });
+    const before = main.requests.length;
+    await expect(fetchVia(p, `${main.origin}/hello`)).rejects.toThrow(
+      `ctx.fetch to "${main.host}" is not allowed: plugin "demo" must declare permissions.net ["${main.host}"] ` +
+        `and config must grant it at plugins.demo.grants.net`,
+    );
+    expect(main.requests.length).toBe(before);
+  });
+
+  it('a host the plugin declared but config did not grant', async () => {
+    const p = provider('.', { net: [main.host] }, {});
+    await expect(fetchVia(p, `${main.origin}/hello`)).rejects.toThrow(
+      `ctx.fetch to "${main.host}" is not allowed: plugin "demo" declares permissions.net ["${main.host}"] ` +
+        `but config does not grant it; add "${main.host}" to plugins.demo.grants.net`,
+    );
+  });
+
+  it('the same host on another port', async () => {
+    const p = provider('.', { net: [main.host] }, { net: [main.host] });
+    await expect(fetchVia(p, `${other.origin}/hello`)).rejects.toThrow(
+      `ctx.fetch to "${other.host}" is not allowed: plugin "demo" must declare permissions.net ["${other.host}"]`,
+    );
+    expect(other.requests).toEqual([]);
+  });
+});
+
+describe('wildcard hosts', () => {
+  const calls: string[] = [];
+  const fake: typeof globalThis.fetch = async (input) => {
+    calls.push(String(input));
+    return new Response('ok');
+  };
+  const grants: PluginGrants = { net: ['*.example.com'] };
+
+  it('a granted wildcard allows subdomains but not the apex', async () => {
+    const p = provider('.', { net: ['*.example.com'] }, grants, { fetch: fake });
+    expect(await p.invoke('fetch', { url: 'https://api.example.com/x' }, live())).toMatchObject({
+      body: 'ok',
+    });
+    expect(await p.invoke('fetch', { url: 'https://a.b.EXAMPLE.com/' }, live())).toMatchObject({
+      status: 200,
+    });
+    await expect(p.invoke('fetch', { url: 'https://example.com/' }, live())).rejects.toThrow(
+      'ctx.fetch to "example.com" is not allowed: plugin "demo" must declare permissions.net ["example.com"]',
+    );
+    await expect(p.invoke('fetch', { url: 'https://api.example.com:8443/' }, live())).rejects.toThrow(
+      'ctx.fetch to "api.example.com:8443" is not allowed',
+    );
+    expect(calls).toEqual(['https://api.example.com/x', 'https://a.b.example.com/']);
+  });
+
+  it('a wildcard grant covers a declared exact host, and only that host', async () => {
+    const p = provider('.', { net: ['api.example.com'] }, grants, { fetch: fake });
+    expect(p.effective.net).toEqual(['api.example.com']);
+    await expect(p.invoke('fetch', { url: 'https://www.example.com/' }, live())).rejects.toThrow(
+      'plugin "demo" must declare permissions.net ["www.example.com"]',
+    );
+  });
+
+  it('a declared wildcard under an exact grant is not granted', async () => {
+    const p = provider('.', { net: ['*.example.com'] }, { net: ['api.example.com'] }, { fetch: fake });
+    await expect(p.invoke('fetch', { url: 'https://api.example.com/' }, live())).rejects.toThrow(
+      'plugin "demo" declares permissions.net ["*.example.com"] but config does not grant it; add "*.example.com" ' +
+        'to plugins.demo.grants.net',
+    );
+  });
+});
+
+describe('redirects', () => {
+  it('a redirect to a host that is not granted is refused, naming that host', async () => {
+    await expect(fetchVia(granted(), `${main.origin}/to-other`)).rejects.toThrow(
+      `ctx.fetch to "${other.host}" (redirected from "${main.host}") is not allowed: plugin "demo" must declare ` +
+        `permissions.net ["${other.host}"] and config must grant it at plugins.demo.grants.net`,
+    );
+    expect(other.requests).toEqual([]);
+  });
+
+  it('a redirect to a granted host is followed', async () => {
+    const reply = await fetchVia(granted([other.host]), `${main.origin}/to-other`);
+    expect(reply).toMatchObject({ url: `${other.origin}/hello`, status: 200, body: 'from other' });
+  });
+
+  it('drops credentials when a redirect changes origin', async () => {
+    const reply = await fetchVia(granted([other.host]), `${main.origin}/to-other-echo`, {
+      method: 'PUT',
+      headers: { authorization: 'Bearer secret', cookie: 'c=1', 'x-keep': 'k' },
+      body: 'kept by 307',
+    });
+    const seen = JSON.parse(reply.body) as { method: string; headers: Record<string, string>; body: string };
+    expect(seen).toMatchObject({ method: 'PUT', body: 'kept by 307', headers: { 'x-keep': 'k' } });
+    expect(seen.headers.authorization).toBeUndefined();
+    expect(seen.headers.cookie).toBeUndefined();
+  });
+
+  it('a 303 after a POST becomes a GET without the body', async () => {
+    const reply = await fetchVia(granted(), `${main.origin}/see-other`, {
+      method: 'POST',
+      headers: { 'content-type': 'text/plain' },
+      body: 'dropped',
+    });
+    const seen = JSON.parse(reply.body) as { method: string; headers: Record<string, string>; body: string };
+    expect(seen).toMatchObject({ method: 'GET', body: '' });
+    expect(seen.headers['content-type']).toBeUndefined();
+  });
+
+  it('a chain longer than fetchMaxRedirects is refused, naming the limit', async () => {
+    const before = main.requests.length;
+    await expect(fetchVia(granted([], { fetchMaxRedirects: 3 }), `${main.origin}/loop/0`)).rejects.toThrow(
+      `ctx.fetch to "${main.host}" was redirected more than 3 times (the fetchMaxRedirects limit)`,
+    );
+    expect(main.requests.slice(before)).toEqual(['/loop/0', '/loop/1', '/loop/2', '/loop/3']);
+  });
+
+  it('a redirect to a non-http URL or to a URL with credentials is refused', async () => {
+    await expect(fetchVia(granted(), `${main.origin}/to-file`)).rejects.toThrow(
+      `ctx.fetch to a file: URL (redirected from "${main.host}") is not allowed: only http: and https: URLs`,
+    );
+    await expect(fetchVia(granted(), `${main.origin}/with-credentials`)).rejects.toThrow(
+      'credentials in the URL are refused',
+    );
+  });
+});
+
+describe('limits and cancellation', () => {
+  it('a response body over fetchMaxBytes is refused, naming the limit', async () => {
+    await expect(fetchVia(granted([], { fetchMaxBytes: 1000 }), `${main.origin}/big`)).rejects.toThrow(
+      `ctx.fetch to "${main.host}": the response body is over the fetchMaxBytes limit of 1000 bytes`,
+    );
+  });
+
+  it('a request body over fetchMaxBytes is refused before sending', async () => {
+    const before = main.requests.length;
+    await expect(
+      fetchVia(granted([], { fetchMaxBytes: 10 }), `${main.origin}/echo`, {
+        method: 'POST',
+        body: 'é'.repeat(6),
+      }),
+    ).rejects.toThrow('the request body of 12 bytes is over the fetchMaxBytes limit of 10 bytes');
+    await expect(
+      fetchVia(granted([], { fetchMaxBytes: 10 }), `${main.origin}/echo`, {
+        method: 'POST',
+        body: 'x'.repeat(11),
+      }),
+    ).rejects.toThrow('options.body: is over the fetchMaxBytes limit of 10 bytes');
+    expect(main.requests.length).toBe(before);
+  });
+
+  it('a response slower than fetchTimeoutMs times out, naming the limit', async () => {
+    await expect(fetchVia(granted([], { fetchTimeoutMs: 200 }), `${main.origin}/slow`)).rejects.toThrow(
+      `ctx.fetch to "${main.host}" timed out after 200 ms (the fetchTimeoutMs limit)`,
+    );
+  });
+
+  it('aborting the call aborts the request', async () => {
+    const controller = new AbortController();
+    const arrived = main.nextRequest();
+    const pending = fetchVia(granted(), `${main.origin}/slow`, undefined, controller.signal);
+    expect(await arrived).toBe('/slow');
+    controller.abort();
+    await expect(pending).rejects.toThrow(`ctx.fetch to "${main.host}" was aborted: the call was cancelled`);
+  });
+
+  it('an already aborted signal sends nothing', async () => {
+    const before = main.requests.length;
+    await expect(fetchVia(granted(), `${main.origin}/hello`, undefined, AbortSignal.abort())).rejects.toThrow(
+      'ctx.fetch was aborted',
+    );
+    expect(main.requests.length).toBe(before);
+  });
+});
+
+describe('refused requests', () => {
+  it('credentials in the URL', async () => {
+    const before = main.requests.length;
+    await expect(fetchVia(granted(), `http://user:secret@${main.host}/hello`)).rejects.toThrow(
+      `ctx.fetch to "${main.host}" is not allowed: credentials in the URL are refused; send them in a header instead`,
+    );
+    await expect(fetchVia(granted(), `http://user:secret@${main.host}/hello`)).rejects.not.toThrow('secret');
+    expect(main.requests.length).toBe(before);
+  });
+
+  it('non-http schemes', async () => {
+    for (const url of [
+      'file:///etc/passwd',
+      'data:text/plain,hello',
+      'ftp://example.com/',
+      'javascript:alert(1)',
+    ]) {
+      const scheme = new URL(url).protocol;
+      await expect(fetchVia(granted(), url), url).rejects.toThrow(
+        `ctx.fetch to a ${scheme} URL is not allowed: only http: and https: URLs can be fetched`,
+      );
+    }
+  });
+
+  it('a relative or malformed URL', async () => {
+    await expect(fetchVia(granted(), '/hello')).rejects.toThrow(
+      'ctx.fetch received invalid arguments: url: is not an absolute URL',
+    );
+  });
+
+  it('forbidden headers, methods, and a body on GET', async () => {
+    for (const name of ['Host', 'content-length', 'Transfer-Encoding', 'connection', 'proxy-authorization']) {
+      await expect(
+        fetchVia(granted(), `${main.origin}/echo`, { headers: { [name]: 'x' } }),
+        name,
+      ).rejects.toThrow(`ctx.fetch may not set the "${name.toLowerCase()}" header`);
+    }
+    for (const method of ['CONNECT', 'TRACE', 'OPTIONS', 'get\r\nX: y']) {
+      await expect(fetchVia(granted(), `${main.origin}/echo`, { method }), method).rejects.toThrow(
+        'options.method: must be one of DELETE, GET, HEAD, PATCH, POST, PUT',
+      );
+    }
+    await expect(fetchVia(granted(), `${main.origin}/echo`, { body: 'x' })).rejects.toThrow(
+      'a GET request cannot have a body',
+    );
+    await expect(
+      fetchVia(granted(), `${main.origin}/echo`, { headers: { 'x-evil': 'a\r\nHost: other' } }),
+    ).rejects.toThrow('options.headers.x-evil: is not a valid header value');
+  });
+
+  it('a network failure says what failed without addresses', async () => {
+    const closed = await startServer((_req, res) => res.end());
+    const host = closed.host;
+    await closed.close();
+    const p = provider('.', { net: [host] }, { net: [host] });
+    await expect(p.invoke('fetch', { url: `http://${host}/` }, live())).rejects.toThrow(
+      `ctx.fetch to "${host}" failed: ECONNREFUSED`,
+    );
+  });
+});

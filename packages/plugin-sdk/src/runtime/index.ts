@@ -1,0 +1,451 @@
+/**
+ * The runtime inside a plugin's isolate. The host evaluates it (bundled as one script) *before*
+ * the plugin's bundle: it captures the intrinsics it relies on and the host bridge, removes the
+ * bridge from the global, and leaves the host its entry functions. Plugin code can later tamper
+ * with globals, but only inside its own isolate: everything that leaves is one JSON string,
+ * serialized here inside the host's time limit and validated again by the host.
+ */
+import { normalizeToolReturn } from '../results.js';
+import type { ToolResult } from '../types.js';
+import {
+  BRIDGE_GLOBAL,
+  type CallReply,
+  type CallRequest,
+  type CapabilityReply,
+  type DescribeReply,
+  ENTRY_GLOBAL,
+  type HookReply,
+  type HookRequest,
+  type PluginManifest,
+  REGISTER_GLOBAL,
+  type RuntimeBridge,
+  type RuntimeEntry,
+  type ToolManifest,
+  type WireIssue,
+} from './protocol.js';
+
+// Captured before any plugin code exists.
+const global = globalThis as unknown as Record<string, unknown>;
+const stringify = JSON.stringify;
+const parse = JSON.parse;
+const hasOwn = Object.hasOwn;
+const PromiseCtor = Promise;
+const ErrorCtor = Error;
+const StringCtor = String;
+const getOwnPropertyDescriptor = Object.getOwnPropertyDescriptor;
+const getPrototypeOf = Object.getPrototypeOf;
+// A plugin-installed stack formatter would run whenever any error is created, including ours.
+Object.defineProperty(ErrorCtor, 'prepareStackTrace', {
+  value: undefined,
+  writable: false,
+  configurable: false,
+});
+const bridge = global[BRIDGE_GLOBAL] as RuntimeBridge;
+delete global[BRIDGE_GLOBAL];
+// WebAssembly memory is not counted by the isolate's memory limit; plugins do without it.
+delete global.WebAssembly;
+
+/** What the plugin bundle hands over: its definition and the SDK helpers bundled with it. */
+interface Registration {
+  readonly plugin: RegisteredPlugin;
+  readonly toJsonSchema: (schema: unknown, io: 'input' | 'output') => unknown;
+}
+
+interface SchemaLike {
+  safeParse(value: unknown): {
+    success: boolean;
+    data?: unknown;
+    error?: { issues: { path: PropertyKey[]; message: string }[] };
+  };
+}
+
+interface RegisteredTool {
+  readonly name: string;
+  readonly title?: string;
+  readonly description: string;
+  readonly input: SchemaLike;
+  readonly output?: SchemaLike;
+  readonly annotations?: unknown;
+  readonly availability?: unknown;
+  readonly sortKey?: string;
+  readonly execute: (input: unknown, ctx: unknown) => unknown;
+}
+
+interface RegisteredPlugin {
+  readonly id: string;
+  readonly version?: string;
+  readonly description?: string;
+  readonly config?: SchemaLike;
+  readonly permissions?: unknown;
+  readonly tools: readonly RegisteredTool[];
+  readonly hooks?: {
+    beforeToolCall?: (event: unknown, ctx: unknown) => unknown;
+    afterToolCall?: (event: unknown, ctx: unknown) => unknown;
+  };
+}
+
+let registration: Registration | undefined;
+
+global[REGISTER_GLOBAL] = (plugin: RegisteredPlugin, toJsonSchema: Registration['toJsonSchema']) => {
+  delete global[REGISTER_GLOBAL];
+  registration = { plugin, toJsonSchema };
+};
+
+/** Reads a data property along the prototype chain without ever calling a getter or a Proxy trap. */
+function readData(value: object, key: string): unknown {
+  let node: object | null = value;
+  for (let depth = 0; depth < 8 && node !== null; depth++) {
+    const descriptor = getOwnPropertyDescriptor(node, key);
+    if (descriptor !== undefined) return hasOwn(descriptor, 'value') ? descriptor.value : undefined;
+    node = getPrototypeOf(node) as object | null;
+  }
+  return undefined;
+}
+
+function clip(text: string, max: number): string {
+  return text.length > max ? `${text.slice(0, max)}…` : text;
+}
+
+/** Describes a thrown value; hostile errors (getters, proxies) give a placeholder, never a hang. */
+function messageOf(error: unknown): string {
+  try {
+    if (typeof error === 'string') return clip(error, 4000);
+    if (error !== null && (typeof error === 'object' || typeof error === 'function')) {
+      const name = readData(error, 'name');
+      const message = readData(error, 'message');
+      const text = typeof message === 'string' ? message : '(an error without a readable message)';
+      return clip(typeof name === 'string' && name !== 'Error' ? `${name}: ${text}` : text, 4000);
+    }
+    return `a non-error value was thrown (${typeof error})`;
+  } catch {
+    return 'an unreadable error was thrown';
+  }
+}
+
+function issuesOf(result: ReturnType<SchemaLike['safeParse']>): WireIssue[] {
+  return (result.error?.issues ?? []).map((issue) => ({
+    path: issue.path.length === 0 ? '(root)' : issue.path.map((p) => StringCtor(p)).join('.'),
+    message: StringCtor(issue.message),
+  }));
+}
+
+const TOO_LARGE = { tooLarge: true };
+
+/** JSON of a value, stopping early once it would exceed `maxChars` (never builds a huge string). */
+function cappedStringify(value: unknown, maxChars: number): string {
+  let budget = maxChars;
+  const text = stringify(value, (key: string, v: unknown) => {
+    budget -= key.length + 4;
+    if (typeof v === 'string') budget -= v.length;
+    if (budget < 0) throw TOO_LARGE;
+    return v;
+  });
+  if (text === undefined) return 'null';
+  if (text.length > maxChars) throw TOO_LARGE;
+  return text;
+}
+
+/** Serializes a reply inside the isolate, under the host's time limit, capped in size. */
+function seal(reply: CallReply | HookReply, maxChars: number): string {
+  try {
+    return cappedStringify(reply, maxChars);
+  } catch (error) {
+    if (error === TOO_LARGE) return stringify({ kind: 'too-large', size: maxChars });
+    return stringify({ kind: 'error', message: `the result cannot be serialized: ${messageOf(error)}` });
+  }
+}
+
+function requirePlugin(): RegisteredPlugin {
+  if (registration === undefined)
+    throw new ErrorCtor('the plugin did not register (no default export of definePlugin?)');
+  return registration.plugin;
+}
+
+// ---- per-call state: signals, pending capability requests -------------------------------------
+
+interface CallState {
+  ended: boolean;
+  aborted: boolean;
+  reason: unknown;
+  listeners: (() => void)[];
+}
+
+const calls = new Map<string, CallState>();
+const pending = new Map<
+  number,
+  { resolve: (value: unknown) => void; reject: (error: Error) => void; callId: string }
+>();
+let nextRequest = 1;
+
+function signalOf(state: CallState) {
+  return {
+    get aborted() {
+      return state.aborted;
+    },
+    get reason() {
+      return state.reason;
+    },
+    addEventListener(type: string, listener: () => void) {
+      if (type === 'abort') state.listeners.push(listener);
+    },
+    removeEventListener(type: string, listener: () => void) {
+      if (type === 'abort') state.listeners = state.listeners.filter((l) => l !== listener);
+    },
+    throwIfAborted() {
+      if (state.aborted) throw state.reason;
+    },
+  };
+}
+
+function request(callId: string, capability: string, args: unknown): Promise<unknown> {
+  const state = calls.get(callId);
+  if (state === undefined || state.ended) {
+    return PromiseCtor.reject(new ErrorCtor(`ctx.${capability} was used after its call ended`));
+  }
+  const id = nextRequest++;
+  return new PromiseCtor((resolve, reject) => {
+    pending.set(id, { resolve, reject, callId });
+    bridge.request(callId, id, capability, stringify(args === undefined ? null : args));
+  });
+}
+
+function logger(callId: string) {
+  const send = (level: string) => (message: unknown, data?: unknown) => {
+    let dataJson = '';
+    try {
+      dataJson = data === undefined ? '' : (stringify(data) ?? '');
+    } catch {
+      dataJson = '"[unserializable]"';
+    }
+    bridge.log(callId, level, StringCtor(message), dataJson);
+  };
+  return { debug: send('debug'), info: send('info'), warn: send('warn'), error: send('error') };
+}
+
+function responseOf(raw: unknown) {
+  const value = raw as {
+    url: string;
+    status: number;
+    statusText: string;
+    headers: Record<string, string>;
+    body: string;
+  };
+  return {
+    url: value.url,
+    status: value.status,
+    statusText: value.statusText,
+    ok: value.status >= 200 && value.status < 300,
+    headers: value.headers,
+    text: () => PromiseCtor.resolve(value.body),
+    json: () => new PromiseCtor((resolve) => resolve(parse(value.body))),
+  };
+}
+
+function contextFor(req: CallRequest, state: CallState, config: unknown) {
+  const { callId } = req;
+  return {
+    toolUseId: req.toolUseId,
+    log: logger(callId),
+    progress: (done: number, total?: number, message?: string) =>
+      bridge.progress(
+        callId,
+        +done,
+        total === undefined ? -1 : +total,
+        message === undefined ? '' : StringCtor(message),
+      ),
+    signal: signalOf(state),
+    config,
+    fetch: (url: string, options?: unknown) =>
+      request(callId, 'fetch', { url: StringCtor(url), options }).then(responseOf),
+    fs: {
+      readFile: (path: string) => request(callId, 'fs.readFile', { path: StringCtor(path) }),
+      writeFile: (path: string, data: string) =>
+        request(callId, 'fs.writeFile', { path: StringCtor(path), data: StringCtor(data) }),
+      readdir: (path: string) => request(callId, 'fs.readdir', { path: StringCtor(path) }),
+      stat: (path: string) => request(callId, 'fs.stat', { path: StringCtor(path) }),
+    },
+    env: {
+      get(name: string) {
+        if (!req.envGranted.includes(name)) {
+          throw new ErrorCtor(
+            `environment variable ${name} is not granted: plugin "${requirePlugin().id}" must declare it in permissions.env and config must grant it at plugins.${requirePlugin().id}.grants.env`,
+          );
+        }
+        return hasOwn(req.env, name) ? req.env[name] : undefined;
+      },
+    },
+    sleep: (ms: number) => request(callId, 'sleep', { ms: +ms }).then(() => undefined),
+  };
+}
+
+function parseConfig(
+  plugin: RegisteredPlugin,
+  raw: unknown,
+): { ok: true; value: unknown } | { ok: false; issues: WireIssue[] } {
+  if (plugin.config === undefined) return { ok: true, value: undefined };
+  const parsed = plugin.config.safeParse(raw === null ? undefined : raw);
+  return parsed.success ? { ok: true, value: parsed.data } : { ok: false, issues: issuesOf(parsed) };
+}
+
+async function runCall(req: CallRequest): Promise<CallReply> {
+  const plugin = requirePlugin();
+  const tool = plugin.tools.find((t) => t.name === req.toolName);
+  if (tool === undefined) return { kind: 'unknown-tool' };
+  const config = parseConfig(plugin, req.config);
+  if (!config.ok) return { kind: 'invalid-config', issues: config.issues };
+  const input = tool.input.safeParse(req.input);
+  if (!input.success) return { kind: 'invalid-input', issues: issuesOf(input) };
+  const state = calls.get(req.callId) as CallState;
+  const returned = await tool.execute(input.data, contextFor(req, state, config.value));
+  const result: ToolResult = normalizeToolReturn(returned);
+  if (tool.output !== undefined && result.structuredContent !== undefined && result.isError !== true) {
+    const checked = tool.output.safeParse(result.structuredContent);
+    if (!checked.success) {
+      const detail = issuesOf(checked)
+        .map((i) => `${i.path}: ${i.message}`)
+        .join('; ');
+      return {
+        kind: 'error',
+        message: `structuredContent does not match the tool's output schema (${detail})`,
+      };
+    }
+  }
+  // A plain copy: getters, proxies and toJSON run here, inside the time limit, not on the host.
+  return { kind: 'ok', result: parse(cappedStringify(result, req.maxResultChars)) as ToolResult };
+}
+
+function endCall(callId: string): void {
+  const state = calls.get(callId);
+  if (state !== undefined) state.ended = true;
+  calls.delete(callId);
+  for (const [id, entry] of pending) {
+    if (entry.callId === callId) pending.delete(id);
+  }
+}
+
+/** The largest manifest a plugin may declare, serialized. */
+const MAX_DESCRIPTION_CHARS = 1_000_000;
+
+function describe(configJson: string): string {
+  let reply: DescribeReply;
+  try {
+    const plugin = requirePlugin();
+    const toJsonSchema = (registration as Registration).toJsonSchema;
+    const tools: ToolManifest[] = plugin.tools.map((tool) => ({
+      name: tool.name,
+      ...(tool.title === undefined ? {} : { title: tool.title }),
+      description: tool.description,
+      inputSchema: toJsonSchema(tool.input, 'input') as ToolManifest['inputSchema'],
+      ...(tool.output === undefined
+        ? {}
+        : { outputSchema: toJsonSchema(tool.output, 'output') as ToolManifest['inputSchema'] }),
+      ...(tool.annotations === undefined
+        ? {}
+        : { annotations: tool.annotations as ToolManifest['annotations'] }),
+      ...(tool.availability === undefined
+        ? {}
+        : { availability: tool.availability as ToolManifest['availability'] }),
+      ...(tool.sortKey === undefined ? {} : { sortKey: tool.sortKey }),
+    }));
+    const config = parseConfig(plugin, parse(configJson));
+    const manifest: PluginManifest = {
+      id: plugin.id,
+      ...(plugin.version === undefined ? {} : { version: plugin.version }),
+      ...(plugin.description === undefined ? {} : { description: plugin.description }),
+      permissions: (plugin.permissions ?? {}) as PluginManifest['permissions'],
+      tools,
+      hooks: {
+        before: typeof plugin.hooks?.beforeToolCall === 'function',
+        after: typeof plugin.hooks?.afterToolCall === 'function',
+      },
+      ...(config.ok ? {} : { configIssues: config.issues }),
+    };
+    reply = { ok: true, manifest };
+  } catch (error) {
+    let toolNames: string[] | undefined;
+    try {
+      toolNames = registration?.plugin.tools.map((t) => StringCtor(t.name));
+    } catch {
+      toolNames = undefined;
+    }
+    reply = { ok: false, error: messageOf(error), ...(toolNames === undefined ? {} : { toolNames }) };
+  }
+  try {
+    return cappedStringify(reply, MAX_DESCRIPTION_CHARS);
+  } catch (error) {
+    const why = error === TOO_LARGE ? `it is over ${MAX_DESCRIPTION_CHARS} characters` : messageOf(error);
+    return stringify({ ok: false, error: `the plugin's description cannot be serialized: ${why}` });
+  }
+}
+
+const entry: RuntimeEntry = {
+  describe,
+
+  async call(requestJson) {
+    const req = parse(requestJson) as CallRequest;
+    calls.set(req.callId, { ended: false, aborted: false, reason: undefined, listeners: [] });
+    let reply: CallReply;
+    try {
+      reply = await runCall(req);
+    } catch (error) {
+      reply =
+        error === TOO_LARGE
+          ? { kind: 'too-large', size: req.maxResultChars }
+          : { kind: 'error', message: messageOf(error) };
+    } finally {
+      endCall(req.callId);
+    }
+    return seal(reply, req.maxResultChars);
+  },
+
+  async hook(requestJson) {
+    const req = parse(requestJson) as HookRequest;
+    calls.set(req.callId, { ended: false, aborted: false, reason: undefined, listeners: [] });
+    let reply: HookReply;
+    try {
+      const plugin = requirePlugin();
+      const config = parseConfig(plugin, req.config);
+      if (!config.ok) throw new ErrorCtor('the plugin config is invalid');
+      const fn = req.phase === 'before' ? plugin.hooks?.beforeToolCall : plugin.hooks?.afterToolCall;
+      const verdict =
+        fn === undefined ? undefined : await fn(req.event, { config: config.value, log: logger(req.callId) });
+      reply = {
+        kind: 'ok',
+        verdict: verdict === undefined ? null : parse(cappedStringify(verdict, req.maxResultChars)),
+      };
+    } catch (error) {
+      reply =
+        error === TOO_LARGE
+          ? { kind: 'too-large', size: req.maxResultChars }
+          : { kind: 'error', message: messageOf(error) };
+    } finally {
+      endCall(req.callId);
+    }
+    return seal(reply, req.maxResultChars);
+  },
+
+  settle(requestId, replyJson) {
+    const entry = pending.get(requestId);
+    if (entry === undefined) return;
+    pending.delete(requestId);
+    const reply = parse(replyJson) as CapabilityReply;
+    if (reply.ok) entry.resolve(reply.value);
+    else entry.reject(new ErrorCtor(reply.error));
+  },
+
+  abort(callId, reason) {
+    const state = calls.get(callId);
+    if (state === undefined || state.aborted) return;
+    state.aborted = true;
+    state.reason = new ErrorCtor(reason);
+    for (const listener of state.listeners) {
+      try {
+        listener();
+      } catch {
+        // A listener's fault is the plugin's own; the abort still reaches the others.
+      }
+    }
+  },
+};
+
+global[ENTRY_GLOBAL] = entry;

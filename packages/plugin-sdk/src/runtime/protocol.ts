@@ -1,0 +1,118 @@
+/**
+ * The wire between the host and the runtime inside a plugin's isolate. Only strings and numbers
+ * cross: every structured value is JSON, serialized on its own side and validated on the other.
+ */
+import type {
+  AvailabilityExpression,
+  JsonSchema,
+  PluginPermissions,
+  ToolAnnotations,
+  ToolResult,
+} from '../types.js';
+
+/** Host functions the runtime captures before plugin code runs. All synchronous. */
+export interface RuntimeBridge {
+  log(callId: string, level: string, message: string, dataJson: string): void;
+  /** `total` is -1 when unknown. */
+  progress(callId: string, done: number, total: number, message: string): void;
+  /** Starts an asynchronous capability request; the host answers later with `settle`. */
+  request(callId: string, requestId: number, capability: string, argsJson: string): void;
+}
+
+/** Runtime functions the host captures before plugin code runs. */
+export interface RuntimeEntry {
+  /** Describes the registered plugin, validating `configJson` against its config schema. */
+  describe(configJson: string): string;
+  /** Runs one tool call; resolves with a JSON {@link CallReply}, never rejects. */
+  call(requestJson: string): Promise<string>;
+  /** Runs one plugin hook; resolves with a JSON {@link HookReply}, never rejects. */
+  hook(requestJson: string): Promise<string>;
+  /** Answers a capability request with a JSON {@link CapabilityReply}. */
+  settle(requestId: number, replyJson: string): void;
+  /** Aborts `ctx.signal` of a call. */
+  abort(callId: string, reason: string): void;
+}
+
+/** The names of the globals used during setup; both are deleted before plugin code runs. */
+export const BRIDGE_GLOBAL = '__toolhost_bridge';
+export const ENTRY_GLOBAL = '__toolhost_entry';
+/** The registration function the plugin bundle calls; deleted after the first call. */
+export const REGISTER_GLOBAL = '__toolhost_register';
+
+/** One problem with a value, and where. */
+export interface WireIssue {
+  readonly path: string;
+  readonly message: string;
+}
+
+export interface CallRequest {
+  readonly callId: string;
+  readonly toolName: string;
+  readonly toolUseId: string;
+  readonly sessionId: string;
+  readonly input: unknown;
+  readonly config: unknown;
+  /** The granted environment variables, by name. */
+  readonly env: Readonly<Record<string, string>>;
+  /** Names the plugin may read (declared and granted); others are refused by name. */
+  readonly envGranted: readonly string[];
+  readonly maxResultChars: number;
+}
+
+export type CallReply =
+  | { readonly kind: 'ok'; readonly result: ToolResult }
+  | { readonly kind: 'invalid-input'; readonly issues: readonly WireIssue[] }
+  | { readonly kind: 'invalid-config'; readonly issues: readonly WireIssue[] }
+  | { readonly kind: 'unknown-tool' }
+  | { readonly kind: 'error'; readonly message: string }
+  | { readonly kind: 'too-large'; readonly size: number };
+
+export interface HookRequest {
+  readonly callId: string;
+  readonly phase: 'before' | 'after';
+  readonly event: {
+    readonly sessionId: string;
+    readonly toolUseId: string;
+    readonly toolName: string;
+    readonly input: unknown;
+    readonly result?: ToolResult;
+  };
+  readonly config: unknown;
+  readonly maxResultChars: number;
+}
+
+export type HookReply =
+  | { readonly kind: 'ok'; readonly verdict: unknown }
+  | { readonly kind: 'error'; readonly message: string }
+  | { readonly kind: 'too-large'; readonly size: number };
+
+export type CapabilityReply =
+  | { readonly ok: true; readonly value: unknown }
+  | { readonly ok: false; readonly error: string };
+
+/** A tool as the plugin declares it: plain data; the host adds owner and executor. */
+export interface ToolManifest {
+  readonly name: string;
+  readonly title?: string;
+  readonly description: string;
+  readonly inputSchema: JsonSchema;
+  readonly outputSchema?: JsonSchema;
+  readonly annotations?: ToolAnnotations;
+  readonly availability?: AvailabilityExpression;
+  readonly sortKey?: string;
+}
+
+export interface PluginManifest {
+  readonly id: string;
+  readonly version?: string;
+  readonly description?: string;
+  readonly permissions: PluginPermissions;
+  readonly tools: readonly ToolManifest[];
+  readonly hooks: { readonly before: boolean; readonly after: boolean };
+  /** Problems of `plugins.<id>.config` against the plugin's schema; absent when it is valid. */
+  readonly configIssues?: readonly WireIssue[];
+}
+
+export type DescribeReply =
+  | { readonly ok: true; readonly manifest: PluginManifest }
+  | { readonly ok: false; readonly error: string; readonly toolNames?: readonly string[] };
