@@ -18,19 +18,54 @@ export {
   resolveInside,
   WorkspaceEscapeError,
 } from './builtins/index.js';
+export type {
+  CapabilityLimits,
+  CapabilityProvider,
+  EffectivePermissions,
+  MissingGrant,
+  PluginGrants,
+} from './capabilities/index.js';
+export {
+  createCapabilityProvider,
+  DEFAULT_CAPABILITY_LIMITS,
+  effectivePermissions,
+  missingGrants,
+} from './capabilities/index.js';
 export { HookSet } from './hooks.js';
-export type { ChangeListener, HostOptions, RegistryChange } from './host.js';
+export type { ChangeListener, HostOptions, PluginsOptions, RegistryChange } from './host.js';
 export { createHost, ToolHost } from './host.js';
 export type { InProcessToolOptions } from './in-process.js';
 export { checkWithZod, inProcessTool } from './in-process.js';
 export { AsyncMutex } from './lock.js';
 export { planRegistry } from './plan.js';
 export { buildToolPlan, compareDescriptors } from './planner.js';
+export { bundlePlugin, createIncrementalBundler } from './plugins/bundle.js';
+export { discoverPlugins } from './plugins/discover.js';
+export type {
+  LoadPluginsOptions,
+  PluginLoad,
+  PluginReport,
+  PluginSettings,
+  PluginStatus,
+} from './plugins/manager.js';
+export { loadPlugin, loadPlugins } from './plugins/manager.js';
 export type { PolicyDecision, PolicySubject } from './policy.js';
 export { groupsOf, isAllowedTool, matchesPattern } from './policy.js';
 export { formatExecutor, formatOwner } from './refs.js';
 export { buildRegistry, SOURCE_ORDER } from './registry.js';
 export { errorResult, resultText } from './results.js';
+export { createSandbox } from './sandbox/create.js';
+export { InlineSandbox } from './sandbox/inline.js';
+export { ProcessSandbox } from './sandbox/process.js';
+export type {
+  CallSinks,
+  CapabilityRunner,
+  LimitName,
+  Sandbox,
+  SandboxLimits,
+  SandboxOutcome,
+} from './sandbox/types.js';
+export { DEFAULT_SANDBOX_LIMITS } from './sandbox/types.js';
 export type { ActivationResult, CallOptions, HostSnapshot, SessionOptions, ToolShapes } from './session.js';
 export { Session } from './session.js';
 export type {

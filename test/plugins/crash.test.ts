@@ -1,0 +1,43 @@
+import type { ToolHost } from '@toolhost/host';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { hostFor, project, textOf } from './project.js';
+
+// The out-of-memory cases of isolated-vm #457 and #527 abort V8 itself. In the default sandbox
+// mode they kill only the executor process; the host keeps serving.
+describe('a plugin that crashes V8', () => {
+  let host: ToolHost;
+  let cleanup: () => Promise<void>;
+
+  beforeAll(async () => {
+    const made = await project(['crasher', 'healthy']);
+    cleanup = made.cleanup;
+    host = await hostFor(made.root, {
+      sandbox: 'process',
+      settings: { crasher: { limits: { memoryMb: 64, timeoutMs: 20_000 } } },
+    });
+  });
+
+  afterAll(async () => {
+    await host.close();
+    await cleanup();
+  });
+
+  it.each(['crash_keys', 'crash_array'])('%s fails only its call; the host serves on', async (tool) => {
+    const session = host.session();
+    const outcome = await session.call(tool, {});
+    expect(outcome.result.isError).toBe(true);
+    expect(textOf(outcome.result)).toMatch(/executor process died|memory limit/);
+    const healthy = await session.call('healthy_echo', { text: 'alive' });
+    expect(textOf(healthy.result)).toBe('echo: alive');
+  });
+
+  it('quarantines a plugin that keeps crashing the executor', async () => {
+    const session = host.session();
+    for (let i = 0; i < 3; i++) await session.call('crash_keys', {});
+    const outcome = await session.call('crash_keys', {});
+    expect(textOf(outcome.result)).toMatch(
+      /plugin "crasher" is quarantined: it crashed the executor process \d+ times/,
+    );
+    expect(textOf((await session.call('healthy_echo', { text: 'still' })).result)).toBe('echo: still');
+  });
+});

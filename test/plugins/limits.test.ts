@@ -1,0 +1,56 @@
+import type { ToolHost } from '@toolhost/host';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { hostFor, project, textOf } from './project.js';
+
+const limits = { timeoutMs: 1_500, cpuMs: 1_000, memoryMb: 32, maxResultChars: 200_000 };
+
+/** Each hostile tool, and what its error result must say. */
+const cases: [tool: string, expected: RegExp][] = [
+  ['sync_loop', /time limit \(timeoutMs: 1500\)|cpuMs: 1000/],
+  ['async_loop', /time limit \(timeoutMs: 1500\)|cpuMs: 1000/],
+  ['never_settles', /did not finish within its time limit \(timeoutMs: 1500\)/],
+  ['memory_bomb', /memory limit \(memoryMb: 32\)/],
+  ['wasm_memory', /WebAssembly is not defined/],
+  ['deep_recursion', /Maximum call stack size exceeded/],
+  ['huge_result', /over the limit maxResultChars \(200000/],
+  ['looping_getter', /time limit \(timeoutMs: 1500\)|cpuMs: 1000/],
+  ['thrown_proxy', /time limit \(timeoutMs: 1500\)|cpuMs: 1000|unreadable error/],
+  ['looping_message', /time limit \(timeoutMs: 1500\)|cpuMs: 1000|without a readable message/],
+];
+
+describe.each(['inline', 'process'] as const)('limits (%s sandbox)', (sandbox) => {
+  let host: ToolHost;
+  let cleanup: () => Promise<void>;
+
+  beforeAll(async () => {
+    const made = await project(['hostile', 'healthy']);
+    cleanup = made.cleanup;
+    host = await hostFor(made.root, { sandbox, settings: { hostile: { limits } } });
+  });
+
+  afterAll(async () => {
+    await host.close();
+    await cleanup();
+  });
+
+  it.each(cases)('%s: an is_error naming the limit, then the plugin serves again', async (tool, expected) => {
+    const session = host.session();
+    const started = performance.now();
+    const [hostile, healthy] = await Promise.all([
+      session.call(tool, {}),
+      session.call('healthy_echo', { text: 'unaffected' }),
+    ]);
+    const elapsed = performance.now() - started;
+    expect(hostile.result.isError).toBe(true);
+    expect(textOf(hostile.result)).toMatch(expected);
+    // Within the deadline (plus slack for isolate start-up on a loaded machine).
+    expect(elapsed).toBeLessThan(limits.timeoutMs + 5_000);
+    expect(textOf(healthy.result)).toBe('echo: unaffected');
+    const next = await session.call('ok', {});
+    expect(textOf(next.result)).toBe('fine');
+  });
+
+  it('leaves no isolate behind a breach beyond the ones serving', async () => {
+    expect(await host.sandbox?.isolateCount()).toBeLessThanOrEqual(2);
+  });
+});

@@ -1,0 +1,120 @@
+import { access, mkdir } from 'node:fs/promises';
+import * as path from 'node:path';
+import type { ToolHost } from '@toolhost/host';
+import { afterEach, describe, expect, it } from 'vitest';
+import { hostFor, project, textOf } from './project.js';
+
+const pluginHidden = (host: ToolHost) =>
+  host.plan().hidden.filter((h) => h.descriptor.owner.kind === 'plugin');
+
+const broken = {
+  'syntax-error': /does not build: .*index\.ts:3:\d+: /,
+  'throws-at-load': /failed to load: .*boom at load/,
+  'no-default-export': /no default export: write `export default definePlugin/,
+  'duplicate-tool': /declares the tool "dup_twin" twice/,
+  'invalid-schema': /input must be a zod object schema/,
+  'node-builtin': /Node built-in "node:fs" is not available to plugins: use ctx\.fs/,
+  'id-mismatch': /plugins\/id-mismatch\/ declares id "someone-else"; the id must match the folder name/,
+} as const;
+
+describe('loading plugins', () => {
+  let host: ToolHost | undefined;
+  let cleanup: (() => Promise<void>) | undefined;
+
+  afterEach(async () => {
+    await host?.close();
+    await cleanup?.();
+    host = undefined;
+  });
+
+  it('reports every broken fixture with its diagnostic while a healthy plugin beside them works', async () => {
+    const made = await project(['healthy', ...Object.keys(broken)]);
+    cleanup = made.cleanup;
+    host = await hostFor(made.root);
+
+    for (const [id, pattern] of Object.entries(broken)) {
+      const report = host.plugins.find((p) => p.id === id);
+      expect(report?.status, id).toBe('failed');
+      expect(report?.diagnostics.join('\n'), id).toMatch(pattern);
+      const hidden = host
+        .plan()
+        .hidden.filter((h) => h.descriptor.owner.kind === 'plugin' && h.descriptor.owner.pluginId === id);
+      expect(hidden.length, id).toBeGreaterThan(0);
+      expect(
+        hidden.every((h) => h.diagnostics[0]?.reason === 'plugin-load-failed'),
+        id,
+      ).toBe(true);
+    }
+    expect(host.plugins.find((p) => p.id === 'healthy')?.status).toBe('loaded');
+    const outcome = await host.session().call('healthy_echo', { text: 'still here' });
+    expect(textOf(outcome.result)).toBe('echo: still here');
+  });
+
+  it('lists one hidden entry per declared tool when the names can be read', async () => {
+    const made = await project(['id-mismatch']);
+    cleanup = made.cleanup;
+    host = await hostFor(made.root);
+    expect(pluginHidden(host).map((h) => h.descriptor.name)).toEqual(['mismatch_tool']);
+  });
+
+  it('lets a plugin tool replace a built-in of the same name, and says so', async () => {
+    const made = await project(['clashes-builtin']);
+    cleanup = made.cleanup;
+    host = await hostFor(made.root, {}, { builtins: {} });
+    expect(host.registry.tools.get('read')?.source).toBe('plugin');
+    expect(host.registry.diagnostics).toContainEqual(
+      expect.objectContaining({
+        code: 'tool-overridden',
+        toolName: 'read',
+        message: expect.stringContaining('plugin:clashes-builtin'),
+      }),
+    );
+    expect(textOf((await host.session().call('read', { path: 'x' })).result)).toBe('plugin read of x');
+  });
+
+  it('reads descriptors without running any executor', async () => {
+    const made = await project(['side-effect']);
+    cleanup = made.cleanup;
+    await mkdir(path.join(made.root, 'out'));
+    host = await hostFor(made.root, { settings: { 'side-effect': { grants: { fs: { write: ['out'] } } } } });
+    const marker = path.join(made.root, 'out', 'marker.txt');
+    expect(host.plan().visible.map((v) => v.descriptor.name)).toEqual(['mark']);
+    await expect(access(marker)).rejects.toThrow();
+    expect(textOf((await host.session().call('mark', {})).result)).toBe('marked');
+    await expect(access(marker)).resolves.toBeUndefined();
+  });
+
+  it('validates input with the plugin schema, inside the sandbox', async () => {
+    const made = await project(['healthy']);
+    cleanup = made.cleanup;
+    host = await hostFor(made.root);
+    const outcome = await host.session().call('healthy_echo', { text: 42 });
+    expect(outcome.result.isError).toBe(true);
+    expect(textOf(outcome.result)).toMatch(
+      /^Invalid input for tool "healthy_echo": at "text": .*expected string/,
+    );
+  });
+
+  it('hides a disabled plugin with plugin-disabled', async () => {
+    const made = await project(['healthy']);
+    cleanup = made.cleanup;
+    host = await hostFor(made.root, { settings: { healthy: { enabled: false } } });
+    expect(host.plugins[0]?.status).toBe('disabled');
+    expect(pluginHidden(host)[0]?.diagnostics[0]).toMatchObject({
+      reason: 'plugin-disabled',
+      message: expect.stringContaining('plugins.healthy.enabled'),
+    });
+  });
+
+  it('reuses the on-disk cache on the next start', async () => {
+    const made = await project(['healthy']);
+    cleanup = made.cleanup;
+    host = await hostFor(made.root, { cache: true });
+    await host.close();
+    await access(path.join(made.root, '.toolhost', 'cache', 'bundles', 'healthy.json'));
+    host = await hostFor(made.root, { cache: true });
+    expect(textOf((await host.session().call('healthy_echo', { text: 'cached' })).result)).toBe(
+      'echo: cached',
+    );
+  });
+});
