@@ -180,15 +180,25 @@ async function execute(
 ): Promise<{ status: CallStatus; result: ToolResult }> {
   const name = tool.descriptor.name;
   const { limits, observer } = ctx;
-  const log = (level: keyof ToolLogger) => (message: string, data?: unknown) =>
-    observer?.log?.(level, message, data);
+  // An observer's fault is the host's own: it must never reach the executor (or plugin code).
+  const log = (level: keyof ToolLogger) => (message: string, data?: unknown) => {
+    try {
+      observer?.log?.(level, message, data);
+    } catch {
+      // Dropped: a broken log sink loses a line, never a call.
+    }
+  };
   const execution: ExecutionContext = {
     toolUseId,
     sessionId: ctx.sessionId,
     signal: controller.signal,
     log: { debug: log('debug'), info: log('info'), warn: log('warn'), error: log('error') },
     progress: (done, total, message) => {
-      if (!controller.signal.aborted) observer?.progress?.(done, total, message);
+      try {
+        if (!controller.signal.aborted) observer?.progress?.(done, total, message);
+      } catch {
+        // As for log lines.
+      }
     },
   };
 

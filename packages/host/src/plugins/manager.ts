@@ -100,7 +100,9 @@ export async function loadPlugin(
     if (outcome.kind === 'limit')
       return failed(id, `plugin "${id}" could not be described: ${outcome.message}`);
     raw = outcome.reply;
-    if (outcome.reply.ok) await cache?.storeManifest(bundled.code, configJson, raw);
+    // The reply is plugin-controlled data until parsed: it may be anything, null included.
+    if ((raw as { ok?: unknown } | null)?.ok === true)
+      await cache?.storeManifest(bundled.code, configJson, raw);
   }
   const reply = parseDescribeReply(raw);
   if (!reply.ok) return failed(id, `plugin "${id}" failed to load: ${reply.error}`, reply.toolNames);
@@ -156,13 +158,29 @@ export async function loadPlugin(
   };
 }
 
+/** `loadPlugin`, with any unexpected fault turned into that plugin's failure. */
+async function loadIsolated(
+  plugin: DiscoveredPlugin,
+  options: LoadPluginsOptions,
+  cache?: PluginCache,
+): Promise<PluginLoad> {
+  try {
+    return await loadPlugin(plugin, options, cache);
+  } catch (error) {
+    return failed(
+      plugin.id,
+      `plugin "${plugin.id}" failed to load: ${error instanceof Error ? error.message : String(error)}`,
+    );
+  }
+}
+
 /** Discovers and loads every plugin under the plugins folder, concurrently. */
 export async function loadPlugins(options: LoadPluginsOptions): Promise<PluginLoad[]> {
   const pluginsDir = options.pluginsDir ?? path.join(options.root, 'plugins');
   const cache =
     options.cache === false ? undefined : new PluginCache(path.join(options.root, '.toolhost', 'cache'));
   const { plugins, problems } = await discoverPlugins(pluginsDir);
-  const loads = await Promise.all(plugins.map((plugin) => loadPlugin(plugin, options, cache)));
+  const loads = await Promise.all(plugins.map((plugin) => loadIsolated(plugin, options, cache)));
   for (const problem of problems) loads.push(failed(problem.id, `plugins/${problem.id}: ${problem.message}`));
   return loads.sort((a, b) => (a.report.id < b.report.id ? -1 : a.report.id > b.report.id ? 1 : 0));
 }

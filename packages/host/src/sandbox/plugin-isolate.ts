@@ -116,19 +116,37 @@ export class PluginIsolate {
   async #load(runtimeScript: string, bundle: string, handlers: IsolateHandlers): Promise<void> {
     const context = await this.#isolate.createContext();
     // Only these callbacks enter the isolate: functions of strings and numbers, nothing else.
+    // They never throw into the isolate: a host error (and its stack) must not reach plugin code.
+    const guarded =
+      (fn: (...args: unknown[]) => void) =>
+      (...args: unknown[]): undefined => {
+        try {
+          fn(...args);
+        } catch {
+          // A host-side fault stays on the host side.
+        }
+        return undefined;
+      };
     const bridge = {
-      log: new ivm.Callback((callId: unknown, level: unknown, message: unknown, data: unknown) => {
-        handlers.log(String(callId), String(level), String(message), String(data));
-      }),
-      progress: new ivm.Callback((callId: unknown, done: unknown, total: unknown, message: unknown) => {
-        handlers.progress(String(callId), Number(done), Number(total), String(message));
-      }),
-      request: new ivm.Callback((callId: unknown, requestId: unknown, capability: unknown, args: unknown) => {
-        const id = Number(requestId);
-        handlers
-          .request(String(callId), String(capability), String(args))
-          .then((reply) => this.#settle(id, reply));
-      }),
+      log: new ivm.Callback(
+        guarded((callId, level, message, data) =>
+          handlers.log(String(callId), String(level), String(message), String(data)),
+        ),
+      ),
+      progress: new ivm.Callback(
+        guarded((callId, done, total, message) =>
+          handlers.progress(String(callId), Number(done), Number(total), String(message)),
+        ),
+      ),
+      request: new ivm.Callback(
+        guarded((callId, requestId, capability, args) => {
+          const id = Number(requestId);
+          handlers
+            .request(String(callId), String(capability), String(args))
+            .catch(() => JSON.stringify({ ok: false, error: 'the capability failed on the host' }))
+            .then((reply) => this.#settle(id, reply));
+        }),
+      ),
     };
     await context.evalClosure(`globalThis.${BRIDGE_GLOBAL} = { log: $0, progress: $1, request: $2 };`, [
       bridge.log,

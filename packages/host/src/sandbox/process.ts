@@ -61,7 +61,13 @@ export class ProcessSandbox implements Sandbox {
     });
     this.starts += 1;
     this.#child = child;
-    child.on('message', (message: FromExecutor) => this.#onMessage(message));
+    child.on('message', (message: FromExecutor) => {
+      try {
+        this.#onMessage(message);
+      } catch {
+        // A host-side fault handling one message (a throwing sink) must not take the host down.
+      }
+    });
     child.on('exit', (code, signal) => this.#onExit(child, code, signal));
     child.on('error', () => {});
     for (const [pluginId, { bundle, limits }] of this.#loaded)
