@@ -14,6 +14,7 @@ const broken = {
   'duplicate-tool': /declares the tool "dup_twin" twice/,
   'invalid-schema': /input must be a zod object schema/,
   'node-builtin': /Node built-in "node:fs" is not available to plugins: use ctx\.fs/,
+  'missing-module': /does not build: .*index\.ts:3:\d+: Could not resolve "left-pad-that-does-not-exist"/,
   'id-mismatch': /plugins\/id-mismatch\/ declares id "someone-else"; the id must match the folder name/,
 } as const;
 

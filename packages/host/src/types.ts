@@ -39,6 +39,11 @@ export interface ExecutionContext {
  */
 export interface ToolExecutor {
   readonly ref: ToolExecutorRef;
+  /**
+   * Checks the input on the host. Executors that validate elsewhere (plugin tools, inside their
+   * isolate) omit it and throw `invalidInput(issues)` from `run` instead; their before-hooks then
+   * see the input as the model sent it.
+   */
   validateInput?(input: unknown): InputCheck;
   /**
    * Runs the call. A thrown error becomes an `is_error` result; a returned result with

@@ -1,4 +1,5 @@
 import type { ToolLogger, ToolResult } from '@toolhost/plugin-sdk';
+import { isInvalidInputError } from './input-error.js';
 import type { AsyncMutex } from './lock.js';
 import { errorResult, resultSize } from './results.js';
 import type {
@@ -71,6 +72,10 @@ function describeIssues(issues: readonly InputIssue[]): string {
   return issues.map((issue) => `at "${issue.path}": ${issue.message}`).join('; ');
 }
 
+function invalidInputResult(name: string, issues: readonly InputIssue[]): ToolResult {
+  return errorResult(`Invalid input for tool "${name}": ${describeIssues(issues)}`);
+}
+
 function messageOf(error: unknown): string {
   if (error instanceof Error) return error.message;
   return typeof error === 'string' ? error : String(error);
@@ -110,7 +115,7 @@ async function prepare(
     return {
       kind: 'done',
       status: 'invalid-input',
-      result: errorResult(`Invalid input for tool "${name}": ${describeIssues(checked.issues)}`),
+      result: invalidInputResult(name, checked.issues),
     };
   }
   const hooks = ctx.hooks.filter((h) => h.beforeToolCall !== undefined);
@@ -223,16 +228,20 @@ async function execute(
   const running = (async () => {
     try {
       const result = await tool.executor.run(input, execution);
-      if (resultSize(result) > limits.maxResultChars) {
+      const size = resultSize(result);
+      if (size > limits.maxResultChars) {
         return {
           status: 'limit-exceeded' as const,
           result: errorResult(
-            `Tool "${name}" returned ${resultSize(result)} characters, over the limit maxResultChars (${limits.maxResultChars})`,
+            `Tool "${name}" returned ${size} characters, over the limit maxResultChars (${limits.maxResultChars})`,
           ),
         };
       }
       return { status: result.isError === true ? ('tool-error' as const) : ('ok' as const), result };
     } catch (error) {
+      if (isInvalidInputError(error)) {
+        return { status: 'invalid-input' as const, result: invalidInputResult(name, error.issues) };
+      }
       return {
         status: 'executor-threw' as const,
         result: errorResult(`Tool "${name}" failed: ${messageOf(error)}`),

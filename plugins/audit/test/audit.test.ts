@@ -73,7 +73,7 @@ describe('audit plugin', () => {
   it('refuses input its schema rejects; the audit line marks the failure', async () => {
     const host = await start();
     const { result, status } = await host.session().call('audit_echo', { text: 42 });
-    expect(status).toBe('tool-error');
+    expect(status).toBe('invalid-input');
     expect(result.isError).toBe(true);
     expect(texts(result)).toEqual([
       'Invalid input for tool "audit_echo": at "text": text must be a string',

@@ -60,7 +60,7 @@ describe('text plugin', () => {
 
     it('refuses a missing text with the message of its schema', async () => {
       const { result, status } = await call('text_stats', {});
-      expect(status).toBe('tool-error');
+      expect(status).toBe('invalid-input');
       expect(result.isError).toBe(true);
       expect(textOf(result)).toBe('Invalid input for tool "text_stats": at "text": text must be a string');
     });

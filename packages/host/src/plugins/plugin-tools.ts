@@ -3,38 +3,17 @@ import type { HiddenToolPlanEntry, ToolDescriptor, ToolResult } from '@toolhost/
 import type { CallReply, PluginManifest, ToolManifest } from '@toolhost/plugin-sdk/protocol';
 import * as z from 'zod';
 import type { CapabilityProvider } from '../capabilities/index.js';
+import { invalidInput } from '../input-error.js';
 import { errorResult } from '../results.js';
 import type { CallSinks, Sandbox, SandboxLimits, SandboxOutcome } from '../sandbox/types.js';
-import type { ExecutionContext, RegisteredTool, ToolHooks } from '../types.js';
-
-const contentBlock = z.union([
-  z.object({ type: z.literal('text'), text: z.string() }),
-  z.object({ type: z.literal('image'), data: z.string(), mimeType: z.string() }),
-  z.object({ type: z.literal('audio'), data: z.string(), mimeType: z.string() }),
-  z.object({
-    type: z.literal('resource'),
-    resource: z.union([
-      z.object({ uri: z.string(), mimeType: z.string().optional(), text: z.string() }),
-      z.object({ uri: z.string(), mimeType: z.string().optional(), blob: z.string() }),
-    ]),
-  }),
-  z.object({
-    type: z.literal('resource_link'),
-    uri: z.string(),
-    name: z.string(),
-    title: z.string().optional(),
-    description: z.string().optional(),
-    mimeType: z.string().optional(),
-    size: z.number().optional(),
-  }),
-]);
-
-/** A result from the isolate is re-checked here: the runtime inside is plugin-controlled. */
-const toolResultSchema = z.object({
-  content: z.array(contentBlock),
-  isError: z.boolean().optional(),
-  structuredContent: z.record(z.string(), z.unknown()).optional(),
-});
+import type {
+  AfterToolCallResult,
+  BeforeToolCallResult,
+  ExecutionContext,
+  RegisteredTool,
+  ToolHooks,
+} from '../types.js';
+import { afterVerdictSchema, beforeVerdictSchema, callReplySchema, hookReplySchema } from './replies.js';
 
 /** The descriptor the host builds from a plugin's manifest entry. */
 export function pluginDescriptor(pluginId: string, tool: ToolManifest): ToolDescriptor {
@@ -97,21 +76,22 @@ function resultOf(
 ): ToolResult {
   if (outcome.kind === 'limit') {
     const reset =
-      outcome.limit === 'quarantined' ? '' : '; its isolate was reset and the next call starts fresh';
+      outcome.limit === 'quarantined' || outcome.limit === 'cancelled'
+        ? ''
+        : '; its isolate was reset and the next call starts fresh';
     return errorResult(`Tool "${toolName}" of plugin "${pluginId}" was stopped: ${outcome.message}${reset}`);
   }
-  const reply = outcome.reply;
+  const parsed = callReplySchema.safeParse(outcome.reply);
+  if (!parsed.success) {
+    return errorResult(`Tool "${toolName}" returned a malformed reply: ${z.prettifyError(parsed.error)}`);
+  }
+  const reply = parsed.data;
   switch (reply.kind) {
-    case 'ok': {
-      const checked = toolResultSchema.safeParse(reply.result);
-      if (!checked.success)
-        return errorResult(
-          `Tool "${toolName}" returned a malformed result: ${z.prettifyError(checked.error)}`,
-        );
-      return checked.data as ToolResult;
-    }
+    case 'ok':
+      return reply.result;
     case 'invalid-input':
-      return errorResult(`Invalid input for tool "${toolName}": ${issuesText(reply.issues)}`);
+      // Thrown, so the wrapper reports it exactly as it reports invalid input of any other tool.
+      throw invalidInput(reply.issues);
     case 'invalid-config':
       return errorResult(`Plugin "${pluginId}" has an invalid config: ${issuesText(reply.issues)}`);
     case 'unknown-tool':
@@ -173,30 +153,18 @@ export function pluginTools(plugin: LoadedPlugin): RegisteredTool[] {
   });
 }
 
-const beforeVerdict = z.union([
-  z.null(),
-  z.strictObject({ input: z.unknown() }),
-  z.strictObject({ block: z.literal(true), reason: z.string().max(10_000) }),
-]);
-const afterVerdict = z.union([
-  z.null(),
-  z.strictObject({
-    content: z.array(contentBlock).optional(),
-    structuredContent: z.record(z.string(), z.unknown()).optional(),
-    isError: z.boolean().optional(),
-  }),
-]);
-
 /** Host hooks that run a plugin's declared hooks inside its isolate. */
 export function pluginHooks(plugin: LoadedPlugin): ToolHooks | undefined {
   const { before, after } = plugin.manifest.hooks;
   if (!before && !after) return undefined;
   const applies = (owner: ToolDescriptor['owner']) =>
     plugin.hookScope === 'all' || (owner.kind === 'plugin' && owner.pluginId === plugin.id);
-  const run = async (
+  /** Runs one phase in the isolate and returns the verdict, checked against `schema`. */
+  const run = async <T>(
     phase: 'before' | 'after',
     event: { sessionId: string; toolUseId: string; toolName: string; input: unknown; result?: ToolResult },
-  ) => {
+    schema: z.ZodType<T>,
+  ): Promise<T> => {
     const outcome = await plugin.sandbox.hook(
       plugin.id,
       {
@@ -209,47 +177,39 @@ export function pluginHooks(plugin: LoadedPlugin): ToolHooks | undefined {
       { log: () => {}, progress: () => {} },
     );
     if (outcome.kind === 'limit') throw new Error(outcome.message);
-    if (outcome.reply.kind === 'error') throw new Error(outcome.reply.message);
-    if (outcome.reply.kind === 'too-large') throw new Error('the hook returned a value over maxResultChars');
-    return outcome.reply.verdict;
+    const reply = hookReplySchema.safeParse(outcome.reply);
+    if (!reply.success) throw new Error(`the hook sent a malformed reply: ${z.prettifyError(reply.error)}`);
+    if (reply.data.kind === 'error') throw new Error(reply.data.message);
+    if (reply.data.kind === 'too-large') throw new Error('the hook returned a value over maxResultChars');
+    const verdict = schema.safeParse(reply.data.verdict);
+    if (!verdict.success)
+      throw new Error(`the hook returned an unsupported value: ${z.prettifyError(verdict.error)}`);
+    return verdict.data;
   };
+  const callOf = (event: { sessionId: string; toolUseId: string; toolName: string; input: unknown }) => ({
+    sessionId: event.sessionId,
+    toolUseId: event.toolUseId,
+    toolName: event.toolName,
+    input: event.input,
+  });
   return {
     name: `plugin:${plugin.id}`,
     ...(before
       ? {
-          beforeToolCall: async (event) => {
+          beforeToolCall: async (event): Promise<BeforeToolCallResult> => {
             if (!applies(event.descriptor.owner)) return undefined;
-            const verdict = beforeVerdict.safeParse(
-              await run('before', {
-                sessionId: event.sessionId,
-                toolUseId: event.toolUseId,
-                toolName: event.toolName,
-                input: event.input,
-              }),
-            );
-            if (!verdict.success)
-              throw new Error(`the hook returned an unsupported value: ${z.prettifyError(verdict.error)}`);
-            return verdict.data ?? undefined;
+            return (await run('before', callOf(event), beforeVerdictSchema)) ?? undefined;
           },
         }
       : {}),
     ...(after
       ? {
-          afterToolCall: async (event) => {
+          afterToolCall: async (event): Promise<AfterToolCallResult> => {
             if (!applies(event.descriptor.owner)) return undefined;
-            const verdict = afterVerdict.safeParse(
-              await run('after', {
-                sessionId: event.sessionId,
-                toolUseId: event.toolUseId,
-                toolName: event.toolName,
-                input: event.input,
-                result: event.result,
-              }),
+            return (
+              (await run('after', { ...callOf(event), result: event.result }, afterVerdictSchema)) ??
+              undefined
             );
-            if (!verdict.success)
-              throw new Error(`the hook returned an unsupported value: ${z.prettifyError(verdict.error)}`);
-            return (verdict.data ?? undefined) as ReturnType<NonNullable<ToolHooks['afterToolCall']>> &
-              object;
           },
         }
       : {}),

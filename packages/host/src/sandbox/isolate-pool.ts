@@ -21,6 +21,8 @@ interface Generation {
   readonly limits: SandboxLimits;
   isolate?: Promise<PluginIsolate>;
   retired: boolean;
+  /** Calls that picked this generation and have not finished; counted before any await. */
+  inFlight: number;
 }
 
 const refuse = (text: string) => Promise.resolve(JSON.stringify({ ok: false, error: text }));
@@ -85,7 +87,7 @@ export class IsolatePool {
     const previous = this.#plugins.get(pluginId);
     if (previous?.bundle === bundle && JSON.stringify(previous.limits) === JSON.stringify(limits)) return;
     if (previous !== undefined) this.#retire(previous);
-    this.#plugins.set(pluginId, { bundle, limits, retired: false });
+    this.#plugins.set(pluginId, { bundle, limits, retired: false, inFlight: 0 });
   }
 
   unload(pluginId: string): void {
@@ -97,27 +99,27 @@ export class IsolatePool {
 
   #retire(generation: Generation): void {
     generation.retired = true;
+    this.#releaseIfDrained(generation);
+  }
+
+  /** A retired generation's isolate goes once no call that picked it is left. */
+  #releaseIfDrained(generation: Generation): void {
+    if (!generation.retired || generation.inFlight > 0) return;
     void generation.isolate?.then(
-      (isolate) => {
-        if (isolate.active === 0) this.#release(isolate);
-      },
+      (isolate) => this.#release(isolate),
       () => {},
     );
   }
 
-  /** The plugin's current isolate, created (again) when there is none or the last one breached. */
-  async #isolateFor(
-    pluginId: string,
-  ): Promise<{ isolate: PluginIsolate; generation: Generation } | { error: string }> {
-    const generation = this.#plugins.get(pluginId);
-    if (generation === undefined) return { error: `plugin "${pluginId}" is not loaded` };
+  /** The isolate of a generation, created (again) when there is none or the last one breached. */
+  async #isolateOf(generation: Generation): Promise<PluginIsolate | { error: string }> {
     const current = await generation.isolate?.catch(() => undefined);
     if (current === undefined || current.disposed) {
       if (current !== undefined) this.#live.delete(current);
       generation.isolate = this.#create(generation.bundle, generation.limits);
     }
     try {
-      return { isolate: await (generation.isolate as Promise<PluginIsolate>), generation };
+      return await (generation.isolate as Promise<PluginIsolate>);
     } catch (error) {
       generation.isolate = undefined;
       return { error: (error as Error).message };
@@ -131,19 +133,31 @@ export class IsolatePool {
     signal: AbortSignal | undefined,
     invoke: (isolate: PluginIsolate) => Promise<IsolateOutcome<R>>,
   ): Promise<IsolateOutcome<R>> {
-    const found = await this.#isolateFor(pluginId);
-    if ('error' in found) return { kind: 'limit', limit: 'crashed', message: found.error };
-    const { isolate, generation } = found;
+    const generation = this.#plugins.get(pluginId);
+    if (generation === undefined) {
+      return { kind: 'limit', limit: 'crashed', message: `plugin "${pluginId}" is not loaded` };
+    }
+    // Counted at once: a reload that retires this generation meanwhile waits for this call.
+    generation.inFlight += 1;
     this.#calls.set(callId, handlers);
-    const onAbort = () => isolate.abort(callId, String(signal?.reason ?? 'cancelled'));
-    signal?.addEventListener('abort', onAbort, { once: true });
+    let onAbort: (() => void) | undefined;
     try {
-      return await invoke(isolate);
-    } finally {
-      signal?.removeEventListener('abort', onAbort);
-      this.#calls.delete(callId);
+      const isolate = await this.#isolateOf(generation);
+      if ('error' in isolate) return { kind: 'limit', limit: 'crashed', message: isolate.error };
+      // A caller that gave up before the plugin started gets nothing run on its behalf.
+      if (signal?.aborted)
+        return { kind: 'limit', limit: 'cancelled', message: 'the call was cancelled before it started' };
+      const abort = () => isolate.abort(callId, String(signal?.reason ?? 'cancelled'));
+      onAbort = abort;
+      signal?.addEventListener('abort', abort, { once: true });
+      const outcome = await invoke(isolate);
       if (isolate.disposed) this.#live.delete(isolate);
-      else if (generation.retired && isolate.active === 0) this.#release(isolate);
+      return outcome;
+    } finally {
+      if (onAbort !== undefined) signal?.removeEventListener('abort', onAbort);
+      this.#calls.delete(callId);
+      generation.inFlight -= 1;
+      this.#releaseIfDrained(generation);
     }
   }
 

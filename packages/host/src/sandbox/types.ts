@@ -25,8 +25,15 @@ export const DEFAULT_SANDBOX_LIMITS: SandboxLimits = {
   maxResultChars: 4_000_000,
 };
 
-/** Which limit ended a call; `crashed` is an isolate or executor process that died. */
-export type LimitName = 'cpuMs' | 'crashed' | 'maxResultChars' | 'memoryMb' | 'quarantined' | 'timeoutMs';
+/** Which limit ended a call; `crashed` is an isolate or executor process that died, `cancelled` a caller that left first. */
+export type LimitName =
+  | 'cancelled'
+  | 'cpuMs'
+  | 'crashed'
+  | 'maxResultChars'
+  | 'memoryMb'
+  | 'quarantined'
+  | 'timeoutMs';
 
 /** What the process holding the isolates needs from the host for one plugin's calls. */
 export interface IsolateHandlers {

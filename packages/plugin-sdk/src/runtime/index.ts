@@ -378,50 +378,54 @@ function describe(configJson: string): string {
   }
 }
 
+async function runHook(req: HookRequest): Promise<HookReply> {
+  const plugin = requirePlugin();
+  const config = parseConfig(plugin, req.config);
+  if (!config.ok) throw new ErrorCtor('the plugin config is invalid');
+  const fn = req.phase === 'before' ? plugin.hooks?.beforeToolCall : plugin.hooks?.afterToolCall;
+  const verdict =
+    fn === undefined ? undefined : await fn(req.event, { config: config.value, log: logger(req.callId) });
+  return {
+    kind: 'ok',
+    verdict: verdict === undefined ? null : parse(cappedStringify(verdict, req.maxResultChars)),
+  };
+}
+
+/**
+ * Runs one call or hook as a tracked call (its signal, its capability requests), turns any throw
+ * into an error reply, and serializes the reply inside the isolate.
+ */
+async function tracked(
+  callId: string,
+  maxChars: number,
+  work: () => Promise<CallReply | HookReply>,
+): Promise<string> {
+  calls.set(callId, { ended: false, aborted: false, reason: undefined, listeners: [] });
+  let reply: CallReply | HookReply;
+  try {
+    reply = await work();
+  } catch (error) {
+    reply =
+      error === TOO_LARGE
+        ? { kind: 'too-large', size: maxChars }
+        : { kind: 'error', message: messageOf(error) };
+  } finally {
+    endCall(callId);
+  }
+  return seal(reply, maxChars);
+}
+
 const entry: RuntimeEntry = {
   describe,
 
-  async call(requestJson) {
+  call(requestJson) {
     const req = parse(requestJson) as CallRequest;
-    calls.set(req.callId, { ended: false, aborted: false, reason: undefined, listeners: [] });
-    let reply: CallReply;
-    try {
-      reply = await runCall(req);
-    } catch (error) {
-      reply =
-        error === TOO_LARGE
-          ? { kind: 'too-large', size: req.maxResultChars }
-          : { kind: 'error', message: messageOf(error) };
-    } finally {
-      endCall(req.callId);
-    }
-    return seal(reply, req.maxResultChars);
+    return tracked(req.callId, req.maxResultChars, () => runCall(req));
   },
 
-  async hook(requestJson) {
+  hook(requestJson) {
     const req = parse(requestJson) as HookRequest;
-    calls.set(req.callId, { ended: false, aborted: false, reason: undefined, listeners: [] });
-    let reply: HookReply;
-    try {
-      const plugin = requirePlugin();
-      const config = parseConfig(plugin, req.config);
-      if (!config.ok) throw new ErrorCtor('the plugin config is invalid');
-      const fn = req.phase === 'before' ? plugin.hooks?.beforeToolCall : plugin.hooks?.afterToolCall;
-      const verdict =
-        fn === undefined ? undefined : await fn(req.event, { config: config.value, log: logger(req.callId) });
-      reply = {
-        kind: 'ok',
-        verdict: verdict === undefined ? null : parse(cappedStringify(verdict, req.maxResultChars)),
-      };
-    } catch (error) {
-      reply =
-        error === TOO_LARGE
-          ? { kind: 'too-large', size: req.maxResultChars }
-          : { kind: 'error', message: messageOf(error) };
-    } finally {
-      endCall(req.callId);
-    }
-    return seal(reply, req.maxResultChars);
+    return tracked(req.callId, req.maxResultChars, () => runHook(req));
   },
 
   settle(requestId, replyJson) {
