@@ -1,13 +1,19 @@
-import type { AvailabilityContext, ToolDefinition, ToolPlan } from '@toolhost/plugin-sdk';
+import * as path from 'node:path';
+import type { AvailabilityContext, ToolDefinition, ToolDiagnostic, ToolPlan } from '@toolhost/plugin-sdk';
 import { type BuiltinToolsOptions, createBuiltinTools } from './builtins/index.js';
+import { ConfigError, type ConfigIssue, loadConfigFile, parseConfig } from './config/load.js';
+import type { ToolhostConfig } from './config/schema.js';
 import { HookSet } from './hooks.js';
 import { inProcessTool } from './in-process.js';
+import { AsyncMutex } from './lock.js';
 import { planRegistry } from './plan.js';
-import { loadPlugins, type PluginReport, type PluginSettings } from './plugins/manager.js';
+import type { PluginLoad, PluginReport, PluginSettings } from './plugins/manager.js';
+import { PluginSet } from './plugins/plugin-set.js';
 import { buildRegistry } from './registry.js';
 import { createSandbox } from './sandbox/create.js';
 import type { Sandbox, SandboxLimits } from './sandbox/types.js';
 import { type HostSnapshot, Session, type SessionOptions } from './session.js';
+import { type EffectiveSettings, effectiveSettings } from './settings.js';
 import type {
   Disposer,
   RegisteredTool,
@@ -17,40 +23,65 @@ import type {
   ToolPolicy,
   ToolSource,
 } from './types.js';
-import { type CallLimits, DEFAULT_LIMITS } from './wrapper.js';
+import { type ProjectWatcher, watchProject } from './watch.js';
+import type { CallLimits } from './wrapper.js';
 
-/** What changed between two registry versions. */
-export interface RegistryChange {
-  readonly version: number;
-  readonly added: readonly string[];
-  readonly removed: readonly string[];
-  /** Same name, different descriptor or executor. */
-  readonly changed: readonly string[];
-  readonly diagnostics: readonly RegistryDiagnostic[];
+/** A tool that became hidden, and why. */
+export interface NewlyHidden {
+  readonly name: string;
+  readonly diagnostics: readonly ToolDiagnostic[];
 }
 
-export type ChangeListener = (change: RegistryChange) => void;
+/** What one swap of the Map changed, by tool name (the plan without session context). */
+export interface HostChange {
+  /** Increases with every swap. */
+  readonly version: number;
+  /** Tools that exist now and did not before (visible or hidden). */
+  readonly added: readonly string[];
+  readonly removed: readonly string[];
+  /** Tools whose descriptor differs. */
+  readonly changed: readonly string[];
+  readonly newlyHidden: readonly NewlyHidden[];
+  readonly newlyVisible: readonly string[];
+  readonly diagnostics: readonly RegistryDiagnostic[];
+  /** What set off the rebuild: `config`, `plugins:<id>,…`, `api`, `reload`. */
+  readonly cause: string;
+  /** From the start of the rebuild (bundling included) to the swap, ms. */
+  readonly durationMs: number;
+}
+
+/** Something went wrong outside any call: an invalid config file, a watcher error. */
+export type HostError =
+  | { readonly kind: 'config'; readonly issues: readonly ConfigIssue[]; readonly message: string }
+  | { readonly kind: 'watch'; readonly message: string };
+
+export type ChangeListener = (change: HostChange) => void;
+export type ErrorListener = (error: HostError) => void;
 
 export interface HostOptions {
-  /** The workspace root the built-in tools are confined to; default: the current directory. */
+  /** The project root: built-in tools are confined to it; plugins live in `<root>/plugins`. Default: cwd. */
   readonly root?: string;
-  /** Built-in tool options, or `false` to leave them out. */
+  /** The config: a file path, or the config itself. Default `<root>/toolhost.config.json` (optional). */
+  readonly config?: string | ToolhostConfig;
+  /** Built-in tool options, or `false`; overrides the config's `builtins`. */
   readonly builtins?: Omit<BuiltinToolsOptions, 'root'> | false;
-  /** Allow/deny policy. */
+  /** Allow/deny policy; `allow` overrides the config's, `deny` adds to it. */
   readonly policy?: ToolPolicy;
   /** Tools handed in through the API. */
   readonly customTools?: readonly ToolDefinition[];
   /** Host-wide hooks. */
   readonly hooks?: readonly ToolHooks[];
-  /** Availability facts: auth providers present, config, env (default: `process.env`). */
+  /** Availability facts; overrides the config's `signals` (default: from config and `process.env`). */
   readonly availability?: AvailabilityContext;
-  /** Per-call limits. */
+  /** Per-call limits; override the config's. */
   readonly limits?: Partial<CallLimits>;
-  /** Sandboxed plugins from `<root>/plugins/`, or `false` for none. */
+  /** Plugin options, or `false` for no plugins at all. */
   readonly plugins?: PluginsOptions | false;
+  /** Watch the plugins folder and the config file, rebuilding on every change. Default false. */
+  readonly watch?: boolean;
 }
 
-/** How plugins are found and run. */
+/** How plugins are found and run; each field overrides the config file. */
 export interface PluginsOptions {
   /** Default `<root>/plugins`. */
   readonly dir?: string;
@@ -68,42 +99,123 @@ export interface PluginsOptions {
   readonly cache?: boolean;
 }
 
-function sameTool(a: RegisteredTool, b: RegisteredTool): boolean {
-  return a.descriptor === b.descriptor || JSON.stringify(a.descriptor) === JSON.stringify(b.descriptor);
+/** How long `close()` waits for calls in flight. */
+const DRAIN_MS = 5_000;
+
+/** One entry per tool name of a plan: the visible entry when there is one. */
+function planIndex(
+  plan: ToolPlan,
+): Map<string, { visible: boolean; json: string; diagnostics: readonly ToolDiagnostic[] }> {
+  const index = new Map<string, { visible: boolean; json: string; diagnostics: readonly ToolDiagnostic[] }>();
+  for (const entry of plan.hidden) {
+    if (!index.has(entry.descriptor.name)) {
+      index.set(entry.descriptor.name, {
+        visible: false,
+        json: JSON.stringify(entry.descriptor),
+        diagnostics: entry.diagnostics,
+      });
+    }
+  }
+  for (const entry of plan.visible) {
+    index.set(entry.descriptor.name, {
+      visible: true,
+      json: JSON.stringify(entry.descriptor),
+      diagnostics: [],
+    });
+  }
+  return index;
+}
+
+function diffPlans(before: ToolPlan, after: ToolPlan) {
+  const old = planIndex(before);
+  const now = planIndex(after);
+  return {
+    added: [...now.keys()].filter((name) => !old.has(name)),
+    removed: [...old.keys()].filter((name) => !now.has(name)),
+    changed: [...now]
+      .filter(([name, e]) => old.has(name) && old.get(name)?.json !== e.json)
+      .map(([name]) => name),
+    newlyHidden: [...now]
+      .filter(([name, e]) => !e.visible && old.get(name)?.visible === true)
+      .map(([name, e]) => ({ name, diagnostics: e.diagnostics })),
+    newlyVisible: [...now]
+      .filter(([name, e]) => e.visible && old.get(name)?.visible !== true)
+      .map(([name]) => name),
+  };
 }
 
 /**
  * The host: owns the sources, rebuilds the whole Map on every change and swaps it in atomically,
- * and hands out sessions that read the current state at each call.
+ * and hands out sessions that read the current state at each call. Calls in flight finish on the
+ * Map (and plugin isolate) they started with.
  */
 export class ToolHost {
-  readonly #builtins: readonly RegisteredTool[];
+  readonly #root: string;
+  #options: HostOptions;
+  readonly #configFile: string | undefined;
   readonly #custom = new Map<symbol, RegisteredTool>();
   readonly #sources = new Map<string, ToolSource>();
   readonly #hooks = new HookSet();
-  readonly #listeners = new Set<ChangeListener>();
-  #policy: ToolPolicy;
-  #availability: AvailabilityContext;
-  readonly #limits: CallLimits;
-  readonly #root: string;
+  readonly #changeListeners = new Set<ChangeListener>();
+  readonly #errorListeners = new Set<ErrorListener>();
+  readonly #refreshLock = new AsyncMutex();
+  #config: ToolhostConfig;
+  #settings: EffectiveSettings;
+  #builtins: readonly RegisteredTool[];
+  #pluginSet: PluginSet | undefined;
   #sandbox: Sandbox | undefined;
-  #pluginReports: readonly PluginReport[] = [];
-  #pluginHookDisposers: (() => void)[] = [];
+  #pluginLoads: readonly PluginLoad[] = [];
+  #pluginHookDisposers: Disposer[] = [];
+  #watcher: ProjectWatcher | undefined;
+  #inFlight = 0;
+  #drained: (() => void) | undefined;
+  #closed = false;
   #snapshot: HostSnapshot;
 
-  constructor(options: HostOptions = {}) {
-    const root = options.root ?? process.cwd();
-    this.#root = root;
-    // Disabled built-ins are still created, so policy can record them as `policy-denied`.
-    this.#builtins = createBuiltinTools({ ...(options.builtins === false ? {} : options.builtins), root });
-    this.#policy = { ...options.policy, ...(options.builtins === false ? { builtins: false } : {}) };
-    this.#availability = options.availability ?? { env: process.env };
-    this.#limits = { ...DEFAULT_LIMITS, ...options.limits };
+  /** Use `createHost`; the constructor takes an already validated config. */
+  constructor(options: HostOptions, config: ToolhostConfig, configFile: string | undefined) {
+    this.#root = path.resolve(options.root ?? process.cwd());
+    this.#options = options;
+    this.#configFile = configFile;
+    this.#config = config;
+    this.#settings = this.#settle(config);
+    this.#builtins = this.#createBuiltins();
     for (const hooks of options.hooks ?? []) this.#hooks.add(hooks);
     for (const definition of options.customTools ?? []) {
       this.#custom.set(Symbol(definition.name), inProcessTool(definition, { source: 'custom' }));
     }
     this.#snapshot = this.#build(0);
+  }
+
+  #settle(config: ToolhostConfig): EffectiveSettings {
+    const plugins = this.#options.plugins === false ? undefined : this.#options.plugins;
+    return effectiveSettings(
+      config,
+      {
+        ...(this.#options.builtins === undefined ? {} : { builtins: this.#options.builtins }),
+        ...(this.#options.policy === undefined ? {} : { policy: this.#options.policy }),
+        ...(this.#options.availability === undefined ? {} : { availability: this.#options.availability }),
+        ...(this.#options.limits === undefined ? {} : { limits: this.#options.limits }),
+        ...(plugins?.settings === undefined ? {} : { pluginSettings: plugins.settings }),
+        ...(plugins?.limits === undefined ? {} : { pluginLimits: plugins.limits }),
+      },
+      process.env,
+    );
+  }
+
+  /** Disabled built-ins are still created, so policy can record them as `policy-denied`. */
+  #createBuiltins(): RegisteredTool[] {
+    const builtins = this.#settings.builtins;
+    return createBuiltinTools({ ...(builtins === false ? {} : builtins), root: this.#root });
+  }
+
+  get root(): string {
+    return this.#root;
+  }
+
+  /** The config in force (the last one that validated). */
+  get config(): ToolhostConfig {
+    return this.#config;
   }
 
   /** The current state; sessions read it at the start of each call. */
@@ -125,16 +237,29 @@ export class ToolHost {
   }
 
   session(options?: SessionOptions): Session {
-    return new Session(() => this.#snapshot, options);
+    const context = this.#config.signals?.context;
+    const merged =
+      context === undefined ? options : { ...options, context: { ...context, ...options?.context } };
+    return new Session(() => this.#snapshot, merged);
+  }
+
+  /** The status and diagnostics of each plugin after the last load. */
+  get plugins(): readonly PluginReport[] {
+    return this.#pluginLoads.map((load) => load.report);
+  }
+
+  /** The sandbox plugin code runs in, once plugins were loaded. */
+  get sandbox(): Sandbox | undefined {
+    return this.#sandbox;
   }
 
   /** Adds a custom tool; the Map is rebuilt. The disposer removes it (and rebuilds). */
   addTool(definition: ToolDefinition): Disposer {
     const key = Symbol(definition.name);
     this.#custom.set(key, inProcessTool(definition, { source: 'custom' }));
-    this.rebuild();
+    this.#swap('api', performance.now());
     return () => {
-      if (this.#custom.delete(key)) this.rebuild();
+      if (this.#custom.delete(key)) this.#swap('api', performance.now());
     };
   }
 
@@ -148,97 +273,134 @@ export class ToolHost {
     };
   }
 
-  /** Replaces (or adds) a plugin or MCP source, keyed by kind and id; the Map is rebuilt. */
+  /** Replaces (or adds) sources keyed by kind and id (MCP servers, or plugins from elsewhere), with one rebuild. */
+  setSources(sources: readonly ToolSource[]): void {
+    for (const source of sources) this.#sources.set(`${source.kind}:${source.id}`, source);
+    this.#swap('api', performance.now());
+  }
+
   setSource(source: ToolSource): void {
     this.setSources([source]);
   }
 
-  /** Replaces several sources with one rebuild. */
-  setSources(sources: readonly ToolSource[]): void {
-    for (const source of sources) this.#sources.set(`${source.kind}:${source.id}`, source);
-    this.rebuild();
-  }
-
-  /** The reports of the last plugin load: status and diagnostics of each plugin. */
-  get plugins(): readonly PluginReport[] {
-    return this.#pluginReports;
-  }
-
-  /** The sandbox plugin code runs in, once a plugin was loaded. */
-  get sandbox(): Sandbox | undefined {
-    return this.#sandbox;
-  }
-
-  /** Discovers, bundles and describes the plugins, then rebuilds the Map once. */
-  async loadPlugins(options: PluginsOptions = {}): Promise<readonly PluginReport[]> {
-    this.#sandbox ??= createSandbox(options.sandbox ?? 'process');
-    const loads = await loadPlugins({
-      root: this.#root,
-      ...(options.dir === undefined ? {} : { pluginsDir: options.dir }),
-      sandbox: this.#sandbox,
-      ...(options.settings === undefined ? {} : { settings: options.settings }),
-      ...(options.limits === undefined ? {} : { defaultLimits: options.limits }),
-      ...(options.cache === undefined ? {} : { cache: options.cache }),
-      env: (this.#availability.env ?? process.env) as Record<string, string | undefined>,
-    });
-    for (const dispose of this.#pluginHookDisposers) dispose();
-    this.#pluginHookDisposers = loads.flatMap((load) =>
-      load.hooks === undefined ? [] : [this.#hooks.add(load.hooks)],
-    );
-    for (const key of [...this.#sources.keys()]) if (key.startsWith('plugin:')) this.#sources.delete(key);
-    this.#pluginReports = loads.map((load) => load.report);
-    const enabled = loads.filter((load) => load.report.status === 'loaded').map((load) => load.report.id);
-    this.#availability = { ...this.#availability, enabledPlugins: enabled };
-    this.setSources(loads.map((load) => load.source));
-    return this.#pluginReports;
-  }
-
-  /** Disposes every isolate and the executor process. */
-  async close(): Promise<void> {
-    const sandbox = this.#sandbox;
-    this.#sandbox = undefined;
-    await sandbox?.close();
-  }
-
   removeSource(kind: ToolSource['kind'], id: string): void {
-    if (this.#sources.delete(`${kind}:${id}`)) this.rebuild();
+    if (this.#sources.delete(`${kind}:${id}`)) this.#swap('api', performance.now());
   }
 
+  /** Replaces the policy given in code (the config's still applies beneath it). */
   setPolicy(policy: ToolPolicy): void {
-    this.#policy = policy;
-    this.rebuild();
+    this.#options = { ...this.#options, policy };
+    this.#settings = this.#settle(this.#config);
+    this.#swap('api', performance.now());
   }
 
   setAvailability(availability: AvailabilityContext): void {
-    this.#availability = availability;
-    this.rebuild();
+    this.#options = { ...this.#options, availability };
+    this.#settings = this.#settle(this.#config);
+    this.#swap('api', performance.now());
   }
 
-  /** Listens for rebuilds; the disposer stops listening. */
+  /** Listens for swaps; the disposer stops listening. */
+  on(event: 'change', listener: ChangeListener): Disposer;
+  on(event: 'error', listener: ErrorListener): Disposer;
+  on(event: 'change' | 'error', listener: ChangeListener | ErrorListener): Disposer {
+    const set = (event === 'change' ? this.#changeListeners : this.#errorListeners) as Set<typeof listener>;
+    set.add(listener);
+    return () => set.delete(listener);
+  }
+
+  /** Same as `on('change', listener)`. */
   onChange(listener: ChangeListener): Disposer {
-    this.#listeners.add(listener);
-    return () => this.#listeners.delete(listener);
+    return this.on('change', listener);
   }
 
-  /** Rebuilds the whole Map from every source and swaps it in; listeners get the diff. */
-  rebuild(): RegistryChange {
+  /**
+   * Re-reads the config file and reloads every plugin, then swaps in a new Map. An invalid config
+   * is reported (`error` event, and in the result) and the last good one stays in force.
+   */
+  async reload(): Promise<HostChange | HostError> {
+    return this.#refresh({ config: true, plugins: undefined }, 'reload');
+  }
+
+  /** Loads the plugins (all of them, or those in `only`) and swaps in a new Map. */
+  async loadPlugins(only?: ReadonlySet<string>): Promise<HostChange> {
+    return this.#refreshLock.run(() =>
+      this.#loadPlugins(only, only === undefined ? 'plugins' : `plugins:${[...only].join(',')}`),
+    );
+  }
+
+  async #loadPlugins(
+    only: ReadonlySet<string> | undefined,
+    cause: string,
+    started = performance.now(),
+  ): Promise<HostChange> {
+    const options = this.#options.plugins;
+    if (options === false || this.#closed) return this.#swap(cause, started);
+    const root = this.#root;
+    this.#pluginSet ??= new PluginSet(
+      options?.dir ?? path.join(root, 'plugins'),
+      root,
+      options?.cache ?? true,
+    );
+    this.#sandbox ??= createSandbox(options?.sandbox ?? this.#config.sandbox ?? 'process');
+    this.#pluginLoads = await this.#pluginSet.refresh(
+      {
+        root,
+        sandbox: this.#sandbox,
+        settings: this.#settings.pluginSettings,
+        defaultLimits: this.#settings.pluginLimits,
+        env: (this.#settings.availability.env ?? {}) as Record<string, string | undefined>,
+      },
+      only,
+    );
+    for (const dispose of this.#pluginHookDisposers) dispose();
+    this.#pluginHookDisposers = this.#pluginLoads.flatMap((load) =>
+      load.hooks === undefined ? [] : [this.#hooks.add(load.hooks)],
+    );
+    return this.#swap(cause, started);
+  }
+
+  /** One refresh at a time: config first (it may change every plugin), then plugins, then the swap. */
+  #refresh(
+    what: { config: boolean; plugins: ReadonlySet<string> | undefined },
+    cause: string,
+  ): Promise<HostChange | HostError> {
+    return this.#refreshLock.run(async () => {
+      const started = performance.now();
+      let only = what.plugins;
+      if (what.config && this.#configFile !== undefined) {
+        const outcome = await loadConfigFile(this.#configFile);
+        if (!outcome.ok) {
+          const error: HostError = {
+            kind: 'config',
+            issues: outcome.issues,
+            message: new ConfigError(outcome.issues).message,
+          };
+          this.#emitError(error);
+          return error;
+        }
+        this.#config = outcome.config;
+        this.#settings = this.#settle(outcome.config);
+        this.#builtins = this.#createBuiltins();
+        only = undefined; // settings of any plugin may have changed
+      }
+      return this.#loadPlugins(only, cause, started);
+    });
+  }
+
+  /** Builds a new Map from every source and swaps it in; listeners get the diff. */
+  #swap(cause: string, started: number): HostChange {
+    const before = this.plan();
     const previous = this.#snapshot;
     this.#snapshot = this.#build(previous.version + 1);
-    const before = previous.registry.tools;
-    const after = this.#snapshot.registry.tools;
-    const change: RegistryChange = {
+    const change: HostChange = {
       version: this.#snapshot.version,
-      added: [...after.keys()].filter((name) => !before.has(name)),
-      removed: [...before.keys()].filter((name) => !after.has(name)),
-      changed: [...after]
-        .filter(([name, tool]) => {
-          const old = before.get(name);
-          return old !== undefined && !sameTool(old, tool);
-        })
-        .map(([name]) => name),
+      ...diffPlans(before, this.plan()),
       diagnostics: this.#snapshot.registry.diagnostics,
+      cause,
+      durationMs: performance.now() - started,
     };
-    for (const listener of [...this.#listeners]) {
+    for (const listener of [...this.#changeListeners]) {
       try {
         listener(change);
       } catch {
@@ -248,26 +410,128 @@ export class ToolHost {
     return change;
   }
 
+  /** Rebuilds the Map now (after something outside the host changed) and returns the diff. */
+  rebuild(): HostChange {
+    return this.#swap('api', performance.now());
+  }
+
+  #emitError(error: HostError): void {
+    for (const listener of [...this.#errorListeners]) {
+      try {
+        listener(error);
+      } catch {
+        // As for change listeners.
+      }
+    }
+  }
+
   #build(version: number): HostSnapshot {
+    const pluginSources = this.#pluginLoads.map((load) => load.source);
+    const enabledPlugins = this.#pluginLoads
+      .filter((l) => l.report.status === 'loaded')
+      .map((l) => l.report.id);
     const sources: ToolSource[] = [
       { kind: 'builtin', id: 'builtin', tools: this.#builtins },
+      ...pluginSources,
       ...this.#sources.values(),
       { kind: 'custom', id: 'custom', tools: [...this.#custom.values()] },
     ];
     return {
       version,
-      registry: buildRegistry(sources, this.#policy),
-      policy: this.#policy,
-      availability: this.#availability,
-      limits: this.#limits,
+      registry: buildRegistry(sources, this.#settings.policy),
+      policy: this.#settings.policy,
+      availability: { ...this.#settings.availability, enabledPlugins },
+      limits: this.#settings.limits,
       hooks: this.#hooks.snapshot(),
+      track: () => this.#track(),
     };
+  }
+
+  #track(): () => void {
+    this.#inFlight += 1;
+    let ended = false;
+    return () => {
+      if (ended) return;
+      ended = true;
+      this.#inFlight -= 1;
+      if (this.#inFlight === 0) this.#drained?.();
+    };
+  }
+
+  /** Starts watching the plugins folder and the config file; resolves once the watcher is ready. */
+  async watch(): Promise<void> {
+    if (this.#watcher !== undefined || this.#closed) return;
+    const plugins = this.#options.plugins;
+    const pluginsDir = (plugins === false ? undefined : plugins?.dir) ?? path.join(this.#root, 'plugins');
+    this.#watcher = watchProject({
+      pluginsDir,
+      configFile: this.#configFile ?? path.join(this.#root, 'toolhost.config.json'),
+      onBatch: (batch) => {
+        const ids = [...batch.plugins];
+        const cause = [batch.config ? 'config' : '', ids.length > 0 ? `plugins:${ids.join(',')}` : '']
+          .filter(Boolean)
+          .join(' ');
+        void this.#refresh({ config: batch.config, plugins: batch.plugins }, cause);
+      },
+      onError: (error) => this.#emitError({ kind: 'watch', message: error.message }),
+    });
+    await this.#watcher.ready;
+  }
+
+  /**
+   * Stops the watcher, waits (at most 5 s) for calls in flight, and disposes every isolate and the
+   * executor process. Nothing it started keeps the process alive afterwards.
+   */
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    await this.#watcher?.close();
+    this.#watcher = undefined;
+    if (this.#inFlight > 0) {
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, DRAIN_MS);
+        this.#drained = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+      });
+    }
+    await this.#refreshLock.run(async () => {
+      await this.#pluginSet?.dispose();
+      await this.#sandbox?.close();
+    });
+    this.#sandbox = undefined;
   }
 }
 
-/** Creates a host with built-in, custom and (when `plugins` is given) sandboxed plugin tools. */
+async function readConfig(
+  options: HostOptions,
+  root: string,
+): Promise<{ config: ToolhostConfig; file: string | undefined }> {
+  if (typeof options.config === 'object') {
+    const outcome = parseConfig(options.config, '(config object)');
+    if (!outcome.ok) throw new ConfigError(outcome.issues);
+    return { config: outcome.config, file: undefined };
+  }
+  const file = path.resolve(root, options.config ?? 'toolhost.config.json');
+  const outcome = await loadConfigFile(file);
+  if (!outcome.ok) throw new ConfigError(outcome.issues);
+  if (!outcome.found && options.config !== undefined) {
+    throw new ConfigError([{ file, path: '(root)', message: 'the config file does not exist' }]);
+  }
+  return { config: outcome.config, file };
+}
+
+/**
+ * Creates a host: reads and validates the config (an invalid one is a `ConfigError` listing every
+ * problem with its file and path: the host refuses to start), loads the plugins, and with
+ * `watch: true` starts watching.
+ */
 export async function createHost(options: HostOptions = {}): Promise<ToolHost> {
-  const host = new ToolHost(options);
-  if (options.plugins !== false && options.plugins !== undefined) await host.loadPlugins(options.plugins);
+  const root = path.resolve(options.root ?? process.cwd());
+  const { config, file } = await readConfig(options, root);
+  const host = new ToolHost({ ...options, root }, config, file);
+  if (options.plugins !== false) await host.loadPlugins();
+  if (options.watch === true) await host.watch();
   return host;
 }

@@ -31,8 +31,26 @@ export {
   effectivePermissions,
   missingGrants,
 } from './capabilities/index.js';
+export type { ConfigIssue, ConfigOutcome } from './config/load.js';
+export {
+  ConfigError,
+  configJsonSchema,
+  formatConfigIssues,
+  loadConfigFile,
+  parseConfig,
+} from './config/load.js';
+export type { ToolhostConfig } from './config/schema.js';
+export { configSchema } from './config/schema.js';
 export { HookSet } from './hooks.js';
-export type { ChangeListener, HostOptions, PluginsOptions, RegistryChange } from './host.js';
+export type {
+  ChangeListener,
+  ErrorListener,
+  HostChange,
+  HostError,
+  HostOptions,
+  NewlyHidden,
+  PluginsOptions,
+} from './host.js';
 export { createHost, ToolHost } from './host.js';
 export type { InProcessToolOptions } from './in-process.js';
 export { checkWithZod, inProcessTool } from './in-process.js';
@@ -49,6 +67,7 @@ export type {
   PluginStatus,
 } from './plugins/manager.js';
 export { loadPlugin, loadPlugins } from './plugins/manager.js';
+export { PluginSet } from './plugins/plugin-set.js';
 export type { PolicyDecision, PolicySubject } from './policy.js';
 export { groupsOf, isAllowedTool, matchesPattern } from './policy.js';
 export { formatExecutor, formatOwner } from './refs.js';
@@ -90,5 +109,7 @@ export type {
   ToolSource,
   ToolSourceKind,
 } from './types.js';
+export type { ChangeBatch, ProjectWatcher, ProjectWatcherOptions } from './watch.js';
+export { watchProject } from './watch.js';
 export type { CallLimits, CallObserver, CallOutcome, CallStatus, WrapperContext } from './wrapper.js';
 export { callTool, DEFAULT_LIMITS } from './wrapper.js';

@@ -41,6 +41,8 @@ export interface HostSnapshot {
   readonly limits: CallLimits;
   /** Host-wide hooks; they run before the session's own. */
   readonly hooks: readonly ToolHooks[];
+  /** Marks a call in flight (so the host can drain before closing); returns its end. */
+  readonly track?: () => () => void;
 }
 
 export interface SessionOptions {
@@ -197,14 +199,19 @@ export class Session {
     if (this.#active !== undefined && !this.#active.has(name)) {
       return refused(errorResult(`Tool "${name}" is not active in this session`));
     }
-    return callTool(tool, toolUseId, input, {
-      sessionId: this.id,
-      lock: this.#lock,
-      hooks: [...snapshot.hooks, ...this.#hooks.snapshot()],
-      limits: snapshot.limits,
-      ...(options.signal === undefined ? {} : { signal: options.signal }),
-      ...(options.observer === undefined ? {} : { observer: options.observer }),
-    });
+    const end = snapshot.track?.();
+    try {
+      return await callTool(tool, toolUseId, input, {
+        sessionId: this.id,
+        lock: this.#lock,
+        hooks: [...snapshot.hooks, ...this.#hooks.snapshot()],
+        limits: snapshot.limits,
+        ...(options.signal === undefined ? {} : { signal: options.signal }),
+        ...(options.observer === undefined ? {} : { observer: options.observer }),
+      });
+    } finally {
+      end?.();
+    }
   }
 
   /** Answers one Anthropic `tool_use` block with its `tool_result` block. Never throws. */

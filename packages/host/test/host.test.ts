@@ -1,7 +1,7 @@
 import { defineTool } from '@toolhost/plugin-sdk';
 import { describe, expect, it } from 'vitest';
 import * as z from 'zod';
-import { createHost, type RegistryChange } from '../src/host.js';
+import { createHost, type HostChange } from '../src/host.js';
 import { resultText } from '../src/results.js';
 import { fakeTool } from './helpers.js';
 
@@ -14,14 +14,14 @@ const hello = defineTool({
 
 describe('ToolHost', () => {
   it('registers built-ins (exec off by default) and custom tools', async () => {
-    const host = await createHost({ customTools: [hello] });
+    const host = await createHost({ plugins: false, customTools: [hello] });
     expect([...host.registry.tools.keys()].sort()).toEqual(['edit', 'grep', 'hello', 'ls', 'read', 'write']);
     expect(host.registry.tools.get('read')?.descriptor.owner).toEqual({ kind: 'core' });
     expect(host.registry.tools.get('hello')?.descriptor.owner).toEqual({ kind: 'custom' });
   });
 
   it('leaves built-ins out when disabled', async () => {
-    const host = await createHost({ builtins: false, customTools: [hello] });
+    const host = await createHost({ plugins: false, builtins: false, customTools: [hello] });
     expect([...host.registry.tools.keys()]).toEqual(['hello']);
     expect(host.plan().hidden.map((h) => [h.descriptor.name, h.diagnostics[0]?.reason])).toContainEqual([
       'read',
@@ -30,8 +30,8 @@ describe('ToolHost', () => {
   });
 
   it('rebuilds the whole Map when a custom tool is added, and the disposer removes it', async () => {
-    const host = await createHost({ builtins: false });
-    const changes: RegistryChange[] = [];
+    const host = await createHost({ plugins: false, builtins: false });
+    const changes: HostChange[] = [];
     host.onChange((change) => changes.push(change));
     const before = host.registry.tools;
     const dispose = host.addTool(hello);
@@ -50,7 +50,7 @@ describe('ToolHost', () => {
       input: z.object({}),
       execute: () => 'mine',
     });
-    const host = await createHost({ customTools: [read] });
+    const host = await createHost({ plugins: false, customTools: [read] });
     const outcome = await host.session().call('read', {});
     expect(resultText(outcome.result)).toBe('mine');
     expect(host.registry.diagnostics).toContainEqual(
@@ -64,7 +64,7 @@ describe('ToolHost', () => {
   });
 
   it('applies a new policy to the next call of an existing session', async () => {
-    const host = await createHost({ builtins: false, customTools: [hello] });
+    const host = await createHost({ plugins: false, builtins: false, customTools: [hello] });
     const session = host.session();
     expect((await session.call('hello', { who: 'a' })).result.isError).toBeUndefined();
     host.setPolicy({ deny: ['hello'] });
@@ -74,11 +74,11 @@ describe('ToolHost', () => {
   });
 
   it('merges plugin and MCP sources through setSource and reports the change', async () => {
-    const host = await createHost({ builtins: false });
+    const host = await createHost({ plugins: false, builtins: false });
     host.setSource({ kind: 'plugin', id: 'p', tools: [fakeTool('p_tool', 'plugin', 'p')] });
     expect(host.registry.tools.get('p_tool')?.source).toBe('plugin');
     const change = (() => {
-      let seen: RegistryChange | undefined;
+      let seen: HostChange | undefined;
       const off = host.onChange((c) => {
         seen = c;
       });
@@ -90,7 +90,7 @@ describe('ToolHost', () => {
   });
 
   it('runs host hooks for every session until disposed', async () => {
-    const host = await createHost({ builtins: false, customTools: [hello] });
+    const host = await createHost({ plugins: false, builtins: false, customTools: [hello] });
     const dispose = host.addHooks({
       name: 'deny-all',
       beforeToolCall: () => ({ block: true, reason: 'closed' }),
@@ -102,7 +102,7 @@ describe('ToolHost', () => {
   });
 
   it('keeps notifying other listeners when one throws', async () => {
-    const host = await createHost({ builtins: false });
+    const host = await createHost({ plugins: false, builtins: false });
     let notified = false;
     host.onChange(() => {
       throw new Error('bad listener');

@@ -77,6 +77,9 @@ async function bundleWithCache(plugin: DiscoveredPlugin, cache: PluginCache | un
   return outcome;
 }
 
+/** Where a plugin's bundle comes from: a one-shot build with the disk cache, or an incremental context. */
+export type BundleSource = () => Promise<{ ok: true; code: string } | { ok: false; error: string }>;
+
 /**
  * Loads one plugin: bundle (or reuse the cached bundle), read its manifest in a throwaway isolate
  * (or reuse the cached one), check it, and build its tools. Never throws: a plugin that fails at
@@ -86,11 +89,26 @@ export async function loadPlugin(
   plugin: DiscoveredPlugin,
   options: LoadPluginsOptions,
   cache?: PluginCache,
+  bundle: BundleSource = () => bundleWithCache(plugin, cache),
 ): Promise<PluginLoad> {
-  const { id } = plugin;
+  try {
+    return await loadFromBundle(plugin.id, await bundle(), options, cache);
+  } catch (error) {
+    return failed(
+      plugin.id,
+      `plugin "${plugin.id}" failed to load: ${error instanceof Error ? error.message : String(error)}`,
+    );
+  }
+}
+
+async function loadFromBundle(
+  id: string,
+  bundled: Awaited<ReturnType<BundleSource>>,
+  options: LoadPluginsOptions,
+  cache: PluginCache | undefined,
+): Promise<PluginLoad> {
   const settings = options.settings?.[id] ?? {};
   const limits: SandboxLimits = { ...DEFAULT_SANDBOX_LIMITS, ...options.defaultLimits, ...settings.limits };
-  const bundled = await bundleWithCache(plugin, cache);
   if (!bundled.ok) return failed(id, `plugin "${id}" does not build: ${bundled.error}`);
 
   const configJson = JSON.stringify(settings.config ?? null);
@@ -158,29 +176,13 @@ export async function loadPlugin(
   };
 }
 
-/** `loadPlugin`, with any unexpected fault turned into that plugin's failure. */
-async function loadIsolated(
-  plugin: DiscoveredPlugin,
-  options: LoadPluginsOptions,
-  cache?: PluginCache,
-): Promise<PluginLoad> {
-  try {
-    return await loadPlugin(plugin, options, cache);
-  } catch (error) {
-    return failed(
-      plugin.id,
-      `plugin "${plugin.id}" failed to load: ${error instanceof Error ? error.message : String(error)}`,
-    );
-  }
-}
-
 /** Discovers and loads every plugin under the plugins folder, concurrently. */
 export async function loadPlugins(options: LoadPluginsOptions): Promise<PluginLoad[]> {
   const pluginsDir = options.pluginsDir ?? path.join(options.root, 'plugins');
   const cache =
     options.cache === false ? undefined : new PluginCache(path.join(options.root, '.toolhost', 'cache'));
   const { plugins, problems } = await discoverPlugins(pluginsDir);
-  const loads = await Promise.all(plugins.map((plugin) => loadIsolated(plugin, options, cache)));
+  const loads = await Promise.all(plugins.map((plugin) => loadPlugin(plugin, options, cache)));
   for (const problem of problems) loads.push(failed(problem.id, `plugins/${problem.id}: ${problem.message}`));
   return loads.sort((a, b) => (a.report.id < b.report.id ? -1 : a.report.id > b.report.id ? 1 : 0));
 }

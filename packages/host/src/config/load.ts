@@ -1,0 +1,86 @@
+import { readFile } from 'node:fs/promises';
+import * as z from 'zod';
+import { configSchema, type ToolhostConfig } from './schema.js';
+
+/** One problem in a config file: where, and what. */
+export interface ConfigIssue {
+  readonly file: string;
+  /** Dotted path into the JSON, `(root)` for the whole file. */
+  readonly path: string;
+  readonly message: string;
+}
+
+export type ConfigOutcome =
+  | { readonly ok: true; readonly config: ToolhostConfig; readonly found: boolean }
+  | { readonly ok: false; readonly issues: readonly ConfigIssue[] };
+
+/** Thrown at start when the config is invalid: the host refuses to start. */
+export class ConfigError extends Error {
+  override readonly name = 'ConfigError';
+  readonly code = 'invalid-config';
+  readonly issues: readonly ConfigIssue[];
+
+  constructor(issues: readonly ConfigIssue[]) {
+    super(`invalid config:\n${formatConfigIssues(issues)}`);
+    this.issues = issues;
+  }
+}
+
+export function formatConfigIssues(issues: readonly ConfigIssue[]): string {
+  return issues.map((i) => `  ${i.file}: ${i.path}: ${i.message}`).join('\n');
+}
+
+/** `line L, column C` of a character offset, for JSON syntax errors. */
+function position(text: string, offset: number): string {
+  const before = text.slice(0, offset).split('\n');
+  return `line ${before.length}, column ${(before.at(-1)?.length ?? 0) + 1}`;
+}
+
+/** Validates a parsed config value. */
+export function parseConfig(value: unknown, file: string): ConfigOutcome {
+  const parsed = configSchema.safeParse(value);
+  if (parsed.success) return { ok: true, config: parsed.data, found: true };
+  return {
+    ok: false,
+    issues: parsed.error.issues.map((issue) => ({
+      file,
+      path: issue.path.length === 0 ? '(root)' : issue.path.map(String).join('.'),
+      message:
+        issue.code === 'unrecognized_keys' ? `unknown key(s): ${issue.keys.join(', ')}` : issue.message,
+    })),
+  };
+}
+
+/**
+ * Reads and validates a config file. A missing file is an empty config (`found: false`); a file
+ * that is not JSON, or not a valid config, gives every issue with its path.
+ */
+export async function loadConfigFile(file: string): Promise<ConfigOutcome> {
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { ok: true, config: {}, found: false };
+    return {
+      ok: false,
+      issues: [{ file, path: '(root)', message: `cannot read: ${(error as Error).message}` }],
+    };
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    const match = /position (\d+)/.exec((error as Error).message);
+    const where = match?.[1] === undefined ? '' : ` at ${position(text, Number(match[1]))}`;
+    return {
+      ok: false,
+      issues: [{ file, path: '(root)', message: `not valid JSON${where}: ${(error as Error).message}` }],
+    };
+  }
+  return parseConfig(value, file);
+}
+
+/** The JSON Schema of the config file, generated from the zod schema. */
+export function configJsonSchema(): Record<string, unknown> {
+  return z.toJSONSchema(configSchema, { target: 'draft-2020-12', io: 'input' }) as Record<string, unknown>;
+}

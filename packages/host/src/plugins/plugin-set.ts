@@ -1,0 +1,107 @@
+import * as path from 'node:path';
+import { createIncrementalBundler, type IncrementalBundler } from './bundle.js';
+import { PluginCache } from './cache.js';
+import { discoverPlugins } from './discover.js';
+import { type LoadPluginsOptions, loadPlugin, type PluginLoad } from './manager.js';
+import { hiddenEntries } from './plugin-tools.js';
+
+interface Entry {
+  readonly entry: string;
+  /** Created on the first rebuild; a first start served from the disk cache needs none. */
+  bundler?: IncrementalBundler;
+  load: PluginLoad;
+}
+
+/**
+ * The plugins of a folder across reloads: one incremental esbuild context per plugin, so a saved
+ * file is re-bundled from esbuild's cache, and the last load of each plugin, so a refresh that
+ * concerns some plugins leaves the others exactly as they are.
+ */
+export class PluginSet {
+  readonly #dir: string;
+  readonly #cache: PluginCache | undefined;
+  readonly #entries = new Map<string, Entry>();
+  #problems: PluginLoad[] = [];
+
+  constructor(pluginsDir: string, root: string, useCache: boolean) {
+    this.#dir = pluginsDir;
+    this.#cache = useCache ? new PluginCache(path.join(root, '.toolhost', 'cache')) : undefined;
+  }
+
+  /**
+   * Rediscovers the folder and reloads the plugins in `only` (every plugin when absent), plus any
+   * that appeared; plugins that disappeared are unloaded. Returns the loads of all plugins.
+   */
+  async refresh(options: LoadPluginsOptions, only?: ReadonlySet<string>): Promise<PluginLoad[]> {
+    const { plugins, problems } = await discoverPlugins(this.#dir);
+    const present = new Set(plugins.map((p) => p.id));
+    for (const [id, entry] of this.#entries) {
+      if (present.has(id)) continue;
+      this.#entries.delete(id);
+      options.sandbox.unload(id);
+      await entry.bundler?.dispose();
+    }
+    await Promise.all(
+      plugins.map(async (plugin) => {
+        let entry = this.#entries.get(plugin.id);
+        if (entry !== undefined && entry.entry === plugin.entry && only !== undefined && !only.has(plugin.id))
+          return;
+        if (entry !== undefined && entry.entry !== plugin.entry) {
+          await entry.bundler?.dispose();
+          entry = undefined;
+        }
+        const fresh: Entry = entry ?? { entry: plugin.entry, load: undefined as unknown as PluginLoad };
+        const load = await loadPlugin(plugin, options, this.#cache, () => this.#bundle(plugin.id, fresh));
+        if (load.report.status !== 'loaded') options.sandbox.unload(plugin.id);
+        fresh.load = load;
+        this.#entries.set(plugin.id, fresh);
+      }),
+    );
+    this.#problems = problems.map((problem) => {
+      const message = `plugins/${problem.id}: ${problem.message}`;
+      return {
+        source: {
+          kind: 'plugin',
+          id: problem.id,
+          tools: [],
+          unavailable: hiddenEntries(problem.id, undefined, 'plugin-load-failed', message),
+        },
+        report: { id: problem.id, status: 'failed', diagnostics: [message] },
+      };
+    });
+    return this.loads();
+  }
+
+  /**
+   * The bundle of a plugin: on its first load the disk cache may answer (nothing changed since the
+   * last start); otherwise its incremental esbuild context rebuilds, and the result is cached.
+   */
+  async #bundle(id: string, entry: Entry) {
+    if (entry.bundler === undefined) {
+      const cached = await this.#cache?.bundle(id, entry.entry);
+      if (cached !== undefined) return { ok: true as const, code: cached };
+      entry.bundler = await createIncrementalBundler(entry.entry);
+    }
+    const outcome = await entry.bundler.rebuild();
+    if (outcome.ok) await this.#cache?.storeBundle(id, entry.entry, outcome.code, outcome.inputs);
+    return outcome;
+  }
+
+  loads(): PluginLoad[] {
+    return [...[...this.#entries.values()].map((e) => e.load), ...this.#problems].sort((a, b) =>
+      a.report.id < b.report.id ? -1 : a.report.id > b.report.id ? 1 : 0,
+    );
+  }
+
+  /** Which plugin a changed path belongs to, if any: the first folder below the plugins folder. */
+  pluginOf(file: string): string | undefined {
+    const rel = path.relative(this.#dir, file);
+    if (rel === '' || rel.startsWith('..') || path.isAbsolute(rel)) return undefined;
+    return rel.split(path.sep)[0];
+  }
+
+  async dispose(): Promise<void> {
+    await Promise.all([...this.#entries.values()].map((e) => e.bundler?.dispose()));
+    this.#entries.clear();
+  }
+}

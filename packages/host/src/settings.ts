@@ -1,0 +1,80 @@
+import type { AvailabilityContext } from '@toolhost/plugin-sdk';
+import type { BuiltinToolsOptions } from './builtins/index.js';
+import type { ToolhostConfig } from './config/schema.js';
+import type { PluginSettings } from './plugins/manager.js';
+import type { SandboxLimits } from './sandbox/types.js';
+import type { ToolPolicy } from './types.js';
+import { type CallLimits, DEFAULT_LIMITS } from './wrapper.js';
+
+/** Options that override the config file, field by field. */
+export interface SettingOverrides {
+  readonly builtins?: Omit<BuiltinToolsOptions, 'root'> | false;
+  readonly policy?: ToolPolicy;
+  readonly availability?: AvailabilityContext;
+  readonly limits?: Partial<CallLimits>;
+  readonly pluginSettings?: Readonly<Record<string, PluginSettings>>;
+  readonly pluginLimits?: Partial<SandboxLimits>;
+}
+
+/** Everything the host derives from the config and the API options. */
+export interface EffectiveSettings {
+  readonly builtins: Omit<BuiltinToolsOptions, 'root'> | false;
+  readonly policy: ToolPolicy;
+  readonly limits: CallLimits;
+  readonly availability: AvailabilityContext;
+  readonly pluginSettings: Readonly<Record<string, PluginSettings>>;
+  readonly pluginLimits: Partial<SandboxLimits>;
+}
+
+function builtinsOf(config: ToolhostConfig): Omit<BuiltinToolsOptions, 'root'> | false {
+  const value = config.builtins;
+  if (value === false) return false;
+  if (value === true || value === undefined) return {};
+  if (value.enabled === false) return false;
+  return {
+    ...(value.maxReadBytes === undefined ? {} : { maxReadBytes: value.maxReadBytes }),
+    ...(value.exec === undefined ? {} : { exec: value.exec }),
+  };
+}
+
+/** Only the variables `signals.env` names (all of them when it is absent) are visible to `env()` checks. */
+function envOf(config: ToolhostConfig, env: NodeJS.ProcessEnv): Record<string, string | undefined> {
+  const names = config.signals?.env;
+  if (names === undefined) return env;
+  return Object.fromEntries(names.map((name) => [name, env[name]]));
+}
+
+/**
+ * Merges the config file and the API options: an option given in code wins over the file, except
+ * deny lists, which add up (a deny in either place denies).
+ */
+export function effectiveSettings(
+  config: ToolhostConfig,
+  overrides: SettingOverrides,
+  env: NodeJS.ProcessEnv,
+): EffectiveSettings {
+  const builtins = overrides.builtins ?? builtinsOf(config);
+  const allow = overrides.policy?.allow ?? config.tools?.allow;
+  const deny = [...(config.tools?.deny ?? []), ...(overrides.policy?.deny ?? [])];
+  const { plugin: pluginLimits, ...callLimits } = config.limits ?? {};
+  return {
+    builtins,
+    policy: {
+      builtins: builtins !== false && overrides.policy?.builtins !== false,
+      ...(allow === undefined ? {} : { allow }),
+      ...(deny.length === 0 ? {} : { deny }),
+    },
+    limits: { ...DEFAULT_LIMITS, ...callLimits, ...overrides.limits },
+    availability: overrides.availability ?? {
+      env: envOf(config, env),
+      ...(config.signals?.auth === undefined ? {} : { auth: config.signals.auth }),
+      ...(config.signals?.config === undefined ? {} : { config: config.signals.config }),
+      ...(config.signals?.context === undefined ? {} : { context: config.signals.context }),
+    },
+    pluginSettings: {
+      ...(config.plugins as Record<string, PluginSettings> | undefined),
+      ...overrides.pluginSettings,
+    },
+    pluginLimits: { ...pluginLimits, ...overrides.pluginLimits },
+  };
+}
