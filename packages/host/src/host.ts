@@ -170,10 +170,17 @@ export class ToolHost {
   #inFlight = 0;
   #drained: (() => void) | undefined;
   #closed = false;
+  #configFound: boolean;
   #snapshot: HostSnapshot;
 
   /** Use `createHost`; the constructor takes an already validated config. */
-  constructor(options: HostOptions, config: ToolhostConfig, configFile: string | undefined) {
+  constructor(
+    options: HostOptions,
+    config: ToolhostConfig,
+    configFile: string | undefined,
+    configFound = true,
+  ) {
+    this.#configFound = configFound;
     this.#root = path.resolve(options.root ?? process.cwd());
     this.#options = options;
     this.#configFile = configFile;
@@ -236,11 +243,9 @@ export class ToolHost {
     return planRegistry(this.#snapshot.registry, this.#snapshot.availability);
   }
 
+  /** A session; the config's `signals.context` reaches it through each snapshot, so reloads apply. */
   session(options?: SessionOptions): Session {
-    const context = this.#config.signals?.context;
-    const merged =
-      context === undefined ? options : { ...options, context: { ...context, ...options?.context } };
-    return new Session(() => this.#snapshot, merged);
+    return new Session(() => this.#snapshot, options);
   }
 
   /** The status and diagnostics of each plugin after the last load. */
@@ -369,7 +374,22 @@ export class ToolHost {
       const started = performance.now();
       let only = what.plugins;
       if (what.config && this.#configFile !== undefined) {
-        const outcome = await loadConfigFile(this.#configFile);
+        const loaded = await loadConfigFile(this.#configFile);
+        // A config file that was in force and is now gone keeps its settings: silently falling back
+        // to defaults would drop every deny rule. Restore the file (or restart) to change that.
+        const outcome: typeof loaded =
+          loaded.ok && !loaded.found && (this.#configFound || typeof this.#options.config === 'string')
+            ? {
+                ok: false,
+                issues: [
+                  {
+                    file: this.#configFile,
+                    path: '(root)',
+                    message: 'the config file is gone; the last good config stays in force',
+                  },
+                ],
+              }
+            : loaded;
         if (!outcome.ok) {
           const error: HostError = {
             kind: 'config',
@@ -380,6 +400,7 @@ export class ToolHost {
           return error;
         }
         this.#config = outcome.config;
+        this.#configFound = outcome.found;
         this.#settings = this.#settle(outcome.config);
         this.#builtins = this.#createBuiltins();
         only = undefined; // settings of any plugin may have changed
@@ -471,7 +492,10 @@ export class ToolHost {
         const cause = [batch.config ? 'config' : '', ids.length > 0 ? `plugins:${ids.join(',')}` : '']
           .filter(Boolean)
           .join(' ');
-        void this.#refresh({ config: batch.config, plugins: batch.plugins }, cause);
+        void this.#refresh(
+          { config: batch.config, plugins: batch.all ? undefined : batch.plugins },
+          cause || 'plugins',
+        );
       },
       onError: (error) => this.#emitError({ kind: 'watch', message: error.message }),
     });
@@ -507,11 +531,11 @@ export class ToolHost {
 async function readConfig(
   options: HostOptions,
   root: string,
-): Promise<{ config: ToolhostConfig; file: string | undefined }> {
+): Promise<{ config: ToolhostConfig; file: string | undefined; found: boolean }> {
   if (typeof options.config === 'object') {
     const outcome = parseConfig(options.config, '(config object)');
     if (!outcome.ok) throw new ConfigError(outcome.issues);
-    return { config: outcome.config, file: undefined };
+    return { config: outcome.config, file: undefined, found: true };
   }
   const file = path.resolve(root, options.config ?? 'toolhost.config.json');
   const outcome = await loadConfigFile(file);
@@ -519,7 +543,7 @@ async function readConfig(
   if (!outcome.found && options.config !== undefined) {
     throw new ConfigError([{ file, path: '(root)', message: 'the config file does not exist' }]);
   }
-  return { config: outcome.config, file };
+  return { config: outcome.config, file, found: outcome.found };
 }
 
 /**
@@ -529,8 +553,8 @@ async function readConfig(
  */
 export async function createHost(options: HostOptions = {}): Promise<ToolHost> {
   const root = path.resolve(options.root ?? process.cwd());
-  const { config, file } = await readConfig(options, root);
-  const host = new ToolHost({ ...options, root }, config, file);
+  const { config, file, found } = await readConfig(options, root);
+  const host = new ToolHost({ ...options, root }, config, file, found);
   if (options.plugins !== false) await host.loadPlugins();
   if (options.watch === true) await host.watch();
   return host;

@@ -180,10 +180,9 @@ export class Session {
     const refused = (result: ToolResult): CallOutcome => ({ result, status: 'blocked', durationMs: 0 });
     const tool = snapshot.registry.tools.get(name);
     if (tool === undefined) {
-      const denied = snapshot.registry.excluded.find(
-        (e) => e.descriptor.name === name && e.diagnostics.some((d) => d.reason === 'policy-denied'),
-      );
-      if (denied !== undefined) return refused(errorResult(hiddenMessage(name, denied)));
+      // Kept out of the Map (denied by policy, its plugin failed or is disabled): say why.
+      const excluded = snapshot.registry.excluded.find((e) => e.descriptor.name === name);
+      if (excluded !== undefined) return refused(errorResult(hiddenMessage(name, excluded)));
       const known = this.descriptors().map((d) => d.name);
       const list = known.length === 0 ? 'none' : known.slice(0, 50).join(', ');
       return refused(errorResult(`Unknown tool "${name}". Tools available in this session: ${list}`));

@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import * as path from 'node:path';
 import { type FSWatcher, watch } from 'chokidar';
 
@@ -7,6 +8,8 @@ export interface ChangeBatch {
   readonly config: boolean;
   /** Ids of plugins with a changed, added or removed file (their folder name). */
   readonly plugins: ReadonlySet<string>;
+  /** The plugins folder itself appeared: every plugin must be (re)loaded. */
+  readonly all: boolean;
 }
 
 export interface ProjectWatcherOptions {
@@ -39,6 +42,7 @@ export function watchProject(options: ProjectWatcherOptions): ProjectWatcher {
   const configFile = path.resolve(options.configFile);
   const pluginsDir = path.resolve(options.pluginsDir);
   let config = false;
+  let all = false;
   let plugins = new Set<string>();
   let settle: NodeJS.Timeout | undefined;
   let firstEventAt: number | undefined;
@@ -46,10 +50,11 @@ export function watchProject(options: ProjectWatcherOptions): ProjectWatcher {
   const flush = () => {
     settle = undefined;
     firstEventAt = undefined;
-    const batch: ChangeBatch = { config, plugins };
+    const batch: ChangeBatch = { config, plugins, all };
     config = false;
+    all = false;
     plugins = new Set();
-    if (!batch.config && batch.plugins.size === 0) return;
+    if (!batch.config && !batch.all && batch.plugins.size === 0) return;
     try {
       options.onBatch(batch);
     } catch (error) {
@@ -60,6 +65,7 @@ export function watchProject(options: ProjectWatcherOptions): ProjectWatcher {
   const record = (file: string) => {
     const absolute = path.resolve(file);
     if (absolute === configFile) config = true;
+    else if (absolute === pluginsDir) all = true;
     else {
       const rel = path.relative(pluginsDir, absolute);
       if (rel === '' || rel.startsWith('..') || path.isAbsolute(rel)) return;
@@ -73,19 +79,46 @@ export function watchProject(options: ProjectWatcherOptions): ProjectWatcher {
     settle = setTimeout(flush, wait);
   };
 
-  const watcher: FSWatcher = watch([pluginsDir, configFile], {
-    ignoreInitial: true,
-    ignored: (file) => file.split(path.sep).some((segment) => IGNORED_SEGMENTS.has(segment)),
+  const ignored = (file: string) => file.split(path.sep).some((segment) => IGNORED_SEGMENTS.has(segment));
+  const onError = (error: unknown) =>
+    options.onError(error instanceof Error ? error : new Error(String(error)));
+  const readyOf = (watcher: FSWatcher) =>
+    new Promise<void>((resolve) => watcher.once('ready', () => resolve()));
+  const watchers: FSWatcher[] = [];
+  const readies: Promise<void>[] = [];
+
+  // Only paths that exist are handed to chokidar: a missing one makes it report `ready` before it
+  // has scanned the others (chokidar #950), and an edit made right then would be lost. The config's
+  // folder is watched one level deep instead, which also sees the file and a plugins folder appear.
+  let pluginsWatcher: FSWatcher | undefined;
+  const watchPlugins = () => {
+    if (pluginsWatcher !== undefined || !existsSync(pluginsDir)) return;
+    pluginsWatcher = watch(pluginsDir, { ignoreInitial: true, ignored });
+    pluginsWatcher.on('all', (_event, file) => record(file));
+    pluginsWatcher.on('error', onError);
+    watchers.push(pluginsWatcher);
+    readies.push(readyOf(pluginsWatcher));
+  };
+  const configDir = path.dirname(configFile);
+  const rootWatcher = watch(configDir, { ignoreInitial: true, ignored, depth: 0 });
+  rootWatcher.on('all', (event, file) => {
+    const absolute = path.resolve(file);
+    if (absolute === pluginsDir && event === 'addDir') {
+      watchPlugins();
+      record(pluginsDir);
+    } else if (absolute === configFile) record(absolute);
   });
-  watcher.on('all', (_event, file) => record(file));
-  watcher.on('error', (error) => options.onError(error instanceof Error ? error : new Error(String(error))));
-  const ready = new Promise<void>((resolve) => watcher.once('ready', () => resolve()));
+  rootWatcher.on('error', onError);
+  watchers.push(rootWatcher);
+  readies.push(readyOf(rootWatcher));
+  watchPlugins();
+  const ready = Promise.all(readies).then(() => undefined);
 
   return {
     ready,
     async close() {
       clearTimeout(settle);
-      await watcher.close();
+      await Promise.all(watchers.map((watcher) => watcher.close()));
     },
   };
 }

@@ -1,5 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import * as z from 'zod';
+import { jsonErrorOffset } from './json-position.js';
 import { configSchema, type ToolhostConfig } from './schema.js';
 
 /** One problem in a config file: where, and what. */
@@ -40,15 +41,39 @@ function position(text: string, offset: number): string {
 export function parseConfig(value: unknown, file: string): ConfigOutcome {
   const parsed = configSchema.safeParse(value);
   if (parsed.success) return { ok: true, config: parsed.data, found: true };
-  return {
-    ok: false,
-    issues: parsed.error.issues.map((issue) => ({
-      file,
-      path: issue.path.length === 0 ? '(root)' : issue.path.map(String).join('.'),
-      message:
-        issue.code === 'unrecognized_keys' ? `unknown key(s): ${issue.keys.join(', ')}` : issue.message,
-    })),
-  };
+  return { ok: false, issues: flatten(parsed.error.issues, []).map((issue) => ({ file, ...issue })) };
+}
+
+/**
+ * Issues as `path: message`. A failed union (`builtins` is a boolean or an object) says only
+ * "Invalid input"; the option the value was meant for — the one that did not fail on its type at
+ * the top — has the useful issues, so those are reported under the union's path.
+ */
+function flatten(
+  issues: readonly z.core.$ZodIssue[],
+  prefix: readonly PropertyKey[],
+): { path: string; message: string }[] {
+  return issues.flatMap((issue) => {
+    const at = [...prefix, ...issue.path];
+    if (issue.code === 'invalid_union') {
+      const meant = issue.errors.filter(
+        (option) => !option.every((i) => i.code === 'invalid_type' && i.path.length === 0),
+      );
+      if (meant.length === 1) return flatten(meant[0] as z.core.$ZodIssue[], at);
+      const expected = issue.errors.flatMap((option) =>
+        option.flatMap((i) => (i.code === 'invalid_type' && i.path.length === 0 ? [i.expected] : [])),
+      );
+      const message = expected.length > 0 ? `expected ${[...new Set(expected)].join(' or ')}` : issue.message;
+      return [{ path: pathText(at), message }];
+    }
+    const message =
+      issue.code === 'unrecognized_keys' ? `unknown key(s): ${issue.keys.join(', ')}` : issue.message;
+    return [{ path: pathText(at), message }];
+  });
+}
+
+function pathText(path: readonly PropertyKey[]): string {
+  return path.length === 0 ? '(root)' : path.map(String).join('.');
 }
 
 /**
@@ -66,15 +91,16 @@ export async function loadConfigFile(file: string): Promise<ConfigOutcome> {
       issues: [{ file, path: '(root)', message: `cannot read: ${(error as Error).message}` }],
     };
   }
+  // Editors on some systems save a byte-order mark; Node's own JSON loading ignores it too.
+  if (text.startsWith('\uFEFF')) text = text.slice(1);
   let value: unknown;
   try {
     value = JSON.parse(text);
   } catch (error) {
-    const match = /position (\d+)/.exec((error as Error).message);
-    const where = match?.[1] === undefined ? '' : ` at ${position(text, Number(match[1]))}`;
+    const where = position(text, jsonErrorOffset(text));
     return {
       ok: false,
-      issues: [{ file, path: '(root)', message: `not valid JSON${where}: ${(error as Error).message}` }],
+      issues: [{ file, path: '(root)', message: `not valid JSON at ${where}: ${(error as Error).message}` }],
     };
   }
   return parseConfig(value, file);

@@ -13,6 +13,26 @@ interface Entry {
 }
 
 /**
+ * A plugin that stops building cannot list its tools; its last good manifest can. Hiding each of
+ * those tools with the build error tells a person which tools went and why.
+ */
+function keepToolNames(load: PluginLoad, previous: PluginLoad | undefined): PluginLoad {
+  const manifest = previous?.report.manifest;
+  if (load.report.status !== 'failed' || load.report.manifest !== undefined || manifest === undefined)
+    return load;
+  const listed = load.source.unavailable?.some((entry) => !entry.descriptor.name.startsWith('plugin:'));
+  if (listed === true) return load;
+  const message = load.report.diagnostics.join('; ');
+  return {
+    source: {
+      ...load.source,
+      unavailable: hiddenEntries(load.report.id, manifest.tools, 'plugin-load-failed', message),
+    },
+    report: { ...load.report, manifest },
+  };
+}
+
+/**
  * The plugins of a folder across reloads: one incremental esbuild context per plugin, so a saved
  * file is re-bundled from esbuild's cache, and the last load of each plugin, so a refresh that
  * concerns some plugins leaves the others exactly as they are.
@@ -51,7 +71,8 @@ export class PluginSet {
           entry = undefined;
         }
         const fresh: Entry = entry ?? { entry: plugin.entry, load: undefined as unknown as PluginLoad };
-        const load = await loadPlugin(plugin, options, this.#cache, () => this.#bundle(plugin.id, fresh));
+        const loaded = await loadPlugin(plugin, options, this.#cache, () => this.#bundle(plugin.id, fresh));
+        const load = keepToolNames(loaded, entry?.load);
         if (load.report.status !== 'loaded') options.sandbox.unload(plugin.id);
         fresh.load = load;
         this.#entries.set(plugin.id, fresh);

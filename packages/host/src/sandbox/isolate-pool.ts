@@ -111,19 +111,26 @@ export class IsolatePool {
     );
   }
 
-  /** The isolate of a generation, created (again) when there is none or the last one breached. */
+  /**
+   * The isolate of a generation, created (again) when there is none or the last one breached.
+   * The creating promise is stored before any await, so concurrent first calls share one isolate.
+   */
   async #isolateOf(generation: Generation): Promise<PluginIsolate | { error: string }> {
-    const current = await generation.isolate?.catch(() => undefined);
-    if (current === undefined || current.disposed) {
-      if (current !== undefined) this.#live.delete(current);
-      generation.isolate = this.#create(generation.bundle, generation.limits);
+    for (let attempt = 0; attempt < 2; attempt++) {
+      generation.isolate ??= this.#create(generation.bundle, generation.limits);
+      const pending = generation.isolate;
+      let isolate: PluginIsolate;
+      try {
+        isolate = await pending;
+      } catch (error) {
+        if (generation.isolate === pending) generation.isolate = undefined;
+        return { error: (error as Error).message };
+      }
+      if (!isolate.disposed) return isolate;
+      this.#live.delete(isolate);
+      if (generation.isolate === pending) generation.isolate = undefined;
     }
-    try {
-      return await (generation.isolate as Promise<PluginIsolate>);
-    } catch (error) {
-      generation.isolate = undefined;
-      return { error: (error as Error).message };
-    }
+    return { error: 'the plugin isolate could not be started' };
   }
 
   async #run<R>(

@@ -1,0 +1,57 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { pluginSource, watchedProject } from './harness.js';
+
+type Project = Awaited<ReturnType<typeof watchedProject>>;
+
+const EDITS = 20;
+const CALLERS = 4;
+
+describe.each(['inline', 'process'] as const)('calls during 20 edits (%s sandbox)', (sandbox) => {
+  let project: Project;
+
+  afterEach(async () => {
+    await project.close();
+  });
+
+  it('gives every call exactly one result, old or new version, and leaks no isolate', async () => {
+    project = await watchedProject({ plugins: { sandbox } });
+    const source = (version: number) =>
+      pluginSource('busy', 'busy_tool', `'v${version}'`).replace('reload test tool', `version ${version}`);
+    await project.writePlugin('busy', source(0));
+    await project.start({});
+
+    let committed = 0; // the newest version whose swap has happened
+    let stop = false;
+    const results: { startedAt: number; text: string; isError: boolean }[] = [];
+    let started = 0;
+    const callers = Array.from({ length: CALLERS }, async () => {
+      while (!stop) {
+        const startedAt = committed;
+        started += 1;
+        const result = await project.call('busy_tool');
+        results.push({ startedAt, ...result });
+      }
+    });
+
+    for (let version = 1; version <= EDITS; version++) {
+      const swapped = project.nextChange((c) => c.changed.includes('busy_tool'));
+      await project.writePlugin('busy', source(version));
+      await swapped;
+      committed = version;
+    }
+    stop = true;
+    await Promise.all(callers);
+
+    expect(results.length).toBe(started);
+    expect(results.filter((r) => r.isError)).toEqual([]);
+    for (const r of results) {
+      const version = Number(/^v(\d+)$/.exec(r.text)?.[1]);
+      // Old or new, never older than what was live when the call started.
+      expect(version).toBeGreaterThanOrEqual(r.startedAt);
+      expect(version).toBeLessThanOrEqual(EDITS);
+    }
+    expect(new Set(results.map((r) => r.text)).size).toBeGreaterThan(1); // calls really spanned edits
+    expect(await project.call('busy_tool')).toEqual({ text: `v${EDITS}`, isError: false });
+    expect(await project.host.sandbox?.isolateCount()).toBe(1);
+  });
+});
