@@ -114,3 +114,39 @@ describe('ToolHost', () => {
     expect(notified).toBe(true);
   });
 });
+
+describe('ToolHost.close', () => {
+  it('waits for calls in flight before it resolves', async () => {
+    let release: () => void = () => {};
+    const gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let started: () => void = () => {};
+    const running = new Promise<void>((resolve) => {
+      started = resolve;
+    });
+    const slow = defineTool({
+      name: 'slow',
+      description: 'Waits for the test',
+      input: z.object({}),
+      execute: async () => {
+        started();
+        await gate;
+        return 'done';
+      },
+    });
+    const host = await createHost({ plugins: false, builtins: false, customTools: [slow] });
+    const call = host.session().call('slow', {});
+    await running;
+    let closed = false;
+    const closing = host.close().then(() => {
+      closed = true;
+    });
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(closed).toBe(false);
+    release();
+    expect(resultText((await call).result)).toBe('done');
+    await closing;
+    expect(closed).toBe(true);
+  });
+});
