@@ -55,6 +55,11 @@ export { createHost, ToolHost } from './host.js';
 export type { InProcessToolOptions } from './in-process.js';
 export { checkWithZod, inProcessTool } from './in-process.js';
 export { AsyncMutex } from './lock.js';
+export type { McpHttpOptions, McpHttpServer } from './mcp/http.js';
+export { serveHttp } from './mcp/http.js';
+export type { McpServeOptions } from './mcp/server.js';
+export { createMcpServer } from './mcp/server.js';
+export { serveStdio } from './mcp/stdio.js';
 export { planRegistry } from './plan.js';
 export { buildToolPlan, compareDescriptors } from './planner.js';
 export { bundlePlugin, createIncrementalBundler } from './plugins/bundle.js';
@@ -85,7 +90,15 @@ export type {
   SandboxOutcome,
 } from './sandbox/types.js';
 export { DEFAULT_SANDBOX_LIMITS } from './sandbox/types.js';
-export type { ActivationResult, CallOptions, HostSnapshot, SessionOptions, ToolShapes } from './session.js';
+export type {
+  ActivationResult,
+  CallOptions,
+  HostSnapshot,
+  SessionOptions,
+  ToolCheck,
+  ToolRefusal,
+  ToolShapes,
+} from './session.js';
 export { Session } from './session.js';
 export type {
   AfterToolCallEvent,

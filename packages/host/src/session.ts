@@ -4,7 +4,6 @@ import type {
   HiddenToolPlanEntry,
   ToolDescriptor,
   ToolPlan,
-  ToolResult,
 } from '@toolhost/plugin-sdk';
 import {
   type AnthropicContentBlock,
@@ -27,7 +26,7 @@ import { AsyncMutex } from './lock.js';
 import { planRegistry } from './plan.js';
 import { isAllowedTool } from './policy.js';
 import { errorResult } from './results.js';
-import type { Disposer, Registry, ToolHooks, ToolPolicy } from './types.js';
+import type { Disposer, RegisteredTool, Registry, ToolHooks, ToolPolicy } from './types.js';
 import { type CallLimits, type CallObserver, type CallOutcome, callTool } from './wrapper.js';
 
 /** What a session reads from its host at the start of each call: one consistent state. */
@@ -61,6 +60,14 @@ export interface CallOptions {
   /** Receives the executor's log lines and progress. */
   readonly observer?: CallObserver;
 }
+
+/** Why a tool cannot be called now. */
+export type ToolRefusal = 'denied' | 'hidden' | 'inactive' | 'unknown';
+
+/** The answer of `Session.check`. */
+export type ToolCheck =
+  | { readonly ok: true }
+  | { readonly ok: false; readonly refusal: ToolRefusal; readonly message: string };
 
 /** The outcome of `setActiveToolsByName`. */
 export interface ActivationResult {
@@ -167,6 +174,44 @@ export class Session {
   }
 
   /**
+   * Whether `name` may be called in this session now, and if not, why: `unknown`, `denied`
+   * (policy), `hidden` (availability, a failed or disabled plugin, a server that is down) or
+   * `inactive`. The message is written for the model.
+   */
+  check(name: string): ToolCheck {
+    return this.#resolve(name, this.#snapshot()).check;
+  }
+
+  #resolve(name: string, snapshot: HostSnapshot): { check: ToolCheck; tool?: RegisteredTool } {
+    const refuse = (refusal: ToolRefusal, message: string) => ({
+      check: { ok: false as const, refusal, message },
+    });
+    const tool = snapshot.registry.tools.get(name);
+    if (tool === undefined) {
+      // Kept out of the Map (denied by policy, its plugin failed or is disabled): say why.
+      const excluded = snapshot.registry.excluded.find((e) => e.descriptor.name === name);
+      if (excluded !== undefined) {
+        const denied = excluded.diagnostics.some((d) => d.reason === 'policy-denied');
+        return refuse(denied ? 'denied' : 'hidden', hiddenMessage(name, excluded));
+      }
+      const known = this.descriptors().map((d) => d.name);
+      const list = known.length === 0 ? 'none' : known.slice(0, 50).join(', ');
+      return refuse('unknown', `Unknown tool "${name}". Tools available in this session: ${list}`);
+    }
+    const decision = isAllowedTool(
+      { name, source: tool.source, sourceId: tool.sourceId, ...(tool.groups ? { groups: tool.groups } : {}) },
+      snapshot.policy,
+    );
+    if (!decision.allowed) return refuse('denied', `Tool "${name}" is denied by policy: ${decision.message}`);
+    const hidden = this.plan().hidden.find((e) => e.descriptor === tool.descriptor);
+    if (hidden !== undefined) return refuse('hidden', hiddenMessage(name, hidden));
+    if (this.#active !== undefined && !this.#active.has(name)) {
+      return refuse('inactive', `Tool "${name}" is not active in this session`);
+    }
+    return { check: { ok: true }, tool };
+  }
+
+  /**
    * Calls a tool by name through the full wrapper. Unknown, denied, hidden and inactive tools
    * give an `is_error` result that says which; nothing runs. Never throws.
    */
@@ -177,26 +222,10 @@ export class Session {
     options: CallOptions = {},
   ): Promise<CallOutcome> {
     const snapshot = this.#snapshot();
-    const refused = (result: ToolResult): CallOutcome => ({ result, status: 'blocked', durationMs: 0 });
-    const tool = snapshot.registry.tools.get(name);
-    if (tool === undefined) {
-      // Kept out of the Map (denied by policy, its plugin failed or is disabled): say why.
-      const excluded = snapshot.registry.excluded.find((e) => e.descriptor.name === name);
-      if (excluded !== undefined) return refused(errorResult(hiddenMessage(name, excluded)));
-      const known = this.descriptors().map((d) => d.name);
-      const list = known.length === 0 ? 'none' : known.slice(0, 50).join(', ');
-      return refused(errorResult(`Unknown tool "${name}". Tools available in this session: ${list}`));
-    }
-    const decision = isAllowedTool(
-      { name, source: tool.source, sourceId: tool.sourceId, ...(tool.groups ? { groups: tool.groups } : {}) },
-      snapshot.policy,
-    );
-    if (!decision.allowed)
-      return refused(errorResult(`Tool "${name}" is denied by policy: ${decision.message}`));
-    const hidden = this.plan().hidden.find((e) => e.descriptor === tool.descriptor);
-    if (hidden !== undefined) return refused(errorResult(hiddenMessage(name, hidden)));
-    if (this.#active !== undefined && !this.#active.has(name)) {
-      return refused(errorResult(`Tool "${name}" is not active in this session`));
+    const { check, tool } = this.#resolve(name, snapshot);
+    if (!check.ok || tool === undefined) {
+      const message = check.ok ? `Tool "${name}" cannot be called` : check.message;
+      return { result: errorResult(message), status: 'blocked', durationMs: 0 };
     }
     const end = snapshot.track?.();
     try {
