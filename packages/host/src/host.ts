@@ -6,6 +6,12 @@ import type { ToolhostConfig } from './config/schema.js';
 import { HookSet } from './hooks.js';
 import { inProcessTool } from './in-process.js';
 import { AsyncMutex } from './lock.js';
+import {
+  McpBridge,
+  type McpBridgeOptions,
+  type McpServerConfig,
+  type McpServerStatus,
+} from './mcp/bridge.js';
 import { planRegistry } from './plan.js';
 import type { PluginLoad, PluginReport, PluginSettings } from './plugins/manager.js';
 import { PluginSet } from './plugins/plugin-set.js';
@@ -79,6 +85,8 @@ export interface HostOptions {
   readonly plugins?: PluginsOptions | false;
   /** Watch the plugins folder and the config file, rebuilding on every change. Default false. */
   readonly watch?: boolean;
+  /** How the MCP servers of `mcpServers` are bridged: call timeout, reconnect backoff, diagnostics. */
+  readonly mcp?: Omit<McpBridgeOptions, 'onChange' | 'cwd'>;
 }
 
 /** How plugins are found and run; each field overrides the config file. */
@@ -166,6 +174,7 @@ export class ToolHost {
   #sandbox: Sandbox | undefined;
   #pluginLoads: readonly PluginLoad[] = [];
   #pluginHookDisposers: Disposer[] = [];
+  #mcp: McpBridge | undefined;
   #watcher: ProjectWatcher | undefined;
   #inFlight = 0;
   #drained: (() => void) | undefined;
@@ -251,6 +260,29 @@ export class ToolHost {
   /** The status and diagnostics of each plugin after the last load. */
   get plugins(): readonly PluginReport[] {
     return this.#pluginLoads.map((load) => load.report);
+  }
+
+  /** Where each bridged MCP server stands (connected, connecting, unavailable and why). */
+  get mcpServers(): readonly McpServerStatus[] {
+    return this.#mcp?.status() ?? [];
+  }
+
+  /**
+   * Connects, disconnects or reconnects the servers of `mcpServers` to match the config; resolves
+   * once each new server's first attempt is over (a server that is down is hidden, not fatal).
+   */
+  async syncMcpServers(): Promise<void> {
+    const servers = (this.#config.mcpServers ?? {}) as Record<string, McpServerConfig>;
+    if (this.#closed || (this.#mcp === undefined && Object.keys(servers).length === 0)) return;
+    this.#mcp ??= new McpBridge({
+      ...this.#options.mcp,
+      cwd: this.#root,
+      // A server that connects, dies or changes its tool list: the whole Map is rebuilt.
+      onChange: () => {
+        if (!this.#closed) this.#swap('mcp', performance.now());
+      },
+    });
+    await this.#mcp.update(servers);
   }
 
   /** The sandbox plugin code runs in, once plugins were loaded. */
@@ -404,6 +436,7 @@ export class ToolHost {
         this.#settings = this.#settle(outcome.config);
         this.#builtins = this.#createBuiltins();
         only = undefined; // settings of any plugin may have changed
+        await this.syncMcpServers();
       }
       return this.#loadPlugins(only, cause, started);
     });
@@ -454,6 +487,7 @@ export class ToolHost {
     const sources: ToolSource[] = [
       { kind: 'builtin', id: 'builtin', tools: this.#builtins },
       ...pluginSources,
+      ...(this.#mcp?.sources() ?? []),
       ...this.#sources.values(),
       { kind: 'custom', id: 'custom', tools: [...this.#custom.values()] },
     ];
@@ -521,6 +555,7 @@ export class ToolHost {
       });
     }
     await this.#refreshLock.run(async () => {
+      await this.#mcp?.close();
       await this.#pluginSet?.dispose();
       await this.#sandbox?.close();
     });
@@ -555,7 +590,9 @@ export async function createHost(options: HostOptions = {}): Promise<ToolHost> {
   const root = path.resolve(options.root ?? process.cwd());
   const { config, file, found } = await readConfig(options, root);
   const host = new ToolHost({ ...options, root }, config, file, found);
+  await host.syncMcpServers();
   if (options.plugins !== false) await host.loadPlugins();
+  else if (host.mcpServers.length > 0) host.rebuild();
   if (options.watch === true) await host.watch();
   return host;
 }

@@ -55,6 +55,8 @@ export { createHost, ToolHost } from './host.js';
 export type { InProcessToolOptions } from './in-process.js';
 export { checkWithZod, inProcessTool } from './in-process.js';
 export { AsyncMutex } from './lock.js';
+export type { McpBridgeOptions, McpServerConfig, McpServerState, McpServerStatus } from './mcp/bridge.js';
+export { McpBridge } from './mcp/bridge.js';
 export type { McpHttpOptions, McpHttpServer } from './mcp/http.js';
 export { serveHttp } from './mcp/http.js';
 export type { McpServeOptions } from './mcp/server.js';

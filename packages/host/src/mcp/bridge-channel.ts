@@ -1,0 +1,104 @@
+import * as path from 'node:path';
+import type { Readable } from 'node:stream';
+import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import type { McpServerConfig } from './bridge.js';
+
+/** How many stderr lines of a stdio server are kept, and how long each may be. */
+const STDERR_LINES = 8;
+const STDERR_LINE_CHARS = 300;
+/** The longest the bridge waits for a dead server's stderr to drain before it reports the death. */
+const STDERR_DRAIN_MS = 250;
+
+/** One connection's transport, with what the bridge wants to know about it beside the protocol. */
+export interface Channel {
+  readonly kind: 'stdio' | 'http';
+  readonly transport: Transport;
+  /** The child's pid (stdio, once spawned). */
+  pid(): number | undefined;
+  /** The last lines the server wrote to stderr, oldest first (stdio only). */
+  stderrTail(): readonly string[];
+  /** Resolves once the server's stderr has ended, or after a short bound: read the tail after it. */
+  drained(): Promise<void>;
+}
+
+/** Keeps the last lines of a stream; lines are cut to a length, a partial last line counts. */
+function tailOf(stream: Readable | null): { lines: () => string[]; ended: Promise<void> } {
+  const lines: string[] = [];
+  let partial = '';
+  const push = (line: string) => {
+    const trimmed = line.trimEnd();
+    if (trimmed === '') return;
+    lines.push(trimmed.length > STDERR_LINE_CHARS ? `${trimmed.slice(0, STDERR_LINE_CHARS)}…` : trimmed);
+    if (lines.length > STDERR_LINES) lines.shift();
+  };
+  const ended = new Promise<void>((resolve) => {
+    if (stream === null) return resolve();
+    stream.setEncoding('utf8');
+    stream.on('data', (chunk: string) => {
+      const parts = (partial + chunk).split('\n');
+      partial = parts.pop() ?? '';
+      // A server that writes megabytes without a newline must not grow the buffer forever.
+      if (partial.length > STDERR_LINE_CHARS * 4) partial = partial.slice(-STDERR_LINE_CHARS);
+      for (const part of parts) push(part);
+    });
+    stream.once('end', () => resolve());
+    stream.once('close', () => resolve());
+    stream.once('error', () => resolve());
+  });
+  return { lines: () => (partial === '' ? [...lines] : [...lines, partial].slice(-STDERR_LINES)), ended };
+}
+
+function bounded(promise: Promise<void>, ms: number): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(resolve, ms);
+    timer.unref();
+    void promise.then(() => {
+      clearTimeout(timer);
+      resolve();
+    });
+  });
+}
+
+/**
+ * Opens the transport for one server. Stdio servers run with the SDK's minimal inherited
+ * environment (HOME, LOGNAME, PATH, SHELL, TERM, USER; never the host's secrets) plus the configured
+ * `env`, in `cwd` resolved against the project root; their stderr is piped and its tail kept.
+ */
+export function openChannel(config: McpServerConfig, root: string): Channel {
+  if ('url' in config) {
+    const transport = new StreamableHTTPClientTransport(new URL(config.url), {
+      requestInit: { headers: { ...config.headers } },
+    });
+    return {
+      kind: 'http',
+      transport,
+      pid: () => undefined,
+      stderrTail: () => [],
+      drained: () => Promise.resolve(),
+    };
+  }
+  const transport = new StdioClientTransport({
+    command: config.command,
+    args: [...(config.args ?? [])],
+    env: { ...getDefaultEnvironment(), ...config.env },
+    cwd: path.resolve(root, config.cwd ?? '.'),
+    stderr: 'pipe',
+  });
+  // The SDK hands out a PassThrough before `start()`, so no early line is lost.
+  const tail = tailOf(transport.stderr as Readable | null);
+  return {
+    kind: 'stdio',
+    transport,
+    pid: () => transport.pid ?? undefined,
+    stderrTail: tail.lines,
+    drained: () => bounded(tail.ended, STDERR_DRAIN_MS),
+  };
+}
+
+/** `text`, followed by the server's last stderr lines when there are any. */
+export function withStderr(text: string, channel: Channel): string {
+  const lines = channel.stderrTail();
+  return lines.length === 0 ? text : `${text}; last stderr: ${lines.join(' | ')}`;
+}
