@@ -1,0 +1,56 @@
+import * as path from 'node:path';
+import type { ToolHost } from '../../host.js';
+import { type McpHttpServer, serveHttp } from '../../mcp/http.js';
+import { COMMON_OPTIONS, parseCommand, portOf, positionals } from '../args.js';
+import { DEFAULT_DEV_PORT } from '../defaults.js';
+import { type Io, styleFor } from '../io.js';
+import { openHost, resolveProject } from '../project.js';
+import { reportChanges, untilStopped } from '../running.js';
+import { EXIT } from '../types.js';
+import { version } from '../version.js';
+import { planLines } from '../view.js';
+
+const PORT_ATTEMPTS = 10;
+
+/** Serves on `port`, or with no port given on the first free one from the default. */
+async function listen(host: ToolHost, port: number | undefined): Promise<McpHttpServer> {
+  if (port !== undefined) return serveHttp(host, { port, version });
+  for (let attempt = 0; ; attempt += 1) {
+    try {
+      return await serveHttp(host, { port: DEFAULT_DEV_PORT + attempt, version });
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EADDRINUSE' || attempt + 1 >= PORT_ATTEMPTS) throw error;
+    }
+  }
+}
+
+export async function dev(argv: readonly string[], io: Io): Promise<number> {
+  const { values, positionals: rest } = parseCommand('dev', {
+    args: [...argv],
+    options: { ...COMMON_OPTIONS, port: { type: 'string' } },
+    strict: true,
+    allowPositionals: true,
+  });
+  positionals('dev', rest, []);
+  const port = values.port === undefined ? undefined : portOf('--port', values.port);
+  const project = await resolveProject(values);
+  const host = await openHost(project, io, { watch: true });
+  const style = styleFor(io.out);
+  const stopReporting = reportChanges(host, io.out);
+  try {
+    io.out.write(`${planLines(host.plan(), host.plugins, style).join('\n')}\n\n`);
+    const served = await listen(host, port);
+    const config = path.relative(process.cwd(), project.configFile) || project.configFile;
+    const plugins = path.relative(process.cwd(), path.join(project.root, 'plugins')) || 'plugins';
+    io.out.write(
+      `${style.bold('MCP')} ${style.cyan(served.url)} (streamable HTTP)\n` +
+        `watching ${plugins}${path.sep} and ${config}; Ctrl-C to stop\n`,
+    );
+    await untilStopped();
+    await served.close();
+  } finally {
+    stopReporting();
+    await host.close();
+  }
+  return EXIT.ok;
+}

@@ -1,0 +1,25 @@
+import { COMMON_OPTIONS, parseCommand, positionals } from '../args.js';
+import { type Io, styleFor } from '../io.js';
+import { openHost, resolveProject } from '../project.js';
+import { EXIT } from '../types.js';
+import { listJson, planLines } from '../view.js';
+
+export async function list(argv: readonly string[], io: Io): Promise<number> {
+  const { values, positionals: rest } = parseCommand('list', {
+    args: [...argv],
+    options: { ...COMMON_OPTIONS, json: { type: 'boolean' } },
+    strict: true,
+    allowPositionals: true,
+  });
+  positionals('list', rest, []);
+  const project = await resolveProject(values);
+  const host = await openHost(project, io);
+  try {
+    if (values.json === true)
+      io.out.write(`${JSON.stringify(listJson(host.plan(), host.plugins), null, 2)}\n`);
+    else io.out.write(`${planLines(host.plan(), host.plugins, styleFor(io.out)).join('\n')}\n`);
+  } finally {
+    await host.close();
+  }
+  return EXIT.ok;
+}

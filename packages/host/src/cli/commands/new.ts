@@ -1,0 +1,64 @@
+import { mkdir, stat, writeFile } from 'node:fs/promises';
+import * as path from 'node:path';
+import { COMMON_OPTIONS, parseCommand, positionals, UsageError } from '../args.js';
+import { type Io, styleFor } from '../io.js';
+import { resolveProject } from '../project.js';
+import { exampleToolName, PLUGIN_ID, pluginSource, testSource } from '../scaffold.js';
+import { EXIT } from '../types.js';
+
+async function exists(file: string): Promise<boolean> {
+  try {
+    await stat(file);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+export async function scaffold(argv: readonly string[], io: Io): Promise<number> {
+  const { values, positionals: rest } = parseCommand('new', {
+    args: [...argv],
+    options: COMMON_OPTIONS,
+    strict: true,
+    allowPositionals: true,
+  });
+  const [id = ''] = positionals('new', rest, ['NAME']);
+  if (!PLUGIN_ID.test(id)) {
+    throw new UsageError(
+      `invalid plugin name ${JSON.stringify(id)}: use lower-case letters, digits, "_" or "-", starting with a letter or digit`,
+    );
+  }
+  const tool = exampleToolName(id);
+  if (tool.length > 64) {
+    throw new UsageError(
+      `plugin name ${JSON.stringify(id)} is too long: its tool ${tool} would pass 64 characters`,
+    );
+  }
+  const project = await resolveProject(values, { forHost: false });
+  const dir = path.join(project.root, 'plugins', id);
+  if (await exists(dir)) {
+    throw new UsageError(
+      `${path.relative(process.cwd(), dir) || dir} already exists; choose another name or remove it`,
+    );
+  }
+  const files = [
+    [path.join(dir, 'index.ts'), pluginSource(id)],
+    [path.join(dir, 'test', `${id}.test.ts`), testSource(id)],
+  ] as const;
+  await mkdir(path.join(dir, 'test'), { recursive: true });
+  for (const [file, text] of files) await writeFile(file, text, { flag: 'wx' });
+  const style = styleFor(io.out);
+  const shown = (file: string) => path.relative(process.cwd(), file) || file;
+  io.out.write(
+    [
+      `${style.green('created')} ${shown(files[0][0])}`,
+      `${style.green('created')} ${shown(files[1][0])}`,
+      '',
+      'Try it:',
+      `  toolhost call ${tool} --input '{"name": "Ada"}'${project.root === process.cwd() ? '' : ` --root ${shown(project.root)}`}`,
+      `  npx vitest run ${shown(files[1][0])}`,
+      '',
+    ].join('\n'),
+  );
+  return EXIT.ok;
+}

@@ -1,0 +1,100 @@
+import { COMMON_HELP } from './args.js';
+import { DEFAULT_DEV_PORT } from './defaults.js';
+import { table } from './view.js';
+
+/** What `toolhost <command> --help` prints. */
+export interface CommandHelp {
+  /** `toolhost call NAME [options]`. */
+  readonly usage: string;
+  /** One line, also shown by `toolhost --help`. */
+  readonly summary: string;
+  /** Lines after the summary: what it does, exit codes, examples. */
+  readonly details?: readonly string[];
+  /** The command's own flags; the common ones are added. */
+  readonly options: readonly (readonly [string, string])[];
+}
+
+export function renderHelp(help: CommandHelp): string {
+  return [
+    `Usage: ${help.usage}`,
+    '',
+    help.summary,
+    ...(help.details === undefined ? [] : ['', ...help.details]),
+    '',
+    'Options:',
+    ...table([...help.options, ...COMMON_HELP]),
+    '',
+  ].join('\n');
+}
+
+/** The commands, in the order `toolhost --help` lists them. */
+export type CommandName = 'dev' | 'list' | 'call' | 'serve' | 'new' | 'doctor';
+
+/** Help of every command; kept apart from the commands so `--help` loads none of them. */
+export const HELP = {
+  dev: {
+    usage: 'toolhost dev [--port PORT] [--root DIR] [--config FILE]',
+    summary:
+      'Loads the project, prints the plan, serves it over MCP streamable HTTP and rebuilds on every change.',
+    details: [
+      `Serves http://127.0.0.1:PORT/mcp (default port ${DEFAULT_DEV_PORT}, or the next free one).`,
+      'Every save under plugins/ or of the config prints what changed and how long the rebuild took.',
+    ],
+    options: [['--port PORT', `Port to serve on (default ${DEFAULT_DEV_PORT}; 0: any free port)`]],
+  },
+  list: {
+    usage: 'toolhost list [--json] [--root DIR] [--config FILE]',
+    summary: 'Loads the project once and prints its plan: visible tools, hidden ones with why, plugins.',
+    details: [
+      'With --json, prints one object: {"visible": [{name, description, owner, executor, inputSchema}],',
+      '"hidden": [{name, owner, diagnostics: [{reason, message}]}], "plugins": [{id, status, diagnostics}]}.',
+    ],
+    options: [['--json', 'Print the plan as one JSON object']],
+  },
+  call: {
+    usage: 'toolhost call NAME [--input JSON | --input-file FILE] [--json] [--root DIR] [--config FILE]',
+    summary: 'Calls one tool through the full wrapper (validation, hooks, limits) and prints its result.',
+    details: [
+      "Prints the text of the result on stdout, and the tool's log lines on stderr. With --json, prints",
+      'the result as {"content": [...], "isError": bool, "structuredContent"?: {...}}.',
+      'Exit code 0 for a result, 1 for an isError result, 2 for a usage error.',
+      '',
+      'Example: toolhost call text_stats --input \'{"text": "hello world"}\'',
+    ],
+    options: [
+      ['--input JSON', 'The input object (default {})'],
+      ['--input-file FILE', 'Read the input object from FILE'],
+      ['--json', 'Print the result as JSON'],
+    ],
+  },
+  serve: {
+    usage: 'toolhost serve [--http PORT] [--no-watch] [--root DIR] [--config FILE]',
+    summary: 'Serves the project over MCP: stdio by default, streamable HTTP on 127.0.0.1 with --http.',
+    details: [
+      'In stdio mode stdout carries the protocol only; every log line goes to stderr.',
+      'Watches plugins/ and the config file unless --no-watch; clients get tools/list_changed.',
+    ],
+    options: [
+      ['--http PORT', 'Serve streamable HTTP at http://127.0.0.1:PORT/mcp (0: any free port)'],
+      ['--no-watch', 'Do not rebuild on changes'],
+    ],
+  },
+  new: {
+    usage: 'toolhost new NAME [--root DIR]',
+    summary: 'Scaffolds plugins/NAME/ with a typed example tool (NAME_hello) and its test.',
+    details: [
+      'NAME is the plugin id: lower-case letters, digits, "_" and "-", starting with a letter or digit.',
+      'An existing folder is never overwritten.',
+    ],
+    options: [],
+  },
+  doctor: {
+    usage: 'toolhost doctor [--root DIR] [--config FILE]',
+    summary: 'Checks the config, plugin builds, permission grants and MCP servers; says what to fix.',
+    details: [
+      'Builds every plugin without the cache, compares the permissions each asks for with the grants',
+      'config gives, and checks each server under mcpServers. Exit code 0 only when all is well; warnings (hidden tools, unused settings) do not fail it.',
+    ],
+    options: [],
+  },
+} as const satisfies Record<CommandName, CommandHelp>;

@@ -1,0 +1,89 @@
+import { stat } from 'node:fs/promises';
+import * as path from 'node:path';
+import { type ConfigOutcome, loadConfigFile } from '../config/load.js';
+import { createHost, type HostOptions, type ToolHost } from '../host.js';
+import { UsageError } from './args.js';
+import { type Io, startProgress } from './io.js';
+import { RestartWithFlag, SNAPSHOT_FLAG } from './restart.js';
+
+/** Where a command's project lives, from `--root` and `--config`. */
+export interface Project {
+  /** Absolute. */
+  readonly root: string;
+  /** Absolute; it may not exist unless given with `--config`. */
+  readonly configFile: string;
+  /** Whether `--config` named it. */
+  readonly configGiven: boolean;
+  /** The config as read now (a later `createHost` reads it again). */
+  readonly config: ConfigOutcome;
+}
+
+async function isDirectory(dir: string): Promise<boolean> {
+  try {
+    return (await stat(dir)).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+async function isFile(file: string): Promise<boolean> {
+  try {
+    return (await stat(file)).isFile();
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Resolves `--root` and `--config` (relative to the working directory). A root that is not a
+ * folder, or a `--config` file that does not exist, is a usage error. With `sandbox: 'inline'`
+ * in config and no `--no-node-snapshot` in this process, a command that will start a host
+ * (`forHost`, the default) gets {@link RestartWithFlag}.
+ */
+export async function resolveProject(
+  flags: { root?: string; config?: string },
+  { forHost = true }: { forHost?: boolean } = {},
+): Promise<Project> {
+  const root = path.resolve(flags.root ?? '.');
+  if (!(await isDirectory(root))) {
+    throw new UsageError(`--root ${flags.root ?? '.'}: no such directory`);
+  }
+  const configGiven = flags.config !== undefined;
+  const configFile =
+    flags.config === undefined ? path.join(root, 'toolhost.config.json') : path.resolve(flags.config);
+  if (configGiven && !(await isFile(configFile))) {
+    throw new UsageError(`--config ${flags.config}: no such file`);
+  }
+  const config = await loadConfigFile(configFile);
+  if (
+    forHost &&
+    config.ok &&
+    config.config.sandbox === 'inline' &&
+    !process.execArgv.includes(SNAPSHOT_FLAG)
+  ) {
+    throw new RestartWithFlag(`sandbox 'inline' needs ${SNAPSHOT_FLAG}`);
+  }
+  return { root, configFile, configGiven, config };
+}
+
+/**
+ * Creates the project's host (loading and bundling every plugin), with a progress line on a
+ * terminal while that runs. Throws `ConfigError` for an invalid config.
+ */
+export async function openHost(
+  project: Project,
+  io: Io,
+  options: Pick<HostOptions, 'watch'> & { cache?: boolean } = {},
+): Promise<ToolHost> {
+  const progress = startProgress(io.err, 'loading plugins');
+  try {
+    return await createHost({
+      root: project.root,
+      ...(project.configGiven ? { config: project.configFile } : {}),
+      watch: options.watch ?? false,
+      plugins: { ...(options.cache === undefined ? {} : { cache: options.cache }) },
+    });
+  } finally {
+    progress.stop();
+  }
+}

@@ -1,0 +1,60 @@
+/**
+ * What the `toolhost` command prints for machines. These shapes are a documented contract:
+ * fields may be added, never renamed or removed.
+ */
+import type { ContentBlock, HiddenReason, JsonSchema } from '@toolhost/plugin-sdk';
+import type { PluginStatus } from '../plugins/manager.js';
+
+/** `toolhost list --json`: one JSON object on stdout. */
+export interface ListJson {
+  /** Tools the model sees, in plan order. */
+  readonly visible: readonly ListedTool[];
+  /** Tools that exist but are not shown, each with every reason. */
+  readonly hidden: readonly ListedHiddenTool[];
+  /** Every plugin folder found under `plugins/`, sorted by id. */
+  readonly plugins: readonly ListedPlugin[];
+}
+
+export interface ListedTool {
+  readonly name: string;
+  readonly description: string;
+  /** Who provides it, as `formatOwner` renders it: `core`, `plugin:text`, `mcp:github`, `custom`. */
+  readonly owner: string;
+  /** Where calls land, as `formatExecutor` renders it: `core:read`, `plugin:text:text_stats`. */
+  readonly executor: string;
+  /** JSON Schema (2020-12) of the input object. */
+  readonly inputSchema: JsonSchema;
+}
+
+export interface ListedHiddenTool {
+  readonly name: string;
+  readonly owner: string;
+  /** Never empty. */
+  readonly diagnostics: readonly { readonly reason: HiddenReason; readonly message: string }[];
+}
+
+export interface ListedPlugin {
+  /** The folder name under `plugins/`. */
+  readonly id: string;
+  /** `loaded`, `failed`, `disabled` or `quarantined`. */
+  readonly status: PluginStatus;
+  /** Why it is not loaded (empty when it is). */
+  readonly diagnostics: readonly string[];
+}
+
+/** `toolhost call NAME --json`: the tool result, `isError` always present. */
+export interface CallJson {
+  readonly content: readonly ContentBlock[];
+  readonly isError: boolean;
+  readonly structuredContent?: Readonly<Record<string, unknown>>;
+}
+
+/** Exit codes of every command. */
+export const EXIT = {
+  /** Done; for `call`, a result that is not an error; for `doctor`, all is well. */
+  ok: 0,
+  /** The work failed: an `isError` result, an invalid config, a problem `doctor` found. */
+  failed: 1,
+  /** The command line is wrong: unknown command or flag, bad JSON, a missing root or file. */
+  usage: 2,
+} as const;

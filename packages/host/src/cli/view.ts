@@ -1,0 +1,137 @@
+/** The plan and its changes, for people (tables, lines) and for machines (`ListJson`). */
+import type { ToolPlan } from '@toolhost/plugin-sdk';
+import type { HostChange } from '../host.js';
+import type { PluginReport } from '../plugins/manager.js';
+import { formatExecutor, formatOwner } from '../refs.js';
+import type { Style } from './io.js';
+import type { ListJson } from './types.js';
+
+export function listJson(plan: ToolPlan, plugins: readonly PluginReport[]): ListJson {
+  return {
+    visible: plan.visible.map(({ descriptor, executor }) => ({
+      name: descriptor.name,
+      description: descriptor.description,
+      owner: formatOwner(descriptor.owner),
+      executor: formatExecutor(executor),
+      inputSchema: descriptor.inputSchema,
+    })),
+    hidden: plan.hidden.map(({ descriptor, diagnostics }) => ({
+      name: descriptor.name,
+      owner: formatOwner(descriptor.owner),
+      diagnostics: diagnostics.map(({ reason, message }) => ({ reason, message })),
+    })),
+    plugins: plugins.map(({ id, status, diagnostics }) => ({ id, status, diagnostics: [...diagnostics] })),
+  };
+}
+
+/** Columns padded to their widest cell; the last column is not padded. */
+export function table(rows: readonly (readonly string[])[], indent = '  '): string[] {
+  const widths: number[] = [];
+  for (const row of rows) {
+    row.forEach((cell, i) => {
+      widths[i] = Math.max(widths[i] ?? 0, visibleLength(cell));
+    });
+  }
+  return rows.map(
+    (row) =>
+      indent +
+      row
+        .map((cell, i) =>
+          i === row.length - 1 ? cell : cell + ' '.repeat((widths[i] ?? 0) - visibleLength(cell)),
+        )
+        .join('  ')
+        .trimEnd(),
+  );
+}
+
+/** Length without ANSI colour codes. */
+function visibleLength(text: string): number {
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: matching ANSI escapes is the point.
+  return text.replace(/\x1b\[[0-9;]*m/g, '').length;
+}
+
+/** The first line of a description, cut to `max` characters. */
+function summary(description: string, max = 60): string {
+  const line = (description.split('\n')[0] ?? '').trim();
+  return line.length <= max ? line : `${line.slice(0, max - 1)}…`;
+}
+
+/** The plan as tables: visible tools with owner and executor, hidden ones with their reasons, plugins. */
+export function planLines(plan: ToolPlan, plugins: readonly PluginReport[], style: Style): string[] {
+  const lines: string[] = [];
+  lines.push(style.bold(`Visible tools (${plan.visible.length})`));
+  if (plan.visible.length === 0) lines.push(style.dim('  none'));
+  lines.push(
+    ...table(
+      plan.visible.map(({ descriptor, executor }) => [
+        style.green(descriptor.name),
+        formatOwner(descriptor.owner),
+        style.dim(formatExecutor(executor)),
+        summary(descriptor.description),
+      ]),
+    ),
+  );
+  if (plan.hidden.length > 0) {
+    lines.push('', style.bold(`Hidden tools (${plan.hidden.length})`));
+    lines.push(
+      ...table(
+        plan.hidden.map(({ descriptor, diagnostics }) => [
+          style.yellow(descriptor.name),
+          formatOwner(descriptor.owner),
+          diagnostics.map((d) => `${d.reason}: ${d.message}`).join('; '),
+        ]),
+      ),
+    );
+  }
+  if (plugins.length > 0) {
+    lines.push('', style.bold(`Plugins (${plugins.length})`));
+    lines.push(
+      ...table(
+        plugins.map((p) => [
+          p.id,
+          p.status === 'loaded' ? style.green(p.status) : style.red(p.status),
+          p.diagnostics.join('; '),
+        ]),
+      ),
+    );
+  }
+  return lines;
+}
+
+/** `HH:MM:SS` of a date, local time. */
+function clock(date: Date): string {
+  return [date.getHours(), date.getMinutes(), date.getSeconds()]
+    .map((n) => String(n).padStart(2, '0'))
+    .join(':');
+}
+
+/**
+ * One rebuild, as `12:00:01 plugins:healthy rebuilt in 132 ms: added healthy_echo2; removed
+ * healthy_echo`, then one indented line per newly hidden tool with its reasons.
+ */
+export function changeLines(change: HostChange, plan: ToolPlan, style: Style, now = new Date()): string[] {
+  const hiddenNow = new Map(plan.hidden.map((e) => [e.descriptor.name, e.diagnostics]));
+  const added = change.added.map((name) => (hiddenNow.has(name) ? `${name} (hidden)` : name));
+  const visible = change.newlyVisible.filter((name) => !change.added.includes(name));
+  const parts = [
+    added.length > 0 ? `added ${added.join(', ')}` : '',
+    change.removed.length > 0 ? `removed ${change.removed.join(', ')}` : '',
+    change.changed.length > 0 ? `changed ${change.changed.join(', ')}` : '',
+    visible.length > 0 ? `now visible ${visible.join(', ')}` : '',
+    change.newlyHidden.length > 0 ? `now hidden ${change.newlyHidden.map((h) => h.name).join(', ')}` : '',
+  ].filter(Boolean);
+  const head =
+    `${style.dim(clock(now))} ${change.cause} rebuilt in ${Math.round(change.durationMs)} ms: ` +
+    (parts.length > 0 ? parts.join('; ') : 'no tool changed');
+  const reasons = [
+    ...change.newlyHidden.map((h) => [h.name, h.diagnostics] as const),
+    ...change.added.flatMap((name) => {
+      const diagnostics = hiddenNow.get(name);
+      return diagnostics === undefined ? [] : [[name, diagnostics] as const];
+    }),
+  ].map(
+    ([name, diagnostics]) =>
+      `  ${style.yellow(name)} hidden: ${diagnostics.map((d) => `${d.reason}: ${d.message}`).join('; ')}`,
+  );
+  return [head, ...reasons];
+}

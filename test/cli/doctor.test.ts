@@ -1,0 +1,78 @@
+import * as path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ANSI, project, REPO, toolhost } from './cli.js';
+
+const notes = { from: path.join(REPO, 'plugins/notes') };
+
+/** Runs doctor on a fresh project and cleans up. */
+async function doctor(plugins: Parameters<typeof project>[0], config?: unknown) {
+  const { root, dispose } = await project(plugins, config);
+  try {
+    return await toolhost(['doctor', '--root', root], { cwd: root });
+  } finally {
+    await dispose();
+  }
+}
+
+describe.concurrent('toolhost doctor', () => {
+  it('exits 0 when all is well', async () => {
+    const { code, stdout, stderr } = await doctor(['healthy', notes], {
+      plugins: { notes: { grants: { fs: { read: ['notes'], write: ['notes'] } } } },
+    });
+    expect(stderr).toBe('');
+    expect(stdout).toContain('✔ config: toolhost.config.json is valid');
+    expect(stdout).toContain('✔ plugin healthy: builds and loads (1 tool)');
+    expect(stdout).toContain('✔ plugin notes: builds and loads (3 tools)');
+    expect(stdout).toMatch(/All is well\.\n$/);
+    expect(stdout).not.toMatch(ANSI);
+    expect(code).toBe(0);
+  });
+
+  it('exits 1 for a permission that config does not grant, naming the permission and the config key', async () => {
+    const { code, stdout } = await doctor([notes], {
+      plugins: { notes: { grants: { fs: { read: ['notes'] } } } },
+    });
+    expect(stdout).toContain(
+      '✖ plugin notes: asks for permissions.fs.write "notes", which config does not grant\n' +
+        '    fix: add "notes" to plugins.notes.grants.fs.write in toolhost.config.json',
+    );
+    expect(stdout).not.toContain('permissions.fs.read');
+    expect(stdout).toContain('"write": [\n            "notes"\n          ]');
+    expect(stdout).toMatch(/1 problem\.\n$/);
+    expect(code).toBe(1);
+  });
+
+  it('exits 1 listing every issue of an invalid config', async () => {
+    const { code, stdout } = await doctor(['healthy'], {
+      sandbox: 'elsewhere',
+      plugins: { notes: { grant: {} } },
+    });
+    expect(stdout).toContain('✖ config: toolhost.config.json is not valid');
+    expect(stdout).toMatch(/toolhost\.config\.json: sandbox: /);
+    expect(stdout).toMatch(/toolhost\.config\.json: plugins\.notes: unknown key\(s\): grant/);
+    expect(code).toBe(1);
+  });
+
+  it('exits 1 for a plugin that does not build; warns about settings for a missing plugin', async () => {
+    const { code, stdout } = await doctor(['healthy', 'syntax-error'], {
+      plugins: { weathr: { enabled: true } },
+    });
+    expect(stdout).toMatch(
+      /✖ plugin syntax-error: does not load\n {4}plugin "syntax-error" does not build: index\.ts:/,
+    );
+    expect(stdout).toContain(
+      '⚠ plugins.weathr: config has settings for "weathr" but plugins/weathr/ does not exist',
+    );
+    expect(stdout).toMatch(/1 problem, 1 warning\.\n$/);
+    expect(code).toBe(1);
+  });
+
+  it('reports each MCP server of config', async () => {
+    const { stdout, code } = await doctor([], {
+      mcpServers: { nowhere: { command: 'toolhost-no-such-program' } },
+    });
+    expect(stdout).toMatch(/mcp server nowhere: unavailable: /);
+    expect(stdout).toMatch(/fix: check mcpServers\.nowhere/);
+    expect(code).toBe(1);
+  });
+});

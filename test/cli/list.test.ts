@@ -1,0 +1,97 @@
+import * as path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ListJson } from '../../packages/host/src/cli/types.js';
+import { ANSI, project, REPO, toolhost } from './cli.js';
+
+describe('toolhost list', () => {
+  let root: string;
+  let dispose: () => Promise<void>;
+
+  beforeAll(async () => {
+    ({ root, dispose } = await project(
+      ['healthy', 'syntax-error', { from: path.join(REPO, 'plugins/weather') }],
+      {
+        plugins: { weather: { grants: { net: ['api.open-meteo.com'] } } },
+      },
+    ));
+  });
+  afterAll(() => dispose());
+
+  it('prints the plan as tables: visible tools with owner and executor, hidden ones with why, plugins', async () => {
+    const { code, stdout, stderr } = await toolhost(['list', '--root', root]);
+    expect(stderr).toBe('');
+    expect(code).toBe(0);
+    const lines = stdout.split('\n');
+    expect(lines[0]).toBe('Visible tools (6)'); // healthy_echo and the five built-ins (exec is off)
+    expect(lines).toContainEqual(
+      expect.stringMatching(
+        /^ {2}healthy_echo +plugin:healthy +plugin:healthy:healthy_echo +Echoes its text$/,
+      ),
+    );
+    expect(lines).toContainEqual(expect.stringMatching(/^ {2}read +core +core:builtin\/read +Read a UTF-8/));
+    expect(stdout).toContain('Hidden tools (2)');
+    expect(stdout).toMatch(
+      / {2}plugin:syntax-error +plugin:syntax-error +plugin-load-failed: plugin "syntax-error"/,
+    );
+    expect(stdout).toMatch(
+      / {2}weather_now +plugin:weather +env-missing: environment variable WEATHER_API_KEY/,
+    );
+    expect(stdout).toMatch(
+      /Plugins \(3\)\n {2}healthy +loaded\n {2}syntax-error +failed +plugin "syntax-error" does not build/,
+    );
+    expect(stdout).toMatch(/weather +loaded/);
+    expect(stdout).not.toMatch(ANSI);
+  });
+
+  it('--json prints the documented contract: visible, hidden and plugins', async () => {
+    const { code, stdout } = await toolhost(['list', '--json', '--root', root]);
+    expect(code).toBe(0);
+    const json = JSON.parse(stdout) as ListJson;
+    expect(Object.keys(json)).toEqual(['visible', 'hidden', 'plugins']);
+    expect(json.visible.map((t) => t.name)).toEqual(['edit', 'grep', 'healthy_echo', 'ls', 'read', 'write']);
+    expect(json.visible.find((t) => t.name === 'read')).toMatchObject({
+      owner: 'core',
+      executor: 'core:builtin/read',
+    });
+    expect(json.visible.filter((t) => t.owner !== 'core')).toEqual([
+      {
+        name: 'healthy_echo',
+        description: 'Echoes its text',
+        owner: 'plugin:healthy',
+        executor: 'plugin:healthy:healthy_echo',
+        inputSchema: expect.objectContaining({ type: 'object', required: ['text'] }),
+      },
+    ]);
+    expect(json.hidden).toEqual([
+      {
+        name: 'plugin:syntax-error',
+        owner: 'plugin:syntax-error',
+        diagnostics: [{ reason: 'plugin-load-failed', message: expect.stringContaining('does not build') }],
+      },
+      {
+        name: 'weather_now',
+        owner: 'plugin:weather',
+        diagnostics: [{ reason: 'env-missing', message: expect.stringContaining('WEATHER_API_KEY') }],
+      },
+    ]);
+    expect(json.plugins).toEqual([
+      { id: 'healthy', status: 'loaded', diagnostics: [] },
+      { id: 'syntax-error', status: 'failed', diagnostics: [expect.stringContaining('does not build')] },
+      { id: 'weather', status: 'loaded', diagnostics: [] },
+    ]);
+  });
+
+  it('exits 1 with every issue when the config is invalid', async () => {
+    const bad = await project([], { tools: { deny: 'write' }, unknownKey: true });
+    try {
+      const { code, stdout, stderr } = await toolhost(['list', '--root', bad.root]);
+      expect(code).toBe(1);
+      expect(stdout).toBe('');
+      expect(stderr).toContain('invalid config');
+      expect(stderr).toContain('tools.deny');
+      expect(stderr).toContain('unknown key(s): unknownKey');
+    } finally {
+      await bad.dispose();
+    }
+  });
+});
