@@ -1,4 +1,5 @@
 import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -109,6 +110,39 @@ describe('mcpServers on hot reload', () => {
       await hostB.close();
       await rm(rootA, { recursive: true, force: true });
       await rm(rootB, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('the per-call timeout of bridged servers, from config', () => {
+  it('ends a call the server does not answer in time with an is_error naming the server', async () => {
+    const require = createRequire(import.meta.url);
+    const manifest = require.resolve('@modelcontextprotocol/server-everything/package.json');
+    const bin = path.join(
+      path.dirname(manifest),
+      (require(manifest) as { bin: Record<string, string> }).bin['mcp-server-everything'] ?? '',
+    );
+    const root = await mkdtemp(path.join(tmpdir(), 'toolhost-timeout-'));
+    const host = await createHost({
+      root,
+      builtins: false,
+      plugins: false,
+      config: {
+        limits: { mcpCallTimeoutMs: 300 },
+        mcpServers: { everything: { command: process.execPath, args: [bin] } },
+      },
+    });
+    try {
+      const outcome = await host
+        .session()
+        .call('mcp__everything__trigger-long-running-operation', { duration: 5, steps: 1 });
+      expect(outcome.result.isError).toBe(true);
+      expect(outcome.result.content).toEqual([
+        { type: 'text', text: expect.stringMatching(/MCP server "everything" did not answer within 300 ms/) },
+      ]);
+    } finally {
+      await host.close();
+      await rm(root, { recursive: true, force: true });
     }
   });
 });

@@ -274,8 +274,10 @@ export class ToolHost {
   async syncMcpServers(): Promise<void> {
     const servers = (this.#config.mcpServers ?? {}) as Record<string, McpServerConfig>;
     if (this.#closed || (this.#mcp === undefined && Object.keys(servers).length === 0)) return;
+    const callTimeoutMs = this.#options.mcp?.callTimeoutMs ?? this.#config.limits?.mcpCallTimeoutMs;
     this.#mcp ??= new McpBridge({
       ...this.#options.mcp,
+      ...(callTimeoutMs === undefined ? {} : { callTimeoutMs }),
       cwd: this.#root,
       // A server that connects, dies or changes its tool list: the whole Map is rebuilt.
       onChange: () => {

@@ -56,7 +56,7 @@ export function effectiveSettings(
   const builtins = overrides.builtins ?? builtinsOf(config);
   const allow = overrides.policy?.allow ?? config.tools?.allow;
   const deny = [...(config.tools?.deny ?? []), ...(overrides.policy?.deny ?? [])];
-  const { plugin: pluginLimits, ...callLimits } = config.limits ?? {};
+  const { plugin: pluginLimits, mcpCallTimeoutMs: _mcp, ...callLimits } = config.limits ?? {};
   return {
     builtins,
     policy: {

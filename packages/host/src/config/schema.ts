@@ -97,6 +97,12 @@ export const configSchema = z
         hookTimeoutMs: z.number().int().positive().optional(),
         maxResultChars: z.number().int().positive().optional(),
         plugin: pluginLimits.optional().describe('Default sandbox limits of every plugin'),
+        mcpCallTimeoutMs: z
+          .number()
+          .int()
+          .positive()
+          .optional()
+          .describe('Limit of one call to a bridged MCP server without an answer, ms (default 60000)'),
       })
       .optional(),
     sandbox: z
