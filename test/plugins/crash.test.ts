@@ -22,11 +22,15 @@ describe('a plugin that crashes V8', () => {
     await cleanup();
   });
 
-  it.each(['crash_keys', 'crash_array'])('%s fails only its call; the host serves on', async (tool) => {
+  it.each([
+    // #457 aborts V8 every time here; #527 sometimes ends as a clean memory-limit breach instead.
+    ['crash_keys', /the executor process died \(signal SIGABRT\)/],
+    ['crash_array', /executor process died|memory limit/],
+  ] as const)('%s fails only its call; the host serves on', async (tool, expected) => {
     const session = host.session();
     const outcome = await session.call(tool, {});
     expect(outcome.result.isError).toBe(true);
-    expect(textOf(outcome.result)).toMatch(/executor process died|memory limit/);
+    expect(textOf(outcome.result)).toMatch(expected);
     const healthy = await session.call('healthy_echo', { text: 'alive' });
     expect(textOf(healthy.result)).toBe('echo: alive');
   });

@@ -155,3 +155,42 @@ describe('hot reload with the real watcher', () => {
     expect((await project.call('alpha_tool')).text).toBe('alpha v1');
   });
 });
+
+describe('the plugins folder itself', () => {
+  let project: Project;
+  afterEach(async () => {
+    await project.close();
+  });
+
+  it('is watched again after it is deleted and re-created (a checkout of a branch without it)', async () => {
+    project = await watchedProject();
+    await project.writePlugin('alpha', pluginSource('alpha', 'alpha_tool', "'v1'"));
+    await project.start({});
+    const gone = project.nextChange((c) => c.removed.includes('alpha_tool'));
+    await rm(path.join(project.root, 'plugins'), { recursive: true });
+    await gone;
+    const back = project.nextChange((c) => c.added.includes('alpha_tool'));
+    await project.writePlugin('alpha', pluginSource('alpha', 'alpha_tool', "'v2'"));
+    await back;
+    expect((await project.call('alpha_tool')).text).toBe('v2');
+    const edited = project.nextChange((c) => c.cause.includes('alpha'));
+    await project.writePlugin('alpha', pluginSource('alpha', 'alpha_tool', "'v3'"));
+    await edited;
+    expect((await project.call('alpha_tool')).text).toBe('v3');
+  });
+
+  it('turning into something unreadable is reported, and the host keeps serving', async () => {
+    project = await watchedProject();
+    await project.writePlugin('alpha', pluginSource('alpha', 'alpha_tool', "'v1'"));
+    await project.start({});
+    const reported = new Promise<unknown>((resolve) => project.host.on('error', resolve));
+    const { writeFile } = await import('node:fs/promises');
+    await rm(path.join(project.root, 'plugins'), { recursive: true });
+    await writeFile(path.join(project.root, 'plugins'), 'not a folder');
+    await project.writeConfig({ tools: { deny: ['nothing'] } });
+    expect(await reported).toMatchObject({
+      kind: 'load',
+      message: expect.stringMatching(/rebuild .* failed: ENOTDIR/),
+    });
+  });
+});

@@ -59,7 +59,8 @@ export interface HostChange {
 /** Something went wrong outside any call: an invalid config file, a watcher error. */
 export type HostError =
   | { readonly kind: 'config'; readonly issues: readonly ConfigIssue[]; readonly message: string }
-  | { readonly kind: 'watch'; readonly message: string };
+  | { readonly kind: 'watch'; readonly message: string }
+  | { readonly kind: 'load'; readonly message: string };
 
 export type ChangeListener = (change: HostChange) => void;
 export type ErrorListener = (error: HostError) => void;
@@ -388,7 +389,9 @@ export class ToolHost {
         sandbox: this.#sandbox,
         settings: this.#settings.pluginSettings,
         defaultLimits: this.#settings.pluginLimits,
-        env: (this.#settings.availability.env ?? {}) as Record<string, string | undefined>,
+        // Granted variables come from the real environment (or the one given in code), never from
+        // the subset `signals.env` shows to availability checks.
+        env: (this.#options.availability?.env ?? process.env) as Record<string, string | undefined>,
       },
       only,
     );
@@ -404,44 +407,55 @@ export class ToolHost {
     what: { config: boolean; plugins: ReadonlySet<string> | undefined },
     cause: string,
   ): Promise<HostChange | HostError> {
-    return this.#refreshLock.run(async () => {
-      const started = performance.now();
-      let only = what.plugins;
-      if (what.config && this.#configFile !== undefined) {
-        const loaded = await loadConfigFile(this.#configFile);
-        // A config file that was in force and is now gone keeps its settings: silently falling back
-        // to defaults would drop every deny rule. Restore the file (or restart) to change that.
-        const outcome: typeof loaded =
-          loaded.ok && !loaded.found && (this.#configFound || typeof this.#options.config === 'string')
-            ? {
-                ok: false,
-                issues: [
-                  {
-                    file: this.#configFile,
-                    path: '(root)',
-                    message: 'the config file is gone; the last good config stays in force',
-                  },
-                ],
-              }
-            : loaded;
-        if (!outcome.ok) {
-          const error: HostError = {
-            kind: 'config',
-            issues: outcome.issues,
-            message: new ConfigError(outcome.issues).message,
-          };
-          this.#emitError(error);
-          return error;
+    return this.#refreshLock
+      .run(async () => {
+        const started = performance.now();
+        let only = what.plugins;
+        if (what.config && this.#configFile !== undefined) {
+          const loaded = await loadConfigFile(this.#configFile);
+          // A config file that was in force and is now gone keeps its settings: silently falling back
+          // to defaults would drop every deny rule. Restore the file (or restart) to change that.
+          const outcome: typeof loaded =
+            loaded.ok && !loaded.found && (this.#configFound || typeof this.#options.config === 'string')
+              ? {
+                  ok: false,
+                  issues: [
+                    {
+                      file: this.#configFile,
+                      path: '(root)',
+                      message: 'the config file is gone; the last good config stays in force',
+                    },
+                  ],
+                }
+              : loaded;
+          if (!outcome.ok) {
+            const error: HostError = {
+              kind: 'config',
+              issues: outcome.issues,
+              message: new ConfigError(outcome.issues).message,
+            };
+            this.#emitError(error);
+            return error;
+          }
+          this.#config = outcome.config;
+          this.#configFound = outcome.found;
+          this.#settings = this.#settle(outcome.config);
+          this.#builtins = this.#createBuiltins();
+          only = undefined; // settings of any plugin may have changed
+          await this.syncMcpServers();
         }
-        this.#config = outcome.config;
-        this.#configFound = outcome.found;
-        this.#settings = this.#settle(outcome.config);
-        this.#builtins = this.#createBuiltins();
-        only = undefined; // settings of any plugin may have changed
-        await this.syncMcpServers();
-      }
-      return this.#loadPlugins(only, cause, started);
-    });
+        return this.#loadPlugins(only, cause, started);
+      })
+      .catch((fault: unknown) => {
+        // A refresh that fails outside any plugin (the plugins folder became unreadable, say) is
+        // reported; the host keeps serving the Map it has. It never ends the process.
+        const error: HostError = {
+          kind: 'load',
+          message: `rebuild (${cause}) failed: ${fault instanceof Error ? fault.message : String(fault)}`,
+        };
+        this.#emitError(error);
+        return error;
+      });
   }
 
   /** Builds a new Map from every source and swaps it in; listeners get the diff. */
@@ -592,9 +606,15 @@ export async function createHost(options: HostOptions = {}): Promise<ToolHost> {
   const root = path.resolve(options.root ?? process.cwd());
   const { config, file, found } = await readConfig(options, root);
   const host = new ToolHost({ ...options, root }, config, file, found);
-  await host.syncMcpServers();
-  if (options.plugins !== false) await host.loadPlugins();
-  else if (host.mcpServers.length > 0) host.rebuild();
-  if (options.watch === true) await host.watch();
+  try {
+    await host.syncMcpServers();
+    if (options.plugins !== false) await host.loadPlugins();
+    else if (host.mcpServers.length > 0) host.rebuild();
+    if (options.watch === true) await host.watch();
+  } catch (error) {
+    // Nothing it started (MCP servers, the executor, watchers) outlives a host that did not start.
+    await host.close();
+    throw error;
+  }
   return host;
 }

@@ -65,12 +65,13 @@ export interface InProcessToolOptions {
  */
 export function inProcessTool(definition: ToolDefinition, options: InProcessToolOptions): RegisteredTool {
   const isBuiltin = options.source === 'builtin';
+  const ref = { kind: 'core', executorId: `${options.source}/${definition.name}` } as const;
   const descriptor = describeTool(definition, {
     owner: isBuiltin ? { kind: 'core' } : { kind: 'custom' },
-    executor: { kind: 'core', executorId: `${options.source}/${definition.name}` },
+    executor: ref,
   });
   const executor: RegisteredTool['executor'] = {
-    ref: { kind: 'core', executorId: `${options.source}/${definition.name}` },
+    ref,
     validateInput: (input) => checkWithZod(definition.input, input),
     async run(input, ctx) {
       const returned = await definition.execute(input as Record<string, unknown>, {

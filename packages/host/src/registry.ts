@@ -14,6 +14,16 @@ import type {
 /** Merge order: a later source replaces an earlier one's tool of the same name. */
 export const SOURCE_ORDER: readonly ToolSourceKind[] = ['builtin', 'plugin', 'mcp', 'custom'];
 
+/**
+ * The executor a descriptor advertises is the one the tool really has: a source that left it out
+ * (or disagrees) must not make the planner throw for every session.
+ */
+function withExecutorRef(tool: RegisteredTool): RegisteredTool {
+  if (tool.descriptor.executor === tool.executor.ref) return tool;
+  if (JSON.stringify(tool.descriptor.executor) === JSON.stringify(tool.executor.ref)) return tool;
+  return { ...tool, descriptor: { ...tool.descriptor, executor: tool.executor.ref } };
+}
+
 function subjectOf(tool: RegisteredTool): PolicySubject {
   return {
     name: tool.descriptor.name,
@@ -45,7 +55,8 @@ export function buildRegistry(sources: readonly ToolSource[], policy: ToolPolicy
   for (const source of ordered) {
     let admitted = 0;
     let shutOutByAllow = 0;
-    for (const tool of source.tools) {
+    for (const given of source.tools) {
+      const tool = withExecutorRef(given);
       const name = tool.descriptor.name;
       const subject = subjectOf(tool);
       subjects.push(subject);

@@ -106,6 +106,15 @@ export function watchProject(options: ProjectWatcherOptions): ProjectWatcher {
     if (absolute === pluginsDir && event === 'addDir') {
       watchPlugins();
       record(pluginsDir);
+    } else if (absolute === pluginsDir && event === 'unlinkDir') {
+      // The folder went (a checkout of a branch without it): a new watcher is needed when it returns.
+      const gone = pluginsWatcher;
+      pluginsWatcher = undefined;
+      if (gone !== undefined) {
+        watchers.splice(watchers.indexOf(gone), 1);
+        void gone.close();
+      }
+      record(pluginsDir);
     } else if (absolute === configFile) record(absolute);
   });
   rootWatcher.on('error', onError);

@@ -250,9 +250,6 @@ async function execute(
   })();
 
   try {
-    if (ctx.signal?.aborted) {
-      return { status: 'cancelled', result: errorResult(`Tool "${name}" was cancelled by the caller`) };
-    }
     return await Promise.race([running, stopped]);
   } finally {
     clearTimeout(timer);
@@ -343,10 +340,15 @@ export async function callTool(
   });
   // Hooks and the executor see one signal: aborted on cancel, on timeout, and when the call ends.
   const cancel = () => controller.abort(ctx.signal?.reason);
+  const cancelled = () =>
+    done('cancelled', errorResult(`Tool "${tool.descriptor.name}" was cancelled by the caller`));
+  if (ctx.signal?.aborted) return cancelled();
   ctx.signal?.addEventListener('abort', cancel, { once: true });
   try {
     const prepared = await prepare(tool, toolUseId, rawInput, ctx, controller.signal);
     if (prepared.kind === 'done') return done(prepared.status, prepared.result);
+    // A caller that gave up while the before-hooks ran gets nothing executed on its behalf.
+    if (controller.signal.aborted) return cancelled();
     const executorStarted = performance.now();
     const executed = await execute(tool, toolUseId, prepared.input, ctx, controller);
     const executorMs = performance.now() - executorStarted;
@@ -368,5 +370,8 @@ export async function callTool(
     );
   } finally {
     ctx.signal?.removeEventListener('abort', cancel);
+    // Whatever ended the call (a block, a hook timeout, a result), work still holding its signal
+    // — an abandoned hook, a stray executor promise — is told to stop.
+    if (!controller.signal.aborted) controller.abort(new Error('call ended'));
   }
 }

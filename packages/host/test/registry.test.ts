@@ -93,6 +93,13 @@ describe('buildRegistry', () => {
     );
   });
 
+  it("gives a descriptor that lacks (or misstates) its executor ref the tool's real one", () => {
+    const tool = fakeTool('bare', 'plugin', 'p');
+    const { executor: _dropped, ...descriptor } = tool.descriptor;
+    const registry = buildRegistry([source('plugin', 'p', [{ ...tool, descriptor }])], {});
+    expect(registry.tools.get('bare')?.descriptor.executor).toEqual(tool.executor.ref);
+  });
+
   it('passes on the unavailable tools a source reports', () => {
     const registry = buildRegistry(
       [

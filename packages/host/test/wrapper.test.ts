@@ -106,6 +106,54 @@ describe('callTool: validation and execution', () => {
     expect(resultText(outcome.result)).toContain('cancelled by the caller');
   });
 
+  it('runs nothing for a caller that had already cancelled', async () => {
+    let ran = false;
+    const tool = fakeTool('eager', 'custom', 'custom', {
+      run: async () => {
+        ran = true;
+        return { content: [] };
+      },
+    });
+    const controller = new AbortController();
+    controller.abort();
+    const outcome = await callTool(tool, 't', {}, ctx([], { signal: controller.signal }));
+    expect(outcome.status).toBe('cancelled');
+    expect(ran).toBe(false);
+  });
+
+  it('runs nothing when the caller cancels while the before-hooks run', async () => {
+    let ran = false;
+    const controller = new AbortController();
+    const tool = fakeTool('eager', 'custom', 'custom', {
+      run: async () => {
+        ran = true;
+        return { content: [] };
+      },
+    });
+    const hook: ToolHooks = {
+      name: 'slow-approval',
+      beforeToolCall: () => {
+        controller.abort();
+      },
+    };
+    const outcome = await callTool(tool, 't', {}, ctx([hook], { signal: controller.signal }));
+    expect(outcome.status).toBe('cancelled');
+    expect(ran).toBe(false);
+  });
+
+  it('aborts the signal an abandoned (timed-out) hook holds once the call ends', async () => {
+    let held: AbortSignal | undefined;
+    const hang: ToolHooks = {
+      name: 'stuck',
+      beforeToolCall: (event) => {
+        held = event.signal;
+        return new Promise(() => {});
+      },
+    };
+    await callTool(registeredRepeat(), 't', { text: 'a' }, ctx([hang], { limits: { hookTimeoutMs: 10 } }));
+    expect(held?.aborted).toBe(true);
+  });
+
   it('refuses a result over maxResultChars', async () => {
     const outcome = await callTool(
       registeredRepeat(),

@@ -127,7 +127,7 @@ export function pluginTools(plugin: LoadedPlugin): RegisteredTool[] {
       source: 'plugin',
       sourceId: plugin.id,
       executor: {
-        ref: { kind: 'plugin', pluginId: plugin.id, toolName: tool.name },
+        ref: descriptor.executor as NonNullable<ToolDescriptor['executor']>,
         async run(input, ctx) {
           const outcome = await plugin.sandbox.call(
             plugin.id,

@@ -48,6 +48,7 @@ export class ProcessSandbox implements Sandbox {
   #heartbeat: NodeJS.Timeout | undefined;
   #lastPong = Date.now();
   #closed = false;
+  #killedByHeartbeat = false;
 
   /** How many times the executor process has been started (for diagnostics and tests). */
   starts = 0;
@@ -63,7 +64,7 @@ export class ProcessSandbox implements Sandbox {
     this.#child = child;
     child.on('message', (message: FromExecutor) => {
       try {
-        this.#onMessage(message);
+        this.#onMessage(message, child);
       } catch {
         // A host-side fault handling one message (a throwing sink) must not take the host down.
       }
@@ -81,7 +82,7 @@ export class ProcessSandbox implements Sandbox {
     child.send(message);
   }
 
-  #onMessage(message: FromExecutor): void {
+  #onMessage(message: FromExecutor, from: ChildProcess): void {
     switch (message.t) {
       case 'reply': {
         const pending = this.#pending.get(message.id);
@@ -106,13 +107,17 @@ export class ProcessSandbox implements Sandbox {
                 error: `ctx capability "${message.capability}" was used after its call ended`,
               }),
             );
-        void reply.then((text) =>
-          this.#child?.send({
-            t: 'capability-reply',
-            requestId: message.requestId,
-            reply: text,
-          } satisfies ToExecutor),
-        );
+        // Only to the process that asked: a restarted executor reuses request ids, and an answer
+        // meant for a plugin of the old one must never resolve another plugin's request.
+        void reply.then((text) => {
+          if (this.#child === from && from.connected) {
+            from.send({
+              t: 'capability-reply',
+              requestId: message.requestId,
+              reply: text,
+            } satisfies ToExecutor);
+          }
+        });
         return;
       }
       case 'pong':
@@ -131,7 +136,14 @@ export class ProcessSandbox implements Sandbox {
     const culprits = new Set(
       failed.map(([, p]) => p.pluginId).filter((id): id is string => id !== undefined),
     );
-    for (const id of culprits) this.#crashes.set(id, (this.#crashes.get(id) ?? 0) + 1);
+    // A crash is charged to a plugin only when it was the only one running there, and never when
+    // the host itself killed an unresponsive executor: an innocent neighbour is not quarantined.
+    const killedByHost = this.#killedByHeartbeat;
+    this.#killedByHeartbeat = false;
+    const [only] = culprits;
+    if (culprits.size === 1 && only !== undefined && !killedByHost) {
+      this.#crashes.set(only, (this.#crashes.get(only) ?? 0) + 1);
+    }
     for (const [, pending] of failed) {
       const others = [...culprits].filter((id) => id !== pending.pluginId);
       const blame = others.length === 0 ? '' : ` (plugins running there: ${[...culprits].join(', ')})`;
@@ -150,6 +162,7 @@ export class ProcessSandbox implements Sandbox {
       this.#lastPong = Date.now();
       this.#heartbeat = setInterval(() => {
         if (Date.now() - this.#lastPong > HEARTBEAT_MS) {
+          this.#killedByHeartbeat = true;
           this.#child?.kill('SIGKILL');
           return;
         }
@@ -200,8 +213,8 @@ export class ProcessSandbox implements Sandbox {
   }
 
   load(pluginId: string, bundle: string, limits: SandboxLimits): void {
-    const previous = this.#loaded.get(pluginId);
-    if (previous?.bundle !== bundle) this.#crashes.delete(pluginId); // new code, new chances
+    // Every (re)load of a plugin — new code, or an operator's reload — lifts its quarantine.
+    this.#crashes.delete(pluginId);
     this.#loaded.set(pluginId, { bundle, limits });
     if (this.#child !== undefined)
       this.#child.send({ t: 'load', pluginId, bundle, limits } satisfies ToExecutor);
@@ -222,6 +235,13 @@ export class ProcessSandbox implements Sandbox {
   ): Promise<SandboxOutcome<CallReply>> {
     const quarantined = this.#quarantined(pluginId);
     if (quarantined !== undefined) return Promise.resolve(quarantined);
+    if (signal.aborted) {
+      return Promise.resolve({
+        kind: 'limit',
+        limit: 'cancelled',
+        message: 'the call was cancelled before it started',
+      });
+    }
     let id = 0;
     const onAbort = () =>
       this.#child?.send({
