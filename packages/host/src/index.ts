@@ -73,7 +73,7 @@ export type {
   PluginSettings,
   PluginStatus,
 } from './plugins/manager.js';
-export { loadPlugin, loadPlugins } from './plugins/manager.js';
+export { loadPlugin } from './plugins/manager.js';
 export { PluginSet } from './plugins/plugin-set.js';
 export type { PolicyDecision, PolicySubject } from './policy.js';
 export { groupsOf, isAllowedTool, matchesPattern } from './policy.js';

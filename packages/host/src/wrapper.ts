@@ -81,13 +81,11 @@ function messageOf(error: unknown): string {
   return typeof error === 'string' ? error : String(error);
 }
 
-class HookTimeout extends Error {}
-
 /** Runs `work`, failing it when `ms` pass first. The timer never keeps the process alive. */
 async function withTimeout<T>(work: Promise<T>, ms: number, what: string): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const deadline = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new HookTimeout(`${what} did not finish within ${ms} ms`)), ms);
+    timer = setTimeout(() => reject(new Error(`${what} did not finish within ${ms} ms`)), ms);
     timer.unref();
   });
   try {

@@ -1,12 +1,9 @@
-import * as path from 'node:path';
-import type { HiddenToolPlanEntry } from '@toolhost/plugin-sdk';
 import type { PluginManifest } from '@toolhost/plugin-sdk/protocol';
 import { createCapabilityProvider, type PluginGrants } from '../capabilities/index.js';
 import { DEFAULT_SANDBOX_LIMITS, type Sandbox, type SandboxLimits } from '../sandbox/types.js';
 import type { ToolHooks, ToolSource } from '../types.js';
-import { bundlePlugin } from './bundle.js';
-import { PluginCache } from './cache.js';
-import { type DiscoveredPlugin, discoverPlugins } from './discover.js';
+import type { PluginCache } from './cache.js';
+import type { DiscoveredPlugin } from './discover.js';
 import { parseDescribeReply } from './manifest.js';
 import { hiddenEntries, type LoadedPlugin, pluginHooks, pluginTools } from './plugin-tools.js';
 
@@ -33,17 +30,13 @@ export interface PluginReport {
 }
 
 export interface LoadPluginsOptions {
-  /** The project root: fs grants resolve against it; the cache lives in `.toolhost/cache/`. */
+  /** The project root: fs grants resolve against it. */
   readonly root: string;
-  /** Default `<root>/plugins`. */
-  readonly pluginsDir?: string;
   readonly sandbox: Sandbox;
   readonly settings?: Readonly<Record<string, PluginSettings>>;
   readonly defaultLimits?: Partial<SandboxLimits>;
   /** Where granted env values come from; default `process.env`. */
   readonly env?: Readonly<Record<string, string | undefined>>;
-  /** Set false to skip the on-disk cache. */
-  readonly cache?: boolean;
 }
 
 /** The result of loading one plugin: its contribution to the registry and its report. */
@@ -69,14 +62,6 @@ function failed(
   };
 }
 
-async function bundleWithCache(plugin: DiscoveredPlugin, cache: PluginCache | undefined) {
-  const cached = await cache?.bundle(plugin.id, plugin.entry);
-  if (cached !== undefined) return { ok: true as const, code: cached };
-  const outcome = await bundlePlugin(plugin.entry);
-  if (outcome.ok) await cache?.storeBundle(plugin.id, plugin.entry, outcome.code, outcome.inputs);
-  return outcome;
-}
-
 /** Where a plugin's bundle comes from: a one-shot build with the disk cache, or an incremental context. */
 export type BundleSource = () => Promise<{ ok: true; code: string } | { ok: false; error: string }>;
 
@@ -88,8 +73,8 @@ export type BundleSource = () => Promise<{ ok: true; code: string } | { ok: fals
 export async function loadPlugin(
   plugin: DiscoveredPlugin,
   options: LoadPluginsOptions,
-  cache?: PluginCache,
-  bundle: BundleSource = () => bundleWithCache(plugin, cache),
+  cache: PluginCache | undefined,
+  bundle: BundleSource,
 ): Promise<PluginLoad> {
   try {
     return await loadFromBundle(plugin.id, await bundle(), options, cache);
@@ -174,20 +159,4 @@ async function loadFromBundle(
     ...(hooks === undefined ? {} : { hooks }),
     report: { id, status: 'loaded', diagnostics: [], manifest },
   };
-}
-
-/** Discovers and loads every plugin under the plugins folder, concurrently. */
-export async function loadPlugins(options: LoadPluginsOptions): Promise<PluginLoad[]> {
-  const pluginsDir = options.pluginsDir ?? path.join(options.root, 'plugins');
-  const cache =
-    options.cache === false ? undefined : new PluginCache(path.join(options.root, '.toolhost', 'cache'));
-  const { plugins, problems } = await discoverPlugins(pluginsDir);
-  const loads = await Promise.all(plugins.map((plugin) => loadPlugin(plugin, options, cache)));
-  for (const problem of problems) loads.push(failed(problem.id, `plugins/${problem.id}: ${problem.message}`));
-  return loads.sort((a, b) => (a.report.id < b.report.id ? -1 : a.report.id > b.report.id ? 1 : 0));
-}
-
-/** The hidden entries of every load, for callers that only want diagnostics. */
-export function unavailableOf(loads: readonly PluginLoad[]): HiddenToolPlanEntry[] {
-  return loads.flatMap((load) => load.source.unavailable ?? []);
 }

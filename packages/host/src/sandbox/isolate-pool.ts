@@ -37,6 +37,7 @@ export class IsolatePool {
   readonly #plugins = new Map<string, Generation>();
   readonly #calls = new Map<string, CallHandlers>();
   readonly #live = new Set<PluginIsolate>();
+  #closed = false;
 
   constructor(runtimeScript: () => Promise<string>) {
     this.#runtime = runtimeScript;
@@ -56,6 +57,11 @@ export class IsolatePool {
 
   async #create(bundle: string, limits: SandboxLimits): Promise<PluginIsolate> {
     const isolate = await PluginIsolate.create(await this.#runtime(), bundle, limits, this.#handlers);
+    // An isolate that finished starting after close() must not outlive the pool.
+    if (this.#closed) {
+      isolate.dispose();
+      throw new Error('the sandbox is closed');
+    }
     this.#live.add(isolate);
     return isolate;
   }
@@ -188,6 +194,7 @@ export class IsolatePool {
   }
 
   close(): void {
+    this.#closed = true;
     for (const isolate of this.#live) isolate.dispose();
     this.#live.clear();
     this.#plugins.clear();

@@ -50,9 +50,6 @@ export class ProcessSandbox implements Sandbox {
   #closed = false;
   #killedByHeartbeat = false;
 
-  /** How many times the executor process has been started (for diagnostics and tests). */
-  starts = 0;
-
   #ensureChild(): ChildProcess {
     if (this.#child !== undefined) return this.#child;
     const child = fork(executorEntry(), [], {
@@ -60,7 +57,6 @@ export class ProcessSandbox implements Sandbox {
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
       serialization: 'json',
     });
-    this.starts += 1;
     this.#child = child;
     child.on('message', (message: FromExecutor) => {
       try {
