@@ -10,12 +10,12 @@ const put = async (rel: string, content: string | Buffer) => {
 };
 beforeEach(async () => {
   sb = await makeSandbox();
-  await put('src/app.ts', 'import x;\n// TODO: fix app\nexport {};\n');
-  await put('src/lib/util.ts', 'export const todo = 1;\r\n// TODO later\r\n');
-  await put('notes.md', 'TODO: write notes\n');
-  await put('node_modules/dep/index.js', '// TODO in a dependency\n');
-  await put('.git/HEAD', 'TODO in git\n');
-  await put('image.bin', Buffer.from('TODO\0binary'));
+  await put('src/app.ts', 'import x;\n// MARKER: fix app\nexport {};\n');
+  await put('src/lib/util.ts', 'export const marker = 1;\r\n// MARKER later\r\n');
+  await put('notes.md', 'MARKER: write notes\n');
+  await put('node_modules/dep/index.js', '// MARKER in a dependency\n');
+  await put('.git/HEAD', 'MARKER in git\n');
+  await put('image.bin', Buffer.from('MARKER\0binary'));
 });
 afterEach(async () => {
   await sb.cleanup();
@@ -25,11 +25,11 @@ const grep = async (input: unknown, options = {}) => textOf(await sb.call('grep'
 
 describe('grep', () => {
   it('finds matching lines as path:line:text, in path order', async () => {
-    expect(await grep({ pattern: 'TODO' })).toBe(
+    expect(await grep({ pattern: 'MARKER' })).toBe(
       [
-        'notes.md:1:TODO: write notes',
-        'src/app.ts:2:// TODO: fix app',
-        'src/lib/util.ts:2:// TODO later',
+        'notes.md:1:MARKER: write notes',
+        'src/app.ts:2:// MARKER: fix app',
+        'src/lib/util.ts:2:// MARKER later',
         '[skipped files: 1 binary]',
       ].join('\n'),
     );
@@ -41,22 +41,22 @@ describe('grep', () => {
   });
 
   it('matches without regard to case when asked', async () => {
-    expect(await grep({ pattern: 'todo', path: 'src', ignoreCase: true })).toBe(
+    expect(await grep({ pattern: 'marker', path: 'src', ignoreCase: true })).toBe(
       [
-        'src/app.ts:2:// TODO: fix app',
-        'src/lib/util.ts:1:export const todo = 1;',
-        'src/lib/util.ts:2:// TODO later',
+        'src/app.ts:2:// MARKER: fix app',
+        'src/lib/util.ts:1:export const marker = 1;',
+        'src/lib/util.ts:2:// MARKER later',
       ].join('\n'),
     );
   });
 
   it('filters by a glob on the file name, or on the path when it has a slash', async () => {
-    expect(await grep({ pattern: 'TODO', glob: '*.md' })).toBe('notes.md:1:TODO: write notes');
-    expect(await grep({ pattern: 'TODO', glob: 'src/**/*.ts' })).toBe(
-      'src/app.ts:2:// TODO: fix app\nsrc/lib/util.ts:2:// TODO later',
+    expect(await grep({ pattern: 'MARKER', glob: '*.md' })).toBe('notes.md:1:MARKER: write notes');
+    expect(await grep({ pattern: 'MARKER', glob: 'src/**/*.ts' })).toBe(
+      'src/app.ts:2:// MARKER: fix app\nsrc/lib/util.ts:2:// MARKER later',
     );
-    expect(await grep({ pattern: 'TODO', glob: '{notes,app}.*' })).toBe(
-      'notes.md:1:TODO: write notes\nsrc/app.ts:2:// TODO: fix app',
+    expect(await grep({ pattern: 'MARKER', glob: '{notes,app}.*' })).toBe(
+      'notes.md:1:MARKER: write notes\nsrc/app.ts:2:// MARKER: fix app',
     );
   });
 
@@ -65,10 +65,10 @@ describe('grep', () => {
   });
 
   it('stops at maxResults and says so', async () => {
-    expect(await grep({ pattern: 'TODO', maxResults: 2 })).toBe(
+    expect(await grep({ pattern: 'MARKER', maxResults: 2 })).toBe(
       [
-        'notes.md:1:TODO: write notes',
-        'src/app.ts:2:// TODO: fix app',
+        'notes.md:1:MARKER: write notes',
+        'src/app.ts:2:// MARKER: fix app',
         '[stopped after 2 matches; narrow the pattern, path or glob to see the rest]',
         '[skipped files: 1 binary]',
       ].join('\n'),
@@ -76,19 +76,19 @@ describe('grep', () => {
   });
 
   it('does not claim a cap when the results fit exactly', async () => {
-    expect(await grep({ pattern: 'TODO', path: 'src', maxResults: 2 })).not.toContain('stopped after');
+    expect(await grep({ pattern: 'MARKER', path: 'src', maxResults: 2 })).not.toContain('stopped after');
   });
 
   it('skips files over maxReadBytes and says so', async () => {
-    await put('big.txt', `TODO ${'x'.repeat(100)}\n`);
-    expect(await grep({ pattern: 'TODO', glob: 'big.txt' }, { maxReadBytes: 50 })).toBe(
-      'No matches for "TODO" in .\n[skipped files: 1 too large]',
+    await put('big.txt', `MARKER ${'x'.repeat(100)}\n`);
+    expect(await grep({ pattern: 'MARKER', glob: 'big.txt' }, { maxReadBytes: 50 })).toBe(
+      'No matches for "MARKER" in .\n[skipped files: 1 too large]',
     );
   });
 
   it('cuts very long lines', async () => {
-    await put('long.txt', `TODO ${'y'.repeat(1000)}\n`);
-    const out = await grep({ pattern: 'TODO', glob: 'long.txt' });
+    await put('long.txt', `MARKER ${'y'.repeat(1000)}\n`);
+    const out = await grep({ pattern: 'MARKER', glob: 'long.txt' });
     expect(out.length).toBeLessThan(500);
     expect(out.endsWith('…')).toBe(true);
   });
@@ -100,10 +100,10 @@ describe('grep', () => {
   });
 
   it('explains an invalid glob', async () => {
-    await expect(grep({ pattern: 'TODO', glob: '{a,b' })).rejects.toThrow('has an unclosed "{"');
+    await expect(grep({ pattern: 'MARKER', glob: '{a,b' })).rejects.toThrow('has an unclosed "{"');
   });
 
   it('says when the path does not exist', async () => {
-    await expect(grep({ pattern: 'TODO', path: 'nope' })).rejects.toThrow('path "nope" does not exist');
+    await expect(grep({ pattern: 'MARKER', path: 'nope' })).rejects.toThrow('path "nope" does not exist');
   });
 });
