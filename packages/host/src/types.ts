@@ -34,15 +34,16 @@ export interface ExecutionContext {
 
 /**
  * The host side of an executor, whatever its kind. The wrapper treats every kind alike: it
- * validates with `validateInput` (when the executor validates elsewhere, e.g. inside an isolate,
- * it may omit it), then awaits `run`.
+ * validates the input on the host (with `validateInput`, or the descriptor's JSON Schema), runs
+ * the before-hooks, then awaits `run`.
  */
 export interface ToolExecutor {
   readonly ref: ToolExecutorRef;
   /**
-   * Checks the input on the host. Executors that validate elsewhere (plugin tools, inside their
-   * isolate) omit it and throw `invalidInput(issues)` from `run` instead; their before-hooks then
-   * see the input as the model sent it.
+   * Checks the input on the host and returns it parsed (defaults applied). When absent, the
+   * wrapper checks the input against `descriptor.inputSchema` (JSON Schema, compiled once). An
+   * executor that validates again elsewhere (a plugin, inside its isolate) may still throw
+   * `invalidInput(issues)` from `run`.
    */
   validateInput?(input: unknown): InputCheck;
   /**

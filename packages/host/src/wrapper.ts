@@ -1,11 +1,13 @@
 import type { ToolLogger, ToolResult } from '@toolhost/plugin-sdk';
 import { isInvalidInputError } from './input-error.js';
+import { checkWithJsonSchema } from './json-schema-check.js';
 import type { AsyncMutex } from './lock.js';
 import { errorResult, resultSize } from './results.js';
 import type {
   AfterToolCallResult,
   BeforeToolCallResult,
   ExecutionContext,
+  InputCheck,
   InputIssue,
   RegisteredTool,
   ToolHooks,
@@ -107,7 +109,13 @@ async function prepare(
   signal: AbortSignal,
 ): Promise<Prepared> {
   const name = tool.descriptor.name;
-  const validate = (value: unknown) => tool.executor.validateInput?.(value) ?? { ok: true as const, value };
+  // The executor's own check (zod, for in-process tools), else the descriptor's JSON Schema:
+  // whatever the source, hooks and executors only ever see input that passed one of them.
+  const own = tool.executor.validateInput;
+  const validate = (value: unknown): InputCheck =>
+    own === undefined
+      ? checkWithJsonSchema(tool.descriptor.inputSchema, value)
+      : own.call(tool.executor, value);
   const checked = validate(rawInput);
   if (!checked.ok) {
     return {
