@@ -1,4 +1,4 @@
-import type { HiddenToolPlanEntry } from '@toolhost/plugin-sdk';
+import { type HiddenToolPlanEntry, TOOL_NAME_PATTERN } from '@toolhost/plugin-sdk';
 import { checkAvailabilityExpression } from './availability.js';
 import { isAllowedTool, matchesPattern, type PolicySubject } from './policy.js';
 import { formatOwner } from './refs.js';
@@ -41,7 +41,8 @@ function sourceLabel(source: ToolSource): string {
 
 /**
  * Builds the tool Map from every source: built-in → plugin → mcp → custom, a fresh Map each time.
- * Policy is the first gate: a denied tool stays out of the Map and is recorded as excluded with
+ * A tool whose name breaks the one name rule (`TOOL_NAME_PATTERN`) never enters it (`invalid-name`).
+ * Policy is the next gate: a denied tool stays out of the Map and is recorded as excluded with
  * `policy-denied`. A later tool with a taken name replaces the earlier one on purpose; the loser is
  * recorded as excluded with `overridden` and a warning names winner and loser.
  */
@@ -58,6 +59,13 @@ export function buildRegistry(sources: readonly ToolSource[], policy: ToolPolicy
     for (const given of source.tools) {
       const tool = withExecutorRef(given);
       const name = tool.descriptor.name;
+      // One name rule for every source: a model API rejects a whole request over one bad name.
+      if (typeof name !== 'string' || !TOOL_NAME_PATTERN.test(name)) {
+        const message = `tool name ${JSON.stringify(name)} of ${formatOwner(tool.descriptor.owner)} is not a valid tool name (1-64 letters, digits, "_" or "-"); it stays hidden until renamed`;
+        excluded.push({ descriptor: tool.descriptor, diagnostics: [{ reason: 'invalid-name', message }] });
+        diagnostics.push({ level: 'warning', code: 'invalid-tool-name', toolName: String(name), message });
+        continue;
+      }
       const subject = subjectOf(tool);
       subjects.push(subject);
       const decision = isAllowedTool(subject, policy);

@@ -93,6 +93,7 @@ export type DiagnosticLevel = 'info' | 'warning' | 'error';
 export type RegistryDiagnosticCode =
   | 'allow-matches-nothing'
   | 'deny-matches-nothing'
+  | 'invalid-tool-name'
   | 'policy-denied'
   | 'tool-overridden'
   | 'unsupported-availability';

@@ -63,6 +63,20 @@ describe('ToolHost', () => {
     );
   });
 
+  it('hides a custom tool whose name a model API would reject, and never offers it to a model', async () => {
+    const host = await createHost({ plugins: false, builtins: false, customTools: [hello] });
+    host.addTool({ ...hello, name: 'say hello' });
+    const session = host.session();
+    expect(session.tools('anthropic').map((t) => t.name)).toEqual(['hello']);
+    expect(host.plan().hidden).toContainEqual({
+      descriptor: expect.objectContaining({ name: 'say hello' }),
+      diagnostics: [expect.objectContaining({ reason: 'invalid-name' })],
+    });
+    const refused = await session.call('say hello', { who: 'a' });
+    expect(refused.result.isError).toBe(true);
+    expect(resultText(refused.result)).toContain('is not a valid tool name');
+  });
+
   it('applies a new policy to the next call of an existing session', async () => {
     const host = await createHost({ plugins: false, builtins: false, customTools: [hello] });
     const session = host.session();

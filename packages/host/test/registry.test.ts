@@ -39,6 +39,28 @@ describe('buildRegistry', () => {
     ]);
   });
 
+  it('keeps a tool whose name breaks the one name rule out of the Map, whatever its source', () => {
+    const bad = ['has space', 'dotted.name', 'x'.repeat(65), '', 'ünï'];
+    const registry = buildRegistry(
+      [
+        source('builtin', 'builtin', [fakeTool(bad[0] as string)]),
+        source('plugin', 'p', [fakeTool(bad[1] as string, 'plugin', 'p')]),
+        source('mcp', 'srv', [fakeTool(bad[2] as string, 'mcp', 'srv'), fakeTool('fine-name_1', 'mcp', 'srv')]),
+        source('custom', 'custom', [fakeTool(bad[3] as string, 'custom'), fakeTool(bad[4] as string, 'custom')]),
+      ],
+      {},
+    );
+    expect([...registry.tools.keys()]).toEqual(['fine-name_1']);
+    expect(registry.excluded.map((e) => [e.descriptor.name, e.diagnostics[0]?.reason])).toEqual(
+      bad.map((name) => [name, 'invalid-name']),
+    );
+    const warnings = registry.diagnostics.filter((d) => d.code === 'invalid-tool-name');
+    expect(warnings).toHaveLength(bad.length);
+    expect(warnings[1]?.message).toBe(
+      'tool name "dotted.name" of plugin:p is not a valid tool name (1-64 letters, digits, "_" or "-"); it stays hidden until renamed',
+    );
+  });
+
   it('keeps denied tools out of the Map and records them as policy-denied', () => {
     const registry = buildRegistry([source('builtin', 'builtin', [fakeTool('read'), fakeTool('exec')])], {
       deny: ['exec'],

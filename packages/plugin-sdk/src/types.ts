@@ -114,6 +114,7 @@ export type HiddenReason =
   | 'config-missing'
   | 'context-mismatch'
   | 'env-missing'
+  | 'invalid-name'
   | 'mcp-unavailable'
   | 'overridden'
   | 'plugin-disabled'
