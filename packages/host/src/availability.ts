@@ -28,11 +28,9 @@ export function checkAvailabilityExpression(expression: Node): ToolDiagnostic[] 
   const problems: ToolDiagnostic[] = [];
   const ancestors = new Set<object>();
   const visit = (node: Node, where: string, depth: number): void => {
-    if (node === undefined) return;
     if (typeof node !== 'object' || node === null) {
-      problems.push(
-        unsupported(`availability at ${where} is ${node === null ? 'null' : typeof node}, not an expression`),
-      );
+      const what = node === null ? 'null' : node === undefined ? 'missing' : typeof node;
+      problems.push(unsupported(`availability at ${where} is ${what}, not an expression`));
       return;
     }
     if (ancestors.has(node) || depth > MAX_DEPTH) {
@@ -59,7 +57,8 @@ export function checkAvailabilityExpression(expression: Node): ToolDiagnostic[] 
     const problem = checkSignal(node as AvailabilitySignal);
     if (problem !== undefined) problems.push(unsupported(`availability at ${where}: ${problem}`));
   };
-  visit(expression, '(root)', 0);
+  // Only the whole expression may be absent (it means `always`); a group's member may not.
+  if (expression !== undefined) visit(expression, '(root)', 0);
   return problems;
 }
 

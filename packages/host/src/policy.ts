@@ -37,30 +37,45 @@ export function groupsOf(subject: PolicySubject): string[] {
   }
 }
 
-const globCache = new Map<string, RegExp>();
-
-/** `*` matches any run of characters; everything else is literal; case-insensitive. */
-function globToRegExp(glob: string): RegExp {
-  let re = globCache.get(glob);
-  if (re === undefined) {
-    const body = glob
-      .split('*')
-      .map((part) => part.replace(/[.+?^${}()|[\]\\]/g, '\\$&'))
-      .join('.*');
-    re = new RegExp(`^${body}$`, 'i');
-    globCache.set(glob, re);
+/**
+ * Whether `text` matches `glob`, where `*` matches any run of characters and everything else is
+ * literal, case-insensitively. Greedy matching with one backtrack point (the last `*`) keeps it
+ * O(pattern × text) whatever the pattern: a regex of `.*` runs could backtrack exponentially on
+ * a pattern such as `*a*a*a*a*b`.
+ */
+export function matchesGlob(glob: string, text: string): boolean {
+  const p = glob.toLowerCase();
+  const t = text.toLowerCase();
+  let pi = 0;
+  let ti = 0;
+  let star = -1;
+  let resume = 0;
+  while (ti < t.length) {
+    if (pi < p.length && p[pi] === '*') {
+      star = pi++;
+      resume = ti;
+    } else if (pi < p.length && p[pi] === t[ti]) {
+      pi++;
+      ti++;
+    } else if (star >= 0) {
+      pi = star + 1;
+      ti = ++resume;
+    } else {
+      return false;
+    }
   }
-  return re;
+  while (pi < p.length && p[pi] === '*') pi++;
+  return pi === p.length;
 }
 
 /** True when `pattern` (a name glob, or `group:<glob>`) matches the tool. */
 export function matchesPattern(pattern: string, subject: PolicySubject): boolean {
   const trimmed = pattern.trim();
   if (trimmed.toLowerCase().startsWith('group:')) {
-    const re = globToRegExp(trimmed.slice('group:'.length));
-    return groupsOf(subject).some((group) => re.test(group));
+    const glob = trimmed.slice('group:'.length);
+    return groupsOf(subject).some((group) => matchesGlob(glob, group));
   }
-  return globToRegExp(trimmed).test(subject.name);
+  return matchesGlob(trimmed, subject.name);
 }
 
 /**

@@ -82,6 +82,15 @@ describe('evaluateAvailability', () => {
     expect(reasons(allOf(env('A'), { anyOf: [] }), { env: { A: '1' } })).toEqual(['unsupported-signal']);
   });
 
+  it('a missing member of a group is unsupported-signal, not a crash (found by the planner property test)', () => {
+    const broken = { allOf: [undefined] } as unknown as AvailabilityExpression;
+    expect(reasons(broken)).toEqual(['unsupported-signal']);
+    expect(
+      evaluateAvailability({ anyOf: [{ anyOf: [null] }] } as unknown as AvailabilityExpression, {})[0]
+        ?.message,
+    ).toBe('availability at (root).anyOf[0].anyOf[0] is null, not an expression');
+  });
+
   it('a cyclic expression is unsupported-signal, and evaluation terminates', () => {
     const members: AvailabilityExpression[] = [];
     const cyclic: AvailabilityExpression = { anyOf: members };

@@ -65,7 +65,7 @@ describe('ToolHost', () => {
 
   it('hides a custom tool whose name a model API would reject, and never offers it to a model', async () => {
     const host = await createHost({ plugins: false, builtins: false, customTools: [hello] });
-    host.addTool({ ...hello, name: 'say hello' });
+    host.addTool({ ...hello, name: 'say hello' } as typeof hello);
     const session = host.session();
     expect(session.tools('anthropic').map((t) => t.name)).toEqual(['hello']);
     expect(host.plan().hidden).toContainEqual({

@@ -45,8 +45,14 @@ describe('buildRegistry', () => {
       [
         source('builtin', 'builtin', [fakeTool(bad[0] as string)]),
         source('plugin', 'p', [fakeTool(bad[1] as string, 'plugin', 'p')]),
-        source('mcp', 'srv', [fakeTool(bad[2] as string, 'mcp', 'srv'), fakeTool('fine-name_1', 'mcp', 'srv')]),
-        source('custom', 'custom', [fakeTool(bad[3] as string, 'custom'), fakeTool(bad[4] as string, 'custom')]),
+        source('mcp', 'srv', [
+          fakeTool(bad[2] as string, 'mcp', 'srv'),
+          fakeTool('fine-name_1', 'mcp', 'srv'),
+        ]),
+        source('custom', 'custom', [
+          fakeTool(bad[3] as string, 'custom'),
+          fakeTool(bad[4] as string, 'custom'),
+        ]),
       ],
       {},
     );
