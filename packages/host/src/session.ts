@@ -257,29 +257,44 @@ export class Session {
 
   /**
    * Runs every `tool_use` block of an assistant message concurrently and returns their
-   * `tool_result` blocks in the order of the blocks. Other content is ignored.
+   * `tool_result` blocks in the order of the blocks. Other content (and anything that is not a
+   * block at all) is ignored; content that is not an array has no tool_use blocks.
    */
   async dispatchAll(
     content: readonly AnthropicContentBlock[],
     options: CallOptions = {},
   ): Promise<AnthropicToolResultBlock[]> {
-    const uses = content.filter((block): block is AnthropicToolUseBlock => block.type === 'tool_use');
+    if (!Array.isArray(content)) return [];
+    const uses = content.filter(
+      (block): block is AnthropicToolUseBlock =>
+        typeof block === 'object' && block !== null && block.type === 'tool_use',
+    );
     return Promise.all(uses.map((block) => this.dispatch(block, options)));
   }
 
   /** Answers one OpenAI tool call with its `tool` message. Never throws. */
   async dispatchOpenAI(toolCall: OpenAIToolCall, options: CallOptions = {}): Promise<OpenAIToolMessage> {
-    let input: unknown;
-    try {
-      input = JSON.parse(toolCall.function.arguments === '' ? '{}' : toolCall.function.arguments);
-    } catch (error) {
-      const reason = error instanceof Error ? error.message : String(error);
+    const id = typeof toolCall?.id === 'string' ? toolCall.id : '';
+    const fn: unknown = toolCall?.function;
+    const name = typeof fn === 'object' && fn !== null ? (fn as { name?: unknown }).name : undefined;
+    const args =
+      typeof fn === 'object' && fn !== null ? (fn as { arguments?: unknown }).arguments : undefined;
+    if (id === '' || typeof name !== 'string' || name === '' || typeof args !== 'string') {
       return toOpenAIToolMessage(
-        toolCall.id,
-        errorResult(`The arguments of "${toolCall.function.name}" are not valid JSON: ${reason}`),
+        id,
+        errorResult(
+          'Malformed tool call: it needs an "id", and a "function" with a "name" and "arguments" string',
+        ),
       );
     }
-    const outcome = await this.call(toolCall.function.name, input, toolCall.id, options);
-    return toOpenAIToolMessage(toolCall.id, outcome.result);
+    let input: unknown;
+    try {
+      input = JSON.parse(args === '' ? '{}' : args);
+    } catch (error) {
+      const reason = error instanceof Error ? error.message : String(error);
+      return toOpenAIToolMessage(id, errorResult(`The arguments of "${name}" are not valid JSON: ${reason}`));
+    }
+    const outcome = await this.call(name, input, id, options);
+    return toOpenAIToolMessage(id, outcome.result);
   }
 }
