@@ -1,6 +1,7 @@
 import { defineTool } from '@toolhost/plugin-sdk';
 import * as z from 'zod';
 import { writeTextFile } from './files.js';
+import { withFileLock } from './path-lock.js';
 import type { WorkspaceSettings } from './types.js';
 import { confine } from './workspace.js';
 
@@ -22,9 +23,11 @@ export function writeTool(settings: WorkspaceSettings) {
     async execute({ path, content }, ctx) {
       ctx.signal.throwIfAborted();
       const { rootReal, real } = await confine(settings.root, path);
-      ctx.signal.throwIfAborted();
-      const { created, bytes } = await writeTextFile(rootReal, real, path, content);
-      return `${created ? 'Created' : 'Overwrote'} ${path} (${bytes} bytes)`;
+      return withFileLock(real, async () => {
+        ctx.signal.throwIfAborted();
+        const { created, bytes } = await writeTextFile(rootReal, real, path, content);
+        return `${created ? 'Created' : 'Overwrote'} ${path} (${bytes} bytes)`;
+      });
     },
   });
 }
