@@ -25,6 +25,7 @@ export function editTool(settings: WorkspaceSettings) {
     async execute({ path, oldText, newText }, ctx) {
       ctx.signal.throwIfAborted();
       const { rootReal, real } = await confine(settings.root, path);
+      await settings.control.assertWritable(rootReal, real, path);
       // Read, replace and write under the file's lock: a concurrent edit of the same file waits and
       // then works on this one's result, so neither is lost.
       await withFileLock(real, async () => {
