@@ -2,7 +2,8 @@ import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { fileLocks, KeyedLock } from '../../src/builtins/path-lock.js';
-import { makeSandbox } from './helpers.js';
+import { foldPath } from '../../src/builtins/workspace.js';
+import { makeCtx, makeSandbox } from './helpers.js';
 
 /** A promise and the function that settles it, to hold a lock open until the test says so. */
 function gate(): { opened: Promise<void>; open: () => void } {
@@ -93,6 +94,30 @@ describe('the lock of the file tools', () => {
       const settled = await Promise.allSettled(calls);
       expect(settled.map((s) => s.status)).toEqual(['fulfilled', 'fulfilled', 'rejected', 'fulfilled']);
       expect(fileLocks.size).toBe(0);
+    } finally {
+      await sb.cleanup();
+    }
+  });
+
+  it('a call cancelled before its turn at a held lock does not write when the lock frees', async () => {
+    const sb = await makeSandbox();
+    try {
+      const file = path.join(await fs.realpath(sb.root), 'f.txt');
+      await fs.writeFile(file, 'before');
+      const held = gate();
+      const holder = fileLocks.run(foldPath(file), () => held.opened);
+      const controller = new AbortController();
+      const write = sb.call(
+        'write',
+        { path: 'f.txt', content: 'after' },
+        {},
+        makeCtx({ signal: controller.signal }),
+      );
+      controller.abort(new Error('cancelled while queued'));
+      held.open();
+      await holder;
+      await expect(write).rejects.toThrow('cancelled while queued');
+      expect(await fs.readFile(file, 'utf8')).toBe('before');
     } finally {
       await sb.cleanup();
     }
