@@ -23,8 +23,24 @@ describe.concurrent('toolhost doctor', () => {
     expect(stdout).toContain('✔ config: toolhost.config.json is valid');
     expect(stdout).toContain('✔ plugin healthy: builds and loads (1 tool)');
     expect(stdout).toContain('✔ plugin notes: builds and loads (3 tools)');
+    expect(stdout).toContain(
+      '✔ control files: closed (the default): built-in tools cannot write the config file, plugins/ or .toolhost/, nor read the config',
+    );
     expect(stdout).toMatch(/All is well\.\n$/);
     expect(stdout).not.toMatch(ANSI);
+    expect(code).toBe(0);
+  });
+
+  it('warns when config opens the control files to the built-in tools, saying what is open', async () => {
+    const { code, stdout } = await doctor(['healthy'], {
+      builtins: { controlFiles: { config: 'read', plugins: 'write' } },
+    });
+    expect(stdout).toContain(
+      '⚠ control files: opened by builtins.controlFiles: the config file is readable, not writable; ' +
+        'plugins/ is writable (the model can author plugins the host loads); .toolhost/ is read-only\n' +
+        '    fix: remove builtins.controlFiles unless an agent must author these files',
+    );
+    expect(stdout).toMatch(/All is well, 1 warning\.\n$/);
     expect(code).toBe(0);
   });
 

@@ -220,10 +220,21 @@ export class ToolHost {
     );
   }
 
-  /** Disabled built-ins are still created, so policy can record them as `policy-denied`. */
+  /**
+   * Disabled built-ins are still created, so policy can record them as `policy-denied`. They are
+   * told where this host's control files are (the config in force, the plugins folder), to keep
+   * them closed.
+   */
   #createBuiltins(): RegisteredTool[] {
     const builtins = this.#settings.builtins;
-    return createBuiltinTools({ ...(builtins === false ? {} : builtins), root: this.#root });
+    const plugins = this.#options.plugins;
+    const controlPaths = {
+      pluginsDir: path.resolve(
+        (plugins === false ? undefined : plugins?.dir) ?? path.join(this.#root, 'plugins'),
+      ),
+      ...(this.#configFile === undefined ? {} : { configFile: this.#configFile }),
+    };
+    return createBuiltinTools({ ...(builtins === false ? {} : builtins), root: this.#root, controlPaths });
   }
 
   get root(): string {

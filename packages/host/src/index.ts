@@ -11,9 +11,17 @@ export { toMcpTool } from './adapters/mcp.js';
 export type { OpenAIFunctionTool, OpenAIToolCall, OpenAIToolMessage } from './adapters/openai.js';
 export { toOpenAITool, toOpenAIToolMessage } from './adapters/openai.js';
 export { checkAvailabilityExpression, evaluateAvailability } from './availability.js';
-export type { BuiltinToolsOptions, ExecOptions } from './builtins/index.js';
+export type {
+  BuiltinToolsOptions,
+  ControlFileAccess,
+  ControlKind,
+  ControlPaths,
+  ExecOptions,
+} from './builtins/index.js';
 export {
+  ControlFileError,
   createBuiltinTools,
+  isControlFileError,
   isWorkspaceEscapeError,
   resolveInside,
   WorkspaceEscapeError,

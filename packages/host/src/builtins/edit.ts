@@ -1,6 +1,7 @@
 import { defineTool } from '@toolhost/plugin-sdk';
 import * as z from 'zod';
 import { readTextFile, writeTextFile } from './files.js';
+import { withFileLock } from './path-lock.js';
 import { abortSignalOf } from './signal.js';
 import type { WorkspaceSettings } from './types.js';
 import { confine } from './workspace.js';
@@ -24,23 +25,29 @@ export function editTool(settings: WorkspaceSettings) {
     async execute({ path, oldText, newText }, ctx) {
       ctx.signal.throwIfAborted();
       const { rootReal, real } = await confine(settings.root, path);
-      const text = await readTextFile(rootReal, real, path, {
-        maxBytes: settings.maxReadBytes,
-        signal: abortSignalOf(ctx.signal),
+      await settings.control.assertWritable(rootReal, real, path);
+      // Read, replace and write under the file's lock: a concurrent edit of the same file waits and
+      // then works on this one's result, so neither is lost.
+      await withFileLock(real, async () => {
+        ctx.signal.throwIfAborted();
+        const text = await readTextFile(rootReal, real, path, {
+          maxBytes: settings.maxReadBytes,
+          signal: abortSignalOf(ctx.signal),
+        });
+        const at = text.indexOf(oldText);
+        if (at === -1) {
+          throw new Error(`oldText was not found in ${path}; read the file and copy the text exactly`);
+        }
+        const count = countOccurrences(text, oldText);
+        if (count > 1) {
+          throw new Error(
+            `oldText occurs ${count} times in ${path}; add surrounding context to oldText so it matches exactly once`,
+          );
+        }
+        ctx.signal.throwIfAborted();
+        const updated = text.slice(0, at) + newText + text.slice(at + oldText.length);
+        await writeTextFile(rootReal, real, path, updated);
       });
-      const at = text.indexOf(oldText);
-      if (at === -1) {
-        throw new Error(`oldText was not found in ${path}; read the file and copy the text exactly`);
-      }
-      const count = countOccurrences(text, oldText);
-      if (count > 1) {
-        throw new Error(
-          `oldText occurs ${count} times in ${path}; add surrounding context to oldText so it matches exactly once`,
-        );
-      }
-      ctx.signal.throwIfAborted();
-      const updated = text.slice(0, at) + newText + text.slice(at + oldText.length);
-      await writeTextFile(rootReal, real, path, updated);
       return `Edited ${path}: replaced 1 occurrence`;
     },
   });

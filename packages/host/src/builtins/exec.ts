@@ -1,6 +1,7 @@
 import { promises as fs } from 'node:fs';
 import { defineTool } from '@toolhost/plugin-sdk';
 import * as z from 'zod';
+import type { ControlGuard } from './control.js';
 import { type ProcessOutcome, runProcess } from './run-process.js';
 import { abortSignalOf } from './signal.js';
 import { confine, describeFsError, errorCode } from './workspace.js';
@@ -11,6 +12,8 @@ export interface ExecSettings {
   readonly timeoutMs: number;
   readonly maxOutputBytes: number;
   readonly allowedCommands?: readonly string[];
+  /** Refuses a cwd inside a control folder (a start there would be the obvious way in; not a confinement). */
+  readonly control: ControlGuard;
 }
 
 const input = z.object({
@@ -36,8 +39,9 @@ const output = z.object({
 
 /**
  * The `exec` tool: runs a program without a shell, in a workspace directory, with a timeout and an
- * output cap. Only its working directory is confined: the program itself can reach anything the
- * host process can, so hosts offer it only on purpose (and, ideally, with `allowedCommands`).
+ * output cap. Only its working directory is confined (inside the root, outside the host's closed
+ * control folders): the program itself can reach anything the host process can — the config file
+ * included — so hosts offer it only on purpose (and, ideally, with `allowedCommands`).
  */
 export function execTool(settings: ExecSettings) {
   const allowed = settings.allowedCommands === undefined ? undefined : new Set(settings.allowedCommands);
@@ -59,7 +63,8 @@ export function execTool(settings: ExecSettings) {
           `command ${JSON.stringify(command)} is not allowed; allowed commands: ${[...allowed].join(', ') || '(none)'}`,
         );
       }
-      const { real } = await confine(settings.root, cwd);
+      const { rootReal, real } = await confine(settings.root, cwd);
+      await settings.control.assertWorkingDirectory(rootReal, real, cwd);
       const stat = await fs.stat(real).catch((error: unknown) => {
         throw describeFsError(error, cwd);
       });

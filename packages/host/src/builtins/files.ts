@@ -6,15 +6,20 @@
  * - the final component is opened with `O_NOFOLLOW`, so a file replaced by a link fails (ELOOP);
  * - on Linux, the opened descriptor's true path (`/proc/self/fd/N`) is checked against the root
  *   before a byte is read or written, which also catches a swapped intermediate directory.
+ * Writes never open the target: they fill a temporary file beside it, checked the same way, and
+ * rename it over the target (see {@link writeTextFile}).
  * Remaining race: where `/proc` is unavailable, an intermediate directory swapped for a link to the
  * outside between the check and the open is not detected. On Linux, a write through such a swap can
- * at worst leave empty new directories or an empty new file outside (made by `mkdir` or `O_CREAT`
- * before the check refuses it); it never writes or truncates content there, because truncation
- * happens after the check. Directory listings (`ls`, `grep`'s walk) cannot be opened this way, so a
- * directory swapped mid-call may have its *names* listed; file contents still go through here. Node has no
- * `openat2(RESOLVE_BENEATH)`, which would close the race entirely.
+ * at worst leave empty new directories outside (made by `mkdir` before the check refuses it); the
+ * temporary file is removed when the check fails, and no content is written there. A swap between
+ * that check and the rename (both by path: Node has no `renameat`) makes the rename fail, unless
+ * the swapper also moved the temporary file. Directory listings (`ls`, `grep`'s walk) cannot be
+ * opened this way, so a directory swapped mid-call may have its *names* listed; file contents
+ * still go through here. Node has no `openat2(RESOLVE_BENEATH)`, which would close the race
+ * entirely.
  */
-import { constants, promises as fs } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { constants, promises as fs, type Stats } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
 import * as path from 'node:path';
 import { describeFsError, errorCode, isInside, WorkspaceEscapeError } from './workspace.js';
@@ -52,39 +57,6 @@ export async function openForRead(rootReal: string, real: string, userPath: stri
   } catch (error) {
     await handle.close();
     throw error;
-  }
-}
-
-/**
- * Opens a confined real path for writing, creating it (and missing parent directories) when
- * needed. The file is *not* truncated here: callers truncate only after the checks passed.
- */
-export async function openForWrite(
-  rootReal: string,
-  real: string,
-  userPath: string,
-): Promise<{ handle: FileHandle; created: boolean }> {
-  try {
-    await fs.mkdir(path.dirname(real), { recursive: true });
-    let created = true;
-    let handle: FileHandle;
-    try {
-      handle = await fs.open(real, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | O_NOFOLLOW);
-    } catch (error) {
-      if (errorCode(error) !== 'EEXIST') throw error;
-      created = false;
-      handle = await fs.open(real, constants.O_WRONLY | O_NOFOLLOW | O_NONBLOCK);
-    }
-    try {
-      await confirmOpenedInside(handle, rootReal, userPath);
-      await requireRegularFile(handle, userPath);
-      return { handle, created };
-    } catch (error) {
-      await handle.close();
-      throw error;
-    }
-  } catch (error) {
-    throw describeFsError(error, userPath);
   }
 }
 
@@ -126,20 +98,104 @@ export async function readTextFile(
   }
 }
 
-/** Replaces the contents of a confined file (creating it) with `content`. */
+/** The stages of {@link writeTextFile}, in order; a test may fail any of them to check the cleanup. */
+export type WriteStep = 'created' | 'written' | 'synced';
+
+/** How {@link writeTextFile} runs; for tests. */
+export interface WriteOptions {
+  /** Called after each stage, before the next; a throw fails the write there. */
+  readonly afterStep?: (step: WriteStep) => void | Promise<void>;
+}
+
+/**
+ * Replaces the contents of a confined file (creating it and missing parent folders) atomically:
+ * the content goes to a temporary file beside it, is flushed to disk, and is renamed over the
+ * target, so a reader — or the file after a crash — sees the old content or the new, never a mix
+ * or an empty file. The temporary file is removed when any step fails.
+ *
+ * An existing file keeps its permission bits (not set-user/group-ID: a rewrite drops them, as the
+ * kernel does on write) and, where the process may, its owner. A file with more than one link is
+ * refused: writing in place would change its other names (possibly outside the root), and a rename
+ * would silently split them. The target itself is never opened, so a target swapped for a link
+ * or a FIFO is refused by `lstat`, and the rename replaces a directory entry without following it.
+ */
 export async function writeTextFile(
   rootReal: string,
   real: string,
   userPath: string,
   content: string,
+  options: WriteOptions = {},
 ): Promise<{ created: boolean; bytes: number }> {
-  const { handle, created } = await openForWrite(rootReal, real, userPath);
+  const dir = path.dirname(real);
+  const existing = await fs
+    .mkdir(dir, { recursive: true })
+    .then(() => fs.lstat(real))
+    .catch((error: unknown) => {
+      if (errorCode(error) === 'ENOENT') return undefined;
+      throw describeFsError(error, userPath);
+    });
+  if (existing !== undefined) requireSingleRegularFile(existing, userPath);
+  const data = Buffer.from(content, 'utf8');
+  const temp = path.join(dir, temporaryName(path.basename(real)));
+  let handle: FileHandle | undefined;
   try {
-    const data = Buffer.from(content, 'utf8');
-    await handle.truncate(0);
+    // 0o600 until the old mode is copied, so the new content is never more exposed than the old.
+    handle = await fs.open(
+      temp,
+      constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | O_NOFOLLOW,
+      existing === undefined ? 0o666 : 0o600,
+    );
+    await confirmOpenedInside(handle, rootReal, userPath);
+    if (existing !== undefined) await keepOwnerAndMode(handle, existing);
+    await options.afterStep?.('created');
     await handle.writeFile(data);
-    return { created, bytes: data.length };
-  } finally {
+    await options.afterStep?.('written');
+    await handle.sync();
+    await options.afterStep?.('synced');
     await handle.close();
+    handle = undefined;
+    await fs.rename(temp, real);
+  } catch (error) {
+    await handle?.close().catch(() => {});
+    await fs.unlink(temp).catch(() => {});
+    if (errorCode(error) === 'EACCES' || errorCode(error) === 'EPERM') {
+      throw new Error(
+        `permission denied writing ${JSON.stringify(userPath)}: writes are atomic (a temporary file beside it, then a rename), so its folder must be writable`,
+      );
+    }
+    throw describeFsError(error, userPath);
   }
+  return { created: existing === undefined, bytes: data.length };
+}
+
+/**
+ * A hidden name beside the target, unique per write, that says whose it is if a crash leaves it
+ * behind; a name too long to extend gets a generic one (file names are limited to 255 bytes).
+ */
+function temporaryName(base: string): string {
+  const unique = randomBytes(6).toString('hex');
+  return Buffer.byteLength(base) <= 200 ? `.${base}.${unique}.tmp` : `.toolhost-write.${unique}.tmp`;
+}
+
+function requireSingleRegularFile(stat: Stats, userPath: string): void {
+  const quoted = JSON.stringify(userPath);
+  if (stat.isSymbolicLink()) {
+    throw new Error(`path ${quoted} is (or became) a symbolic link or link loop; refusing to follow it`);
+  }
+  if (stat.isDirectory()) throw new Error(`path ${quoted} is a directory; use ls to list it`);
+  if (!stat.isFile()) throw new Error(`path ${quoted} is not a regular file`);
+  if (stat.nlink > 1) {
+    throw new Error(
+      `file ${quoted} has ${stat.nlink} hard links (other names for the same file, possibly outside the workspace); ` +
+        'built-in tools do not write such files. Remove the other links, or copy the file and write the copy',
+    );
+  }
+}
+
+async function keepOwnerAndMode(handle: FileHandle, existing: Stats): Promise<void> {
+  await handle.chmod(existing.mode & 0o777);
+  if (process.getuid === undefined || process.getgid === undefined) return;
+  if (existing.uid === process.getuid() && existing.gid === process.getgid()) return;
+  // Only a privileged process may give a file away; otherwise the rewrite belongs to this user.
+  await handle.chown(existing.uid, existing.gid).catch(() => {});
 }

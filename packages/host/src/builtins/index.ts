@@ -2,6 +2,7 @@ import * as path from 'node:path';
 import type { ToolDefinition } from '@toolhost/plugin-sdk';
 import { inProcessTool } from '../in-process.js';
 import type { RegisteredTool } from '../types.js';
+import { ControlGuard } from './control.js';
 import { editTool } from './edit.js';
 import { execTool } from './exec.js';
 import { grepTool } from './grep.js';
@@ -10,7 +11,9 @@ import { readTool } from './read.js';
 import type { BuiltinToolsOptions, WorkspaceSettings } from './types.js';
 import { writeTool } from './write.js';
 
-export type { BuiltinToolsOptions, ExecOptions } from './types.js';
+export type { ControlKind } from './control.js';
+export { ControlFileError, describeControlAccess, isControlFileError } from './control.js';
+export type { BuiltinToolsOptions, ControlFileAccess, ControlPaths, ExecOptions } from './types.js';
 export { isWorkspaceEscapeError, resolveInside, WorkspaceEscapeError } from './workspace.js';
 
 const DEFAULT_MAX_READ_BYTES = 1024 * 1024;
@@ -20,6 +23,8 @@ const DEFAULT_EXEC_MAX_OUTPUT_BYTES = 64 * 1024;
 /**
  * The built-in tools, ready for the registry: `read`, `write`, `edit`, `ls` and `grep` (group `fs`),
  * confined to `options.root`; and `exec` (group `runtime`) only when `options.exec.enabled` is true.
+ * The host's control files (`options.controlPaths`, by default under the root) are closed to them
+ * unless `options.controlFiles` opens them.
  */
 export function createBuiltinTools(options: BuiltinToolsOptions): RegisteredTool[] {
   if (typeof options.root !== 'string' || options.root === '') {
@@ -27,9 +32,11 @@ export function createBuiltinTools(options: BuiltinToolsOptions): RegisteredTool
   }
   // Fixed now, so a later process.chdir cannot move the workspace.
   const root = path.resolve(options.root);
+  const control = new ControlGuard(root, options.controlPaths, options.controlFiles);
   const workspace: WorkspaceSettings = {
     root,
     maxReadBytes: positive('maxReadBytes', options.maxReadBytes, DEFAULT_MAX_READ_BYTES),
+    control,
   };
   const fsTools: ToolDefinition[] = [
     readTool(workspace),
@@ -46,6 +53,7 @@ export function createBuiltinTools(options: BuiltinToolsOptions): RegisteredTool
       timeoutMs: positive('exec.timeoutMs', exec.timeoutMs, DEFAULT_EXEC_TIMEOUT_MS),
       maxOutputBytes: positive('exec.maxOutputBytes', exec.maxOutputBytes, DEFAULT_EXEC_MAX_OUTPUT_BYTES),
       ...(exec.allowedCommands === undefined ? {} : { allowedCommands: exec.allowedCommands }),
+      control,
     });
     tools.push(inProcessTool(definition, { source: 'builtin', groups: ['runtime'] }));
   }

@@ -24,6 +24,7 @@ export function readTool(settings: WorkspaceSettings) {
     async execute({ path, offset, limit }, ctx) {
       ctx.signal.throwIfAborted();
       const { rootReal, real } = await confine(settings.root, path);
+      await settings.control.assertReadable(rootReal, real, path);
       const text = await readTextFile(rootReal, real, path, {
         maxBytes: settings.maxReadBytes,
         signal: abortSignalOf(ctx.signal),

@@ -1,3 +1,5 @@
+import type { ControlGuard } from './control.js';
+
 /** Options of the built-in tools. */
 export interface BuiltinToolsOptions {
   /** The workspace root: every path the tools touch must resolve inside it. May be a symlink. */
@@ -6,6 +8,34 @@ export interface BuiltinToolsOptions {
   readonly exec?: ExecOptions;
   /** Largest file, in bytes, that `read` and `edit` load and `grep` searches. Default 1 MiB. */
   readonly maxReadBytes?: number;
+  /** What the tools may do with the host's control files. Default: closed (see {@link ControlFileAccess}). */
+  readonly controlFiles?: ControlFileAccess;
+  /** Where the host's control files are. A host sets it from its own config; defaults under `root`. */
+  readonly controlPaths?: ControlPaths;
+}
+
+/**
+ * What the built-in tools may do with the host's control files. Writing them lets a model widen
+ * its own policy (turn `exec` on, grant a plugin the network) on the next reload, so both stay
+ * closed unless the operator opens them here. `<root>/.toolhost/` (the bundle cache) is never
+ * writable.
+ */
+export interface ControlFileAccess {
+  /**
+   * The config file in force: `none` (default; it may hold MCP server secrets in `headers` and
+   * `env`), `read`, or `write` (read and write: the model can change its own policy).
+   */
+  readonly config?: 'none' | 'read' | 'write';
+  /** The plugins folder: `read` (default) or `write` (the model may author plugins the host loads). */
+  readonly plugins?: 'read' | 'write';
+}
+
+/** Where the host's control files are; relative paths are resolved against the root. */
+export interface ControlPaths {
+  /** The config file in force. `<root>/toolhost.config.json` is protected as well, always. */
+  readonly configFile?: string;
+  /** The plugins folder. Default `<root>/plugins`. */
+  readonly pluginsDir?: string;
 }
 
 /** Options of the `exec` tool. It runs programs without a shell; it is not a sandbox. */
@@ -25,4 +55,6 @@ export interface WorkspaceSettings {
   /** The root as given, made absolute. */
   readonly root: string;
   readonly maxReadBytes: number;
+  /** Refuses what the tools may not do to the host's control files. */
+  readonly control: ControlGuard;
 }

@@ -46,6 +46,14 @@ export async function realRoot(root: string): Promise<string> {
   }
 }
 
+/**
+ * A path as compared where the file system may ignore case or Unicode normalization (macOS,
+ * Windows): NFC-normalized and case-folded, upper then lower, so `ſ` meets `s` and `K` meets `k`.
+ */
+export function foldPath(absolute: string): string {
+  return absolute.normalize('NFC').toUpperCase().toLowerCase();
+}
+
 /** A path relative to the root, with `/` separators, as the tools show it to the model. */
 export function displayPath(rootReal: string, absolute: string): string {
   const rel = path.relative(rootReal, absolute);
@@ -97,7 +105,7 @@ const MAX_LINK_HOPS = 40;
  * missing components appended (they cannot be links, since they do not exist). A dangling link is
  * followed to where it points, so a write through it is judged by its target.
  */
-async function realpathAllowMissing(absolute: string, hops: number): Promise<string> {
+export async function realpathAllowMissing(absolute: string, hops = 0): Promise<string> {
   try {
     return await fs.realpath(absolute);
   } catch (error) {

@@ -1,6 +1,7 @@
 import { defineTool } from '@toolhost/plugin-sdk';
 import * as z from 'zod';
 import { writeTextFile } from './files.js';
+import { withFileLock } from './path-lock.js';
 import type { WorkspaceSettings } from './types.js';
 import { confine } from './workspace.js';
 
@@ -16,15 +17,19 @@ export function writeTool(settings: WorkspaceSettings) {
     title: 'Write file',
     description:
       'Create a text file in the workspace, or replace the whole content of an existing one. Missing ' +
-      'parent directories are created. To change part of a file, prefer edit.',
+      "parent directories are created. To change part of a file, prefer edit. The host's control files " +
+      '(its config file, plugins folder and .toolhost/) cannot be written unless the operator allows it.',
     input,
     annotations: { destructiveHint: true },
     async execute({ path, content }, ctx) {
       ctx.signal.throwIfAborted();
       const { rootReal, real } = await confine(settings.root, path);
-      ctx.signal.throwIfAborted();
-      const { created, bytes } = await writeTextFile(rootReal, real, path, content);
-      return `${created ? 'Created' : 'Overwrote'} ${path} (${bytes} bytes)`;
+      await settings.control.assertWritable(rootReal, real, path);
+      return withFileLock(real, async () => {
+        ctx.signal.throwIfAborted();
+        const { created, bytes } = await writeTextFile(rootReal, real, path, content);
+        return `${created ? 'Created' : 'Overwrote'} ${path} (${bytes} bytes)`;
+      });
     },
   });
 }

@@ -62,6 +62,23 @@ const builtins = z.union([
     enabled: z.boolean().optional(),
     maxReadBytes: z.number().int().positive().optional(),
     exec: exec.optional(),
+    controlFiles: z
+      .strictObject({
+        config: z
+          .enum(['none', 'read', 'write'])
+          .optional()
+          .describe(
+            "The config file: 'none' (default; it may hold secrets), 'read', or 'write' (the model can change its own policy)",
+          ),
+        plugins: z
+          .enum(['read', 'write'])
+          .optional()
+          .describe(
+            "The plugins folder: 'read' (default) or 'write' (the model may author plugins the host loads)",
+          ),
+      })
+      .optional()
+      .describe('What read/write/edit may do with the host control files; .toolhost/ is never writable'),
   }),
 ]);
 

@@ -1,7 +1,9 @@
 import * as path from 'node:path';
+import { describeControlAccess } from '../../builtins/index.js';
 import { missingGrants } from '../../capabilities/grants.js';
 import type { MissingGrant } from '../../capabilities/types.js';
 import { formatConfigIssues } from '../../config/load.js';
+import type { ToolhostConfig } from '../../config/schema.js';
 import type { ToolHost } from '../../host.js';
 import type { PluginReport } from '../../plugins/manager.js';
 import { COMMON_OPTIONS, parseCommand, positionals } from '../args.js';
@@ -166,6 +168,21 @@ function toolFindings(host: ToolHost): Finding[] {
   return findings;
 }
 
+/** What the built-in tools may do with the host's control files (config, plugins/, .toolhost/). */
+function controlFilesFinding(config: ToolhostConfig): Finding {
+  const builtins = config.builtins;
+  const subject = 'control files';
+  if (builtins === false || (typeof builtins === 'object' && builtins.enabled === false)) {
+    return { level: 'info', subject, message: 'built-in tools are off' };
+  }
+  const { level, message } = describeControlAccess(
+    typeof builtins === 'object' ? builtins.controlFiles : undefined,
+  );
+  return level === 'warning'
+    ? { level, subject, message, fix: 'remove builtins.controlFiles unless an agent must author these files' }
+    : { level, subject, message };
+}
+
 function mcpFindings(host: ToolHost): Finding[] {
   const names = Object.keys(host.config.mcpServers ?? {});
   const statuses = new Map(host.mcpServers.map((s) => [s.name, s]));
@@ -223,6 +240,7 @@ export async function doctor(argv: readonly string[], io: Io): Promise<number> {
   const suggestion: Record<string, unknown> = {};
   try {
     findings.push(
+      controlFilesFinding(host.config),
       ...pluginFindings(host, configName, suggestion),
       ...toolFindings(host),
       ...mcpFindings(host),

@@ -1,0 +1,262 @@
+/**
+ * The host's control files — the config file in force, the plugins folder and `.toolhost/` — as
+ * the built-in tools see them. A watching host reloads them, so a model that could write them
+ * could widen its own policy (turn `exec` on, grant a plugin the network). Closed by default;
+ * the operator opens them through `builtins.controlFiles`.
+ *
+ * A target is matched against every control path in three ways, so no second name slips through:
+ * - by real path (`confine` already resolved symlinks and `..`), against both the control path as
+ *   configured and its real path, computed at each check (a folder may appear, or be a link);
+ * - case-folded and Unicode-normalized (NFC), always: whether the file system folds case can differ
+ *   per folder (macOS, Windows), so `PLUGINS/x` or `Toolhost.Config.json` is refused everywhere;
+ *   on a case-sensitive file system that refuses a few names that are in fact distinct files;
+ * - by identity (device and inode) of the target and each existing ancestor up to the root, which
+ *   catches what names cannot: a hard link to the config, a bind mount, a Windows short name.
+ * A file that does not exist yet is judged by its path, so `plugins/evil/index.ts` is refused
+ * before any folder is made.
+ */
+import { promises as fs } from 'node:fs';
+import * as path from 'node:path';
+import type { ControlFileAccess, ControlPaths } from './types.js';
+import { displayPath, foldPath, isInside, realpathAllowMissing } from './workspace.js';
+
+/** Which control path a refusal is about. */
+export type ControlKind = 'cache' | 'config' | 'plugins';
+
+/** A refused use of a control path. The message is safe to show to a model and names the key that opens it. */
+export class ControlFileError extends Error {
+  override readonly name = 'ControlFileError';
+  readonly code = 'control-file';
+  /** The path as the caller wrote it. */
+  readonly userPath: string;
+  readonly kind: ControlKind;
+  /** The config key that would allow it; none opens the cache. */
+  readonly configKey: string | undefined;
+
+  constructor(message: string, userPath: string, kind: ControlKind, configKey: string | undefined) {
+    super(message);
+    this.userPath = userPath;
+    this.kind = kind;
+    this.configKey = configKey;
+  }
+}
+
+/** Checks the `code`, not the class, so a second bundled copy of this module still matches. */
+export function isControlFileError(error: unknown): error is ControlFileError {
+  return error instanceof Error && (error as { code?: unknown }).code === 'control-file';
+}
+
+interface ControlEntry {
+  readonly kind: ControlKind;
+  readonly absolute: string;
+  readonly folder: boolean;
+}
+
+/** An entry as found on disk now. */
+interface Located {
+  readonly entry: ControlEntry;
+  /** Real path (what the display uses). */
+  readonly real: string;
+  /** Folded forms of the configured and the real path. */
+  readonly names: readonly string[];
+  /** Device and inode, when it exists. */
+  readonly id: FileId | undefined;
+}
+
+interface FileId {
+  readonly dev: number;
+  readonly ino: number;
+}
+
+type Operation = 'read' | 'write' | 'cwd';
+
+const DESCRIPTIONS = {
+  config: 'the host config file',
+  plugins: 'the plugins folder, whose code the host loads',
+  cache: "the host's bundle cache",
+} as const satisfies Record<ControlKind, string>;
+
+/** Access with defaults applied. */
+export type ResolvedControlAccess = Required<ControlFileAccess>;
+
+export function resolveControlAccess(access: ControlFileAccess | undefined): ResolvedControlAccess {
+  return { config: access?.config ?? 'none', plugins: access?.plugins ?? 'read' };
+}
+
+/**
+ * One line for `toolhost doctor`: what the built-in tools may do with the control files, and how
+ * much that opens (`warning` when the model could change what the host runs).
+ */
+export function describeControlAccess(access: ControlFileAccess | undefined): {
+  readonly level: 'ok' | 'info' | 'warning';
+  readonly message: string;
+} {
+  const { config, plugins } = resolveControlAccess(access);
+  if (config === 'none' && plugins === 'read') {
+    return {
+      level: 'ok',
+      message:
+        'closed (the default): built-in tools cannot write the config file, plugins/ or .toolhost/, nor read the config',
+    };
+  }
+  const parts = [
+    config === 'write'
+      ? 'the config file is writable (the model can change its own policy)'
+      : config === 'read'
+        ? 'the config file is readable, not writable'
+        : 'the config file is closed',
+    plugins === 'write'
+      ? 'plugins/ is writable (the model can author plugins the host loads)'
+      : 'plugins/ is read-only',
+    '.toolhost/ is read-only',
+  ];
+  return {
+    level: config === 'write' || plugins === 'write' ? 'warning' : 'info',
+    message: `opened by builtins.controlFiles: ${parts.join('; ')}`,
+  };
+}
+
+/** Refuses what the built-in tools may not do to the host's control files. */
+export class ControlGuard {
+  readonly #entries: readonly ControlEntry[];
+  readonly #access: ResolvedControlAccess;
+
+  /** `root` must be absolute; relative control paths are resolved against it. */
+  constructor(root: string, paths: ControlPaths = {}, access?: ControlFileAccess) {
+    const entries: ControlEntry[] = [];
+    const configs = new Set([path.resolve(root, 'toolhost.config.json')]);
+    if (paths.configFile !== undefined) configs.add(path.resolve(root, paths.configFile));
+    for (const file of configs) entries.push({ kind: 'config', absolute: file, folder: false });
+    entries.push({
+      kind: 'plugins',
+      absolute: path.resolve(root, paths.pluginsDir ?? 'plugins'),
+      folder: true,
+    });
+    entries.push({ kind: 'cache', absolute: path.resolve(root, '.toolhost'), folder: true });
+    this.#entries = entries;
+    this.#access = resolveControlAccess(access);
+  }
+
+  get access(): ResolvedControlAccess {
+    return this.#access;
+  }
+
+  /** Throws {@link ControlFileError} when `real` (from `confine`) is a control path the tools may not write. */
+  async assertWritable(rootReal: string, real: string, userPath: string): Promise<void> {
+    await this.#check('write', rootReal, real, userPath);
+  }
+
+  /** Throws {@link ControlFileError} when `real` is the config file and config is not readable. */
+  async assertReadable(rootReal: string, real: string, userPath: string): Promise<void> {
+    await this.#check('read', rootReal, real, userPath);
+  }
+
+  /** Throws {@link ControlFileError} when `real` is (inside) a control folder closed for writing: exec may not start there. */
+  async assertWorkingDirectory(rootReal: string, real: string, userPath: string): Promise<void> {
+    await this.#check('cwd', rootReal, real, userPath);
+  }
+
+  #closed(kind: ControlKind, operation: Operation): boolean {
+    switch (kind) {
+      case 'config':
+        return operation === 'read' ? this.#access.config === 'none' : this.#access.config !== 'write';
+      case 'plugins':
+        return operation !== 'read' && this.#access.plugins !== 'write';
+      case 'cache':
+        return operation !== 'read';
+    }
+  }
+
+  async #check(operation: Operation, rootReal: string, real: string, userPath: string): Promise<void> {
+    const closed = this.#entries.filter(
+      (entry) => this.#closed(entry.kind, operation) && (entry.folder || operation !== 'cwd'),
+    );
+    if (closed.length === 0) return;
+    // The target and each ancestor up to the root, all looked up at once: a folder matches anywhere
+    // on that chain, a file only as the target itself.
+    const chain = closed.some((entry) => entry.folder) ? ancestry(rootReal, real) : [real];
+    const [located, ids] = await Promise.all([
+      Promise.all(closed.map(locate)),
+      Promise.all(chain.map(identityOf)),
+    ]);
+    const target = foldPath(real);
+    for (const control of located) {
+      const hit = control.names.some((name) =>
+        control.entry.folder ? isInside(name, target) : name === target,
+      );
+      if (hit) throw refusal(operation, control, rootReal, userPath);
+    }
+    for (const control of located) {
+      if (control.id === undefined) continue;
+      const last = control.entry.folder ? ids.length : 1;
+      for (let i = 0; i < last; i++) {
+        if (sameFile(ids[i], control.id)) throw refusal(operation, control, rootReal, userPath);
+      }
+    }
+  }
+}
+
+/** `real`, then each of its parents up to and including `rootReal` (only `real` when it lies outside). */
+function ancestry(rootReal: string, real: string): string[] {
+  const chain = [real];
+  let current = real;
+  while (current !== rootReal) {
+    const parent = path.dirname(current);
+    if (parent === current || !isInside(rootReal, parent)) break;
+    chain.push(parent);
+    current = parent;
+  }
+  return chain;
+}
+
+async function locate(entry: ControlEntry): Promise<Located> {
+  const [real, id] = await Promise.all([
+    realpathAllowMissing(entry.absolute).catch(() => entry.absolute),
+    identityOf(entry.absolute),
+  ]);
+  return { entry, real, names: [foldPath(entry.absolute), foldPath(real)], id };
+}
+
+async function identityOf(absolute: string): Promise<FileId | undefined> {
+  try {
+    const stat = await fs.stat(absolute);
+    return { dev: stat.dev, ino: stat.ino };
+  } catch {
+    return undefined;
+  }
+}
+
+function sameFile(a: FileId | undefined, b: FileId): boolean {
+  return a !== undefined && a.dev === b.dev && a.ino === b.ino;
+}
+
+function refusal(
+  operation: Operation,
+  control: Located,
+  rootReal: string,
+  userPath: string,
+): ControlFileError {
+  const { kind, folder } = control.entry;
+  const where = `${displayPath(rootReal, control.real)}${folder ? '/' : ''}`;
+  const what = `${DESCRIPTIONS[kind]} ${where}`;
+  const quoted = JSON.stringify(userPath);
+  const subject =
+    operation === 'cwd'
+      ? `cwd ${quoted} is inside a host control folder (${what}); exec may not run there`
+      : folder
+        ? `path ${quoted} is inside a host control folder (${what}); built-in tools may not write there`
+        : operation === 'read'
+          ? `path ${quoted} is a host control file (${what}); built-in tools may not read it, since it can hold secrets (mcpServers headers and env)`
+          : `path ${quoted} is a host control file (${what}); built-in tools may not change it, since that would let the model widen its own permissions`;
+  if (kind === 'cache') {
+    return new ControlFileError(`${subject}. No config key opens it.`, userPath, kind, undefined);
+  }
+  const level = operation === 'read' ? 'read' : 'write';
+  const key = `builtins.controlFiles.${kind}`;
+  return new ControlFileError(
+    `${subject}. The operator can allow it with ${key}: "${level}" in the config.`,
+    userPath,
+    kind,
+    key,
+  );
+}
