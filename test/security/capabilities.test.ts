@@ -5,6 +5,7 @@
  */
 import { access, mkdir, readFile, symlink, writeFile } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
 import * as path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -233,6 +234,48 @@ describe('ctx.fs with hostile paths', () => {
   });
 });
 
+/** Node's dns module as CommonJS sees it: the object `net.connect` reads `lookup` from. */
+const dnsModule = createRequire(import.meta.url)('node:dns') as {
+  lookup: (hostname: string, options: unknown, callback?: unknown) => void;
+  promises: { lookup: (hostname: string, options?: unknown) => Promise<unknown> };
+};
+
+/**
+ * Makes the system resolver answer the names in `table` as a hostile DNS server would, through
+ * both of Node's lookups (`dns.lookup`, which `net.connect` and fetch use, and
+ * `dns.promises.lookup`); other names resolve as before. Undone after each test.
+ */
+function hostileDns(table: Readonly<Record<string, string>>): void {
+  const { lookup } = dnsModule;
+  const promisesLookup = dnsModule.promises.lookup;
+  const answer = (hostname: string) => {
+    const address = Object.hasOwn(table, hostname) ? table[hostname] : undefined;
+    return address === undefined ? undefined : { address, family: address.includes(':') ? 6 : 4 };
+  };
+  dnsModule.lookup = (hostname, options, callback) => {
+    const entry = answer(hostname);
+    if (entry === undefined) return lookup.call(dnsModule, hostname, options, callback);
+    const done = (typeof options === 'function' ? options : callback) as (...args: unknown[]) => void;
+    const all =
+      typeof options === 'object' && options !== null && (options as { all?: boolean }).all === true;
+    if (all) process.nextTick(done, null, [entry]);
+    else process.nextTick(done, null, entry.address, entry.family);
+  };
+  dnsModule.promises.lookup = async (hostname, options) => {
+    const entry = answer(hostname);
+    if (entry === undefined) return promisesLookup.call(dnsModule.promises, hostname, options);
+    return (options as { all?: boolean } | undefined)?.all === true ? [entry] : entry;
+  };
+  restoreDns.push(() => {
+    dnsModule.lookup = lookup;
+    dnsModule.promises.lookup = promisesLookup;
+  });
+}
+const restoreDns: (() => void)[] = [];
+afterEach(() => {
+  for (const restore of restoreDns.splice(0)) restore();
+});
+
 describe('ctx.fetch with hostile targets', () => {
   const h = useHarness();
   const servers: Server[] = [];
@@ -261,6 +304,9 @@ describe('ctx.fetch with hostile targets', () => {
       } else if (req.url === '/redirect-localhost') {
         res.writeHead(307, { location: `http://localhost:${portA}/ok` });
         res.end();
+      } else if (req.url === '/redirect-rebind') {
+        res.writeHead(302, { location: `http://rebind.example.test:${portB}/stolen` });
+        res.end();
       } else if (req.url === '/redirect-file') {
         res.writeHead(301, { location: 'file:///etc/passwd' });
         res.end();
@@ -274,14 +320,16 @@ describe('ctx.fetch with hostile targets', () => {
     );
   });
 
-  async function run(list: readonly string[], declared?: string) {
+  async function run(list: readonly string[], declared?: string, moreGrants: readonly string[] = []) {
     const started = await h.start({
       plugins: {
         evil: attackPlugin('evil', attempts(list), {
           permissions: `{ net: ${declared ?? JSON.stringify([`127.0.0.1:${portA}`])} }`,
         }),
       },
-      settings: { evil: { grants: { net: [`127.0.0.1:${portA}`] }, limits: { ...SMALL_LIMITS } } },
+      settings: {
+        evil: { grants: { net: [`127.0.0.1:${portA}`, ...moreGrants] }, limits: { ...SMALL_LIMITS } },
+      },
     });
     return reportOf<string[]>(await started.session.call('attack', {}));
   }
@@ -332,6 +380,43 @@ describe('ctx.fetch with hostile targets', () => {
       '/redirect',
       '/redirect-localhost',
       '/redirect-file',
+    ]);
+  });
+
+  it('a granted name that DNS points at loopback is refused, and the server there is never contacted', async () => {
+    hostileDns({ 'rebind.example.test': '127.0.0.1' });
+    const granted = [`127.0.0.1:${portA}`, `rebind.example.test:${portB}`];
+    const report = await run(
+      [
+        `return (await ctx.fetch('http://rebind.example.test:${portB}/rebound')).text();`,
+        `return (await ctx.fetch('http://127.0.0.1:${portA}/redirect-rebind')).text();`,
+      ],
+      JSON.stringify(granted),
+      granted,
+    );
+    expect(report[0]).toMatch(
+      /^error: ctx\.fetch to "rebind\.example\.test:\d+" is not allowed: "rebind\.example\.test" resolved to 127\.0\.0\.1, a loopback address \(127\.0\.0\.0\/8\)\. .*; add "127\.0\.0\.1:\d+" to plugins\.evil\.grants\.net to allow it$/,
+    );
+    expect(report[1]).toMatch(
+      /^error: ctx\.fetch to "rebind\.example\.test:\d+" \(redirected from "127\.0\.0\.1:\d+"\) is not allowed: "rebind\.example\.test" resolved to 127\.0\.0\.1/,
+    );
+    expect(report.join('\n')).not.toContain('secret from B');
+    expect(hits.b).toEqual([]);
+    expect(hits.a.map((hit) => hit.split(' ')[0])).toEqual(['/redirect-rebind']);
+  });
+
+  it('a granted name that DNS points at the cloud metadata address is refused before connecting', async () => {
+    hostileDns({ 'metadata.example.test': '169.254.169.254' });
+    const report = await run(
+      [`return (await ctx.fetch('http://metadata.example.test/latest/meta-data/')).text();`],
+      JSON.stringify(['metadata.example.test']),
+      ['metadata.example.test'],
+    );
+    expect(report).toEqual([
+      'error: ctx.fetch to "metadata.example.test" is not allowed: "metadata.example.test" resolved to ' +
+        '169.254.169.254, a link-local address (169.254.0.0/16). ctx.fetch connects to loopback, private and ' +
+        'other special-purpose addresses only when config names the address; add "169.254.169.254" to ' +
+        'plugins.evil.grants.net to allow it',
     ]);
   });
 

@@ -1,7 +1,9 @@
 /**
- * `ctx.fetch` on the host. Redirects are followed here, one hop at a time (`redirect: 'manual'`),
- * so every hop's URL is checked against the grants before it is requested. One deadline
- * (`fetchTimeoutMs`) covers every hop and the body; the call's signal aborts it all.
+ * `ctx.fetch` on the host. Redirects are followed here, one hop at a time, and every hop goes
+ * through the same steps: its URL is checked against the grants, its host is resolved once, each
+ * address is checked (`fetch-target.ts`), and the transport connects to a checked address and to
+ * no other. One deadline (`fetchTimeoutMs`) covers every hop, its resolution and the body; the
+ * call's signal aborts it all.
  *
  * Request headers: the plugin may set any well-formed header except those that would let it
  * reach something other than the URL it was granted or desynchronize the connection: `host`,
@@ -11,8 +13,16 @@
  */
 import { type FetchArgs, MAX_URL_CHARS } from './args.js';
 import { aborted, failed, invalidArgs, isCapabilityError, limitExceeded, timedOut } from './errors.js';
-import { headersRecord, readCappedText } from './fetch-body.js';
-import { checkTarget, type FetchTargets, fetchSubject } from './fetch-target.js';
+import { readCappedText } from './fetch-body.js';
+import { type FetchResolver, hostAddresses } from './fetch-resolve.js';
+import {
+  addressGrants,
+  checkTarget,
+  connectableAddresses,
+  type FetchTargets,
+  fetchSubject,
+} from './fetch-target.js';
+import type { FetchTransport } from './fetch-transport.js';
 import type { CapabilityLimits } from './types.js';
 
 /** The reply the runtime's `responseOf` turns into a `FetchResponse`. */
@@ -45,16 +55,19 @@ const BODY_HEADERS = ['content-encoding', 'content-language', 'content-location'
 
 export interface FetchCapabilityOptions extends FetchTargets {
   readonly limits: CapabilityLimits;
-  readonly fetch: typeof globalThis.fetch;
+  readonly resolve: FetchResolver;
+  readonly transport: FetchTransport;
 }
 
 export function createFetchCapability(options: FetchCapabilityOptions) {
   const { limits } = options;
+  const grants = addressGrants(options.granted);
 
   return async function serveFetch(args: FetchArgs, signal: AbortSignal): Promise<FetchReply> {
     const first = parseUrl(args.url);
     checkTarget(options, first);
     let url = first;
+    let from: URL | undefined;
     let method = methodOf(args.options?.method);
     let body = args.options?.body ?? undefined;
     const headers = requestHeaders(args.options?.headers ?? {});
@@ -85,16 +98,21 @@ export function createFetchCapability(options: FetchCapabilityOptions) {
 
     try {
       for (let hops = 0; ; hops++) {
-        const response = await options.fetch(url.href, {
+        const resolved = await hostAddresses(url, options.resolve, deadline.signal);
+        if (resolved.length === 0) {
+          throw failed('fetch', `${fetchSubject(url, from)} failed: its host name resolved to no address`);
+        }
+        const response = await options.transport({
+          url,
+          addresses: connectableAddresses(options, grants, url, resolved, from),
           method,
-          headers,
+          headers: Object.fromEntries(headers),
           body,
-          redirect: 'manual',
           signal: deadline.signal,
         });
-        const location = REDIRECT_STATUSES.has(response.status) ? response.headers.get('location') : null;
-        if (location === null) {
-          const text = await readCappedText(response, limits.fetchMaxBytes);
+        const location = REDIRECT_STATUSES.has(response.status) ? response.headers.location : undefined;
+        if (location === undefined) {
+          const text = await readCappedText(response.body, limits.fetchMaxBytes);
           if (text === undefined) {
             throw limitExceeded(
               'fetch',
@@ -105,11 +123,11 @@ export function createFetchCapability(options: FetchCapabilityOptions) {
             url: url.href,
             status: response.status,
             statusText: response.statusText,
-            headers: headersRecord(response.headers),
+            headers: response.headers,
             body: text,
           };
         }
-        await response.body?.cancel().catch(() => {});
+        response.cancel();
         if (hops >= limits.fetchMaxRedirects) {
           throw limitExceeded(
             'fetch',
@@ -128,6 +146,7 @@ export function createFetchCapability(options: FetchCapabilityOptions) {
           body = undefined;
           for (const name of BODY_HEADERS) headers.delete(name);
         }
+        from = url;
         url = next;
       }
     } catch (error) {

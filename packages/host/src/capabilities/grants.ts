@@ -158,6 +158,11 @@ export function declaredHostPatterns(permissions: PluginPermissions): HostPatter
   return parsedList(own(permissions, 'net'), parseHostPattern);
 }
 
+/** The valid granted host patterns (`plugins.<id>.grants.net`), whatever the plugin declares. */
+export function grantedHostPatterns(grants: PluginGrants): HostPattern[] {
+  return parsedList(own(grants, 'net'), parseHostPattern);
+}
+
 /** The valid declared fs roots of one kind, normalized. */
 export function declaredRoots(permissions: PluginPermissions, kind: 'read' | 'write'): string[] {
   return parsedList(own(own(permissions, 'fs'), kind), normalizeFsRoot);

@@ -65,7 +65,11 @@ export function patternMatchesUrl(pattern: HostPattern, url: URL): boolean {
   const hostMatches = pattern.wildcard
     ? hostname.endsWith(`.${pattern.host}`) && hostname.length > pattern.host.length + 1
     : hostname === pattern.host;
-  if (!hostMatches) return false;
+  return hostMatches && portMatches(pattern, url);
+}
+
+/** Whether `url`'s port is one `pattern` allows: its exact port, or without one the scheme's default. */
+export function portMatches(pattern: HostPattern, url: URL): boolean {
   // `URL.port` is '' exactly when the URL uses its scheme's default port.
   if (pattern.port === undefined) return url.port === '';
   const port = url.port === '' ? DEFAULT_PORTS[url.protocol] : Number(url.port);

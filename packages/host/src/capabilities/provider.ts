@@ -6,8 +6,10 @@
 import { fetchArgs, parseArgs, pathArgs, writeFileArgs } from './args.js';
 import { aborted, unknownCapability } from './errors.js';
 import { createFetchCapability } from './fetch.js';
+import { cachingResolver, systemResolver } from './fetch-resolve.js';
+import { nodeTransport } from './fetch-transport.js';
 import { createFsCapability } from './fs.js';
-import { declaredHostPatterns, effectivePermissions } from './grants.js';
+import { declaredHostPatterns, effectivePermissions, grantedHostPatterns } from './grants.js';
 import { type HostPattern, parseHostPattern } from './host-patterns.js';
 import type { CapabilityLimits, CapabilityProvider, CapabilityProviderOptions } from './types.js';
 
@@ -29,8 +31,10 @@ export function createCapabilityProvider(options: CapabilityProviderOptions): Ca
     pluginId: options.pluginId,
     effective: effective.net.map(parseHostPattern).filter((p): p is HostPattern => p !== undefined),
     declared: declaredHostPatterns(options.permissions),
+    granted: grantedHostPatterns(options.grants),
     limits,
-    fetch: options.fetch ?? globalThis.fetch,
+    resolve: options.resolve ?? cachingResolver(systemResolver),
+    transport: options.transport ?? nodeTransport(),
   });
   const fetchSchema = fetchArgs(limits);
   const writeSchema = writeFileArgs(limits);

@@ -3,13 +3,19 @@
  * the operator's grants narrow what the plugin declares.
  */
 import type { PluginPermissions } from '@toolhost/plugin-sdk';
+import type { FetchResolver } from './fetch-resolve.js';
+import type { FetchTransport } from './fetch-transport.js';
 
 /**
  * What config grants a plugin, at `plugins.<id>.grants`. Same vocabulary as the plugin's declared
  * {@link PluginPermissions}; nothing here takes effect unless the plugin declares it too.
  */
 export interface PluginGrants {
-  /** Host patterns: `api.example.com`, `*.example.com` (subdomains only), optional `:port`. */
+  /**
+   * Host patterns: `api.example.com`, `*.example.com` (subdomains only), optional `:port`. An IP
+   * literal (`10.0.0.5:8080`) or `localhost` also lets `ctx.fetch` connect to that loopback,
+   * private or other special-purpose address, which is refused otherwise whatever name leads there.
+   */
   readonly net?: readonly string[];
   /** Folders relative to the project root. A write grant lets the plugin read that folder too. */
   readonly fs?: { readonly read?: readonly string[]; readonly write?: readonly string[] };
@@ -64,8 +70,13 @@ export interface CapabilityProviderOptions {
   readonly grants: PluginGrants;
   /** Overrides of {@link DEFAULT_CAPABILITY_LIMITS}. */
   readonly limits?: Partial<CapabilityLimits>;
-  /** Injectable for tests; default `globalThis.fetch`. */
-  readonly fetch?: typeof globalThis.fetch;
+  /**
+   * How `ctx.fetch` resolves host names, for tests; default the system resolver (`dns.lookup`),
+   * each answer reused for a few seconds. Every answer is checked, whatever resolved it.
+   */
+  readonly resolve?: FetchResolver;
+  /** How `ctx.fetch` sends a checked request; default node:http(s). For tests. */
+  readonly transport?: FetchTransport;
 }
 
 /** The host end of one plugin's capability requests. */

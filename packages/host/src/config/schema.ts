@@ -13,7 +13,10 @@ const grants = z
   .strictObject({
     net: names
       .optional()
-      .describe('Hosts ctx.fetch may reach ("api.example.com", "*.example.com", "127.0.0.1:8080")'),
+      .describe(
+        'Hosts ctx.fetch may reach ("api.example.com", "*.example.com", "127.0.0.1:8080"); it connects to a ' +
+          'loopback, private or other special-purpose address only when listed here by IP (or as localhost)',
+      ),
     fs: z
       .strictObject({
         read: names.optional().describe('Folders (relative to the project root) ctx.fs may read'),

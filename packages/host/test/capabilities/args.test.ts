@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type CapabilityProvider, isCapabilityError } from '../../src/capabilities/index.js';
-import { live, makeProject, type Project, provider } from './helpers.js';
+import { fakeTransport, live, makeProject, type Project, PUBLIC_IP, provider, resolver } from './helpers.js';
 
 /** Arguments as they arrive: parsed from the JSON plugin code wrote. */
 const json = (text: string): unknown => JSON.parse(text);
@@ -11,12 +11,15 @@ const prototypeBefore = Object.getOwnPropertyNames(Object.prototype).sort();
 
 beforeAll(async () => {
   project = await makeProject();
-  const fetch: typeof globalThis.fetch = async () => new Response('ok');
   p = provider(
     project.root,
     { net: ['api.example.com'], fs: { read: ['data'], write: ['out'] } },
     { net: ['api.example.com'], fs: { read: ['data'], write: ['out'] } },
-    { fetch, limits: { fetchMaxBytes: 1000, fsMaxBytes: 1000 } },
+    {
+      resolve: resolver({}, [PUBLIC_IP]),
+      transport: fakeTransport(),
+      limits: { fetchMaxBytes: 1000, fsMaxBytes: 1000 },
+    },
   );
 });
 

@@ -1,7 +1,27 @@
 import type * as http from 'node:http';
+import * as zlib from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CapabilityLimits, FetchReply, PluginGrants } from '../../src/capabilities/index.js';
-import { live, provider, startServer, type TestServer } from './helpers.js';
+import {
+  fakeTransport,
+  live,
+  PUBLIC_IP,
+  provider,
+  resolver,
+  startServer,
+  type TestServer,
+} from './helpers.js';
+
+/** `/coded/<name>`: a body with this content-encoding header, encoded so. */
+const CODED: Record<string, readonly [string, (data: Buffer) => Buffer]> = {
+  gzip: ['gzip', zlib.gzipSync],
+  deflate: ['deflate', zlib.deflateSync],
+  br: ['br', zlib.brotliCompressSync],
+  stacked: ['deflate, gzip', (data) => zlib.gzipSync(zlib.deflateSync(data))],
+  unknown: ['x-custom', (data) => data],
+};
+/** 4 MB of zeros in about 4 kB. */
+const BOMB = zlib.gzipSync(Buffer.alloc(4 * 1024 * 1024));
 
 let main: TestServer;
 let other: TestServer;
@@ -45,6 +65,13 @@ beforeAll(async () => {
       const chunk = 'x'.repeat(64 * 1024);
       for (let i = 0; i < 32; i++) res.write(chunk);
       res.end();
+    } else if (url.startsWith('/coded/')) {
+      const [coding, encode] = CODED[url.slice('/coded/'.length)] ?? ['identity', (data: Buffer) => data];
+      res.setHeader('content-encoding', coding);
+      res.end(encode(Buffer.from('hello, decoded')));
+    } else if (url === '/bomb') {
+      res.setHeader('content-encoding', 'gzip');
+      res.end(BOMB);
     } else if (url === '/slow') {
       res.writeHead(200);
       res.write('partial');
@@ -133,15 +160,12 @@ describe('fetch denials name the permission and the config key', () => {
 });
 
 describe('wildcard hosts', () => {
-  const calls: string[] = [];
-  const fake: typeof globalThis.fetch = async (input) => {
-    calls.push(String(input));
-    return new Response('ok');
-  };
+  const transport = fakeTransport();
+  const fake = { resolve: resolver({}, [PUBLIC_IP]), transport };
   const grants: PluginGrants = { net: ['*.example.com'] };
 
   it('a granted wildcard allows subdomains but not the apex', async () => {
-    const p = provider('.', { net: ['*.example.com'] }, grants, { fetch: fake });
+    const p = provider('.', { net: ['*.example.com'] }, grants, fake);
     expect(await p.invoke('fetch', { url: 'https://api.example.com/x' }, live())).toMatchObject({
       body: 'ok',
     });
@@ -154,11 +178,14 @@ describe('wildcard hosts', () => {
     await expect(p.invoke('fetch', { url: 'https://api.example.com:8443/' }, live())).rejects.toThrow(
       'ctx.fetch to "api.example.com:8443" is not allowed',
     );
-    expect(calls).toEqual(['https://api.example.com/x', 'https://a.b.example.com/']);
+    expect(transport.sent.map((request) => request.url.href)).toEqual([
+      'https://api.example.com/x',
+      'https://a.b.example.com/',
+    ]);
   });
 
   it('a wildcard grant covers a declared exact host, and only that host', async () => {
-    const p = provider('.', { net: ['api.example.com'] }, grants, { fetch: fake });
+    const p = provider('.', { net: ['api.example.com'] }, grants, fake);
     expect(p.effective.net).toEqual(['api.example.com']);
     await expect(p.invoke('fetch', { url: 'https://www.example.com/' }, live())).rejects.toThrow(
       'plugin "demo" must declare permissions.net ["www.example.com"]',
@@ -166,7 +193,7 @@ describe('wildcard hosts', () => {
   });
 
   it('a declared wildcard under an exact grant is not granted', async () => {
-    const p = provider('.', { net: ['*.example.com'] }, { net: ['api.example.com'] }, { fetch: fake });
+    const p = provider('.', { net: ['*.example.com'] }, { net: ['api.example.com'] }, fake);
     await expect(p.invoke('fetch', { url: 'https://api.example.com/' }, live())).rejects.toThrow(
       'plugin "demo" declares permissions.net ["*.example.com"] but config does not grant it; add "*.example.com" ' +
         'to plugins.demo.grants.net',
@@ -225,6 +252,28 @@ describe('redirects', () => {
     );
     await expect(fetchVia(granted(), `${main.origin}/with-credentials`)).rejects.toThrow(
       'credentials in the URL are refused',
+    );
+  });
+});
+
+describe('content codings', () => {
+  it('a gzip, deflate, br or stacked body is decoded', async () => {
+    for (const name of ['gzip', 'deflate', 'br', 'stacked']) {
+      const reply = await fetchVia(granted(), `${main.origin}/coded/${name}`);
+      expect(reply.body, name).toBe('hello, decoded');
+      expect(reply.headers['content-encoding']).toBe(CODED[name]?.[0]);
+    }
+  });
+
+  it('an unknown coding is passed through undecoded', async () => {
+    expect(await fetchVia(granted(), `${main.origin}/coded/unknown`)).toMatchObject({
+      body: 'hello, decoded',
+    });
+  });
+
+  it('fetchMaxBytes counts decoded bytes, so a compression bomb stops at the cap', async () => {
+    await expect(fetchVia(granted([], { fetchMaxBytes: 100_000 }), `${main.origin}/bomb`)).rejects.toThrow(
+      `ctx.fetch to "${main.host}": the response body is over the fetchMaxBytes limit of 100000 bytes`,
     );
   });
 });

@@ -8,7 +8,10 @@ import {
   type CapabilityLimits,
   type CapabilityProvider,
   createCapabilityProvider,
+  type FetchResolver,
+  type FetchTransport,
   type PluginGrants,
+  type TransportRequest,
 } from '../../src/capabilities/index.js';
 
 export const PLUGIN_ID = 'demo';
@@ -19,9 +22,49 @@ export function provider(
   root: string,
   permissions: PluginPermissions,
   grants: PluginGrants,
-  extra: { limits?: Partial<CapabilityLimits>; fetch?: typeof globalThis.fetch } = {},
+  extra: { limits?: Partial<CapabilityLimits>; resolve?: FetchResolver; transport?: FetchTransport } = {},
 ): CapabilityProvider {
   return createCapabilityProvider({ pluginId: PLUGIN_ID, root, permissions, grants, ...extra });
+}
+
+/** A public address (outside every special-purpose block) for names that resolve "somewhere". */
+export const PUBLIC_IP = '93.184.215.14';
+
+/**
+ * A resolver answering from `table` (name → addresses) instead of DNS, recording every name it
+ * was asked; a name not in the table gets `fallback`, or fails as DNS does (`ENOTFOUND`).
+ */
+export function resolver(
+  table: Readonly<Record<string, readonly string[]>>,
+  fallback?: readonly string[],
+): FetchResolver & { readonly asked: string[] } {
+  const asked: string[] = [];
+  const resolve = async (hostname: string) => {
+    asked.push(hostname);
+    const addresses = Object.hasOwn(table, hostname) ? table[hostname] : fallback;
+    if (addresses === undefined)
+      throw Object.assign(new Error(`${hostname} not found`), { code: 'ENOTFOUND' });
+    return addresses.map((address) => ({ address }));
+  };
+  return Object.assign(resolve, { asked });
+}
+
+/** A transport that answers every request with 200 "ok" and records what it was asked to send. */
+export function fakeTransport(): FetchTransport & { readonly sent: TransportRequest[] } {
+  const sent: TransportRequest[] = [];
+  const transport: FetchTransport = async (request) => {
+    sent.push(request);
+    return {
+      status: 200,
+      statusText: 'OK',
+      headers: {},
+      body: (async function* () {
+        yield new TextEncoder().encode('ok');
+      })(),
+      cancel() {},
+    };
+  };
+  return Object.assign(transport, { sent });
 }
 
 /** A signal that is never aborted. */
