@@ -62,6 +62,7 @@ export { serveHttp } from './mcp/http.js';
 export type { McpSessionClose, McpSessionCloseReason } from './mcp/http-sessions.js';
 export type { McpServeOptions } from './mcp/server.js';
 export { createMcpServer } from './mcp/server.js';
+export type { McpStdioOptions } from './mcp/stdio.js';
 export { serveStdio } from './mcp/stdio.js';
 export { planRegistry } from './plan.js';
 export { buildToolPlan, compareDescriptors } from './planner.js';
