@@ -61,10 +61,10 @@ const DEFAULT_MAX_BODY_BYTES = 4 * 1024 * 1024;
 /**
  * Long enough for a person's pause between two turns of a conversation; a client that keeps the
  * GET stream open (as the SDK client does) is never idle, and an expired client only initializes
- * again. An idle session costs ≈ 30 KB of heap, so leftovers are cheap but must not be forever.
+ * again. An idle session costs ≈ 12 KB of heap, so leftovers are cheap but must not be forever.
  */
 const DEFAULT_SESSION_IDLE_MS = 30 * 60_000;
-/** Far above what one machine's clients open; at ≈ 30 KB each, the cap bounds leftovers to a few MB. */
+/** Far above what one machine's clients open; at ≈ 12 KB each, the cap bounds leftovers to ≈ 3 MB. */
 const DEFAULT_MAX_SESSIONS = 256;
 /** setTimeout's largest delay: a longer one would fire at once. */
 const MAX_TIMER_MS = 2_147_483_647;
