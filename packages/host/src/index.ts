@@ -67,8 +67,10 @@ export type { McpBridgeOptions, McpServerConfig, McpServerState, McpServerStatus
 export { McpBridge } from './mcp/bridge.js';
 export type { McpHttpOptions, McpHttpServer } from './mcp/http.js';
 export { serveHttp } from './mcp/http.js';
+export type { McpSessionClose, McpSessionCloseReason } from './mcp/http-sessions.js';
 export type { McpServeOptions } from './mcp/server.js';
 export { createMcpServer } from './mcp/server.js';
+export type { McpStdioOptions } from './mcp/stdio.js';
 export { serveStdio } from './mcp/stdio.js';
 export { planRegistry } from './plan.js';
 export { buildToolPlan, compareDescriptors } from './planner.js';

@@ -98,6 +98,35 @@ const mcpServer = z.union([
   }),
 ]);
 
+/** setTimeout's largest delay: a longer one would fire at once. */
+const MAX_TIMER_MS = 2_147_483_647;
+
+const serve = z.strictObject({
+  sessionIdleMs: z
+    .number()
+    .int()
+    .min(1)
+    .max(MAX_TIMER_MS)
+    .optional()
+    .describe(
+      'An MCP session with no request and no open stream for this long is closed; its client gets 404 and initializes again, ms (default 1800000: 30 min)',
+    ),
+  maxSessions: z
+    .number()
+    .int()
+    .positive()
+    .optional()
+    .describe(
+      'Most MCP sessions open at once; at the cap a new client replaces the least recently used idle session, or gets 503 when all are busy (default 256)',
+    ),
+  maxBodyBytes: z
+    .number()
+    .int()
+    .positive()
+    .optional()
+    .describe('Largest request body, bytes; a larger one gets 413 (default 4194304)'),
+});
+
 export const configSchema = z
   .strictObject({
     $schema: z.string().optional(),
@@ -143,6 +172,7 @@ export const configSchema = z
       })
       .optional(),
     mcpServers: z.record(z.string(), mcpServer).optional().describe('MCP servers to bridge'),
+    serve: serve.optional().describe('The MCP streamable HTTP server (toolhost serve --http, toolhost dev)'),
   })
   .describe('toolhost configuration');
 

@@ -7,6 +7,8 @@ import {
   McpError,
   SetLevelRequestSchema,
 } from '@modelcontextprotocol/sdk/types.js';
+import type { jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation';
+import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import type { ToolHost } from '../host.js';
 import type { SessionOptions } from '../session.js';
 import type { CallObserver } from '../wrapper.js';
@@ -40,6 +42,20 @@ const logLevels: Record<'debug' | 'info' | 'warn' | 'error', LoggingLevel> = {
 };
 
 /**
+ * The SDK server builds an Ajv instance up front for validating elicitation answers, which
+ * toolhost never asks for; that was the largest cost of opening a session. Built on first use.
+ */
+function lazyValidator(): jsonSchemaValidator {
+  let validator: AjvJsonSchemaValidator | undefined;
+  return {
+    getValidator: (schema) => {
+      validator ??= new AjvJsonSchemaValidator();
+      return validator.getValidator(schema);
+    },
+  };
+}
+
+/**
  * One MCP server over one host session: `tools/list` shows the session's visible, active tools;
  * `tools/call` runs through the full wrapper. A tool that does not exist, is hidden, denied or
  * inactive is a protocol error (InvalidParams) whose message says which; a failure inside a tool
@@ -55,7 +71,7 @@ export function createMcpServer(
   let minLevel = 0; // debug: everything, until the client sets a level
   const server = new Server(
     { name: options.name ?? 'toolhost', version: options.version ?? '0.1.0' },
-    { capabilities: { tools: { listChanged: true }, logging: {} } },
+    { capabilities: { tools: { listChanged: true }, logging: {} }, jsonSchemaValidator: lazyValidator() },
   );
 
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: session.tools('mcp') as never[] }));

@@ -43,6 +43,7 @@ const fullConfig = {
     files: { command: 'npx', args: ['-y', 'some-mcp-server'], env: { DEBUG: '1' }, cwd: 'tools' },
     remote: { url: 'https://mcp.example.com/sse', headers: { Authorization: 'Bearer x' } },
   },
+  serve: { sessionIdleMs: 600_000, maxSessions: 32, maxBodyBytes: 1_048_576 },
 } satisfies ToolhostConfig;
 
 describe('config schema', () => {
@@ -60,7 +61,17 @@ describe('config schema', () => {
     expect(schema.$schema).toBe('https://json-schema.org/draft/2020-12/schema');
     expect(schema.additionalProperties).toBe(false);
     expect(Object.keys(schema.properties as object).sort()).toEqual(
-      ['$schema', 'builtins', 'limits', 'mcpServers', 'plugins', 'sandbox', 'signals', 'tools'].sort(),
+      [
+        '$schema',
+        'builtins',
+        'limits',
+        'mcpServers',
+        'plugins',
+        'sandbox',
+        'serve',
+        'signals',
+        'tools',
+      ].sort(),
     );
   });
 
