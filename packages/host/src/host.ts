@@ -87,7 +87,10 @@ export interface HostOptions {
   /** Watch the plugins folder and the config file, rebuilding on every change. Default false. */
   readonly watch?: boolean;
   /** How the MCP servers of `mcpServers` are bridged: call timeout, reconnect backoff, diagnostics. */
-  readonly mcp?: Omit<McpBridgeOptions, 'onChange' | 'cwd'>;
+  readonly mcp?: Omit<McpBridgeOptions, 'onChange' | 'cwd' | 'callTimeout'> & {
+    /** Wall clock of one call to a bridged server, ms; overrides `limits.mcpCallTimeoutMs`. */
+    readonly callTimeoutMs?: number;
+  };
 }
 
 /** How plugins are found and run; each field overrides the config file. */
@@ -215,6 +218,9 @@ export class ToolHost {
         ...(this.#options.limits === undefined ? {} : { limits: this.#options.limits }),
         ...(plugins?.settings === undefined ? {} : { pluginSettings: plugins.settings }),
         ...(plugins?.limits === undefined ? {} : { pluginLimits: plugins.limits }),
+        ...(this.#options.mcp?.callTimeoutMs === undefined
+          ? {}
+          : { mcpCallTimeoutMs: this.#options.mcp.callTimeoutMs }),
       },
       process.env,
     );
@@ -234,7 +240,12 @@ export class ToolHost {
       ),
       ...(this.#configFile === undefined ? {} : { configFile: this.#configFile }),
     };
-    return createBuiltinTools({ ...(builtins === false ? {} : builtins), root: this.#root, controlPaths });
+    return createBuiltinTools({
+      ...(builtins === false ? {} : builtins),
+      root: this.#root,
+      controlPaths,
+      callTimeoutMs: this.#settings.limits.timeoutMs,
+    });
   }
 
   get root(): string {
@@ -286,10 +297,12 @@ export class ToolHost {
   async syncMcpServers(): Promise<void> {
     const servers = (this.#config.mcpServers ?? {}) as Record<string, McpServerConfig>;
     if (this.#closed || (this.#mcp === undefined && Object.keys(servers).length === 0)) return;
-    const callTimeoutMs = this.#options.mcp?.callTimeoutMs ?? this.#config.limits?.mcpCallTimeoutMs;
+    const { callTimeoutMs: _code, ...mcpOptions } = this.#options.mcp ?? {};
+    const callTimeout = this.#settings.limitsTable.mcpCall;
+    this.#mcp?.setCallTimeout(callTimeout);
     this.#mcp ??= new McpBridge({
-      ...this.#options.mcp,
-      ...(callTimeoutMs === undefined ? {} : { callTimeoutMs }),
+      ...mcpOptions,
+      callTimeout,
       cwd: this.#root,
       // A server that connects, dies or changes its tool list: the whole Map is rebuilt.
       onChange: () => {

@@ -1,10 +1,9 @@
 import type { AvailabilityContext } from '@toolhost/plugin-sdk';
 import type { BuiltinToolsOptions } from './builtins/index.js';
 import type { ToolhostConfig } from './config/schema.js';
+import { type CallLimits, type LimitsTable, resolveLimits, type SandboxLimits } from './limits.js';
 import type { PluginSettings } from './plugins/manager.js';
-import type { SandboxLimits } from './sandbox/types.js';
 import type { ToolPolicy } from './types.js';
-import { type CallLimits, DEFAULT_LIMITS } from './wrapper.js';
 
 /** Options that override the config file, field by field. */
 export interface SettingOverrides {
@@ -14,16 +13,19 @@ export interface SettingOverrides {
   readonly limits?: Partial<CallLimits>;
   readonly pluginSettings?: Readonly<Record<string, PluginSettings>>;
   readonly pluginLimits?: Partial<SandboxLimits>;
+  readonly mcpCallTimeoutMs?: number;
 }
 
 /** Everything the host derives from the config and the API options. */
 export interface EffectiveSettings {
   readonly builtins: Omit<BuiltinToolsOptions, 'root'> | false;
   readonly policy: ToolPolicy;
+  /** Every limit, resolved by the one rule of limits.ts. */
+  readonly limitsTable: LimitsTable;
   readonly limits: CallLimits;
   readonly availability: AvailabilityContext;
   readonly pluginSettings: Readonly<Record<string, PluginSettings>>;
-  readonly pluginLimits: Partial<SandboxLimits>;
+  readonly pluginLimits: SandboxLimits;
 }
 
 function builtinsOf(config: ToolhostConfig): Omit<BuiltinToolsOptions, 'root'> | false {
@@ -57,7 +59,11 @@ export function effectiveSettings(
   const builtins = overrides.builtins ?? builtinsOf(config);
   const allow = overrides.policy?.allow ?? config.tools?.allow;
   const deny = [...(config.tools?.deny ?? []), ...(overrides.policy?.deny ?? [])];
-  const { plugin: pluginLimits, mcpCallTimeoutMs: _mcp, ...callLimits } = config.limits ?? {};
+  const limitsTable = resolveLimits(config.limits, {
+    ...(overrides.limits === undefined ? {} : { call: overrides.limits }),
+    ...(overrides.pluginLimits === undefined ? {} : { plugin: overrides.pluginLimits }),
+    ...(overrides.mcpCallTimeoutMs === undefined ? {} : { mcpCallTimeoutMs: overrides.mcpCallTimeoutMs }),
+  });
   return {
     builtins,
     policy: {
@@ -65,7 +71,8 @@ export function effectiveSettings(
       ...(allow === undefined ? {} : { allow }),
       ...(deny.length === 0 ? {} : { deny }),
     },
-    limits: { ...DEFAULT_LIMITS, ...callLimits, ...overrides.limits },
+    limitsTable,
+    limits: limitsTable.call,
     availability: overrides.availability ?? {
       env: envOf(config, env),
       ...(config.signals?.auth === undefined ? {} : { auth: config.signals.auth }),
@@ -76,6 +83,6 @@ export function effectiveSettings(
       ...(config.plugins as Record<string, PluginSettings> | undefined),
       ...overrides.pluginSettings,
     },
-    pluginLimits: { ...pluginLimits, ...overrides.pluginLimits },
+    pluginLimits: limitsTable.pluginDefaults,
   };
 }

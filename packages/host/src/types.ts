@@ -6,6 +6,7 @@ import type {
   ToolLogger,
   ToolResult,
 } from '@toolhost/plugin-sdk';
+import type { OwnDeadline } from './limits.js';
 
 /** The four sources the registry merges, in merge order. */
 export type ToolSourceKind = 'builtin' | 'plugin' | 'mcp' | 'custom';
@@ -62,6 +63,11 @@ export interface RegisteredTool {
   /** Policy groups beyond the automatic ones (`fs`, `runtime`): only core tools may carry them. */
   readonly groups?: readonly string[];
   readonly executor: ToolExecutor;
+  /**
+   * The wall-clock limit the executor enforces itself (a plugin's, an MCP server's, exec's),
+   * replacing `limits.timeoutMs` for this tool; the wrapper then only keeps a backstop beyond it.
+   */
+  readonly timeout?: OwnDeadline;
 }
 
 /** One source's contribution to a registry build. */

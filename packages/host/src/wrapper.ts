@@ -1,7 +1,12 @@
 import type { ToolLogger, ToolResult } from '@toolhost/plugin-sdk';
 import { isInvalidInputError } from './input-error.js';
 import { checkWithJsonSchema } from './json-schema-check.js';
+import { BACKSTOP_MS, type CallLimits, MAX_TIMER_MS } from './limits.js';
 import type { AsyncMutex } from './lock.js';
+
+export type { CallLimits } from './limits.js';
+export { DEFAULT_LIMITS } from './limits.js';
+
 import { errorResult, resultSize } from './results.js';
 import type {
   AfterToolCallResult,
@@ -24,22 +29,6 @@ export type CallStatus =
   | 'ok'
   | 'timeout'
   | 'tool-error';
-
-/** Per-call limits the wrapper enforces for every executor kind. */
-export interface CallLimits {
-  /** Wall-clock limit for the executor, ms. */
-  readonly timeoutMs: number;
-  /** Wall-clock limit for each hook, ms: a hung hook must not hold the session lock forever. */
-  readonly hookTimeoutMs: number;
-  /** Largest result (text and data characters), beyond which the result is replaced by an error. */
-  readonly maxResultChars: number;
-}
-
-export const DEFAULT_LIMITS: CallLimits = {
-  timeoutMs: 30_000,
-  hookTimeoutMs: 10_000,
-  maxResultChars: 4_000_000,
-};
 
 /** Log and progress sinks of one call (an MCP request, a CLI run, an agent loop). */
 export interface CallObserver {
@@ -213,18 +202,24 @@ async function execute(
     },
   };
 
+  // A tool whose source enforces its own wall clock gets a backstop beyond it; every other tool
+  // the call limit (see limits.ts for the whole rule).
+  const own = tool.timeout;
+  const deadlineMs = own === undefined ? limits.timeoutMs : Math.min(own.ms + BACKSTOP_MS, MAX_TIMER_MS);
   let timer: NodeJS.Timeout | undefined;
   let onAbort: (() => void) | undefined;
   const stopped = new Promise<{ status: CallStatus; result: ToolResult }>((resolve) => {
     timer = setTimeout(() => {
-      controller.abort(new Error(`timed out after ${limits.timeoutMs} ms`));
+      controller.abort(new Error(`timed out after ${deadlineMs} ms`));
       resolve({
         status: 'timeout',
         result: errorResult(
-          `Tool "${name}" timed out after ${limits.timeoutMs} ms (limit: timeoutMs) and was aborted`,
+          own === undefined
+            ? `Tool "${name}" timed out after ${deadlineMs} ms (limit: limits.timeoutMs) and was aborted`
+            : `Tool "${name}" did not stop at its limit of ${own.ms} ms (${own.setting}) and was abandoned after ${deadlineMs} ms`,
         ),
       });
-    }, limits.timeoutMs);
+    }, deadlineMs);
     timer.unref();
     onAbort = () =>
       resolve({ status: 'cancelled', result: errorResult(`Tool "${name}" was cancelled by the caller`) });

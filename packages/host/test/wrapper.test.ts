@@ -85,7 +85,7 @@ describe('callTool: validation and execution', () => {
     };
     const outcome = await callTool(hang, 't', {}, ctx([], { limits: { timeoutMs: 20 } }));
     expect(outcome.status).toBe('timeout');
-    expect(resultText(outcome.result)).toContain('timed out after 20 ms (limit: timeoutMs)');
+    expect(resultText(outcome.result)).toContain('timed out after 20 ms (limit: limits.timeoutMs)');
     expect(String(await aborted.promise)).toContain('timed out');
   });
 

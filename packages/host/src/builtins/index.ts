@@ -1,6 +1,7 @@
 import * as path from 'node:path';
 import type { ToolDefinition } from '@toolhost/plugin-sdk';
 import { inProcessTool } from '../in-process.js';
+import { DEFAULT_LIMITS, execDeadline } from '../limits.js';
 import type { RegisteredTool } from '../types.js';
 import { ControlGuard } from './control.js';
 import { editTool } from './edit.js';
@@ -17,7 +18,6 @@ export type { BuiltinToolsOptions, ControlFileAccess, ControlPaths, ExecOptions 
 export { isWorkspaceEscapeError, resolveInside, WorkspaceEscapeError } from './workspace.js';
 
 const DEFAULT_MAX_READ_BYTES = 1024 * 1024;
-const DEFAULT_EXEC_TIMEOUT_MS = 30_000;
 const DEFAULT_EXEC_MAX_OUTPUT_BYTES = 64 * 1024;
 
 /**
@@ -48,14 +48,22 @@ export function createBuiltinTools(options: BuiltinToolsOptions): RegisteredTool
   const tools = fsTools.map((definition) => inProcessTool(definition, { source: 'builtin', groups: ['fs'] }));
   const exec = options.exec;
   if (exec?.enabled === true) {
+    const deadline = execDeadline(
+      positive('callTimeoutMs', options.callTimeoutMs, DEFAULT_LIMITS.timeoutMs),
+      exec.timeoutMs === undefined ? undefined : positive('exec.timeoutMs', exec.timeoutMs, 0),
+    );
     const definition = execTool({
       root,
-      timeoutMs: positive('exec.timeoutMs', exec.timeoutMs, DEFAULT_EXEC_TIMEOUT_MS),
+      timeoutMs: deadline.ms,
       maxOutputBytes: positive('exec.maxOutputBytes', exec.maxOutputBytes, DEFAULT_EXEC_MAX_OUTPUT_BYTES),
       ...(exec.allowedCommands === undefined ? {} : { allowedCommands: exec.allowedCommands }),
       control,
     });
-    tools.push(inProcessTool(definition, { source: 'builtin', groups: ['runtime'] }));
+    // exec kills its process at its own limit and says so; the wrapper keeps only a backstop.
+    tools.push({
+      ...inProcessTool(definition, { source: 'builtin', groups: ['runtime'] }),
+      timeout: deadline,
+    });
   }
   return tools;
 }

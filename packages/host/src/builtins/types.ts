@@ -6,6 +6,8 @@ export interface BuiltinToolsOptions {
   readonly root: string;
   /** The `exec` tool; left out of the tool list unless `enabled` is true. */
   readonly exec?: ExecOptions;
+  /** The call limit (`limits.timeoutMs`), which exec's own `timeoutMs` replaces when set. Default 30 000. */
+  readonly callTimeoutMs?: number;
   /** Largest file, in bytes, that `read` and `edit` load and `grep` searches. Default 1 MiB. */
   readonly maxReadBytes?: number;
   /** What the tools may do with the host's control files. Default: closed (see {@link ControlFileAccess}). */

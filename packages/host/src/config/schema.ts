@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { MAX_TIMER_MS } from '../limits.js';
 
 /**
  * `toolhost.config.json`, validated with zod. The JSON Schema shipped beside the package
@@ -8,6 +9,9 @@ import * as z from 'zod';
  */
 
 const names = z.array(z.string().min(1)).describe('names or patterns');
+
+/** A duration a timer can hold (see limits.ts for how the limits combine). */
+const ms = (what: string) => z.number().int().positive().max(MAX_TIMER_MS).optional().describe(`${what}, ms`);
 
 const grants = z
   .strictObject({
@@ -29,13 +33,10 @@ const grants = z
 
 const pluginLimits = z.strictObject({
   memoryMb: z.number().int().min(8).max(8192).optional().describe('Isolate heap limit, MB (default 64)'),
-  timeoutMs: z
-    .number()
-    .int()
-    .positive()
-    .optional()
-    .describe('Wall-clock limit of one call, ms (default 30000)'),
-  cpuMs: z.number().int().positive().optional().describe('CPU time of one call, ms (default 10000)'),
+  timeoutMs: ms(
+    "Wall-clock limit of one of the plugin's calls; replaces limits.timeoutMs (default: limits.timeoutMs)",
+  ),
+  cpuMs: ms('CPU time of one call inside the isolate (default 10000)'),
   maxResultChars: z
     .number()
     .int()
@@ -54,7 +55,7 @@ const pluginSettings = z.strictObject({
 
 const exec = z.strictObject({
   enabled: z.boolean().optional().describe('The exec tool exists only when true'),
-  timeoutMs: z.number().int().positive().optional(),
+  timeoutMs: ms('Wall-clock limit of one command; replaces limits.timeoutMs (default: limits.timeoutMs)'),
   maxOutputBytes: z.number().int().positive().optional(),
   allowedCommands: names.optional().describe('When present, only these programs may run'),
 });
@@ -98,9 +99,6 @@ const mcpServer = z.union([
   }),
 ]);
 
-/** setTimeout's largest delay: a longer one would fire at once. */
-const MAX_TIMER_MS = 2_147_483_647;
-
 const serve = z.strictObject({
   sessionIdleMs: z
     .number()
@@ -142,16 +140,15 @@ export const configSchema = z
     plugins: z.record(z.string(), pluginSettings).optional().describe('Per plugin, by id'),
     limits: z
       .strictObject({
-        timeoutMs: z.number().int().positive().optional().describe('Wall-clock limit of every call, ms'),
-        hookTimeoutMs: z.number().int().positive().optional(),
+        timeoutMs: ms(
+          'Wall-clock limit of one call, for tools whose source sets none of its own (default 30000)',
+        ),
+        hookTimeoutMs: ms('Wall-clock limit of each hook (default 10000)'),
         maxResultChars: z.number().int().positive().optional(),
         plugin: pluginLimits.optional().describe('Default sandbox limits of every plugin'),
-        mcpCallTimeoutMs: z
-          .number()
-          .int()
-          .positive()
-          .optional()
-          .describe('Limit of one call to a bridged MCP server without an answer, ms (default 60000)'),
+        mcpCallTimeoutMs: ms(
+          'Wall-clock limit of one call to a bridged MCP server; replaces limits.timeoutMs (default: limits.timeoutMs)',
+        ),
       })
       .optional(),
     sandbox: z

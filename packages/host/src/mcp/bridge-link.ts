@@ -6,6 +6,7 @@ import {
   ToolListChangedNotificationSchema,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { HiddenToolPlanEntry, ToolDescriptor, ToolResult } from '@toolhost/plugin-sdk';
+import type { OwnDeadline } from '../limits.js';
 import type { ExecutionContext, RegisteredTool, ToolSource } from '../types.js';
 import type { McpServerConfig, McpServerState, McpServerStatus } from './bridge.js';
 import { type Channel, openChannel, withStderr } from './bridge-channel.js';
@@ -22,7 +23,8 @@ import {
 
 /** What every link shares: the bridge's resolved options. */
 export interface LinkSettings {
-  readonly callTimeoutMs: number;
+  /** The wall clock of one call (see limits.ts); the bridge may change it on a config reload. */
+  readonly callTimeout: OwnDeadline;
   readonly connectTimeoutMs: number;
   readonly backoff: { readonly initialMs: number; readonly maxMs: number };
   readonly root: string;
@@ -103,6 +105,10 @@ export class ServerLink {
 
   source(): ToolSource {
     if (this.#state === 'connected') {
+      // Tools carry the call limit in force; they are stamped again only when it changed.
+      if (this.#tools[0] !== undefined && this.#tools[0].timeout !== this.settings.callTimeout) {
+        this.#tools = this.#tools.map((tool) => ({ ...tool, timeout: this.settings.callTimeout }));
+      }
       return {
         kind: 'mcp',
         id: this.name,
@@ -322,6 +328,7 @@ export class ServerLink {
           ref: { kind: 'mcp', serverId: this.name, toolName: tool.name },
           run: (input, ctx) => this.#call(tool.name, input, ctx),
         },
+        timeout: this.settings.callTimeout,
       });
     }
     for (const warning of warnings) this.settings.log(warning);
@@ -346,15 +353,14 @@ export class ServerLink {
     const controller = new AbortController();
     const cancel = () => controller.abort(ctx.signal.reason);
     ctx.signal.addEventListener('abort', cancel, { once: true });
-    const timeout = this.settings.callTimeoutMs;
+    const timeout = this.settings.callTimeout;
     try {
       const raw = await session.client.callTool(
         { name: toolName, ...(input === undefined ? {} : { arguments: input as Record<string, unknown> }) },
         undefined,
         {
           signal: controller.signal,
-          timeout,
-          resetTimeoutOnProgress: true,
+          timeout: timeout.ms,
           onprogress: (p) => ctx.progress(p.progress, p.total, p.message),
         },
       );

@@ -8,6 +8,7 @@ import type {
   ToolResult,
 } from '@toolhost/plugin-sdk';
 import * as z from 'zod';
+import type { OwnDeadline } from '../limits.js';
 import { toolResultSchema } from '../plugins/replies.js';
 
 /**
@@ -155,11 +156,11 @@ export function callFailureMessage(
   serverId: string,
   toolName: string,
   error: unknown,
-  timeoutMs: number,
+  timeout: OwnDeadline,
 ): string {
   switch (protocolCode(error)) {
     case ErrorCode.RequestTimeout:
-      return `MCP server "${serverId}" did not answer within ${timeoutMs} ms (tool "${toolName}")`;
+      return `MCP server "${serverId}" did not answer within ${timeout.ms} ms (tool "${toolName}"; limit: ${timeout.setting})`;
     case ErrorCode.ConnectionClosed:
       return `MCP server "${serverId}" is unavailable: the connection closed while tool "${toolName}" was running`;
     case undefined:

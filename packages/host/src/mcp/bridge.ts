@@ -1,3 +1,4 @@
+import { DEFAULT_LIMITS, type OwnDeadline } from '../limits.js';
 import type { ToolSource } from '../types.js';
 import { type LinkSettings, ServerLink } from './bridge-link.js';
 
@@ -27,8 +28,11 @@ export interface McpBridgeOptions {
    * within one microtask are coalesced; never called after `close()`.
    */
   readonly onChange: () => void;
-  /** Limit of one `tools/call` without an answer (progress notifications restart it), ms; default 60 000. */
-  readonly callTimeoutMs?: number;
+  /**
+   * Wall clock of one `tools/call`, ms, and the setting it came from (see limits.ts); default the
+   * call limit, 30 000 ms of `limits.timeoutMs`.
+   */
+  readonly callTimeout?: OwnDeadline;
   /** Limit of the initialize handshake and of each `tools/list`, ms; default 15 000. */
   readonly connectTimeoutMs?: number;
   /** Reconnect delays: `initialMs`, doubled after each failure, at most `maxMs`; default 1 000 / 30 000. */
@@ -74,7 +78,7 @@ function configKey(config: McpServerConfig): string {
 export class McpBridge {
   readonly #links = new Map<string, ServerLink>();
   readonly #closing = new Set<Promise<void>>();
-  readonly #settings: LinkSettings;
+  readonly #settings: { -readonly [K in keyof LinkSettings]: LinkSettings[K] };
   readonly #onChange: () => void;
   #changePending = false;
   #closed = false;
@@ -83,7 +87,7 @@ export class McpBridge {
     this.#onChange = options.onChange;
     const log = options.log ?? (() => {});
     this.#settings = {
-      callTimeoutMs: options.callTimeoutMs ?? 60_000,
+      callTimeout: options.callTimeout ?? { ms: DEFAULT_LIMITS.timeoutMs, setting: 'limits.timeoutMs' },
       connectTimeoutMs: options.connectTimeoutMs ?? 15_000,
       backoff: options.backoff ?? { initialMs: 1_000, maxMs: 30_000 },
       root: options.cwd ?? process.cwd(),
@@ -129,6 +133,13 @@ export class McpBridge {
   }
 
   /** One source per configured server, in config order. */
+  /** A new call limit (a config reload changed it): every server's tools carry it from the next rebuild. */
+  setCallTimeout(deadline: OwnDeadline): void {
+    const current = this.#settings.callTimeout;
+    if (current.ms !== deadline.ms || current.setting !== deadline.setting)
+      this.#settings.callTimeout = deadline;
+  }
+
   sources(): ToolSource[] {
     return [...this.#links.values()].map((link) => link.source());
   }

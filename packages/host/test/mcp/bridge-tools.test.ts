@@ -79,16 +79,17 @@ describe('failure messages', () => {
   });
 
   it('names the server for timeouts, closed connections and refusals', () => {
-    expect(callFailureMessage('s', 't', { code: -32001, message: 'Request timed out' }, 500)).toBe(
-      'MCP server "s" did not answer within 500 ms (tool "t")',
+    const limit = { ms: 500, setting: 'limits.timeoutMs' };
+    expect(callFailureMessage('s', 't', { code: -32001, message: 'Request timed out' }, limit)).toBe(
+      'MCP server "s" did not answer within 500 ms (tool "t"; limit: limits.timeoutMs)',
     );
-    expect(callFailureMessage('s', 't', { code: -32000 }, 500)).toBe(
+    expect(callFailureMessage('s', 't', { code: -32000 }, limit)).toBe(
       'MCP server "s" is unavailable: the connection closed while tool "t" was running',
     );
-    expect(callFailureMessage('s', 't', Object.assign(new Error('bad params'), { code: -32602 }), 1)).toBe(
-      'MCP server "s" answered the call to tool "t" with an error: bad params',
-    );
-    expect(callFailureMessage('s', 't', new Error('boom'), 1)).toBe(
+    expect(
+      callFailureMessage('s', 't', Object.assign(new Error('bad params'), { code: -32602 }), limit),
+    ).toBe('MCP server "s" answered the call to tool "t" with an error: bad params');
+    expect(callFailureMessage('s', 't', new Error('boom'), limit)).toBe(
       'MCP server "s" failed to run tool "t": boom',
     );
   });

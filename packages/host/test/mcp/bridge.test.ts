@@ -631,11 +631,11 @@ describe('a fixture server with odd tools', () => {
     expect(toolOf(bridge, 'fx', 'mcp__fx__beta').descriptor.description).toBe('Added later');
   });
 
-  it('a call without an answer fails after callTimeoutMs', async () => {
-    const bridge = open(changeLog(), { callTimeoutMs: 200 });
+  it('a call without an answer fails after its call limit, naming the setting', async () => {
+    const bridge = open(changeLog(), { callTimeout: { ms: 200, setting: 'limits.mcpCallTimeoutMs' } });
     await bridge.update({ fx: config() });
     await expect(call(bridge, 'fx', 'mcp__fx__hang', {})).rejects.toThrow(
-      'MCP server "fx" did not answer within 200 ms (tool "hang")',
+      'MCP server "fx" did not answer within 200 ms (tool "hang"; limit: limits.mcpCallTimeoutMs)',
     );
     // The server is still usable.
     expect(textOf(await call(bridge, 'fx', 'mcp__fx__alpha', {}))).toContain('alpha got');

@@ -1,0 +1,98 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
+import { createHost, type RegisteredTool, type ToolHost } from '@toolhost/host';
+import { defineTool } from '@toolhost/plugin-sdk';
+import { afterEach, describe, expect, it } from 'vitest';
+import * as z from 'zod';
+import { textOf } from '../plugins/project.js';
+
+const require = createRequire(import.meta.url);
+const EVERYTHING_BIN = path.join(
+  path.dirname(require.resolve('@modelcontextprotocol/server-everything/package.json')),
+  'dist',
+  'index.js',
+);
+const everything = { command: process.execPath, args: [EVERYTHING_BIN] };
+const SLOW = 'mcp__everything__trigger-long-running-operation';
+
+describe('how the limits combine (limits.ts)', () => {
+  let host: ToolHost | undefined;
+  let root: string | undefined;
+  afterEach(async () => {
+    await host?.close();
+    if (root !== undefined) await rm(root, { recursive: true, force: true });
+    host = undefined;
+    root = undefined;
+  });
+
+  async function start(config: Parameters<typeof createHost>[0] = {}): Promise<ToolHost> {
+    root = await mkdtemp(path.join(tmpdir(), 'toolhost-limits-'));
+    host = await createHost({ root, plugins: false, builtins: false, ...config });
+    return host;
+  }
+
+  it('limits.mcpCallTimeoutMs above limits.timeoutMs takes effect: a slow bridged call finishes', async () => {
+    const h = await start({
+      config: { limits: { timeoutMs: 200, mcpCallTimeoutMs: 20_000 }, mcpServers: { everything } },
+    });
+    const outcome = await h.session().call(SLOW, { duration: 0.6, steps: 1 });
+    expect(textOf(outcome.result)).toContain('Long running operation completed');
+    expect(outcome.status).toBe('ok');
+  });
+
+  it('limits.mcpCallTimeoutMs below limits.timeoutMs ends a bridged call, naming the setting', async () => {
+    const h = await start({ config: { limits: { mcpCallTimeoutMs: 300 }, mcpServers: { everything } } });
+    const outcome = await h.session().call(SLOW, { duration: 5, steps: 1 });
+    expect(outcome.result.isError).toBe(true);
+    expect(textOf(outcome.result)).toMatch(/did not answer within 300 ms .*limit: limits\.mcpCallTimeoutMs/);
+  });
+
+  it("exec's own timeoutMs replaces the call limit", async () => {
+    const h = await start({
+      config: { limits: { timeoutMs: 200 } },
+      builtins: { exec: { enabled: true, timeoutMs: 20_000 } },
+    });
+    const outcome = await h
+      .session()
+      .call('exec', { command: process.execPath, args: ['-e', 'setTimeout(() => console.log(42), 600)'] });
+    expect(outcome.status).toBe('ok');
+    expect(textOf(outcome.result)).toContain('42');
+  });
+
+  it('a tool whose executor enforces its own limit gets a backstop beyond it, then a clear error', async () => {
+    const h = await start();
+    const hung: RegisteredTool = {
+      descriptor: {
+        name: 'hung',
+        description: 'Never answers',
+        inputSchema: { type: 'object' },
+        owner: { kind: 'custom' },
+      },
+      source: 'custom',
+      sourceId: 'backstop',
+      executor: { ref: { kind: 'core', executorId: 'backstop/hung' }, run: () => new Promise(() => {}) },
+      timeout: { ms: 50, setting: 'test.ownLimit' },
+    };
+    h.setSource({ kind: 'custom', id: 'backstop', tools: [hung] });
+    const outcome = await h.session().call('hung', {});
+    expect(outcome.status).toBe('timeout');
+    expect(textOf(outcome.result)).toBe(
+      'Tool "hung" did not stop at its limit of 50 ms (test.ownLimit) and was abandoned after 1050 ms',
+    );
+  });
+
+  it('a call limit given in code beyond what a timer holds is capped, not turned into an instant timeout', async () => {
+    const quick = defineTool({
+      name: 'quick',
+      description: 'Answers after 30 ms (an overflowing timer fires after 1 ms)',
+      input: z.object({}),
+      execute: () => new Promise<string>((resolve) => setTimeout(() => resolve('done'), 30)),
+    });
+    const h = await start({ customTools: [quick], limits: { timeoutMs: 1e12 } });
+    const outcome = await h.session().call('quick', {});
+    expect(outcome.status).toBe('ok');
+    expect(textOf(outcome.result)).toBe('done');
+  });
+});
