@@ -51,17 +51,17 @@ describe('the executor process restarting under calls', () => {
     sandbox = new ProcessSandbox();
     const built = await bundlePlugin(path.join(fixtures, 'asker', 'index.ts'));
     if (!built.ok) throw new Error(built.error);
-    sandbox.load('a', built.code, DEFAULT_SANDBOX_LIMITS);
-    sandbox.load('b', built.code, DEFAULT_SANDBOX_LIMITS);
+    const va = sandbox.load('a', built.code, DEFAULT_SANDBOX_LIMITS);
+    const vb = sandbox.load('b', built.code, DEFAULT_SANDBOX_LIMITS);
 
     const a = heldRunner();
-    const callA = sandbox.call('a', request('call-a'), a.run, sinks, new AbortController().signal);
+    const callA = sandbox.call('a', va, request('call-a'), a.run, sinks, new AbortController().signal);
     await a.asked;
     process.kill(sandbox.pid ?? 0, 'SIGKILL');
     expect(await callA).toMatchObject({ kind: 'limit', limit: 'crashed' });
 
     const b = heldRunner();
-    const callB = sandbox.call('b', request('call-b'), b.run, sinks, new AbortController().signal);
+    const callB = sandbox.call('b', vb, request('call-b'), b.run, sinks, new AbortController().signal);
     await b.asked; // b's request in the new executor has the same request id a's had
     a.answer('SECRET-OF-A'); // the stale answer arrives first
     b.answer('mine');
@@ -73,21 +73,21 @@ describe('the executor process restarting under calls', () => {
     sandbox = new ProcessSandbox();
     const built = await bundlePlugin(path.join(fixtures, 'asker', 'index.ts'));
     if (!built.ok) throw new Error(built.error);
-    sandbox.load('a', built.code, DEFAULT_SANDBOX_LIMITS);
-    sandbox.load('b', built.code, DEFAULT_SANDBOX_LIMITS);
+    const va = sandbox.load('a', built.code, DEFAULT_SANDBOX_LIMITS);
+    const vb = sandbox.load('b', built.code, DEFAULT_SANDBOX_LIMITS);
     for (let i = 0; i < 3; i++) {
       const a = heldRunner();
       const b = heldRunner();
       const calls = [
-        sandbox.call('a', request(`a${i}`), a.run, sinks, new AbortController().signal),
-        sandbox.call('b', request(`b${i}`), b.run, sinks, new AbortController().signal),
+        sandbox.call('a', va, request(`a${i}`), a.run, sinks, new AbortController().signal),
+        sandbox.call('b', vb, request(`b${i}`), b.run, sinks, new AbortController().signal),
       ];
       await Promise.all([a.asked, b.asked]);
       process.kill(sandbox.pid ?? 0, 'SIGKILL');
       for (const outcome of await Promise.all(calls)) expect(outcome).toMatchObject({ limit: 'crashed' });
     }
     const after = heldRunner();
-    const next = sandbox.call('a', request('after'), after.run, sinks, new AbortController().signal);
+    const next = sandbox.call('a', va, request('after'), after.run, sinks, new AbortController().signal);
     await after.asked;
     after.answer('fine');
     expect(await next).toMatchObject({ kind: 'reply', reply: { kind: 'ok' } });

@@ -28,9 +28,9 @@ interface Generation {
 const refuse = (text: string) => Promise.resolve(JSON.stringify({ ok: false, error: text }));
 
 /**
- * The isolates of one process, one per loaded plugin, created on first call and re-created after
- * a breach. A reloaded plugin's old isolate keeps serving the calls it has and is disposed when the
- * last one ends.
+ * The isolates of one process, one per loaded plugin version (named by `versionKey`), created on
+ * first call and re-created after a breach. An unloaded version's isolate keeps serving the calls
+ * it has and is disposed when the last one ends.
  */
 export class IsolatePool {
   readonly #runtime: () => Promise<string>;
@@ -89,18 +89,18 @@ export class IsolatePool {
     }
   }
 
-  load(pluginId: string, bundle: string, limits: SandboxLimits): void {
-    const previous = this.#plugins.get(pluginId);
-    if (previous?.bundle === bundle && JSON.stringify(previous.limits) === JSON.stringify(limits)) return;
-    if (previous !== undefined) this.#retire(previous);
-    this.#plugins.set(pluginId, { bundle, limits, retired: false, inFlight: 0 });
+  /** Adds a plugin version under `key` (see `versionKey`); its isolate is created on its first call. */
+  load(key: string, bundle: string, limits: SandboxLimits): void {
+    if (this.#plugins.has(key)) return;
+    this.#plugins.set(key, { bundle, limits, retired: false, inFlight: 0 });
   }
 
-  unload(pluginId: string): void {
-    const previous = this.#plugins.get(pluginId);
-    if (previous === undefined) return;
-    this.#plugins.delete(pluginId);
-    this.#retire(previous);
+  /** Forgets a version; its isolate goes once the calls already running there have ended. */
+  unload(key: string): void {
+    const generation = this.#plugins.get(key);
+    if (generation === undefined) return;
+    this.#plugins.delete(key);
+    this.#retire(generation);
   }
 
   #retire(generation: Generation): void {
@@ -140,15 +140,16 @@ export class IsolatePool {
   }
 
   async #run<R>(
-    pluginId: string,
+    key: string,
     callId: string,
     handlers: CallHandlers,
     signal: AbortSignal | undefined,
     invoke: (isolate: PluginIsolate) => Promise<IsolateOutcome<R>>,
   ): Promise<IsolateOutcome<R>> {
-    const generation = this.#plugins.get(pluginId);
+    const generation = this.#plugins.get(key);
     if (generation === undefined) {
-      return { kind: 'limit', limit: 'crashed', message: `plugin "${pluginId}" is not loaded` };
+      // The host keeps a version loaded while any call it admitted may still reach it: this is a bug.
+      return { kind: 'limit', limit: 'crashed', message: `plugin version ${key} is not loaded` };
     }
     // Counted at once: a reload that retires this generation meanwhile waits for this call.
     generation.inFlight += 1;
@@ -175,16 +176,16 @@ export class IsolatePool {
   }
 
   call(
-    pluginId: string,
+    key: string,
     request: CallRequest,
     handlers: CallHandlers,
     signal?: AbortSignal,
   ): Promise<IsolateOutcome<CallReply>> {
-    return this.#run(pluginId, request.callId, handlers, signal, (isolate) => isolate.call(request));
+    return this.#run(key, request.callId, handlers, signal, (isolate) => isolate.call(request));
   }
 
-  hook(pluginId: string, request: HookRequest, handlers: CallHandlers): Promise<IsolateOutcome<HookReply>> {
-    return this.#run(pluginId, request.callId, handlers, undefined, (isolate) => isolate.hook(request));
+  hook(key: string, request: HookRequest, handlers: CallHandlers): Promise<IsolateOutcome<HookReply>> {
+    return this.#run(key, request.callId, handlers, undefined, (isolate) => isolate.hook(request));
   }
 
   /** Isolates alive now, including retired ones still draining. */
