@@ -1,60 +1,10 @@
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { createServer, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { createHost, type ToolHost } from '@toolhost/host';
 import { afterEach, describe, expect, it } from 'vitest';
+import { counter, latchServer } from './latch.js';
 import { textOf } from './project.js';
-
-/** Resolves once `count()` reaches `n`; `bump()` re-checks. */
-function counter() {
-  let seen = 0;
-  const waiters: { n: number; resolve: () => void }[] = [];
-  return {
-    bump() {
-      seen += 1;
-      for (const w of [...waiters])
-        if (seen >= w.n) {
-          waiters.splice(waiters.indexOf(w), 1);
-          w.resolve();
-        }
-    },
-    reached(n: number): Promise<void> {
-      if (seen >= n) return Promise.resolve();
-      return new Promise((resolve) => waiters.push({ n, resolve }));
-    },
-  };
-}
-
-/**
- * A local HTTP server the plugin fetches from: it holds every request until the test opens it,
- * so a plugin call stays in flight exactly as long as the test wants.
- */
-async function latchServer() {
-  const held: ServerResponse[] = [];
-  const arrived = counter();
-  let open = false;
-  const server: Server = createServer((_req, res) => {
-    if (open) {
-      res.end('released');
-      return;
-    }
-    held.push(res);
-    arrived.bump();
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const port = (server.address() as AddressInfo).port;
-  return {
-    port,
-    arrived,
-    open() {
-      open = true;
-      for (const res of held.splice(0)) res.end('released');
-    },
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
-  };
-}
 
 function pluginSource(version: string, port: number): string {
   return `import { definePlugin, defineTool } from '@toolhost/plugin-sdk';
