@@ -123,11 +123,6 @@ export class PluginSet {
     return this.#quarantine.recordCrash(crash.pluginId, load.fingerprint, crash.message);
   }
 
-  /** Resolves once the quarantine file has every change made so far. */
-  quarantineSaved(): Promise<void> {
-    return this.#quarantine.flushed();
-  }
-
   /**
    * The bundle of a plugin: on its first load the disk cache may answer (nothing changed since the
    * last start); otherwise its incremental esbuild context rebuilds, and the result is cached.
@@ -162,6 +157,7 @@ export class PluginSet {
   }
 
   async dispose(): Promise<void> {
+    await this.#quarantine.flushed();
     await Promise.all([...this.#entries.values()].map((e) => e.bundler?.dispose()));
     this.#entries.clear();
   }

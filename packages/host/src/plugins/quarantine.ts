@@ -25,8 +25,8 @@ interface FileShape {
 export function quarantineMessage(pluginId: string, record: QuarantineRecord): string {
   return (
     `plugin "${pluginId}" is quarantined: it crashed the executor process ${record.crashes} times ` +
-    `(last: ${record.lastCrash}); edit plugins/${pluginId}/ or its plugins.${pluginId} settings to ` +
-    'try the changed plugin, or reload the host to try it again as it is'
+    `(last: ${record.lastCrash}); it runs again once plugins/${pluginId}/ or its settings change, ` +
+    'or after a reload'
   );
 }
 
