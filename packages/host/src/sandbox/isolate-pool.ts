@@ -5,7 +5,7 @@ import type {
   HookReply,
   HookRequest,
 } from '@toolhost/plugin-sdk/protocol';
-import { type IsolateOutcome, PluginIsolate } from './plugin-isolate.js';
+import { type IsolateOutcome, PluginIsolate, PluginLoadError } from './plugin-isolate.js';
 import type { IsolateHandlers, SandboxLimits } from './types.js';
 
 /** The handlers of one call, found by call id when the isolate calls back. */
@@ -80,7 +80,9 @@ export class IsolatePool {
     try {
       isolate = await this.#create(bundle, limits);
     } catch (error) {
-      return { kind: 'reply', reply: { ok: false, error: (error as Error).message } };
+      // The caller says "failed to load" already.
+      const text = error instanceof PluginLoadError ? error.detail : (error as Error).message;
+      return { kind: 'reply', reply: { ok: false, error: text } };
     }
     try {
       return await isolate.describe(configJson);
