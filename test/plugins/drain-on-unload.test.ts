@@ -28,7 +28,13 @@ export default definePlugin({
 `;
 }
 
-type Change = 'disabled' | 'removed' | 'replaced';
+type Change = 'disabled' | 'removed' | 'replaced' | 'broken';
+
+const refusal: Record<Exclude<Change, 'replaced'>, RegExp> = {
+  disabled: /plugin-disabled: plugin "held" is disabled in config/,
+  removed: /Unknown tool "held_call"/,
+  broken: /plugin-load-failed: plugin "held" does not build/,
+};
 
 describe.each(['inline', 'process'] as const)('unloading a plugin under admitted calls (%s)', (sandbox) => {
   let host: ToolHost | undefined;
@@ -39,7 +45,7 @@ describe.each(['inline', 'process'] as const)('unloading a plugin under admitted
     await cleanup?.();
   });
 
-  it.each(['disabled', 'removed', 'replaced'] as Change[])(
+  it.each(['disabled', 'removed', 'replaced', 'broken'] as Change[])(
     'every call admitted before the plugin is %s runs to its end on the version it was admitted with',
     async (change) => {
       const server = await latchServer();
@@ -92,6 +98,7 @@ describe.each(['inline', 'process'] as const)('unloading a plugin under admitted
 
       if (change === 'disabled') await writeFile(path.join(root, 'toolhost.config.json'), config(false));
       if (change === 'removed') await rm(folder, { recursive: true, force: true });
+      if (change === 'broken') await writeFile(path.join(folder, 'index.ts'), 'export default {{{');
       if (change === 'replaced')
         await writeFile(path.join(folder, 'index.ts'), pluginSource('v2', server.port));
       const swapped = await host.reload();
@@ -101,7 +108,7 @@ describe.each(['inline', 'process'] as const)('unloading a plugin under admitted
       if (change !== 'replaced') {
         const refused = await after;
         expect(refused.status).toBe('blocked');
-        expect(textOf(refused.result)).toMatch(change === 'disabled' ? /disabled in config/ : /Unknown tool/);
+        expect(textOf(refused.result)).toMatch(refusal[change]);
       }
 
       openHook();

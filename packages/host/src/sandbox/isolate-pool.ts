@@ -20,6 +20,8 @@ interface Generation {
   readonly bundle: string;
   readonly limits: SandboxLimits;
   isolate?: Promise<PluginIsolate>;
+  /** `isolate` once it has settled, so that an unload disposes it in the same turn. */
+  started?: { readonly from: Promise<PluginIsolate>; readonly isolate: PluginIsolate };
   retired: boolean;
   /** Calls that picked this generation and have not finished; counted before any await. */
   inFlight: number;
@@ -113,6 +115,11 @@ export class IsolatePool {
   /** A retired generation's isolate goes once no call that picked it is left. */
   #releaseIfDrained(generation: Generation): void {
     if (!generation.retired || generation.inFlight > 0) return;
+    const started = generation.started;
+    if (started !== undefined && started.from === generation.isolate) {
+      this.#release(started.isolate);
+      return;
+    }
     void generation.isolate?.then(
       (isolate) => this.#release(isolate),
       () => {},
@@ -125,7 +132,16 @@ export class IsolatePool {
    */
   async #isolateOf(generation: Generation): Promise<PluginIsolate | { error: string }> {
     for (let attempt = 0; attempt < 2; attempt++) {
-      generation.isolate ??= this.#create(generation.bundle, generation.limits);
+      if (generation.isolate === undefined) {
+        const created = this.#create(generation.bundle, generation.limits);
+        generation.isolate = created;
+        created.then(
+          (isolate) => {
+            generation.started = { from: created, isolate };
+          },
+          () => {},
+        );
+      }
       const pending = generation.isolate;
       let isolate: PluginIsolate;
       try {

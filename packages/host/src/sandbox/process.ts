@@ -187,7 +187,8 @@ export class ProcessSandbox implements Sandbox {
   /** Sends to the live process only: a message for a dead one is dropped (a new one reloads). */
   #post(message: ToExecutor): void {
     const executor = this.#executor;
-    if (executor !== undefined && executor.ended === undefined) executor.child.send(message);
+    if (executor !== undefined && executor.ended === undefined && executor.child.connected)
+      executor.child.send(message);
   }
 
   #onMessage(message: FromExecutor, from: Executor): void {
