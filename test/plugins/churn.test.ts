@@ -77,8 +77,8 @@ describe.each(['inline', 'process'] as const)(
           made += 1;
           const outcome = await live.session().call('churn_echo', { tag });
           answers.push({ tag, text: textOf(outcome.result), isError: outcome.result.isError === true });
-        // A refused call answers at once: without a turn of the event loop the reload never runs.
-        await new Promise((resolve) => setImmediate(resolve));
+          // A refused call answers at once: without a turn of the event loop the reload never runs.
+          await new Promise((resolve) => setImmediate(resolve));
         }
       });
       const kill = () => {
