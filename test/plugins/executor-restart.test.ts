@@ -69,8 +69,10 @@ describe('the executor process restarting under calls', () => {
     expect(reply.reply).toEqual({ kind: 'ok', result: { content: [{ type: 'text', text: 'got: mine' }] } });
   });
 
-  it('does not quarantine plugins that were only running beside a crash', async () => {
+  it('charges no crash to plugins that were only running beside one another', async () => {
     sandbox = new ProcessSandbox();
+    const charged: string[] = [];
+    sandbox.onCrash((crash) => charged.push(crash.pluginId));
     const built = await bundlePlugin(path.join(fixtures, 'asker', 'index.ts'));
     if (!built.ok) throw new Error(built.error);
     const va = sandbox.load('a', built.code, DEFAULT_SANDBOX_LIMITS);
@@ -91,5 +93,27 @@ describe('the executor process restarting under calls', () => {
     await after.asked;
     after.answer('fine');
     expect(await next).toMatchObject({ kind: 'reply', reply: { kind: 'ok' } });
+    expect(charged).toEqual([]);
+  });
+
+  it('charges a death to the one plugin running there, with its version', async () => {
+    sandbox = new ProcessSandbox();
+    const charged: unknown[] = [];
+    sandbox.onCrash((crash) => charged.push(crash));
+    const built = await bundlePlugin(path.join(fixtures, 'asker', 'index.ts'));
+    if (!built.ok) throw new Error(built.error);
+    const version = sandbox.load('a', built.code, DEFAULT_SANDBOX_LIMITS);
+    const a = heldRunner();
+    const call = sandbox.call('a', version, request('a'), a.run, sinks, new AbortController().signal);
+    await a.asked;
+    process.kill(sandbox.pid ?? 0, 'SIGKILL');
+    expect(await call).toMatchObject({ kind: 'limit', limit: 'crashed' });
+    expect(charged).toEqual([
+      {
+        pluginId: 'a',
+        version,
+        message: 'the executor process died (signal SIGKILL) while it was running',
+      },
+    ]);
   });
 });

@@ -416,11 +416,15 @@ export class ToolHost {
     );
   }
 
-  /** An executor death charged to a plugin; the third one quarantines it, with a rebuild. */
+  /**
+   * An executor death charged to a plugin; the third one quarantines it. Recorded at once, so no
+   * call starts there after it (the tools refuse); the rebuild that hides the tools waits its turn.
+   */
   #onCrash(crash: SandboxCrash): void {
+    const set = this.#pluginSet;
+    if (this.#closed || set === undefined || !set.recordCrash(crash)) return;
     void this.#refreshLock.run(() => {
-      const set = this.#pluginSet;
-      if (this.#closed || set === undefined || !set.recordCrash(crash)) return;
+      if (this.#closed) return;
       this.#usePluginLoads(set.loads());
       this.#swap(`quarantine:${crash.pluginId}`, performance.now());
     });

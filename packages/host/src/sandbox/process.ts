@@ -157,7 +157,11 @@ export class ProcessSandbox implements Sandbox {
       clearTimeout(executor.startup);
       settle();
     });
-    child.once('disconnect', settle);
+    child.once('disconnect', () => {
+      settle();
+      // A process without its channel is of no use, and would keep requests waiting: end it.
+      if (!this.#closed && executor.ended === undefined) child.kill('SIGKILL');
+    });
     child.on('error', (error) => {
       // A process that could not be spawned at all never exits nor disconnects.
       if (child.pid !== undefined || executor.ended !== undefined) return;
