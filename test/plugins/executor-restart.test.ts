@@ -51,17 +51,17 @@ describe('the executor process restarting under calls', () => {
     sandbox = new ProcessSandbox();
     const built = await bundlePlugin(path.join(fixtures, 'asker', 'index.ts'));
     if (!built.ok) throw new Error(built.error);
-    sandbox.load('a', built.code, DEFAULT_SANDBOX_LIMITS);
-    sandbox.load('b', built.code, DEFAULT_SANDBOX_LIMITS);
+    const va = sandbox.load('a', built.code, DEFAULT_SANDBOX_LIMITS);
+    const vb = sandbox.load('b', built.code, DEFAULT_SANDBOX_LIMITS);
 
     const a = heldRunner();
-    const callA = sandbox.call('a', request('call-a'), a.run, sinks, new AbortController().signal);
+    const callA = sandbox.call('a', va, request('call-a'), a.run, sinks, new AbortController().signal);
     await a.asked;
     process.kill(sandbox.pid ?? 0, 'SIGKILL');
     expect(await callA).toMatchObject({ kind: 'limit', limit: 'crashed' });
 
     const b = heldRunner();
-    const callB = sandbox.call('b', request('call-b'), b.run, sinks, new AbortController().signal);
+    const callB = sandbox.call('b', vb, request('call-b'), b.run, sinks, new AbortController().signal);
     await b.asked; // b's request in the new executor has the same request id a's had
     a.answer('SECRET-OF-A'); // the stale answer arrives first
     b.answer('mine');
@@ -69,27 +69,51 @@ describe('the executor process restarting under calls', () => {
     expect(reply.reply).toEqual({ kind: 'ok', result: { content: [{ type: 'text', text: 'got: mine' }] } });
   });
 
-  it('does not quarantine plugins that were only running beside a crash', async () => {
+  it('charges no crash to plugins that were only running beside one another', async () => {
     sandbox = new ProcessSandbox();
+    const charged: string[] = [];
+    sandbox.onCrash((crash) => charged.push(crash.pluginId));
     const built = await bundlePlugin(path.join(fixtures, 'asker', 'index.ts'));
     if (!built.ok) throw new Error(built.error);
-    sandbox.load('a', built.code, DEFAULT_SANDBOX_LIMITS);
-    sandbox.load('b', built.code, DEFAULT_SANDBOX_LIMITS);
+    const va = sandbox.load('a', built.code, DEFAULT_SANDBOX_LIMITS);
+    const vb = sandbox.load('b', built.code, DEFAULT_SANDBOX_LIMITS);
     for (let i = 0; i < 3; i++) {
       const a = heldRunner();
       const b = heldRunner();
       const calls = [
-        sandbox.call('a', request(`a${i}`), a.run, sinks, new AbortController().signal),
-        sandbox.call('b', request(`b${i}`), b.run, sinks, new AbortController().signal),
+        sandbox.call('a', va, request(`a${i}`), a.run, sinks, new AbortController().signal),
+        sandbox.call('b', vb, request(`b${i}`), b.run, sinks, new AbortController().signal),
       ];
       await Promise.all([a.asked, b.asked]);
       process.kill(sandbox.pid ?? 0, 'SIGKILL');
       for (const outcome of await Promise.all(calls)) expect(outcome).toMatchObject({ limit: 'crashed' });
     }
     const after = heldRunner();
-    const next = sandbox.call('a', request('after'), after.run, sinks, new AbortController().signal);
+    const next = sandbox.call('a', va, request('after'), after.run, sinks, new AbortController().signal);
     await after.asked;
     after.answer('fine');
     expect(await next).toMatchObject({ kind: 'reply', reply: { kind: 'ok' } });
+    expect(charged).toEqual([]);
+  });
+
+  it('charges a death to the one plugin running there, with its version', async () => {
+    sandbox = new ProcessSandbox();
+    const charged: unknown[] = [];
+    sandbox.onCrash((crash) => charged.push(crash));
+    const built = await bundlePlugin(path.join(fixtures, 'asker', 'index.ts'));
+    if (!built.ok) throw new Error(built.error);
+    const version = sandbox.load('a', built.code, DEFAULT_SANDBOX_LIMITS);
+    const a = heldRunner();
+    const call = sandbox.call('a', version, request('a'), a.run, sinks, new AbortController().signal);
+    await a.asked;
+    process.kill(sandbox.pid ?? 0, 'SIGKILL');
+    expect(await call).toMatchObject({ kind: 'limit', limit: 'crashed' });
+    expect(charged).toEqual([
+      {
+        pluginId: 'a',
+        version,
+        message: 'the executor process died (signal SIGKILL) while it was running',
+      },
+    ]);
   });
 });

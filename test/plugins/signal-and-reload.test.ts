@@ -86,9 +86,10 @@ describe('reloading a plugin while a call is in flight', () => {
       const sinks = { log: () => {}, progress: () => {} };
       const hold = deferred<unknown>();
       const asked = deferred();
-      sandbox.load('waits', built.code, DEFAULT_SANDBOX_LIMITS);
+      const v1 = sandbox.load('waits', built.code, DEFAULT_SANDBOX_LIMITS);
       const first = sandbox.call(
         'waits',
+        v1,
         request('v1'),
         () => {
           asked.resolve();
@@ -98,9 +99,12 @@ describe('reloading a plugin while a call is in flight', () => {
         new AbortController().signal,
       );
       await asked.promise;
-      sandbox.load('waits', v2Bundle, DEFAULT_SANDBOX_LIMITS);
+      const v2 = sandbox.load('waits', v2Bundle, DEFAULT_SANDBOX_LIMITS);
+      // The host lets go of v1 once no Map that holds it can start a call: here, at once.
+      sandbox.unload('waits', v1);
       const second = await sandbox.call(
         'waits',
+        v2,
         request('v2'),
         async () => ({}),
         sinks,

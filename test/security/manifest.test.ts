@@ -80,7 +80,7 @@ describe('hostile manifests and loads', () => {
       `${HEADER}
       export default definePlugin({ id: 'evil', description: 'd'.repeat(10 * 1024 * 1024), tools: [
         defineTool({ name: 'attack', description: 'x', input: z.object({}), execute: () => 'x' }) ] });`,
-      /over 1000000 characters|too big|at most/i,
+      /over 1000000 characters|too big|at most|the limit is 10000/i,
     );
   });
 

@@ -13,11 +13,12 @@ import {
   type McpServerStatus,
 } from './mcp/bridge.js';
 import { planRegistry } from './plan.js';
+import { LeaseCounts, type MapHold } from './plugins/holds.js';
 import type { PluginLoad, PluginReport, PluginSettings } from './plugins/manager.js';
 import { PluginSet } from './plugins/plugin-set.js';
 import { buildRegistry } from './registry.js';
 import { createSandbox } from './sandbox/create.js';
-import type { Sandbox, SandboxLimits } from './sandbox/types.js';
+import type { Sandbox, SandboxCrash, SandboxLimits } from './sandbox/types.js';
 import { type HostSnapshot, Session, type SessionOptions } from './session.js';
 import { type EffectiveSettings, effectiveSettings } from './settings.js';
 import type {
@@ -178,6 +179,9 @@ export class ToolHost {
   #sandbox: Sandbox | undefined;
   #pluginLoads: readonly PluginLoad[] = [];
   #pluginHookDisposers: Disposer[] = [];
+  /** Keeps plugin versions loaded while a Map that holds their tools may still run a call. */
+  readonly #leases = new LeaseCounts();
+  #hold: MapHold | undefined;
   #mcp: McpBridge | undefined;
   #watcher: ProjectWatcher | undefined;
   #inFlight = 0;
@@ -406,8 +410,11 @@ export class ToolHost {
       root,
       options?.cache ?? true,
     );
-    this.#sandbox ??= createSandbox(options?.sandbox ?? this.#config.sandbox ?? 'process');
-    this.#pluginLoads = await this.#pluginSet.refresh(
+    if (this.#sandbox === undefined) {
+      this.#sandbox = createSandbox(options?.sandbox ?? this.#config.sandbox ?? 'process');
+      this.#sandbox.onCrash((crash) => this.#onCrash(crash));
+    }
+    const loads = await this.#pluginSet.refresh(
       {
         root,
         sandbox: this.#sandbox,
@@ -418,12 +425,33 @@ export class ToolHost {
         env: (this.#options.availability?.env ?? process.env) as Record<string, string | undefined>,
       },
       only,
+      // An operator's reload gives quarantined plugins another chance.
+      { liftQuarantine: cause === 'reload' },
     );
+    this.#usePluginLoads(loads);
+    return this.#swap(cause, started);
+  }
+
+  #usePluginLoads(loads: readonly PluginLoad[]): void {
+    this.#pluginLoads = loads;
     for (const dispose of this.#pluginHookDisposers) dispose();
-    this.#pluginHookDisposers = this.#pluginLoads.flatMap((load) =>
+    this.#pluginHookDisposers = loads.flatMap((load) =>
       load.hooks === undefined ? [] : [this.#hooks.add(load.hooks)],
     );
-    return this.#swap(cause, started);
+  }
+
+  /**
+   * An executor death charged to a plugin; the third one quarantines it. Recorded at once, so no
+   * call starts there after it (the tools refuse); the rebuild that hides the tools waits its turn.
+   */
+  #onCrash(crash: SandboxCrash): void {
+    const set = this.#pluginSet;
+    if (this.#closed || set === undefined || !set.recordCrash(crash)) return;
+    void this.#refreshLock.run(() => {
+      if (this.#closed) return;
+      this.#usePluginLoads(set.loads());
+      this.#swap(`quarantine:${crash.pluginId}`, performance.now());
+    });
   }
 
   /** One refresh at a time: config first (it may change every plugin), then plugins, then the swap. */
@@ -486,7 +514,9 @@ export class ToolHost {
   #swap(cause: string, started: number): HostChange {
     const before = this.plan();
     const previous = this.#snapshot;
+    const replaced = this.#hold;
     this.#snapshot = this.#build(previous.version + 1);
+    replaced?.replaced();
     const change: HostChange = {
       version: this.#snapshot.version,
       ...diffPlans(before, this.plan()),
@@ -531,6 +561,8 @@ export class ToolHost {
       ...this.#sources.values(),
       { kind: 'custom', id: 'custom', tools: [...this.#custom.values()] },
     ];
+    const hold = this.#leases.hold(this.#pluginLoads);
+    this.#hold = hold;
     return {
       version,
       registry: buildRegistry(sources, this.#settings.policy),
@@ -538,16 +570,19 @@ export class ToolHost {
       availability: { ...this.#settings.availability, enabledPlugins },
       limits: this.#settings.limits,
       hooks: this.#hooks.snapshot(),
-      track: () => this.#track(),
+      track: () => this.#track(hold),
     };
   }
 
-  #track(): () => void {
+  /** A call admitted by the Map of `hold`: the host drains it before closing, the hold before unloading. */
+  #track(hold: MapHold): () => void {
     this.#inFlight += 1;
+    hold.enter();
     let ended = false;
     return () => {
       if (ended) return;
       ended = true;
+      hold.exit();
       this.#inFlight -= 1;
       if (this.#inFlight === 0) this.#drained?.();
     };

@@ -78,6 +78,7 @@ export { bundlePlugin, createIncrementalBundler } from './plugins/bundle.js';
 export { discoverPlugins } from './plugins/discover.js';
 export type {
   LoadPluginsOptions,
+  PluginLease,
   PluginLoad,
   PluginReport,
   PluginSettings,
@@ -92,12 +93,14 @@ export { buildRegistry, SOURCE_ORDER } from './registry.js';
 export { errorResult, resultText } from './results.js';
 export { createSandbox } from './sandbox/create.js';
 export { InlineSandbox } from './sandbox/inline.js';
+export type { ProcessSandboxOptions } from './sandbox/process.js';
 export { ProcessSandbox } from './sandbox/process.js';
 export type {
   CallSinks,
   CapabilityRunner,
   LimitName,
   Sandbox,
+  SandboxCrash,
   SandboxLimits,
   SandboxOutcome,
 } from './sandbox/types.js';

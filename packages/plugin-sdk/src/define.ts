@@ -61,6 +61,22 @@ export interface ToolDefinition<
 /** The name rule shared by Anthropic, OpenAI and MCP clients. */
 export const TOOL_NAME_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
 
+/** The most tools one plugin may declare; a plugin with more does not load (split it). */
+export const MAX_TOOLS_PER_PLUGIN = 256;
+
+/** The longest description of a tool or a plugin, in characters (`string.length`). */
+export const MAX_DESCRIPTION_CHARS = 10_000;
+
+/** The error text for a description over {@link MAX_DESCRIPTION_CHARS}; the host uses it too. */
+export function descriptionTooLong(subject: string, length: number): string {
+  return `${subject} has a description of ${length} characters; the limit is ${MAX_DESCRIPTION_CHARS} (MAX_DESCRIPTION_CHARS): shorten it`;
+}
+
+/** The error text for more tools than {@link MAX_TOOLS_PER_PLUGIN}; the host uses it too. */
+export function tooManyTools(subject: string, count: number): string {
+  return `${subject} declares ${count} tools; a plugin may declare at most ${MAX_TOOLS_PER_PLUGIN} (MAX_TOOLS_PER_PLUGIN): split it into several plugins`;
+}
+
 /** Declares a tool. The input type of `execute` is inferred from the `input` schema. */
 export function defineTool<
   I extends ToolInputSchema,
@@ -74,6 +90,9 @@ export function defineTool<
   }
   if (typeof definition.description !== 'string' || definition.description.trim() === '') {
     throw new TypeError(`Tool "${definition.name}" needs a non-empty description`);
+  }
+  if (definition.description.length > MAX_DESCRIPTION_CHARS) {
+    throw new TypeError(descriptionTooLong(`Tool "${definition.name}"`, definition.description.length));
   }
   if (!(definition.input instanceof z.ZodObject)) {
     throw new TypeError(`Tool "${definition.name}": input must be a zod object schema (z.object({...}))`);

@@ -1,6 +1,15 @@
 export { allOf, always, anyOf, auth, config, context, env, pluginEnabled } from './availability.js';
 export type { StructuredOutput, ToolDefinition, ToolInputSchema, ToolReturn } from './define.js';
-export { defineTool, describeTool, TOOL_NAME_PATTERN, toJsonSchema } from './define.js';
+export {
+  defineTool,
+  describeTool,
+  descriptionTooLong,
+  MAX_DESCRIPTION_CHARS,
+  MAX_TOOLS_PER_PLUGIN,
+  TOOL_NAME_PATTERN,
+  toJsonSchema,
+  tooManyTools,
+} from './define.js';
 export {
   duplicateToolName,
   isToolPlanContractError,

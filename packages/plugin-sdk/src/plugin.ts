@@ -1,5 +1,12 @@
 import type * as z from 'zod';
-import { TOOL_NAME_PATTERN, type ToolDefinition } from './define.js';
+import {
+  descriptionTooLong,
+  MAX_DESCRIPTION_CHARS,
+  MAX_TOOLS_PER_PLUGIN,
+  TOOL_NAME_PATTERN,
+  type ToolDefinition,
+  tooManyTools,
+} from './define.js';
 import type { ContentBlock, PluginPermissions, ToolLogger, ToolResult } from './types.js';
 
 /** A before-hook's view of a call to one of the plugin's tools (or any tool, when granted). */
@@ -85,6 +92,12 @@ export function definePlugin<C extends z.ZodType | undefined = undefined>(
   }
   if (!Array.isArray(definition.tools)) {
     throw new TypeError(`Plugin "${definition.id}": tools must be an array of defineTool(...) results`);
+  }
+  if (definition.tools.length > MAX_TOOLS_PER_PLUGIN) {
+    throw new TypeError(tooManyTools(`Plugin "${definition.id}"`, definition.tools.length));
+  }
+  if (typeof definition.description === 'string' && definition.description.length > MAX_DESCRIPTION_CHARS) {
+    throw new TypeError(descriptionTooLong(`Plugin "${definition.id}"`, definition.description.length));
   }
   const seen = new Set<string>();
   for (const tool of definition.tools) {

@@ -108,7 +108,12 @@ export interface ToolDescriptor {
   readonly sortKey?: string;
 }
 
-/** Why a tool is hidden. The first six come from availability, the rest from the host. */
+/**
+ * Why a tool is hidden. From availability: `auth-missing`, `config-missing`, `context-mismatch`,
+ * `env-missing`, `plugin-disabled` (also the host's, for a plugin disabled in config),
+ * `unsupported-signal`; from the host: `mcp-unavailable`, `overridden`, `plugin-load-failed`,
+ * `policy-denied`, and `quarantined` (its plugin kept crashing the executor process).
+ */
 export type HiddenReason =
   | 'auth-missing'
   | 'config-missing'
@@ -120,6 +125,7 @@ export type HiddenReason =
   | 'plugin-disabled'
   | 'plugin-load-failed'
   | 'policy-denied'
+  | 'quarantined'
   | 'unsupported-signal';
 
 /** One reason a tool is hidden, in words a person can act on. */

@@ -9,14 +9,14 @@ export function sha256(text: string): string {
   return createHash('sha256').update(text).digest('hex');
 }
 
-async function writeAtomic(file: string, data: string): Promise<void> {
+export async function writeAtomic(file: string, data: string): Promise<void> {
   await mkdir(path.dirname(file), { recursive: true });
   const temp = `${file}.${process.pid}.${Date.now()}.tmp`;
   await writeFile(temp, data);
   await rename(temp, file);
 }
 
-async function readJson<T>(file: string): Promise<T | undefined> {
+export async function readJson<T>(file: string): Promise<T | undefined> {
   try {
     return JSON.parse(await readFile(file, 'utf8')) as T;
   } catch {

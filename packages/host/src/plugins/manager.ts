@@ -2,7 +2,7 @@ import type { PluginManifest } from '@toolhost/plugin-sdk/protocol';
 import { createCapabilityProvider, type PluginGrants } from '../capabilities/index.js';
 import { DEFAULT_SANDBOX_LIMITS, type Sandbox, type SandboxLimits } from '../sandbox/types.js';
 import type { ToolHooks, ToolSource } from '../types.js';
-import type { PluginCache } from './cache.js';
+import { type PluginCache, sha256 } from './cache.js';
 import type { DiscoveredPlugin } from './discover.js';
 import { parseDescribeReply } from './manifest.js';
 import { hiddenEntries, type LoadedPlugin, pluginHooks, pluginTools } from './plugin-tools.js';
@@ -37,6 +37,21 @@ export interface LoadPluginsOptions {
   readonly defaultLimits?: Partial<SandboxLimits>;
   /** Where granted env values come from; default `process.env`. */
   readonly env?: Readonly<Record<string, string | undefined>>;
+  /** Why a plugin loaded as `fingerprint` may not run now (quarantined), if it may not. */
+  readonly blocked?: (pluginId: string, fingerprint: string) => string | undefined;
+}
+
+/**
+ * A loaded plugin's hold on its version in the sandbox. The host keeps it while any Map holding
+ * the plugin's tools may still run a call, then releases it; the sandbox unloads the version when
+ * its last hold goes (and disposes the isolate once the calls running there end).
+ */
+export interface PluginLease {
+  readonly pluginId: string;
+  /** The sandbox version the plugin's tools and hooks call. */
+  readonly version: number;
+  /** Lets go; calling it again does nothing. */
+  release(): void;
 }
 
 /** The result of loading one plugin: its contribution to the registry and its report. */
@@ -44,6 +59,13 @@ export interface PluginLoad {
   readonly source: ToolSource;
   readonly hooks?: ToolHooks;
   readonly report: PluginReport;
+  /** Present while the plugin is loaded in the sandbox. */
+  readonly lease?: PluginLease;
+  /**
+   * What was loaded — bundle, limits and plugin config — as one hash (loaded and disabled plugins).
+   * A quarantine holds while it stays the same.
+   */
+  readonly fingerprint?: string;
 }
 
 function failed(
@@ -117,6 +139,7 @@ async function loadFromBundle(
       manifest.tools,
     );
   }
+  const fingerprint = sha256(`${sha256(bundled.code)}\n${JSON.stringify(limits)}\n${configJson}`);
   if (settings.enabled === false) {
     const message = `plugin "${id}" is disabled in config (plugins.${id}.enabled: false)`;
     return {
@@ -127,6 +150,7 @@ async function loadFromBundle(
         unavailable: hiddenEntries(id, manifest.tools, 'plugin-disabled', message),
       },
       report: { id, status: 'disabled', diagnostics: [message], manifest },
+      fingerprint,
     };
   }
   if (manifest.configIssues !== undefined) {
@@ -142,21 +166,38 @@ async function loadFromBundle(
     permissions: manifest.permissions,
     grants: settings.grants ?? {},
   });
+  const env = capabilities.envValues(options.env ?? process.env);
+  // Last: nothing after this can fail, so the hold taken here always ends up in a lease.
+  const version = options.sandbox.load(id, bundled.code, limits);
+  let held = true;
+  const lease: PluginLease = {
+    pluginId: id,
+    version,
+    release: () => {
+      if (!held) return;
+      held = false;
+      options.sandbox.unload(id, version);
+    },
+  };
+  const blocked = options.blocked;
   const loaded: LoadedPlugin = {
     id,
+    version,
     manifest,
     sandbox: options.sandbox,
+    blocked: blocked === undefined ? () => undefined : () => blocked(id, fingerprint),
     limits,
     config: settings.config,
     capabilities,
-    env: capabilities.envValues(options.env ?? process.env),
+    env,
     hookScope: settings.hooks ?? 'own',
   };
-  options.sandbox.load(id, bundled.code, limits);
   const hooks = pluginHooks(loaded);
   return {
     source: { kind: 'plugin', id, tools: pluginTools(loaded) },
     ...(hooks === undefined ? {} : { hooks }),
     report: { id, status: 'loaded', diagnostics: [], manifest },
+    lease,
+    fingerprint,
   };
 }

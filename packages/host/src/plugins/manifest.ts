@@ -1,4 +1,10 @@
-import { TOOL_NAME_PATTERN } from '@toolhost/plugin-sdk';
+import {
+  descriptionTooLong,
+  MAX_DESCRIPTION_CHARS,
+  MAX_TOOLS_PER_PLUGIN,
+  TOOL_NAME_PATTERN,
+  tooManyTools,
+} from '@toolhost/plugin-sdk';
 import type { DescribeReply, PluginManifest } from '@toolhost/plugin-sdk/protocol';
 import * as z from 'zod';
 
@@ -36,7 +42,7 @@ const expression: z.ZodType<Expression> = z.lazy(() =>
 const toolManifest = z.strictObject({
   name: z.string().regex(TOOL_NAME_PATTERN, 'tool names use 1-64 letters, digits, "_" or "-"'),
   title: text(256).optional(),
-  description: text(10_000),
+  description: text(MAX_DESCRIPTION_CHARS),
   inputSchema: jsonObject,
   outputSchema: jsonObject.optional(),
   annotations: z
@@ -55,21 +61,51 @@ const toolManifest = z.strictObject({
 const manifestSchema = z.strictObject({
   id: text(64),
   version: text(64).optional(),
-  description: text(10_000).optional(),
+  description: text(MAX_DESCRIPTION_CHARS).optional(),
   permissions: z.strictObject({
     net: names.optional(),
     fs: z.strictObject({ read: names.optional(), write: names.optional() }).optional(),
     env: names.optional(),
   }),
-  tools: z.array(toolManifest).max(256),
+  tools: z.array(toolManifest).max(MAX_TOOLS_PER_PLUGIN),
   hooks: z.strictObject({ before: z.boolean(), after: z.boolean() }),
   configIssues: z.array(z.strictObject({ path: text(1024), message: text(4096) })).optional(),
 });
 
 const replySchema = z.union([
   z.strictObject({ ok: z.literal(true), manifest: z.unknown() }),
-  z.strictObject({ ok: z.literal(false), error: text(100_000), toolNames: names.optional() }),
+  z.strictObject({
+    ok: z.literal(false),
+    error: text(100_000),
+    // Names are a courtesy (each is listed as hidden): too many, or odd ones, are dropped, not fatal.
+    toolNames: z.array(text(256)).max(MAX_TOOLS_PER_PLUGIN).optional().catch(undefined),
+  }),
 ]);
+
+/**
+ * The size limits, checked before the schema so that a plugin over one gets an error naming the
+ * limit and by how much, not a schema path. Returns the error and the tool names worth listing.
+ */
+function overLimits(manifest: unknown): { error: string; toolNames?: string[] } | undefined {
+  if (typeof manifest !== 'object' || manifest === null) return undefined;
+  const { tools, description } = manifest as { tools?: unknown; description?: unknown };
+  if (typeof description === 'string' && description.length > MAX_DESCRIPTION_CHARS)
+    return { error: descriptionTooLong('the plugin', description.length) };
+  if (!Array.isArray(tools)) return undefined;
+  // Too many to list each one as hidden: the plugin is listed once.
+  if (tools.length > MAX_TOOLS_PER_PLUGIN) return { error: tooManyTools('the plugin', tools.length) };
+  const named = tools.map((tool) => (tool as { name?: unknown } | null)?.name);
+  const tooLong = tools.flatMap((tool, i) => {
+    const text = (tool as { description?: unknown } | null)?.description;
+    return typeof text === 'string' && text.length > MAX_DESCRIPTION_CHARS
+      ? [descriptionTooLong(`tool ${JSON.stringify(String(named[i]))}`, text.length)]
+      : [];
+  });
+  if (tooLong.length === 0) return undefined;
+  const toolNames = named.filter((n): n is string => typeof n === 'string' && TOOL_NAME_PATTERN.test(n));
+  const more = tooLong.length > 3 ? `; and ${tooLong.length - 3} more tools like these` : '';
+  return { error: tooLong.slice(0, 3).join('; ') + more, toolNames };
+}
 
 /**
  * Checks what a plugin's isolate says about itself. It is untrusted data: anything off the
@@ -79,7 +115,12 @@ export function parseDescribeReply(raw: unknown): DescribeReply {
   const reply = replySchema.safeParse(raw);
   if (!reply.success)
     return { ok: false, error: `the plugin's description is malformed: ${z.prettifyError(reply.error)}` };
-  if (!reply.data.ok) return reply.data;
+  if (!reply.data.ok) {
+    const { toolNames, error } = reply.data;
+    return toolNames === undefined ? { ok: false, error } : { ok: false, error, toolNames };
+  }
+  const over = overLimits(reply.data.manifest);
+  if (over !== undefined) return { ok: false, ...over };
   const manifest = manifestSchema.safeParse(reply.data.manifest);
   if (!manifest.success) {
     return { ok: false, error: `the plugin's description is invalid: ${z.prettifyError(manifest.error)}` };

@@ -1,9 +1,11 @@
 import * as path from 'node:path';
+import type { SandboxCrash } from '../sandbox/types.js';
 import { createIncrementalBundler, type IncrementalBundler } from './bundle.js';
 import { PluginCache } from './cache.js';
 import { discoverPlugins } from './discover.js';
 import { type LoadPluginsOptions, loadPlugin, type PluginLoad } from './manager.js';
 import { hiddenEntries } from './plugin-tools.js';
+import { Quarantine } from './quarantine.js';
 
 interface Entry {
   readonly entry: string;
@@ -42,25 +44,41 @@ export class PluginSet {
   readonly #cache: PluginCache | undefined;
   readonly #entries = new Map<string, Entry>();
   #problems: PluginLoad[] = [];
+  readonly #quarantine: Quarantine;
 
   constructor(pluginsDir: string, root: string, useCache: boolean) {
     this.#dir = pluginsDir;
     this.#cache = useCache ? new PluginCache(path.join(root, '.toolhost', 'cache')) : undefined;
+    this.#quarantine = new Quarantine(path.join(root, '.toolhost', 'quarantine.json'));
   }
 
   /**
    * Rediscovers the folder and reloads the plugins in `only` (every plugin when absent), plus any
-   * that appeared; plugins that disappeared are unloaded. Returns the loads of all plugins.
+   * that appeared; plugins that disappeared are dropped. Returns the loads of all plugins. No
+   * plugin is unloaded from the sandbox here: a load's lease is released by whoever holds it
+   * (the host, once no Map that holds its tools has calls in flight).
+   *
+   * A quarantine is lifted for a plugin that changed or went, and with `liftQuarantine` (an
+   * operator's reload) for every plugin.
    */
-  async refresh(options: LoadPluginsOptions, only?: ReadonlySet<string>): Promise<PluginLoad[]> {
+  async refresh(
+    options: LoadPluginsOptions,
+    only?: ReadonlySet<string>,
+    { liftQuarantine = false }: { liftQuarantine?: boolean } = {},
+  ): Promise<PluginLoad[]> {
+    await this.#quarantine.open();
     const { plugins, problems } = await discoverPlugins(this.#dir);
     const present = new Set(plugins.map((p) => p.id));
     for (const [id, entry] of this.#entries) {
       if (present.has(id)) continue;
       this.#entries.delete(id);
-      options.sandbox.unload(id);
       await entry.bundler?.dispose();
     }
+    const quarantine = this.#quarantine;
+    const loadOptions: LoadPluginsOptions = {
+      ...options,
+      blocked: (id, fingerprint) => quarantine.reason(id, fingerprint),
+    };
     await Promise.all(
       plugins.map(async (plugin) => {
         let entry = this.#entries.get(plugin.id);
@@ -71,10 +89,10 @@ export class PluginSet {
           entry = undefined;
         }
         const fresh: Entry = entry ?? { entry: plugin.entry, load: undefined as unknown as PluginLoad };
-        const loaded = await loadPlugin(plugin, options, this.#cache, () => this.#bundle(plugin.id, fresh));
-        const load = keepToolNames(loaded, entry?.load);
-        if (load.report.status !== 'loaded') options.sandbox.unload(plugin.id);
-        fresh.load = load;
+        const loaded = await loadPlugin(plugin, loadOptions, this.#cache, () =>
+          this.#bundle(plugin.id, fresh),
+        );
+        fresh.load = keepToolNames(loaded, entry?.load);
         this.#entries.set(plugin.id, fresh);
       }),
     );
@@ -90,7 +108,19 @@ export class PluginSet {
         report: { id: problem.id, status: 'failed', diagnostics: [message] },
       };
     });
+    this.#quarantine.lift(this.#rawLoads(), liftQuarantine);
     return this.loads();
+  }
+
+  /**
+   * Charges an executor death to the plugin it names, if that is the version loaded now (a
+   * replaced version's death says nothing about the current code). True when it starts the
+   * plugin's quarantine: `loads()` has changed.
+   */
+  recordCrash(crash: SandboxCrash): boolean {
+    const load = this.#entries.get(crash.pluginId)?.load;
+    if (load?.lease?.version !== crash.version || load.fingerprint === undefined) return false;
+    return this.#quarantine.recordCrash(crash.pluginId, load.fingerprint, crash.message);
   }
 
   /**
@@ -108,10 +138,15 @@ export class PluginSet {
     return outcome;
   }
 
-  loads(): PluginLoad[] {
+  #rawLoads(): PluginLoad[] {
     return [...[...this.#entries.values()].map((e) => e.load), ...this.#problems].sort((a, b) =>
       a.report.id < b.report.id ? -1 : a.report.id > b.report.id ? 1 : 0,
     );
+  }
+
+  /** Every plugin's load, sorted by id, with quarantined plugins' tools hidden. */
+  loads(): PluginLoad[] {
+    return this.#quarantine.apply(this.#rawLoads());
   }
 
   /** Which plugin a changed path belongs to, if any: the first folder below the plugins folder. */
@@ -122,6 +157,7 @@ export class PluginSet {
   }
 
   async dispose(): Promise<void> {
+    await this.#quarantine.flushed();
     await Promise.all([...this.#entries.values()].map((e) => e.bundler?.dispose()));
     this.#entries.clear();
   }

@@ -38,7 +38,7 @@ export function pluginPlaceholder(pluginId: string, description: string): ToolDe
 export function hiddenEntries(
   pluginId: string,
   tools: readonly ToolManifest[] | readonly string[] | undefined,
-  reason: 'plugin-disabled' | 'plugin-load-failed',
+  reason: 'plugin-disabled' | 'plugin-load-failed' | 'quarantined',
   message: string,
 ): HiddenToolPlanEntry[] {
   const diagnostics = [{ reason, message }];
@@ -76,9 +76,7 @@ function resultOf(
 ): ToolResult {
   if (outcome.kind === 'limit') {
     const reset =
-      outcome.limit === 'quarantined' || outcome.limit === 'cancelled'
-        ? ''
-        : '; its isolate was reset and the next call starts fresh';
+      outcome.limit === 'cancelled' ? '' : '; its isolate was reset and the next call starts fresh';
     return errorResult(`Tool "${toolName}" of plugin "${pluginId}" was stopped: ${outcome.message}${reset}`);
   }
   const parsed = callReplySchema.safeParse(outcome.reply);
@@ -108,8 +106,12 @@ function resultOf(
 /** Everything the tools and hooks of one loaded plugin need to reach their isolate. */
 export interface LoadedPlugin {
   readonly id: string;
+  /** The sandbox version its tools and hooks call: the one the Map holding them was built with. */
+  readonly version: number;
   readonly manifest: PluginManifest;
   readonly sandbox: Sandbox;
+  /** Why it may not run now (it is quarantined); undefined when it may. */
+  readonly blocked: () => string | undefined;
   readonly limits: SandboxLimits;
   readonly config: unknown;
   readonly capabilities: CapabilityProvider;
@@ -129,8 +131,13 @@ export function pluginTools(plugin: LoadedPlugin): RegisteredTool[] {
       executor: {
         ref: descriptor.executor as NonNullable<ToolDescriptor['executor']>,
         async run(input, ctx) {
+          // A call admitted before a quarantine started: the plugin gets no more chances to crash
+          // the executor under other plugins' calls.
+          const blocked = plugin.blocked();
+          if (blocked !== undefined) return errorResult(`Tool "${tool.name}" was not run: ${blocked}`);
           const outcome = await plugin.sandbox.call(
             plugin.id,
+            plugin.version,
             {
               callId: randomUUID(),
               toolName: tool.name,
@@ -165,8 +172,11 @@ export function pluginHooks(plugin: LoadedPlugin): ToolHooks | undefined {
     event: { sessionId: string; toolUseId: string; toolName: string; input: unknown; result?: ToolResult },
     schema: z.ZodType<T>,
   ): Promise<T> => {
+    const blocked = plugin.blocked();
+    if (blocked !== undefined) throw new Error(blocked);
     const outcome = await plugin.sandbox.hook(
       plugin.id,
+      plugin.version,
       {
         callId: randomUUID(),
         phase,

@@ -14,7 +14,24 @@ const aborts = new Map<number, AbortController>();
 const capabilityWaits = new Map<number, (reply: string) => void>();
 let nextRequest = 1;
 
+/** Requests received and not yet acknowledged (see `started` in ipc.ts). */
+let started: number[] = [];
+
+function flushStarted(): void {
+  if (started.length === 0) return;
+  const ids = started;
+  started = [];
+  process.send?.({ t: 'started', ids } satisfies FromExecutor);
+}
+
+/** Acknowledges a request in one message per turn, and always before anything else is sent. */
+function acknowledge(id: number): void {
+  if (started.length === 0) queueMicrotask(flushStarted);
+  started.push(id);
+}
+
 function send(message: FromExecutor): void {
+  flushStarted();
   process.send?.(message);
 }
 
@@ -41,17 +58,17 @@ async function handle(message: ToExecutor): Promise<void> {
       });
       return;
     case 'load':
-      pool.load(message.pluginId, message.bundle, message.limits);
+      pool.load(message.key, message.bundle, message.limits);
       return;
     case 'unload':
-      pool.unload(message.pluginId);
+      pool.unload(message.key);
       return;
     case 'call': {
       const controller = new AbortController();
       aborts.set(message.id, controller);
       try {
         const outcome = await pool.call(
-          message.pluginId,
+          message.key,
           message.request,
           handlersFor(message.id),
           controller.signal,
@@ -66,7 +83,7 @@ async function handle(message: ToExecutor): Promise<void> {
       send({
         t: 'reply',
         id: message.id,
-        outcome: await pool.hook(message.pluginId, message.request, handlersFor(message.id)),
+        outcome: await pool.hook(message.key, message.request, handlersFor(message.id)),
       });
       return;
     case 'abort':
@@ -88,10 +105,13 @@ async function handle(message: ToExecutor): Promise<void> {
 }
 
 process.on('message', (message: ToExecutor) => {
+  // Before the request runs: anything it makes the executor send comes after this acknowledgement.
+  if ('id' in message && message.t !== 'ping' && message.t !== 'abort') acknowledge(message.id);
   handle(message).catch((error: unknown) => {
     process.stderr.write(`toolhost executor: ${error instanceof Error ? error.stack : String(error)}\n`);
   });
 });
+send({ t: 'ready' });
 // The host going away ends this process; no isolate outlives it.
 process.on('disconnect', () => {
   pool.close();

@@ -9,6 +9,7 @@ import type {
 import { loadRuntimeScript } from '../plugins/bundle.js';
 import { type CallHandlers, IsolatePool } from './isolate-pool.js';
 import type { CallSinks, CapabilityRunner, Sandbox, SandboxLimits, SandboxOutcome } from './types.js';
+import { PluginVersions, versionKey } from './versions.js';
 
 function parseData(json: string): unknown {
   if (json === '') return undefined;
@@ -70,6 +71,7 @@ export function callHandlers(
 export class InlineSandbox implements Sandbox {
   readonly mode = 'inline';
   readonly #pool = new IsolatePool(loadRuntimeScript);
+  readonly #versions = new PluginVersions();
 
   describe(
     bundle: string,
@@ -79,26 +81,49 @@ export class InlineSandbox implements Sandbox {
     return this.#pool.describe(bundle, configJson, limits);
   }
 
-  load(pluginId: string, bundle: string, limits: SandboxLimits): void {
-    this.#pool.load(pluginId, bundle, limits);
+  load(pluginId: string, bundle: string, limits: SandboxLimits): number {
+    const { entry, created } = this.#versions.acquire(pluginId, bundle, limits);
+    if (created) this.#pool.load(entry.key, bundle, limits);
+    return entry.version;
   }
 
-  unload(pluginId: string): void {
-    this.#pool.unload(pluginId);
+  unload(pluginId: string, version: number): void {
+    const gone = this.#versions.release(pluginId, version);
+    if (gone !== undefined) this.#pool.unload(gone.key);
   }
 
   call(
     pluginId: string,
+    version: number,
     request: CallRequest,
     capabilities: CapabilityRunner,
     sinks: CallSinks,
     signal: AbortSignal,
   ): Promise<SandboxOutcome<CallReply>> {
-    return this.#pool.call(pluginId, request, callHandlers(sinks, capabilities, signal), signal);
+    return this.#pool.call(
+      versionKey(pluginId, version),
+      request,
+      callHandlers(sinks, capabilities, signal),
+      signal,
+    );
   }
 
-  hook(pluginId: string, request: HookRequest, sinks: CallSinks): Promise<SandboxOutcome<HookReply>> {
-    return this.#pool.hook(pluginId, request, callHandlers(sinks, undefined, new AbortController().signal));
+  hook(
+    pluginId: string,
+    version: number,
+    request: HookRequest,
+    sinks: CallSinks,
+  ): Promise<SandboxOutcome<HookReply>> {
+    return this.#pool.hook(
+      versionKey(pluginId, version),
+      request,
+      callHandlers(sinks, undefined, new AbortController().signal),
+    );
+  }
+
+  /** Isolates here die with the host, so no crash is ever reported. */
+  onCrash(): () => void {
+    return () => {};
   }
 
   async isolateCount(): Promise<number> {

@@ -16,10 +16,11 @@ export type ToExecutor =
       readonly configJson: string;
       readonly limits: SandboxLimits;
     }
-  | { readonly t: 'load'; readonly pluginId: string; readonly bundle: string; readonly limits: SandboxLimits }
-  | { readonly t: 'unload'; readonly pluginId: string }
-  | { readonly t: 'call'; readonly id: number; readonly pluginId: string; readonly request: CallRequest }
-  | { readonly t: 'hook'; readonly id: number; readonly pluginId: string; readonly request: HookRequest }
+  /** `key` names a plugin version (`versionKey`). */
+  | { readonly t: 'load'; readonly key: string; readonly bundle: string; readonly limits: SandboxLimits }
+  | { readonly t: 'unload'; readonly key: string }
+  | { readonly t: 'call'; readonly id: number; readonly key: string; readonly request: CallRequest }
+  | { readonly t: 'hook'; readonly id: number; readonly key: string; readonly request: HookRequest }
   | { readonly t: 'abort'; readonly id: number; readonly reason: string }
   | { readonly t: 'capability-reply'; readonly requestId: number; readonly reply: string }
   | { readonly t: 'count'; readonly id: number }
@@ -27,6 +28,14 @@ export type ToExecutor =
 
 /** Messages from the executor process to the host. */
 export type FromExecutor =
+  /** Sent once, first: the process is up and reads requests. */
+  | { readonly t: 'ready' }
+  /**
+   * These requests reached the executor and run there now. A request not acknowledged when the
+   * process dies never ran there (anything it did would have come after this message), so the
+   * host sends it to the next process instead of failing it.
+   */
+  | { readonly t: 'started'; readonly ids: readonly number[] }
   | {
       readonly t: 'reply';
       readonly id: number;

@@ -5,7 +5,7 @@ import type {
   HookReply,
   HookRequest,
 } from '@toolhost/plugin-sdk/protocol';
-import { type IsolateOutcome, PluginIsolate } from './plugin-isolate.js';
+import { type IsolateOutcome, PluginIsolate, PluginLoadError } from './plugin-isolate.js';
 import type { IsolateHandlers, SandboxLimits } from './types.js';
 
 /** The handlers of one call, found by call id when the isolate calls back. */
@@ -20,6 +20,8 @@ interface Generation {
   readonly bundle: string;
   readonly limits: SandboxLimits;
   isolate?: Promise<PluginIsolate>;
+  /** `isolate` once it has settled, so that an unload disposes it in the same turn. */
+  started?: { readonly from: Promise<PluginIsolate>; readonly isolate: PluginIsolate };
   retired: boolean;
   /** Calls that picked this generation and have not finished; counted before any await. */
   inFlight: number;
@@ -28,9 +30,9 @@ interface Generation {
 const refuse = (text: string) => Promise.resolve(JSON.stringify({ ok: false, error: text }));
 
 /**
- * The isolates of one process, one per loaded plugin, created on first call and re-created after
- * a breach. A reloaded plugin's old isolate keeps serving the calls it has and is disposed when the
- * last one ends.
+ * The isolates of one process, one per loaded plugin version (named by `versionKey`), created on
+ * first call and re-created after a breach. An unloaded version's isolate keeps serving the calls
+ * it has and is disposed when the last one ends.
  */
 export class IsolatePool {
   readonly #runtime: () => Promise<string>;
@@ -80,7 +82,9 @@ export class IsolatePool {
     try {
       isolate = await this.#create(bundle, limits);
     } catch (error) {
-      return { kind: 'reply', reply: { ok: false, error: (error as Error).message } };
+      // The caller says "failed to load" already.
+      const text = error instanceof PluginLoadError ? error.detail : (error as Error).message;
+      return { kind: 'reply', reply: { ok: false, error: text } };
     }
     try {
       return await isolate.describe(configJson);
@@ -89,18 +93,18 @@ export class IsolatePool {
     }
   }
 
-  load(pluginId: string, bundle: string, limits: SandboxLimits): void {
-    const previous = this.#plugins.get(pluginId);
-    if (previous?.bundle === bundle && JSON.stringify(previous.limits) === JSON.stringify(limits)) return;
-    if (previous !== undefined) this.#retire(previous);
-    this.#plugins.set(pluginId, { bundle, limits, retired: false, inFlight: 0 });
+  /** Adds a plugin version under `key` (see `versionKey`); its isolate is created on its first call. */
+  load(key: string, bundle: string, limits: SandboxLimits): void {
+    if (this.#plugins.has(key)) return;
+    this.#plugins.set(key, { bundle, limits, retired: false, inFlight: 0 });
   }
 
-  unload(pluginId: string): void {
-    const previous = this.#plugins.get(pluginId);
-    if (previous === undefined) return;
-    this.#plugins.delete(pluginId);
-    this.#retire(previous);
+  /** Forgets a version; its isolate goes once the calls already running there have ended. */
+  unload(key: string): void {
+    const generation = this.#plugins.get(key);
+    if (generation === undefined) return;
+    this.#plugins.delete(key);
+    this.#retire(generation);
   }
 
   #retire(generation: Generation): void {
@@ -111,6 +115,11 @@ export class IsolatePool {
   /** A retired generation's isolate goes once no call that picked it is left. */
   #releaseIfDrained(generation: Generation): void {
     if (!generation.retired || generation.inFlight > 0) return;
+    const started = generation.started;
+    if (started !== undefined && started.from === generation.isolate) {
+      this.#release(started.isolate);
+      return;
+    }
     void generation.isolate?.then(
       (isolate) => this.#release(isolate),
       () => {},
@@ -123,7 +132,16 @@ export class IsolatePool {
    */
   async #isolateOf(generation: Generation): Promise<PluginIsolate | { error: string }> {
     for (let attempt = 0; attempt < 2; attempt++) {
-      generation.isolate ??= this.#create(generation.bundle, generation.limits);
+      if (generation.isolate === undefined) {
+        const created = this.#create(generation.bundle, generation.limits);
+        generation.isolate = created;
+        created.then(
+          (isolate) => {
+            generation.started = { from: created, isolate };
+          },
+          () => {},
+        );
+      }
       const pending = generation.isolate;
       let isolate: PluginIsolate;
       try {
@@ -140,15 +158,16 @@ export class IsolatePool {
   }
 
   async #run<R>(
-    pluginId: string,
+    key: string,
     callId: string,
     handlers: CallHandlers,
     signal: AbortSignal | undefined,
     invoke: (isolate: PluginIsolate) => Promise<IsolateOutcome<R>>,
   ): Promise<IsolateOutcome<R>> {
-    const generation = this.#plugins.get(pluginId);
+    const generation = this.#plugins.get(key);
     if (generation === undefined) {
-      return { kind: 'limit', limit: 'crashed', message: `plugin "${pluginId}" is not loaded` };
+      // The host keeps a version loaded while any call it admitted may still reach it: this is a bug.
+      return { kind: 'limit', limit: 'crashed', message: `plugin version ${key} is not loaded` };
     }
     // Counted at once: a reload that retires this generation meanwhile waits for this call.
     generation.inFlight += 1;
@@ -175,16 +194,16 @@ export class IsolatePool {
   }
 
   call(
-    pluginId: string,
+    key: string,
     request: CallRequest,
     handlers: CallHandlers,
     signal?: AbortSignal,
   ): Promise<IsolateOutcome<CallReply>> {
-    return this.#run(pluginId, request.callId, handlers, signal, (isolate) => isolate.call(request));
+    return this.#run(key, request.callId, handlers, signal, (isolate) => isolate.call(request));
   }
 
-  hook(pluginId: string, request: HookRequest, handlers: CallHandlers): Promise<IsolateOutcome<HookReply>> {
-    return this.#run(pluginId, request.callId, handlers, undefined, (isolate) => isolate.hook(request));
+  hook(key: string, request: HookRequest, handlers: CallHandlers): Promise<IsolateOutcome<HookReply>> {
+    return this.#run(key, request.callId, handlers, undefined, (isolate) => isolate.hook(request));
   }
 
   /** Isolates alive now, including retired ones still draining. */

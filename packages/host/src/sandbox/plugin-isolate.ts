@@ -19,6 +19,16 @@ export interface LimitBreach {
 
 export type IsolateOutcome<R> = { readonly kind: 'reply'; readonly reply: R } | LimitBreach;
 
+/** A plugin bundle that could not be loaded into a fresh isolate; `detail` says why, without the prefix. */
+export class PluginLoadError extends Error {
+  readonly detail: string;
+
+  constructor(detail: string) {
+    super(`loading the plugin failed: ${detail}`);
+    this.detail = detail;
+  }
+}
+
 /** How often the CPU watchdog samples `isolate.cpuTime` during calls. */
 const WATCHDOG_MS = 25;
 
@@ -105,11 +115,7 @@ export class PluginIsolate {
     } catch (error) {
       const breach = sandbox.#breach ?? (sandbox.#isolate.isDisposed ? breachOf(error, limits) : undefined);
       sandbox.dispose();
-      throw new Error(
-        breach
-          ? `loading the plugin failed: ${breach.message}`
-          : `loading the plugin failed: ${errorText(error)}`,
-      );
+      throw new PluginLoadError(breach ? breach.message : errorText(error));
     }
   }
 

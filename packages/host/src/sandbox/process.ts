@@ -11,7 +11,15 @@ import type {
 import { callHandlers } from './inline.js';
 import type { FromExecutor, ToExecutor } from './ipc.js';
 import type { CallHandlers } from './isolate-pool.js';
-import type { CallSinks, CapabilityRunner, Sandbox, SandboxLimits, SandboxOutcome } from './types.js';
+import type {
+  CallSinks,
+  CapabilityRunner,
+  Sandbox,
+  SandboxCrash,
+  SandboxLimits,
+  SandboxOutcome,
+} from './types.js';
+import { PluginVersions, versionKey } from './versions.js';
 
 /** The executor entry: the compiled file next to this one (from sources, the built copy in dist). */
 function executorEntry(): string {
@@ -21,93 +29,222 @@ function executorEntry(): string {
     : path.join(path.dirname(here), 'executor-main.js');
 }
 
-/** Crashes of the executor process attributed to one plugin before it is quarantined. */
-const QUARANTINE_AFTER = 3;
-/** The executor must answer a ping within this while calls are in flight, or it is restarted. */
-const HEARTBEAT_MS = 5_000;
-
-interface Pending {
-  readonly pluginId: string | undefined;
-  readonly resolve: (outcome: SandboxOutcome<unknown> | { kind: 'count'; count: number }) => void;
-  readonly handlers?: CallHandlers;
+/** How a `ProcessSandbox` supervises its executor process. */
+export interface ProcessSandboxOptions {
+  /** The executor script; default the built `executor-main.js`. */
+  readonly entry?: string;
+  /** A new executor process must say it is ready within this, ms; default 10 000. */
+  readonly startupTimeoutMs?: number;
+  /** A busy executor must answer a ping within this, ms, or it is killed; default 5 000. */
+  readonly heartbeatMs?: number;
 }
 
 /**
+ * How many executor processes may die before a request that none of them started is failed.
+ * A request is sent again only when no process acknowledged it, so it never ran twice.
+ */
+const MAX_SENDS = 3;
+
+type Outcome = SandboxOutcome<unknown> | { kind: 'count'; count: number };
+
+/** One executor process and what the host knows of it. */
+interface Executor {
+  readonly child: ChildProcess;
+  /** 1 for the first process of this sandbox, then one more per restart. */
+  readonly generation: number;
+  ready: boolean;
+  /** How it ended (`exit code 1`, `signal SIGABRT`), once it has. */
+  ended?: string;
+  /** Why the host killed it, when it did. */
+  killedBy?: 'heartbeat' | 'startup';
+  startup?: NodeJS.Timeout;
+  lastPong: number;
+}
+
+/** A request waiting for its reply. */
+interface Pending {
+  readonly id: number;
+  readonly message: ToExecutor;
+  /** The plugin whose code it runs, and which version (calls and hooks). */
+  readonly plugin?: { readonly id: string; readonly version: number };
+  readonly resolve: (outcome: Outcome) => void;
+  readonly handlers?: CallHandlers;
+  /** The caller's signal (calls): a call cancelled while it waits for a new process is not sent. */
+  readonly signal?: AbortSignal;
+  /** The process it was last sent to; undefined while it waits for the next one. */
+  sentTo: Executor | undefined;
+  /** The process `sentTo` acknowledged it: it is running there. */
+  started: boolean;
+  sends: number;
+}
+
+const crashed = (message: string) => ({ kind: 'limit', limit: 'crashed', message }) as const;
+const notStarted = {
+  kind: 'limit',
+  limit: 'cancelled',
+  message: 'the call was cancelled before it started',
+} as const;
+
+/**
  * Isolates in a supervised child process. A plugin that makes V8 abort (isolated-vm issues #457,
- * #527) kills only the child: the calls in flight there end with an `is_error` result, the child is
- * started again on the next call with every plugin reloaded, and a plugin that has crashed it
- * {@link QUARANTINE_AFTER} times is quarantined. Costs an IPC round trip per call.
+ * #527) kills only the child. Exactly the requests that were running there (the child had
+ * acknowledged them) end with an `is_error` result naming the crash; requests it had not started,
+ * and requests that arrive while it is down, go to the next process, which is started at once
+ * when there is work. A death is charged to a plugin when only that plugin was running there; the
+ * host hears of it through `onCrash`. Costs an IPC round trip per call.
  */
 export class ProcessSandbox implements Sandbox {
   readonly mode = 'process';
-  #child: ChildProcess | undefined;
+  readonly #entry: string;
+  readonly #startupMs: number;
+  readonly #heartbeatMs: number;
+  #executor: Executor | undefined;
+  #generation = 0;
   #nextId = 1;
   readonly #pending = new Map<number, Pending>();
-  readonly #loaded = new Map<string, { bundle: string; limits: SandboxLimits }>();
-  readonly #crashes = new Map<string, number>();
+  readonly #versions = new PluginVersions();
+  readonly #crashListeners = new Set<(crash: SandboxCrash) => void>();
   #heartbeat: NodeJS.Timeout | undefined;
-  #lastPong = Date.now();
   #closed = false;
-  #killedByHeartbeat = false;
+  #closing: (() => void) | undefined;
 
-  #ensureChild(): ChildProcess {
-    if (this.#child !== undefined) return this.#child;
-    const child = fork(executorEntry(), [], {
+  constructor(options: ProcessSandboxOptions = {}) {
+    this.#entry = options.entry ?? executorEntry();
+    this.#startupMs = options.startupTimeoutMs ?? 10_000;
+    this.#heartbeatMs = options.heartbeatMs ?? 5_000;
+  }
+
+  /** The process new requests go to: the live one, a new one, or none while a dead one is closing. */
+  #live(): Executor | undefined {
+    const current = this.#executor;
+    if (current !== undefined)
+      return current.ended === undefined && current.child.connected ? current : undefined;
+    return this.#spawn();
+  }
+
+  #spawn(): Executor {
+    const child = fork(this.#entry, [], {
       execArgv: ['--no-node-snapshot'],
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
       serialization: 'json',
     });
-    this.#child = child;
+    this.#generation += 1;
+    const executor: Executor = { child, generation: this.#generation, ready: false, lastPong: Date.now() };
+    this.#executor = executor;
+    executor.startup = setTimeout(() => {
+      if (executor.ready || executor.ended !== undefined) return;
+      executor.killedBy = 'startup';
+      child.kill('SIGKILL');
+    }, this.#startupMs);
+    executor.startup.unref();
     child.on('message', (message: FromExecutor) => {
       try {
-        this.#onMessage(message, child);
+        this.#onMessage(message, executor);
       } catch {
         // A host-side fault handling one message (a throwing sink) must not take the host down.
       }
     });
-    child.on('exit', (code, signal) => this.#onExit(child, code, signal));
-    child.on('error', () => {});
-    for (const [pluginId, { bundle, limits }] of this.#loaded)
-      child.send({ t: 'load', pluginId, bundle, limits } satisfies ToExecutor);
-    this.#lastPong = Date.now();
-    return child;
+    // Settled once it has exited *and* its channel is closed, i.e. after every message it managed
+    // to send: only then is it known which requests it had started. (Node's 'close' is not used:
+    // it never comes after a disconnect the host starts.)
+    let waiting = 2;
+    const settle = () => {
+      waiting -= 1;
+      if (waiting === 0) this.#onEnded(executor);
+    };
+    child.on('exit', (code, signal) => {
+      executor.ended = signal === null ? `exit code ${code}` : `signal ${signal}`;
+      clearTimeout(executor.startup);
+      settle();
+    });
+    child.once('disconnect', () => {
+      settle();
+      // A process without its channel is of no use, and would keep requests waiting: end it.
+      if (!this.#closed && executor.ended === undefined) child.kill('SIGKILL');
+    });
+    child.on('error', (error) => {
+      // A process that could not be spawned at all never exits nor disconnects.
+      if (child.pid !== undefined || executor.ended !== undefined) return;
+      executor.ended = `spawn failed: ${error.message}`;
+      waiting = 1;
+      settle();
+    });
+    for (const entry of this.#versions.live()) {
+      child.send({
+        t: 'load',
+        key: entry.key,
+        bundle: entry.bundle,
+        limits: entry.limits,
+      } satisfies ToExecutor);
+    }
+    return executor;
   }
 
-  #send(message: ToExecutor): void {
-    const child = this.#ensureChild();
-    child.send(message);
+  #dispatch(pending: Pending): void {
+    const executor = this.#live();
+    if (executor === undefined) return; // #onEnded sends it to the next process
+    pending.sentTo = executor;
+    pending.sends += 1;
+    executor.child.send(pending.message);
   }
 
-  #onMessage(message: FromExecutor, from: ChildProcess): void {
+  /** Sends to the live process only: a message for a dead one is dropped (a new one reloads). */
+  #post(message: ToExecutor): void {
+    const executor = this.#executor;
+    if (executor !== undefined && executor.ended === undefined && executor.child.connected)
+      executor.child.send(message);
+  }
+
+  #onMessage(message: FromExecutor, from: Executor): void {
+    if (message.t === 'ready') {
+      from.ready = true;
+      from.lastPong = Date.now();
+      clearTimeout(from.startup);
+      this.#updateHeartbeat();
+      return;
+    }
+    if (message.t === 'pong') {
+      from.lastPong = Date.now();
+      return;
+    }
+    if (message.t === 'started') {
+      for (const id of message.ids) {
+        const pending = this.#pending.get(id);
+        if (pending?.sentTo === from) pending.started = true;
+      }
+      return;
+    }
+    // Only the process a request was sent to may answer it or act for it.
+    const pending = this.#pending.get(message.id);
+    const mine = pending?.sentTo === from ? pending : undefined;
     switch (message.t) {
-      case 'reply': {
-        const pending = this.#pending.get(message.id);
+      case 'reply':
+        if (mine === undefined) return;
         this.#pending.delete(message.id);
-        pending?.resolve(message.outcome);
+        mine.resolve(message.outcome);
         this.#updateHeartbeat();
         return;
-      }
       case 'log':
-        this.#pending.get(message.id)?.handlers?.log(message.level, message.message, message.data);
+        mine?.handlers?.log(message.level, message.message, message.data);
         return;
       case 'progress':
-        this.#pending.get(message.id)?.handlers?.progress(message.done, message.total, message.message);
+        mine?.handlers?.progress(message.done, message.total, message.message);
         return;
       case 'capability': {
-        const handlers = this.#pending.get(message.id)?.handlers;
-        const reply = handlers
-          ? handlers.request(message.capability, message.args)
-          : Promise.resolve(
-              JSON.stringify({
-                ok: false,
-                error: `ctx capability "${message.capability}" was used after its call ended`,
-              }),
-            );
+        const reply =
+          mine?.handlers !== undefined
+            ? mine.handlers.request(message.capability, message.args)
+            : Promise.resolve(
+                JSON.stringify({
+                  ok: false,
+                  error: `ctx capability "${message.capability}" was used after its call ended`,
+                }),
+              );
         // Only to the process that asked: a restarted executor reuses request ids, and an answer
         // meant for a plugin of the old one must never resolve another plugin's request.
         void reply.then((text) => {
-          if (this.#child === from && from.connected) {
-            from.send({
+          if (from.ended === undefined && from.child.connected) {
+            from.child.send({
               t: 'capability-reply',
               requestId: message.requestId,
               reply: text,
@@ -116,54 +253,101 @@ export class ProcessSandbox implements Sandbox {
         });
         return;
       }
-      case 'pong':
-        this.#lastPong = Date.now();
-        return;
     }
   }
 
-  #onExit(child: ChildProcess, code: number | null, signal: NodeJS.Signals | null): void {
-    if (this.#child !== child) return;
-    this.#child = undefined;
+  #onEnded(executor: Executor): void {
+    if (this.#executor === executor) this.#executor = undefined;
+    const how = executor.ended ?? 'an unknown cause';
+    const running: Pending[] = [];
+    const unstarted: Pending[] = [];
+    for (const pending of this.#pending.values()) {
+      if (pending.sentTo !== executor) continue;
+      (pending.started ? running : unstarted).push(pending);
+    }
+    const fail = (pending: Pending, message: string) => {
+      this.#pending.delete(pending.id);
+      pending.resolve(crashed(message));
+    };
+
+    if (this.#closed) {
+      for (const pending of [...this.#pending.values()]) fail(pending, 'the sandbox was closed');
+      this.#updateHeartbeat();
+      this.#closing?.();
+      return;
+    }
+    if (!executor.ready) {
+      // It never came up: trying again at once would likely loop. Its requests fail; the next
+      // request starts a new process.
+      const why =
+        executor.killedBy === 'startup'
+          ? `it did not start within ${this.#startupMs} ms`
+          : `it ended (${how}) before it was ready`;
+      for (const pending of unstarted) fail(pending, `the executor process could not start: ${why}`);
+    } else {
+      const plugins = new Set(running.flatMap((p) => (p.plugin === undefined ? [] : [p.plugin.id])));
+      const died =
+        executor.killedBy === 'heartbeat'
+          ? `the executor process stopped answering for ${this.#heartbeatMs} ms and was killed`
+          : `the executor process died (${how})`;
+      for (const pending of running) {
+        const others = plugins.size > 1 ? ` (plugins running there: ${[...plugins].join(', ')})` : '';
+        fail(pending, `${died} while this call was running${others}; the next call starts a new one`);
+      }
+      for (const pending of unstarted) {
+        if (pending.signal?.aborted === true) {
+          this.#pending.delete(pending.id);
+          pending.resolve(notStarted);
+        } else if (pending.sends >= MAX_SENDS)
+          fail(pending, `${died}; ${pending.sends} executor processes died before this call could start`);
+        else pending.sentTo = undefined;
+      }
+      // Charged only when one plugin was running there and the host did not kill the process
+      // itself: an innocent neighbour is never blamed.
+      const [only] = plugins;
+      if (plugins.size === 1 && only !== undefined && executor.killedBy === undefined) {
+        const version = Math.max(
+          ...running.flatMap((p) => (p.plugin?.id === only ? [p.plugin.version] : [])),
+        );
+        this.#emitCrash({ pluginId: only, version, message: `${died} while it was running` });
+      }
+    }
+    // Requests that never reached a live process go to a new one, in the order they were made.
+    for (const pending of this.#pending.values()) if (pending.sentTo === undefined) this.#dispatch(pending);
     this.#updateHeartbeat();
-    const how = signal === null ? `exit code ${code}` : `signal ${signal}`;
-    const failed = [...this.#pending.entries()];
-    this.#pending.clear();
-    const culprits = new Set(
-      failed.map(([, p]) => p.pluginId).filter((id): id is string => id !== undefined),
-    );
-    // A crash is charged to a plugin only when it was the only one running there, and never when
-    // the host itself killed an unresponsive executor: an innocent neighbour is not quarantined.
-    const killedByHost = this.#killedByHeartbeat;
-    this.#killedByHeartbeat = false;
-    const [only] = culprits;
-    if (culprits.size === 1 && only !== undefined && !killedByHost) {
-      this.#crashes.set(only, (this.#crashes.get(only) ?? 0) + 1);
-    }
-    for (const [, pending] of failed) {
-      const others = [...culprits].filter((id) => id !== pending.pluginId);
-      const blame = others.length === 0 ? '' : ` (plugins running there: ${[...culprits].join(', ')})`;
-      pending.resolve({
-        kind: 'limit',
-        limit: 'crashed',
-        message: `the executor process died (${how}) while this call was running${blame}; it has been restarted`,
-      });
+  }
+
+  #emitCrash(crash: SandboxCrash): void {
+    for (const listener of [...this.#crashListeners]) {
+      try {
+        listener(crash);
+      } catch {
+        // A listener's fault must not stop the others or the restart.
+      }
     }
   }
 
-  /** Pings the child while calls are in flight; a child that stops answering is killed. */
+  onCrash(listener: (crash: SandboxCrash) => void): () => void {
+    this.#crashListeners.add(listener);
+    return () => this.#crashListeners.delete(listener);
+  }
+
+  /** Pings the live process while requests are in flight; one that stops answering is killed. */
   #updateHeartbeat(): void {
-    const busy = this.#pending.size > 0 && this.#child !== undefined;
+    const busy = this.#pending.size > 0;
     if (busy && this.#heartbeat === undefined) {
-      this.#lastPong = Date.now();
+      const current = this.#executor;
+      if (current !== undefined) current.lastPong = Date.now();
       this.#heartbeat = setInterval(() => {
-        if (Date.now() - this.#lastPong > HEARTBEAT_MS) {
-          this.#killedByHeartbeat = true;
-          this.#child?.kill('SIGKILL');
+        const executor = this.#executor;
+        if (executor === undefined || !executor.ready || executor.ended !== undefined) return;
+        if (Date.now() - executor.lastPong > this.#heartbeatMs) {
+          executor.killedBy = 'heartbeat';
+          executor.child.kill('SIGKILL');
           return;
         }
-        this.#child?.send({ t: 'ping', id: 0 } satisfies ToExecutor);
-      }, HEARTBEAT_MS / 5);
+        executor.child.send({ t: 'ping', id: 0 } satisfies ToExecutor);
+      }, this.#heartbeatMs / 5);
       this.#heartbeat.unref();
     } else if (!busy && this.#heartbeat !== undefined) {
       clearInterval(this.#heartbeat);
@@ -171,31 +355,24 @@ export class ProcessSandbox implements Sandbox {
     }
   }
 
-  #quarantined(pluginId: string): SandboxOutcome<never> | undefined {
-    const crashes = this.#crashes.get(pluginId) ?? 0;
-    if (crashes < QUARANTINE_AFTER) return undefined;
-    return {
-      kind: 'limit',
-      limit: 'quarantined',
-      message: `plugin "${pluginId}" is quarantined: it crashed the executor process ${crashes} times; fix it and reload`,
-    };
-  }
-
   #request<R>(
     build: (id: number) => ToExecutor,
-    pluginId: string | undefined,
-    handlers?: CallHandlers,
+    about: Pick<Pending, 'plugin' | 'handlers' | 'signal'> = {},
   ): Promise<R> {
-    if (this.#closed)
-      return Promise.resolve({ kind: 'limit', limit: 'crashed', message: 'the sandbox is closed' } as R);
+    if (this.#closed) return Promise.resolve(crashed('the sandbox is closed') as R);
     const id = this.#nextId++;
     return new Promise<R>((resolve) => {
-      this.#pending.set(id, {
-        pluginId,
+      const pending: Pending = {
+        id,
+        message: build(id),
         resolve: resolve as Pending['resolve'],
-        ...(handlers ? { handlers } : {}),
-      });
-      this.#send(build(id));
+        sentTo: undefined,
+        started: false,
+        sends: 0,
+        ...about,
+      };
+      this.#pending.set(id, pending);
+      this.#dispatch(pending);
       this.#updateHeartbeat();
     });
   }
@@ -205,89 +382,101 @@ export class ProcessSandbox implements Sandbox {
     configJson: string,
     limits: SandboxLimits,
   ): Promise<SandboxOutcome<DescribeReply>> {
-    return this.#request((id) => ({ t: 'describe', id, bundle, configJson, limits }), undefined);
+    return this.#request((id) => ({ t: 'describe', id, bundle, configJson, limits }));
   }
 
-  load(pluginId: string, bundle: string, limits: SandboxLimits): void {
-    // Every (re)load of a plugin — new code, or an operator's reload — lifts its quarantine.
-    this.#crashes.delete(pluginId);
-    this.#loaded.set(pluginId, { bundle, limits });
-    if (this.#child !== undefined)
-      this.#child.send({ t: 'load', pluginId, bundle, limits } satisfies ToExecutor);
+  load(pluginId: string, bundle: string, limits: SandboxLimits): number {
+    const { entry, created } = this.#versions.acquire(pluginId, bundle, limits);
+    // A process started later loads every live version itself.
+    if (created) this.#post({ t: 'load', key: entry.key, bundle, limits: entry.limits });
+    return entry.version;
   }
 
-  unload(pluginId: string): void {
-    this.#loaded.delete(pluginId);
-    this.#crashes.delete(pluginId);
-    this.#child?.send({ t: 'unload', pluginId } satisfies ToExecutor);
+  unload(pluginId: string, version: number): void {
+    const gone = this.#versions.release(pluginId, version);
+    if (gone !== undefined) this.#post({ t: 'unload', key: gone.key });
   }
 
   call(
     pluginId: string,
+    version: number,
     request: CallRequest,
     capabilities: CapabilityRunner,
     sinks: CallSinks,
     signal: AbortSignal,
   ): Promise<SandboxOutcome<CallReply>> {
-    const quarantined = this.#quarantined(pluginId);
-    if (quarantined !== undefined) return Promise.resolve(quarantined);
     if (signal.aborted) {
-      return Promise.resolve({
-        kind: 'limit',
-        limit: 'cancelled',
-        message: 'the call was cancelled before it started',
-      });
+      return Promise.resolve(notStarted);
     }
     let id = 0;
-    const onAbort = () =>
-      this.#child?.send({
-        t: 'abort',
-        id,
-        reason: String(signal.reason ?? 'cancelled'),
-      } satisfies ToExecutor);
+    const onAbort = () => {
+      const pending = this.#pending.get(id);
+      if (pending === undefined) return;
+      if (pending.sentTo === undefined) {
+        // Waiting for a new process: it never started, and now never will.
+        this.#pending.delete(id);
+        pending.resolve(notStarted);
+        this.#updateHeartbeat();
+        return;
+      }
+      if (pending.sentTo.ended === undefined) {
+        pending.sentTo.child.send({
+          t: 'abort',
+          id,
+          reason: String(signal.reason ?? 'cancelled'),
+        } satisfies ToExecutor);
+      }
+    };
     signal.addEventListener('abort', onAbort, { once: true });
+    const key = versionKey(pluginId, version);
     return this.#request<SandboxOutcome<CallReply>>(
       (assigned) => {
         id = assigned;
-        return { t: 'call', id: assigned, pluginId, request };
+        return { t: 'call', id: assigned, key, request };
       },
-      pluginId,
-      callHandlers(sinks, capabilities, signal),
+      { plugin: { id: pluginId, version }, handlers: callHandlers(sinks, capabilities, signal), signal },
     ).finally(() => signal.removeEventListener('abort', onAbort));
   }
 
-  hook(pluginId: string, request: HookRequest, sinks: CallSinks): Promise<SandboxOutcome<HookReply>> {
-    const quarantined = this.#quarantined(pluginId);
-    if (quarantined !== undefined) return Promise.resolve(quarantined);
-    return this.#request(
-      (id) => ({ t: 'hook', id, pluginId, request }),
-      pluginId,
-      callHandlers(sinks, undefined, new AbortController().signal),
-    );
+  hook(
+    pluginId: string,
+    version: number,
+    request: HookRequest,
+    sinks: CallSinks,
+  ): Promise<SandboxOutcome<HookReply>> {
+    const key = versionKey(pluginId, version);
+    return this.#request((id) => ({ t: 'hook', id, key, request }), {
+      plugin: { id: pluginId, version },
+      handlers: callHandlers(sinks, undefined, new AbortController().signal),
+    });
   }
 
   async isolateCount(): Promise<number> {
-    if (this.#child === undefined) return 0;
-    const outcome = await this.#request<{ kind: 'count'; count: number }>(
-      (id) => ({ t: 'count', id }),
-      undefined,
-    );
+    if (this.#executor === undefined) return 0;
+    const outcome = await this.#request<Outcome>((id) => ({ t: 'count', id }));
     return outcome.kind === 'count' ? outcome.count : 0;
   }
 
   /** The executor's pid, when it runs (for crash tests). */
   get pid(): number | undefined {
-    return this.#child?.pid;
+    return this.#executor?.child.pid;
+  }
+
+  /** How many executor processes this sandbox has started: 1 for the first, +1 per restart. */
+  get generation(): number {
+    return this.#generation;
   }
 
   async close(): Promise<void> {
     this.#closed = true;
-    const child = this.#child;
-    if (child === undefined) return;
-    const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-    child.disconnect();
-    const timer = setTimeout(() => child.kill('SIGKILL'), 2_000);
-    await exited;
+    const executor = this.#executor;
+    if (executor === undefined) return;
+    const closed = new Promise<void>((resolve) => {
+      this.#closing = resolve;
+    });
+    if (executor.child.connected) executor.child.disconnect();
+    const timer = setTimeout(() => executor.child.kill('SIGKILL'), 2_000);
+    await closed;
     clearTimeout(timer);
   }
 }

@@ -26,14 +26,7 @@ export const DEFAULT_SANDBOX_LIMITS: SandboxLimits = {
 };
 
 /** Which limit ended a call; `crashed` is an isolate or executor process that died, `cancelled` a caller that left first. */
-export type LimitName =
-  | 'cancelled'
-  | 'cpuMs'
-  | 'crashed'
-  | 'maxResultChars'
-  | 'memoryMb'
-  | 'quarantined'
-  | 'timeoutMs';
+export type LimitName = 'cancelled' | 'cpuMs' | 'crashed' | 'maxResultChars' | 'memoryMb' | 'timeoutMs';
 
 /** What the process holding the isolates needs from the host for one plugin's calls. */
 export interface IsolateHandlers {
@@ -54,6 +47,15 @@ export interface CallSinks {
   progress(done: number, total: number | undefined, message: string | undefined): void;
 }
 
+/** An executor process death charged to one plugin: it was the only plugin running there. */
+export interface SandboxCrash {
+  readonly pluginId: string;
+  /** The version whose calls were running (the newest, if several were). */
+  readonly version: number;
+  /** How the process ended, for people. */
+  readonly message: string;
+}
+
 /** Runs a plugin capability on the host for one call. */
 export type CapabilityRunner = (capability: string, args: unknown, signal: AbortSignal) => Promise<unknown>;
 
@@ -66,20 +68,36 @@ export interface Sandbox {
   /** Reads a bundle's manifest in a throwaway isolate; no executor runs. */
   describe(bundle: string, configJson: string, limits: SandboxLimits): Promise<SandboxOutcome<DescribeReply>>;
   /**
-   * Makes `bundle` the code of `pluginId`. Its isolate is created on the first call; an isolate of
-   * an earlier bundle finishes the calls it has and is then disposed.
+   * Takes a hold on `bundle` as a version of `pluginId` and returns the version number that calls
+   * name. Loading the same bundle and limits as the plugin's newest version takes another hold on
+   * that version (its isolate is kept). Versions live side by side: each call runs on the one it
+   * names. The isolate is created on the first call.
    */
-  load(pluginId: string, bundle: string, limits: SandboxLimits): void;
-  /** Forgets a plugin; its isolate is disposed once drained. */
-  unload(pluginId: string): void;
+  load(pluginId: string, bundle: string, limits: SandboxLimits): number;
+  /**
+   * Lets go of one hold taken by `load`. When the last hold goes, the version is forgotten and its
+   * isolate is disposed once the calls already running there have ended.
+   */
+  unload(pluginId: string, version: number): void;
   call(
     pluginId: string,
+    version: number,
     request: CallRequest,
     capabilities: CapabilityRunner,
     sinks: CallSinks,
     signal: AbortSignal,
   ): Promise<SandboxOutcome<CallReply>>;
-  hook(pluginId: string, request: HookRequest, sinks: CallSinks): Promise<SandboxOutcome<HookReply>>;
+  hook(
+    pluginId: string,
+    version: number,
+    request: HookRequest,
+    sinks: CallSinks,
+  ): Promise<SandboxOutcome<HookReply>>;
+  /**
+   * Hears of every executor process death charged to one plugin (never in `inline` mode, where
+   * such a death ends the host). The host decides about quarantine. Returns the disposer.
+   */
+  onCrash(listener: (crash: SandboxCrash) => void): () => void;
   /** Live isolates (for leak checks and diagnostics). */
   isolateCount(): Promise<number>;
   close(): Promise<void>;

@@ -323,8 +323,11 @@ function endCall(callId: string): void {
   }
 }
 
-/** The largest manifest a plugin may declare, serialized. */
-const MAX_DESCRIPTION_CHARS = 1_000_000;
+/**
+ * The largest manifest a plugin may declare, serialized: room for MAX_TOOLS_PER_PLUGIN tools with
+ * descriptions of MAX_DESCRIPTION_CHARS and ordinary schemas.
+ */
+const MAX_MANIFEST_CHARS = 4_000_000;
 
 function describe(configJson: string): string {
   let reply: DescribeReply;
@@ -371,10 +374,13 @@ function describe(configJson: string): string {
     reply = { ok: false, error: messageOf(error), ...(toolNames === undefined ? {} : { toolNames }) };
   }
   try {
-    return cappedStringify(reply, MAX_DESCRIPTION_CHARS);
+    return cappedStringify(reply, MAX_MANIFEST_CHARS);
   } catch (error) {
-    const why = error === TOO_LARGE ? `it is over ${MAX_DESCRIPTION_CHARS} characters` : messageOf(error);
-    return stringify({ ok: false, error: `the plugin's description cannot be serialized: ${why}` });
+    const why =
+      error === TOO_LARGE
+        ? `it is over ${MAX_MANIFEST_CHARS} characters (its tools, descriptions and schemas together)`
+        : messageOf(error);
+    return stringify({ ok: false, error: `the plugin's manifest cannot be serialized: ${why}` });
   }
 }
 

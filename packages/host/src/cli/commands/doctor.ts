@@ -1,4 +1,5 @@
 import * as path from 'node:path';
+import type { HiddenReason } from '@toolhost/plugin-sdk';
 import { describeControlAccess } from '../../builtins/index.js';
 import { missingGrants } from '../../capabilities/grants.js';
 import type { MissingGrant } from '../../capabilities/types.js';
@@ -110,9 +111,12 @@ function statusFinding(report: PluginReport): Finding {
       return {
         level: 'problem',
         subject,
-        message: 'is quarantined after crashing the executor',
+        message: 'is quarantined after crashing the executor process; its tools are hidden',
         details: report.diagnostics,
-        fix: 'find what makes it crash (memory, deep recursion) and restart',
+        fix:
+          `find what makes it crash (memory, deep recursion), then edit plugins/${report.id}/ or ` +
+          `plugins.${report.id}.limits: the changed plugin is tried again. To try it unchanged, ` +
+          'reload the running host or delete .toolhost/quarantine.json',
       };
   }
 }
@@ -144,12 +148,30 @@ function pluginFindings(host: ToolHost, configName: string, suggestion: Record<s
   return findings;
 }
 
+/**
+ * Whether a hidden reason is already explained by another finding (the plugin's status, a
+ * registry diagnostic); a tool hidden only for such reasons is not listed again.
+ */
+const EXPLAINED_ELSEWHERE = {
+  'auth-missing': false,
+  'config-missing': false,
+  'context-mismatch': false,
+  'env-missing': false,
+  'invalid-name': true,
+  'mcp-unavailable': false,
+  overridden: true,
+  'plugin-disabled': true,
+  'plugin-load-failed': true,
+  'policy-denied': true,
+  quarantined: true,
+  'unsupported-signal': false,
+} as const satisfies Record<HiddenReason, boolean>;
+
 /** Hidden tools not already explained by a plugin finding, and the registry's own diagnostics. */
 function toolFindings(host: ToolHost): Finding[] {
-  const explained = new Set(['plugin-load-failed', 'plugin-disabled', 'policy-denied', 'overridden']);
   const findings: Finding[] = [];
   for (const entry of host.plan().hidden) {
-    const reasons = entry.diagnostics.filter((d) => !explained.has(d.reason));
+    const reasons = entry.diagnostics.filter((d) => !EXPLAINED_ELSEWHERE[d.reason]);
     if (reasons.length === 0) continue;
     findings.push({
       level: 'warning',
