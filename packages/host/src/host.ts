@@ -419,7 +419,7 @@ export class ToolHost {
         root,
         sandbox: this.#sandbox,
         settings: this.#settings.pluginSettings,
-        defaultLimits: this.#settings.pluginLimits,
+        limits: this.#settings.limitsTable,
         // Granted variables come from the real environment (or the one given in code), never from
         // the subset `signals.env` shows to availability checks.
         env: (this.#options.availability?.env ?? process.env) as Record<string, string | undefined>,

@@ -25,7 +25,6 @@ export interface EffectiveSettings {
   readonly limits: CallLimits;
   readonly availability: AvailabilityContext;
   readonly pluginSettings: Readonly<Record<string, PluginSettings>>;
-  readonly pluginLimits: SandboxLimits;
 }
 
 function builtinsOf(config: ToolhostConfig): Omit<BuiltinToolsOptions, 'root'> | false {
@@ -83,6 +82,5 @@ export function effectiveSettings(
       ...(config.plugins as Record<string, PluginSettings> | undefined),
       ...overrides.pluginSettings,
     },
-    pluginLimits: limitsTable.pluginDefaults,
   };
 }

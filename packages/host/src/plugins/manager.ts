@@ -1,6 +1,7 @@
 import type { PluginManifest } from '@toolhost/plugin-sdk/protocol';
 import { createCapabilityProvider, type PluginGrants } from '../capabilities/index.js';
-import { DEFAULT_SANDBOX_LIMITS, type Sandbox, type SandboxLimits } from '../sandbox/types.js';
+import { type LimitsTable, pluginLimits, resolveLimits, type SandboxLimits } from '../limits.js';
+import type { Sandbox } from '../sandbox/types.js';
 import type { ToolHooks, ToolSource } from '../types.js';
 import { type PluginCache, sha256 } from './cache.js';
 import type { DiscoveredPlugin } from './discover.js';
@@ -34,7 +35,8 @@ export interface LoadPluginsOptions {
   readonly root: string;
   readonly sandbox: Sandbox;
   readonly settings?: Readonly<Record<string, PluginSettings>>;
-  readonly defaultLimits?: Partial<SandboxLimits>;
+  /** Every limit, resolved (limits.ts); default: the defaults. */
+  readonly limits?: LimitsTable;
   /** Where granted env values come from; default `process.env`. */
   readonly env?: Readonly<Record<string, string | undefined>>;
   /** Why a plugin loaded as `fingerprint` may not run now (quarantined), if it may not. */
@@ -115,7 +117,7 @@ async function loadFromBundle(
   cache: PluginCache | undefined,
 ): Promise<PluginLoad> {
   const settings = options.settings?.[id] ?? {};
-  const limits: SandboxLimits = { ...DEFAULT_SANDBOX_LIMITS, ...options.defaultLimits, ...settings.limits };
+  const { limits, timeout } = pluginLimits(options.limits ?? resolveLimits(undefined), id, settings.limits);
   if (!bundled.ok) return failed(id, `plugin "${id}" does not build: ${bundled.error}`);
 
   const configJson = JSON.stringify(settings.config ?? null);
@@ -187,6 +189,7 @@ async function loadFromBundle(
     sandbox: options.sandbox,
     blocked: blocked === undefined ? () => undefined : () => blocked(id, fingerprint),
     limits,
+    timeout,
     config: settings.config,
     capabilities,
     env,

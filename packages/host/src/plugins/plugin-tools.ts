@@ -4,8 +4,9 @@ import type { CallReply, PluginManifest, ToolManifest } from '@toolhost/plugin-s
 import * as z from 'zod';
 import type { CapabilityProvider } from '../capabilities/index.js';
 import { invalidInput } from '../input-error.js';
+import type { OwnDeadline, SandboxLimits } from '../limits.js';
 import { errorResult } from '../results.js';
-import type { CallSinks, Sandbox, SandboxLimits, SandboxOutcome } from '../sandbox/types.js';
+import type { CallSinks, Sandbox, SandboxOutcome } from '../sandbox/types.js';
 import type {
   AfterToolCallResult,
   BeforeToolCallResult,
@@ -113,6 +114,8 @@ export interface LoadedPlugin {
   /** Why it may not run now (it is quarantined); undefined when it may. */
   readonly blocked: () => string | undefined;
   readonly limits: SandboxLimits;
+  /** The plugin's wall clock and the setting it came from; its tools carry it (limits.ts). */
+  readonly timeout: OwnDeadline;
   readonly config: unknown;
   readonly capabilities: CapabilityProvider;
   readonly env: Readonly<Record<string, string>>;
@@ -128,6 +131,7 @@ export function pluginTools(plugin: LoadedPlugin): RegisteredTool[] {
       descriptor,
       source: 'plugin',
       sourceId: plugin.id,
+      timeout: plugin.timeout,
       executor: {
         ref: descriptor.executor as NonNullable<ToolDescriptor['executor']>,
         async run(input, ctx) {

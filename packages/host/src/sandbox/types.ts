@@ -6,24 +6,10 @@ import type {
   HookRequest,
 } from '@toolhost/plugin-sdk/protocol';
 
-/** Limits of one plugin's calls and isolate. */
-export interface SandboxLimits {
-  /** Isolate heap limit, MB (isolated-vm's limit is soft: V8 may overrun it 2-3×). */
-  readonly memoryMb: number;
-  /** Wall-clock limit of one call, ms. */
-  readonly timeoutMs: number;
-  /** CPU time one call may use inside the isolate, ms. */
-  readonly cpuMs: number;
-  /** Largest serialized reply, characters. */
-  readonly maxResultChars: number;
-}
+import type { SandboxLimits } from '../limits.js';
 
-export const DEFAULT_SANDBOX_LIMITS: SandboxLimits = {
-  memoryMb: 64,
-  timeoutMs: 30_000,
-  cpuMs: 10_000,
-  maxResultChars: 4_000_000,
-};
+export type { SandboxLimits } from '../limits.js';
+export { DEFAULT_SANDBOX_LIMITS } from '../limits.js';
 
 /** Which limit ended a call; `crashed` is an isolate or executor process that died, `cancelled` a caller that left first. */
 export type LimitName = 'cancelled' | 'cpuMs' | 'crashed' | 'maxResultChars' | 'memoryMb' | 'timeoutMs';
