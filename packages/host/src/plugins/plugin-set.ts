@@ -7,6 +7,8 @@ import { hiddenEntries } from './plugin-tools.js';
 
 interface Entry {
   readonly entry: string;
+  /** The plugin's folder: its build reads nothing of it outside this. */
+  readonly dir: string;
   /** Created on the first rebuild; a first start served from the disk cache needs none. */
   bundler?: IncrementalBundler;
   load: PluginLoad;
@@ -70,7 +72,11 @@ export class PluginSet {
           await entry.bundler?.dispose();
           entry = undefined;
         }
-        const fresh: Entry = entry ?? { entry: plugin.entry, load: undefined as unknown as PluginLoad };
+        const fresh: Entry = entry ?? {
+          entry: plugin.entry,
+          dir: plugin.dir,
+          load: undefined as unknown as PluginLoad,
+        };
         const loaded = await loadPlugin(plugin, options, this.#cache, () => this.#bundle(plugin.id, fresh));
         const load = keepToolNames(loaded, entry?.load);
         if (load.report.status !== 'loaded') options.sandbox.unload(plugin.id);
@@ -101,7 +107,7 @@ export class PluginSet {
     if (entry.bundler === undefined) {
       const cached = await this.#cache?.bundle(id, entry.entry);
       if (cached !== undefined) return { ok: true as const, code: cached };
-      entry.bundler = await createIncrementalBundler(entry.entry);
+      entry.bundler = await createIncrementalBundler(entry.entry, { root: entry.dir });
     }
     const outcome = await entry.bundler.rebuild();
     if (outcome.ok) await this.#cache?.storeBundle(id, entry.entry, outcome.code, outcome.inputs);
