@@ -105,7 +105,7 @@ export class PluginSet {
    */
   async #bundle(id: string, entry: Entry) {
     if (entry.bundler === undefined) {
-      const cached = await this.#cache?.bundle(id, entry.entry);
+      const cached = await this.#cache?.bundle(id, entry.entry, entry.dir);
       if (cached !== undefined) return { ok: true as const, code: cached };
       entry.bundler = await createIncrementalBundler(entry.entry, { root: entry.dir });
     }
