@@ -16,16 +16,22 @@ const WORKERS = {
 parentPort.on('message', () => {});
 `,
   /**
-   * The first worker started in a folder never answers; later ones answer every build at once.
-   * The generation is counted in a file beside the script.
+   * Never answers a build of a "hostile" plugin; answers the others once a file \`go\` exists beside
+   * the script (the test writes it after the hostile build has timed out, so only a worker started
+   * after that can have answered).
    */
-  'stuck-first': `import { existsSync, writeFileSync } from 'node:fs';
+  'waits-for-go': `import { existsSync, watch } from 'node:fs';
 import { parentPort } from 'node:worker_threads';
-const marker = new URL('./started', import.meta.url);
-const first = !existsSync(marker);
-writeFileSync(marker, 'yes');
+const go = new URL('./go', import.meta.url);
+const waiting = [];
+const answer = (m) => parentPort.postMessage({ t: 'built', id: m.id, outcome: { ok: true, code: '// ' + m.entry, inputs: [] } });
+watch(new URL('./', import.meta.url), () => {
+  if (existsSync(go)) for (const m of waiting.splice(0)) answer(m);
+});
 parentPort.on('message', (m) => {
-  if (m.t === 'build' && !first) parentPort.postMessage({ t: 'built', id: m.id, outcome: { ok: true, code: '// ' + m.entry, inputs: [] } });
+  if (m.t !== 'build' || m.entry.includes('hostile')) return;
+  if (existsSync(go)) answer(m);
+  else waiting.push(m);
 });
 `,
 } as const;
@@ -46,18 +52,18 @@ describe('the build service', () => {
     await Promise.all(dirs.splice(0).map((dir) => rm(dir, { recursive: true, force: true })));
   });
 
-  async function serviceWith(worker: keyof typeof WORKERS): Promise<BuildService> {
+  async function serviceWith(worker: keyof typeof WORKERS): Promise<{ service: BuildService; dir: string }> {
     const dir = await mkdtemp(path.join(tmpdir(), 'toolhost-build-service-'));
     dirs.push(dir);
     const entry = path.join(dir, `${worker}.mjs`);
     await writeFile(entry, WORKERS[worker]);
     const service = new BuildService(entry);
     services.push(service);
-    return service;
+    return { service, dir };
   }
 
   it('fails a build that runs out of time at its deadline, naming the limit, and replaces the worker', async () => {
-    const service = await serviceWith('silent');
+    const { service } = await serviceWith('silent');
     const outcome = await service.build(1, job('/plugins/slow/index.ts', 100));
     expect(outcome).toEqual({
       ok: false,
@@ -68,10 +74,11 @@ describe('the build service', () => {
   });
 
   it('sends the builds of other plugins in flight in the replaced worker again, and they succeed', async () => {
-    const service = await serviceWith('stuck-first');
+    const { service, dir } = await serviceWith('waits-for-go');
     const hostile = service.build(1, job('/plugins/hostile/index.ts', 100));
     const innocent = service.build(2, job('/plugins/innocent/index.ts', 60_000));
     expect((await hostile).ok).toBe(false);
+    await writeFile(path.join(dir, 'go'), '');
     expect(await innocent).toEqual({ ok: true, code: '// /plugins/innocent/index.ts', inputs: [] });
     expect(service.restarts).toBe(1);
   });
@@ -88,7 +95,7 @@ describe('the build service', () => {
   });
 
   it('close() fails the builds in flight', async () => {
-    const service = await serviceWith('silent');
+    const { service } = await serviceWith('silent');
     const pending = service.build(1, job('/plugins/p/index.ts', 60_000));
     await service.close();
     expect(await pending).toEqual({ ok: false, error: 'the build service was closed', inputs: [] });
