@@ -210,14 +210,17 @@ export function confinementPlugin(scope: BuildScope, run: BuildRun, reader: Buil
         if (args.namespace !== 'file') return refusal(`"${args.path}" is refused: ${WHY.notAFile}`);
         const file = await realpathOr(args.path);
         const loader = loaderOf(file);
+        const matched = 'matched by an import() or require() of a computed path';
         const refuse = (why: string) =>
           refusal(
             resolved.has(file)
               ? `"${shown(file)}" is refused: ${why}`
-              : `"${shown(file)}" (matched by an import() or require() of a computed path) is refused: ${why}`,
+              : `"${shown(file)}" (${matched}) is refused: ${why}`,
           );
         const host = inHost(file);
-        if (!host && !isInside(scope.pluginRoot, file)) return refuse(WHY.outside);
+        // Not named: the names of host files are the host's business.
+        if (!host && !isInside(scope.pluginRoot, file))
+          return refusal(`a file ${matched} is refused: ${WHY.outside}`);
         if (loader === undefined) return refuse(WHY.loader);
         const attributes = attributeProblem(args.with, loader);
         if (attributes !== undefined) return refuse(attributes);
