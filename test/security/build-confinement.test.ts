@@ -6,7 +6,7 @@
  * it is and why, never carrying a secret, while a healthy plugin beside it keeps working.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdir, symlink, writeFile } from 'node:fs/promises';
+import { mkdir, rm, symlink, writeFile } from 'node:fs/promises';
 import * as path from 'node:path';
 import { bundlePlugin, type ToolHost } from '@toolhost/host';
 import { describe, expect, it } from 'vitest';
@@ -237,6 +237,20 @@ describe('a plugin build reads only the plugin, the SDK and zod', () => {
       await expectRefused(host, outside('index.ts', './config.json'));
     });
 
+    it('an entry (index.ts) that is itself a symlink to a host file', async () => {
+      const { host } = await startWith({
+        imports: '',
+        prepare: async (root, dir) => {
+          await rm(path.join(dir, 'index.ts'));
+          await symlink(path.join(root, 'secret.js'), path.join(dir, 'index.ts'));
+        },
+      });
+      await expectRefused(
+        host,
+        /<toolhost-entry>:\d+:\d+: import ".*index\.ts" is refused: it is outside the plugin folder/,
+      );
+    });
+
     it('a node_modules package that is a symlink to a folder outside the plugin', async () => {
       const { host } = await startWith({
         imports: `import config from 'leak/toolhost.config.json';`,
@@ -380,6 +394,20 @@ describe('a plugin build reads only the plugin, the SDK and zod', () => {
       await expectRefused(
         host,
         /import "\.\/data\.json" with \{ loader: "text", type: "json" \} is refused: import attributes may not change/,
+      );
+    });
+
+    it('a computed import() of plugin files with a text attribute', async () => {
+      const { host } = await startWith({
+        imports:
+          // biome-ignore lint/suspicious/noTemplateCurlyInString: plugin source, bundled by esbuild
+          "const name = String((globalThis as any).name);\nconst data = import(`./data/${name}.ts`, { with: { type: 'text' } });",
+        returns: 'String(data)',
+        files: { 'data/one.ts': 'export default 1;\n' },
+      });
+      await expectRefused(
+        host,
+        /"data\/one\.ts" \(matched by an import\(\) or require\(\) of a computed path\) is refused: import attributes may not change/,
       );
     });
 
