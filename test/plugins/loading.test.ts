@@ -16,6 +16,8 @@ const broken = {
   'node-builtin': /Node built-in "node:fs" is not available to plugins: use ctx\.fs/,
   'missing-module': /does not build: .*index\.ts:3:\d+: Could not resolve "left-pad-that-does-not-exist"/,
   'id-mismatch': /plugins\/id-mismatch\/ declares id "someone-else"; the id must match the folder name/,
+  'reads-host':
+    /does not build: index\.ts:4:\d+: import "\/proc\/self\/environ" with \{ type: "text" \} is refused: it is outside the plugin folder/,
 } as const;
 
 describe('loading plugins', () => {

@@ -74,6 +74,9 @@ export type { McpStdioOptions } from './mcp/stdio.js';
 export { serveStdio } from './mcp/stdio.js';
 export { planRegistry } from './plan.js';
 export { buildToolPlan, compareDescriptors } from './planner.js';
+export type { BuildLimits } from './plugins/build-limits.js';
+export { DEFAULT_BUILD_LIMITS } from './plugins/build-limits.js';
+export type { BundleOptions, BundleOutcome, IncrementalBundler } from './plugins/bundle.js';
 export { bundlePlugin, createIncrementalBundler } from './plugins/bundle.js';
 export { discoverPlugins } from './plugins/discover.js';
 export type {

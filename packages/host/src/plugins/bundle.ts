@@ -1,42 +1,65 @@
-import { builtinModules } from 'node:module';
 import * as path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import * as esbuild from 'esbuild';
+import { type BundleOutcome, formatMessages, sharedOptions } from './build-context.js';
+import { type BuildLimits, DEFAULT_BUILD_LIMITS } from './build-limits.js';
+import { sharedBuildService } from './build-service.js';
+import { hostDir } from './confine.js';
+import { nodeBuiltinsPlugin } from './node-builtins.js';
 
-/** The host package folder: plugin bundles resolve the SDK and zod from here, not from the plugin. */
-const hostDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+export type { BundleOutcome } from './build-context.js';
 
-/** What to use instead of a Node built-in inside the sandbox. */
-const capabilityFor: Record<string, string> = {
-  fs: 'use ctx.fs (declare permissions.fs; config grants it at plugins.<id>.grants.fs)',
-  'fs/promises': 'use ctx.fs (declare permissions.fs; config grants it at plugins.<id>.grants.fs)',
-  http: 'use ctx.fetch (declare permissions.net; config grants it at plugins.<id>.grants.net)',
-  https: 'use ctx.fetch (declare permissions.net; config grants it at plugins.<id>.grants.net)',
-  net: 'use ctx.fetch (declare permissions.net; config grants it at plugins.<id>.grants.net)',
-  process: 'use ctx.env.get (declare permissions.env; config grants it at plugins.<id>.grants.env)',
-  os: 'use ctx.env.get for configuration (declare permissions.env)',
-  timers: 'use ctx.sleep',
-  'timers/promises': 'use ctx.sleep',
-  child_process: 'plugins cannot start processes',
-  worker_threads: 'plugins cannot start threads',
-};
+/** How to build one plugin. */
+export interface BundleOptions {
+  /**
+   * The plugin's folder: the build reads nothing of the plugin outside it. Default: the entry's
+   * folder (give it when the entry is in a subfolder, as `package.json` `main` allows).
+   */
+  readonly root?: string;
+  /** What one build may consume; default {@link DEFAULT_BUILD_LIMITS}. */
+  readonly limits?: Partial<BuildLimits>;
+}
 
-const builtins = new Set(builtinModules.flatMap((name) => [name, `node:${name}`]));
+/** Names one plugin's esbuild context in the build worker. */
+let nextKey = 1;
 
-/** Refuses Node built-ins with a message naming the capability to use instead. */
-const nodeBuiltinsPlugin: esbuild.Plugin = {
-  name: 'toolhost-no-node-builtins',
-  setup(build) {
-    build.onResolve({ filter: /^[a-z_:/]+$/ }, (args) => {
-      if (!builtins.has(args.path)) return undefined;
-      const bare = args.path.replace(/^node:/, '');
-      const instead = capabilityFor[bare] ?? 'the sandbox has no Node APIs';
-      return { errors: [{ text: `Node built-in "${args.path}" is not available to plugins: ${instead}` }] };
-    });
-  },
-};
+function jobOf(entry: string, options: BundleOptions, once: boolean) {
+  return {
+    entry,
+    root: path.resolve(options.root ?? path.dirname(entry)),
+    limits: { ...DEFAULT_BUILD_LIMITS, ...options.limits },
+    once,
+  };
+}
 
-/** Resolves the SDK and zod from the host, so every plugin runs against the host's own copies. */
+/**
+ * Bundles a plugin entry into one script for the isolate. The build reads only the plugin's folder
+ * and the host's SDK and zod, with code and JSON loaders only, within its limits. Never throws.
+ */
+export function bundlePlugin(entry: string, options: BundleOptions = {}): Promise<BundleOutcome> {
+  return sharedBuildService().build(nextKey++, jobOf(entry, options, true));
+}
+
+/** An incremental bundler for one plugin: rebuilds reuse esbuild's cache (watch mode). */
+export interface IncrementalBundler {
+  rebuild(): Promise<BundleOutcome>;
+  dispose(): Promise<void>;
+}
+
+/** An incremental bundler, confined and limited exactly as {@link bundlePlugin}. */
+export async function createIncrementalBundler(
+  entry: string,
+  options: BundleOptions = {},
+): Promise<IncrementalBundler> {
+  const service = sharedBuildService();
+  const key = nextKey++;
+  const job = jobOf(entry, options, false);
+  return {
+    rebuild: () => service.build(key, job),
+    dispose: async () => service.dispose(key),
+  };
+}
+
+/** Resolves the SDK and zod from the host for the runtime build (plugin builds do it while confining). */
 const hostPackagesPlugin: esbuild.Plugin = {
   name: 'toolhost-host-packages',
   setup(build) {
@@ -53,117 +76,6 @@ const hostPackagesPlugin: esbuild.Plugin = {
   },
 };
 
-const sharedOptions: esbuild.BuildOptions = {
-  bundle: true,
-  format: 'iife',
-  platform: 'neutral',
-  target: 'es2022',
-  mainFields: ['module', 'main'],
-  conditions: ['import', 'default'],
-  write: false,
-  metafile: true,
-  logLevel: 'silent',
-  legalComments: 'none',
-  charset: 'utf8',
-  plugins: [nodeBuiltinsPlugin, hostPackagesPlugin],
-};
-
-/** A bundle ready for an isolate, or why there is none. */
-export type BundleOutcome =
-  | {
-      readonly ok: true;
-      readonly code: string /** Absolute paths of every file it was built from. */;
-      readonly inputs: readonly string[];
-    }
-  | { readonly ok: false; readonly error: string; readonly inputs: readonly string[] };
-
-function formatMessages(messages: readonly esbuild.Message[], cwd: string): string {
-  return messages
-    .slice(0, 5)
-    .map((m) => {
-      const where = m.location
-        ? `${path.relative(cwd, path.resolve(cwd, m.location.file))}:${m.location.line}:${m.location.column}: `
-        : '';
-      let text = m.text;
-      if (/No matching export .* for import "default"/.test(text)) {
-        text = 'the plugin entry has no default export: write `export default definePlugin({ ... })`';
-      }
-      return `${where}${text}`;
-    })
-    .join('\n');
-}
-
-function inputsOf(metafile: esbuild.Metafile | undefined, cwd: string): string[] {
-  if (metafile === undefined) return [];
-  return Object.keys(metafile.inputs)
-    .filter((file) => !file.startsWith('<'))
-    .map((file) => path.resolve(cwd, file));
-}
-
-/** Options for one plugin's bundle build. */
-function pluginBuildOptions(entry: string): esbuild.BuildOptions {
-  const dir = path.dirname(entry);
-  return {
-    ...sharedOptions,
-    absWorkingDir: dir,
-    stdin: {
-      // The register import comes first so the SDK is evaluated before any plugin module.
-      contents: `import { registerPlugin } from '@toolhost/plugin-sdk/register';\nimport plugin from ${JSON.stringify(entry)};\nregisterPlugin(plugin);\n`,
-      resolveDir: dir,
-      sourcefile: '<toolhost-entry>',
-      loader: 'js',
-    },
-  };
-}
-
-function outcomeOf(result: esbuild.BuildResult, cwd: string): BundleOutcome {
-  const code = result.outputFiles?.[0]?.text;
-  if (result.errors.length > 0 || code === undefined) {
-    return { ok: false, error: formatMessages(result.errors, cwd), inputs: inputsOf(result.metafile, cwd) };
-  }
-  return { ok: true, code, inputs: inputsOf(result.metafile, cwd) };
-}
-
-function failureOf(error: unknown, cwd: string): BundleOutcome {
-  const messages = (error as { errors?: esbuild.Message[] }).errors;
-  return {
-    ok: false,
-    error: messages ? formatMessages(messages, cwd) : String((error as Error)?.message ?? error),
-    inputs: [],
-  };
-}
-
-/** Bundles a plugin entry into one script for the isolate. Never throws. */
-export async function bundlePlugin(entry: string): Promise<BundleOutcome> {
-  const cwd = path.dirname(entry);
-  try {
-    return outcomeOf(await esbuild.build(pluginBuildOptions(entry)), cwd);
-  } catch (error) {
-    return failureOf(error, cwd);
-  }
-}
-
-/** An incremental bundler for one plugin: rebuilds reuse esbuild's cache (watch mode). */
-export interface IncrementalBundler {
-  rebuild(): Promise<BundleOutcome>;
-  dispose(): Promise<void>;
-}
-
-export async function createIncrementalBundler(entry: string): Promise<IncrementalBundler> {
-  const cwd = path.dirname(entry);
-  const context = await esbuild.context(pluginBuildOptions(entry));
-  return {
-    async rebuild() {
-      try {
-        return outcomeOf(await context.rebuild(), cwd);
-      } catch (error) {
-        return failureOf(error, cwd);
-      }
-    },
-    dispose: () => context.dispose(),
-  };
-}
-
 let runtimeScript: Promise<string> | undefined;
 
 /** The in-isolate runtime as one script, built once per process from the host's SDK. */
@@ -172,6 +84,7 @@ export function loadRuntimeScript(): Promise<string> {
     .build({
       ...sharedOptions,
       absWorkingDir: hostDir,
+      plugins: [nodeBuiltinsPlugin, hostPackagesPlugin],
       stdin: {
         contents: `import '@toolhost/plugin-sdk/runtime';\n`,
         resolveDir: hostDir,

@@ -1,9 +1,14 @@
 import { createHash } from 'node:crypto';
-import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, realpath, rename, writeFile } from 'node:fs/promises';
 import * as path from 'node:path';
+import { BUILD_RULES_VERSION, buildScope, inScope } from './confine.js';
 
-/** Everything that changes a bundle or a manifest besides the plugin's own files. */
-const TOOL_VERSION = `toolhost-cache-1;node-${process.versions.node}`;
+/**
+ * Everything that changes a bundle or a manifest besides the plugin's own files. The build rules
+ * are part of it: a bundle built under older rules (before builds were confined to the plugin
+ * folder, say) may hold host files, and must not be served again.
+ */
+const TOOL_VERSION = `toolhost-cache-2;${BUILD_RULES_VERSION};node-${process.versions.node}`;
 
 export function sha256(text: string): string {
   return createHash('sha256').update(text).digest('hex');
@@ -44,10 +49,13 @@ export class PluginCache {
     this.#dir = dir;
   }
 
-  async #fresh(index: BundleIndex, entry: string): Promise<boolean> {
+  async #fresh(index: BundleIndex, entry: string, dir: string): Promise<boolean> {
     if (index.version !== TOOL_VERSION || index.entry !== entry) return false;
+    // Whatever wrote the index, a bundle made from a file a build may not read is never reused.
+    const scope = await buildScope(dir);
     for (const [file, hash] of Object.entries(index.inputs)) {
       try {
+        if (!inScope(scope, await realpath(file))) return false;
         if (sha256(await readFile(file, 'utf8')) !== hash) return false;
       } catch {
         return false;
@@ -56,10 +64,13 @@ export class PluginCache {
     return true;
   }
 
-  /** The cached bundle of a plugin, if none of its inputs changed. */
-  async bundle(pluginId: string, entry: string): Promise<string | undefined> {
+  /**
+   * The cached bundle of a plugin, if it was built under the current build rules and none of its
+   * inputs changed or lies outside what the plugin's build (folder `dir`) may read.
+   */
+  async bundle(pluginId: string, entry: string, dir: string): Promise<string | undefined> {
     const index = await readJson<BundleIndex>(path.join(this.#dir, 'bundles', `${pluginId}.json`));
-    if (index === undefined || !(await this.#fresh(index, entry))) return undefined;
+    if (index === undefined || !(await this.#fresh(index, entry, dir))) return undefined;
     try {
       const code = await readFile(path.join(this.#dir, 'bundles', `${index.bundleHash}.js`), 'utf8');
       return sha256(code) === index.bundleHash ? code : undefined;

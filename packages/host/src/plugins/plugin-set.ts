@@ -9,6 +9,8 @@ import { Quarantine } from './quarantine.js';
 
 interface Entry {
   readonly entry: string;
+  /** The plugin's folder: its build reads nothing of it outside this. */
+  readonly dir: string;
   /** Created on the first rebuild; a first start served from the disk cache needs none. */
   bundler?: IncrementalBundler;
   load: PluginLoad;
@@ -88,7 +90,11 @@ export class PluginSet {
           await entry.bundler?.dispose();
           entry = undefined;
         }
-        const fresh: Entry = entry ?? { entry: plugin.entry, load: undefined as unknown as PluginLoad };
+        const fresh: Entry = entry ?? {
+          entry: plugin.entry,
+          dir: plugin.dir,
+          load: undefined as unknown as PluginLoad,
+        };
         const loaded = await loadPlugin(plugin, loadOptions, this.#cache, () =>
           this.#bundle(plugin.id, fresh),
         );
@@ -129,9 +135,9 @@ export class PluginSet {
    */
   async #bundle(id: string, entry: Entry) {
     if (entry.bundler === undefined) {
-      const cached = await this.#cache?.bundle(id, entry.entry);
+      const cached = await this.#cache?.bundle(id, entry.entry, entry.dir);
       if (cached !== undefined) return { ok: true as const, code: cached };
-      entry.bundler = await createIncrementalBundler(entry.entry);
+      entry.bundler = await createIncrementalBundler(entry.entry, { root: entry.dir });
     }
     const outcome = await entry.bundler.rebuild();
     if (outcome.ok) await this.#cache?.storeBundle(id, entry.entry, outcome.code, outcome.inputs);

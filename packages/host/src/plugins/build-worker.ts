@@ -1,0 +1,32 @@
+import { parentPort } from 'node:worker_threads';
+import { PluginBuild } from './build-context.js';
+import type { FromBuildWorker, ToBuildWorker } from './build-ipc.js';
+
+/**
+ * The build worker: runs every plugin build of the host, each in its own esbuild context. It has
+ * its own esbuild service, so that ending this thread also ends whatever esbuild is still doing
+ * for it (see build-service.ts).
+ */
+const port = parentPort;
+if (port === null) throw new Error('build-worker runs as a worker thread');
+
+const builds = new Map<number, PluginBuild>();
+
+port.on('message', (message: ToBuildWorker) => {
+  if (message.t === 'dispose') {
+    const build = builds.get(message.key);
+    builds.delete(message.key);
+    void build?.dispose();
+    return;
+  }
+  let build = builds.get(message.key);
+  if (build === undefined) {
+    build = new PluginBuild(message.entry, message.root, message.limits);
+    if (!message.once) builds.set(message.key, build);
+  }
+  const done = build;
+  void done.rebuild().then(async (outcome) => {
+    port.postMessage({ t: 'built', id: message.id, outcome } satisfies FromBuildWorker);
+    if (message.once) await done.dispose();
+  });
+});
