@@ -6,7 +6,7 @@ import { createHost, type RegisteredTool, type ToolHost } from '@toolhost/host';
 import { defineTool } from '@toolhost/plugin-sdk';
 import { afterEach, describe, expect, it } from 'vitest';
 import * as z from 'zod';
-import { textOf } from '../plugins/project.js';
+import { hostFor, project, textOf } from '../plugins/project.js';
 
 const require = createRequire(import.meta.url);
 const EVERYTHING_BIN = path.join(
@@ -46,8 +46,38 @@ describe('how the limits combine (limits.ts)', () => {
     const h = await start({ config: { limits: { mcpCallTimeoutMs: 300 }, mcpServers: { everything } } });
     const outcome = await h.session().call(SLOW, { duration: 5, steps: 1 });
     expect(outcome.result.isError).toBe(true);
-    expect(textOf(outcome.result)).toMatch(/did not answer within 300 ms .*limit: limits\.mcpCallTimeoutMs/);
+    expect(outcome.status).toBe('timeout');
+    expect(textOf(outcome.result)).toBe(
+      `Tool "${SLOW}" timed out after 300 ms (limit: limits.mcpCallTimeoutMs) and was aborted`,
+    );
   });
+
+  it.each(['inline', 'process'] as const)(
+    "a plugin's own timeoutMs replaces the call limit, higher or lower (%s sandbox)",
+    async (sandbox) => {
+      const made = await project(['sleeper']);
+      try {
+        const longer = await hostFor(
+          made.root,
+          { sandbox, settings: { sleeper: { limits: { timeoutMs: 20_000 } } } },
+          { limits: { timeoutMs: 200 } },
+        );
+        host = longer;
+        expect(textOf((await longer.session().call('nap', { ms: 600 })).result)).toBe('rested');
+        await longer.close();
+        const shorter = await hostFor(made.root, {
+          sandbox,
+          settings: { sleeper: { limits: { timeoutMs: 300 } } },
+        });
+        host = shorter;
+        const cut = await shorter.session().call('nap', { ms: 20_000 });
+        expect(cut.status).toBe('timeout');
+        expect(textOf(cut.result)).toMatch(/did not finish within its time limit \(timeoutMs: 300\)/);
+      } finally {
+        await made.cleanup();
+      }
+    },
+  );
 
   it("exec's own timeoutMs replaces the call limit", async () => {
     const h = await start({
@@ -61,7 +91,7 @@ describe('how the limits combine (limits.ts)', () => {
     expect(textOf(outcome.result)).toContain('42');
   });
 
-  it('a tool whose executor enforces its own limit gets a backstop beyond it, then a clear error', async () => {
+  it("a tool's own limit is enforced by the wrapper, and the error names the setting", async () => {
     const h = await start();
     const hung: RegisteredTool = {
       descriptor: {
@@ -79,7 +109,7 @@ describe('how the limits combine (limits.ts)', () => {
     const outcome = await h.session().call('hung', {});
     expect(outcome.status).toBe('timeout');
     expect(textOf(outcome.result)).toBe(
-      'Tool "hung" did not stop at its limit of 50 ms (test.ownLimit) and was abandoned after 1050 ms',
+      'Tool "hung" timed out after 50 ms (limit: test.ownLimit) and was aborted',
     );
   });
 

@@ -9,8 +9,8 @@ const cases: [tool: string, expected: RegExp][] = [
   ['sync_loop', /time limit \(timeoutMs: 1500\)|cpuMs: 1000/],
   ['async_loop', /time limit \(timeoutMs: 1500\)|cpuMs: 1000/],
   ['never_settles', /did not finish within its time limit \(timeoutMs: 1500\)/],
-  // Usually the heap limit; on a loaded machine the CPU budget can run out first.
-  ['memory_bomb', /memory limit \(memoryMb: 32\)|cpuMs: 1000/],
+  // Usually the heap limit; on a loaded machine the CPU budget or the time limit can run out first.
+  ['memory_bomb', /memory limit \(memoryMb: 32\)|cpuMs: 1000|time limit \(timeoutMs: 1500\)/],
   ['wasm_memory', /WebAssembly is not defined/],
   ['deep_recursion', /Maximum call stack size exceeded/],
   ['huge_result', /over the limit maxResultChars \(200000/],

@@ -18,3 +18,21 @@ export function isInvalidInputError(error: unknown): error is InvalidInputError 
     Array.isArray((error as { issues?: unknown }).issues)
   );
 }
+
+/** How an executor's own limit or failure ended a call, as the wrapper reports it. */
+export type StoppedStatus = 'blocked' | 'cancelled' | 'executor-threw' | 'limit-exceeded' | 'timeout';
+
+/** Thrown by an executor that stopped a call itself (a plugin's limit), so the status says which. */
+export interface CallStoppedError extends Error {
+  readonly code: 'call-stopped';
+  readonly status: StoppedStatus;
+}
+
+export function callStopped(status: StoppedStatus, message: string): CallStoppedError {
+  return Object.assign(new Error(message), { code: 'call-stopped' as const, status });
+}
+
+/** Checks the code, not the class. */
+export function isCallStopped(error: unknown): error is CallStoppedError {
+  return error instanceof Error && (error as { code?: unknown }).code === 'call-stopped';
+}

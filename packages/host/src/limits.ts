@@ -12,10 +12,12 @@
  * | `maxResultChars` | 4,000,000 | the call's result; a plugin's own value is checked inside its isolate as well, so the smaller wins |
  * | capability limits (`fetchTimeoutMs` 10 s, …) | | one `ctx.fetch`/`ctx.fs` request; the call's signal ends it sooner |
  *
- * A source with its own wall clock enforces it itself (an isolate is stopped and reset, an MCP
- * request is cancelled, a process is killed) and says which limit ended the call; the wrapper's
- * deadline for such a tool is that limit plus {@link BACKSTOP_MS}, a backstop for an executor that
- * fails to stop. Every other tool's deadline is `limits.timeoutMs`, enforced by the wrapper.
+ * The wrapper enforces the wall clock that applies to a tool — one deadline per call — and its
+ * error names the setting that set it. At the deadline it aborts the call's signal: an MCP request
+ * is cancelled, exec's process is killed. Plugins are the exception: their sandbox enforces their
+ * wall clock itself, because only it can stop an isolate for good (it aborts `ctx.signal` inside
+ * the isolate, then resets the isolate), so for plugin tools the wrapper's deadline is a backstop
+ * {@link BACKSTOP_MS} later.
  *
  * Every millisecond value is at most {@link MAX_TIMER_MS} (2^31 − 1, the most a Node timer holds;
  * a larger one fires at once): the config schema refuses more, and values given in code are
@@ -25,9 +27,6 @@ import type { ToolhostConfig } from './config/schema.js';
 
 /** The most a Node timer can wait; `setTimeout` with more fires after 1 ms. */
 export const MAX_TIMER_MS = 2_147_483_647;
-
-/** How much longer than its own limit the wrapper waits for an executor that enforces one. */
-export const BACKSTOP_MS = 1_000;
 
 /** Per-call limits the wrapper enforces for every executor kind. */
 export interface CallLimits {
@@ -66,10 +65,12 @@ export const DEFAULT_SANDBOX_LIMITS: SandboxLimits = {
   maxResultChars: DEFAULT_LIMITS.maxResultChars,
 };
 
-/** A wall-clock limit an executor enforces itself, and the setting it came from (for messages). */
+/** A source's own wall-clock limit for its tools, and the setting it came from (for messages). */
 export interface OwnDeadline {
   readonly ms: number;
   readonly setting: string;
+  /** The executor stops the call itself at `ms` (plugins); the wrapper only keeps a backstop. */
+  readonly selfEnforced?: true;
 }
 
 /** Every limit, resolved. */
@@ -82,6 +83,9 @@ export interface LimitsTable {
   /** Wall clock of one call to a bridged MCP server. */
   readonly mcpCall: OwnDeadline;
 }
+
+/** How much later than a self-enforced limit the wrapper's backstop fires. */
+export const BACKSTOP_MS = 1_000;
 
 /** Limits given in code; each wins over the config file's. */
 export interface LimitOverrides {
@@ -141,7 +145,7 @@ export function pluginLimits(
   const limits = capTimes({ ...table.pluginDefaults, ...definedOnly(own) });
   const setting =
     own?.timeoutMs === undefined ? table.pluginTimeoutSetting : `plugins.${pluginId}.limits.timeoutMs`;
-  return { limits, timeout: { ms: limits.timeoutMs, setting } };
+  return { limits, timeout: { ms: limits.timeoutMs, setting, selfEnforced: true } };
 }
 
 /** Exec's wall clock: `builtins.exec.timeoutMs`, else the call limit. */

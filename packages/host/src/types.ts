@@ -52,6 +52,15 @@ export interface ToolExecutor {
    * `isError: true` is passed on as it is.
    */
   run(input: unknown, ctx: ExecutionContext): Promise<ToolResult>;
+  /**
+   * Asked only when the host's check refused an input: the executor's own account of what is
+   * wrong (a plugin's zod messages, in its author's words), or `undefined` to keep the host's.
+   * Nothing runs. Its issues replace the host's when there are any.
+   */
+  explainInvalidInput?(
+    input: unknown,
+    call: { readonly toolUseId: string; readonly sessionId: string; readonly signal: AbortSignal },
+  ): Promise<readonly InputIssue[] | undefined>;
 }
 
 /** A tool in the registry Map: its descriptor, where it came from, and how to run it. */
@@ -64,8 +73,8 @@ export interface RegisteredTool {
   readonly groups?: readonly string[];
   readonly executor: ToolExecutor;
   /**
-   * The wall-clock limit the executor enforces itself (a plugin's, an MCP server's, exec's),
-   * replacing `limits.timeoutMs` for this tool; the wrapper then only keeps a backstop beyond it.
+   * The wall-clock limit its source sets (a plugin's, an MCP server's, exec's), replacing
+   * `limits.timeoutMs` for this tool, higher or lower; the wrapper enforces it (limits.ts).
    */
   readonly timeout?: OwnDeadline;
 }

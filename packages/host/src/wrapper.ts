@@ -1,7 +1,7 @@
 import type { ToolLogger, ToolResult } from '@toolhost/plugin-sdk';
-import { isInvalidInputError } from './input-error.js';
+import { isCallStopped, isInvalidInputError } from './input-error.js';
 import { checkWithJsonSchema } from './json-schema-check.js';
-import { BACKSTOP_MS, type CallLimits, MAX_TIMER_MS } from './limits.js';
+import { BACKSTOP_MS, type CallLimits, timerMs } from './limits.js';
 import type { AsyncMutex } from './lock.js';
 
 export type { CallLimits } from './limits.js';
@@ -87,6 +87,25 @@ async function withTimeout<T>(work: Promise<T>, ms: number, what: string): Promi
 }
 
 /**
+ * The issues to report for an input the host refused: the executor's own account when it has one
+ * (a plugin's zod messages), else the host's. Only on this failure path is the executor asked.
+ */
+async function ownWords(
+  tool: RegisteredTool,
+  input: unknown,
+  issues: readonly InputIssue[],
+  call: { toolUseId: string; sessionId: string; signal: AbortSignal },
+): Promise<readonly InputIssue[]> {
+  if (tool.executor.explainInvalidInput === undefined) return issues;
+  try {
+    const own = await tool.executor.explainInvalidInput(input, call);
+    return own !== undefined && own.length > 0 ? own : issues;
+  } catch {
+    return issues;
+  }
+}
+
+/**
  * Stage 1: validate the model's input, then run the before-hooks under the session lock.
  * Every rewrite is validated again before the next hook sees it.
  */
@@ -107,11 +126,12 @@ async function prepare(
       : own.call(tool.executor, value);
   const checked = validate(rawInput);
   if (!checked.ok) {
-    return {
-      kind: 'done',
-      status: 'invalid-input',
-      result: invalidInputResult(name, checked.issues),
-    };
+    const issues = await ownWords(tool, rawInput, checked.issues, {
+      toolUseId,
+      sessionId: ctx.sessionId,
+      signal,
+    });
+    return { kind: 'done', status: 'invalid-input', result: invalidInputResult(name, issues) };
   }
   const hooks = ctx.hooks.filter((h) => h.beforeToolCall !== undefined);
   if (hooks.length === 0) return { kind: 'ready', input: checked.value };
@@ -202,10 +222,10 @@ async function execute(
     },
   };
 
-  // A tool whose source enforces its own wall clock gets a backstop beyond it; every other tool
-  // the call limit (see limits.ts for the whole rule).
+  // The source's own wall clock when it sets one, else the call limit (limits.ts has the rule).
   const own = tool.timeout;
-  const deadlineMs = own === undefined ? limits.timeoutMs : Math.min(own.ms + BACKSTOP_MS, MAX_TIMER_MS);
+  const deadlineMs =
+    own === undefined ? limits.timeoutMs : own.selfEnforced ? timerMs(own.ms + BACKSTOP_MS) : own.ms;
   let timer: NodeJS.Timeout | undefined;
   let onAbort: (() => void) | undefined;
   const stopped = new Promise<{ status: CallStatus; result: ToolResult }>((resolve) => {
@@ -214,9 +234,9 @@ async function execute(
       resolve({
         status: 'timeout',
         result: errorResult(
-          own === undefined
-            ? `Tool "${name}" timed out after ${deadlineMs} ms (limit: limits.timeoutMs) and was aborted`
-            : `Tool "${name}" did not stop at its limit of ${own.ms} ms (${own.setting}) and was abandoned after ${deadlineMs} ms`,
+          own?.selfEnforced
+            ? `Tool "${name}" did not stop at its limit of ${own.ms} ms (${own.setting}) and was abandoned after ${deadlineMs} ms`
+            : `Tool "${name}" timed out after ${deadlineMs} ms (limit: ${own?.setting ?? 'limits.timeoutMs'}) and was aborted`,
         ),
       });
     }, deadlineMs);
@@ -243,6 +263,7 @@ async function execute(
       if (isInvalidInputError(error)) {
         return { status: 'invalid-input' as const, result: invalidInputResult(name, error.issues) };
       }
+      if (isCallStopped(error)) return { status: error.status, result: errorResult(error.message) };
       return {
         status: 'executor-threw' as const,
         result: errorResult(`Tool "${name}" failed: ${messageOf(error)}`),

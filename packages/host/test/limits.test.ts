@@ -23,19 +23,26 @@ describe('resolveLimits: one rule for every limit', () => {
     const table = resolveLimits({ timeoutMs: 120_000 });
     expect(table.pluginDefaults.timeoutMs).toBe(120_000);
     expect(table.mcpCall.ms).toBe(120_000);
-    expect(pluginLimits(table, 'p', undefined).timeout).toEqual({ ms: 120_000, setting: 'limits.timeoutMs' });
+    expect(pluginLimits(table, 'p', undefined).timeout).toEqual({
+      ms: 120_000,
+      setting: 'limits.timeoutMs',
+      selfEnforced: true,
+    });
   });
 
   it("a source's own wall clock replaces the call limit, higher or lower, and says where it came from", () => {
     const table = resolveLimits({ timeoutMs: 1_000, mcpCallTimeoutMs: 60_000, plugin: { timeoutMs: 500 } });
     expect(table.mcpCall).toEqual({ ms: 60_000, setting: 'limits.mcpCallTimeoutMs' });
+    // A plugin's sandbox stops its calls itself; the wrapper keeps only a backstop.
     expect(pluginLimits(table, 'slow', { timeoutMs: 90_000 }).timeout).toEqual({
       ms: 90_000,
       setting: 'plugins.slow.limits.timeoutMs',
+      selfEnforced: true,
     });
     expect(pluginLimits(table, 'other', undefined).timeout).toEqual({
       ms: 500,
       setting: 'limits.plugin.timeoutMs',
+      selfEnforced: true,
     });
     expect(execDeadline(table.call.timeoutMs, 5_000)).toEqual({
       ms: 5_000,

@@ -3,10 +3,10 @@ import type { HiddenToolPlanEntry, ToolDescriptor, ToolResult } from '@toolhost/
 import type { CallReply, PluginManifest, ToolManifest } from '@toolhost/plugin-sdk/protocol';
 import * as z from 'zod';
 import type { CapabilityProvider } from '../capabilities/index.js';
-import { invalidInput } from '../input-error.js';
+import { callStopped, invalidInput, type StoppedStatus } from '../input-error.js';
 import type { OwnDeadline, SandboxLimits } from '../limits.js';
 import { errorResult } from '../results.js';
-import type { CallSinks, Sandbox, SandboxOutcome } from '../sandbox/types.js';
+import type { CallSinks, LimitName, Sandbox, SandboxOutcome } from '../sandbox/types.js';
 import type {
   AfterToolCallResult,
   BeforeToolCallResult,
@@ -68,6 +68,16 @@ function issuesText(issues: readonly { path: string; message: string }[]): strin
   return issues.map((i) => `at "${i.path}": ${i.message}`).join('; ');
 }
 
+/** The call status each sandbox limit means. */
+const STATUS_OF_LIMIT = {
+  cancelled: 'cancelled',
+  cpuMs: 'limit-exceeded',
+  crashed: 'executor-threw',
+  maxResultChars: 'limit-exceeded',
+  memoryMb: 'limit-exceeded',
+  timeoutMs: 'timeout',
+} as const satisfies Record<LimitName, StoppedStatus>;
+
 /** Turns the sandbox's answer to a call into the result the model reads. */
 function resultOf(
   pluginId: string,
@@ -78,7 +88,11 @@ function resultOf(
   if (outcome.kind === 'limit') {
     const reset =
       outcome.limit === 'cancelled' ? '' : '; its isolate was reset and the next call starts fresh';
-    return errorResult(`Tool "${toolName}" of plugin "${pluginId}" was stopped: ${outcome.message}${reset}`);
+    // Thrown, so the wrapper reports the status the limit means (a timeout, a limit, a crash).
+    throw callStopped(
+      STATUS_OF_LIMIT[outcome.limit],
+      `Tool "${toolName}" of plugin "${pluginId}" was stopped: ${outcome.message}${reset}`,
+    );
   }
   const parsed = callReplySchema.safeParse(outcome.reply);
   if (!parsed.success) {
@@ -88,6 +102,10 @@ function resultOf(
   switch (reply.kind) {
     case 'ok':
       return reply.result;
+    case 'valid':
+      return errorResult(
+        `Tool "${toolName}" of plugin "${pluginId}" answered a call as if it were only a check`,
+      );
     case 'invalid-input':
       // Thrown, so the wrapper reports it exactly as it reports invalid input of any other tool.
       throw invalidInput(reply.issues);
@@ -123,10 +141,37 @@ export interface LoadedPlugin {
   readonly hookScope: 'own' | 'all';
 }
 
+const NO_SINKS: CallSinks = { log: () => {}, progress: () => {} };
+
 /** The registered tools of a loaded plugin; their executors call into its isolate. */
 export function pluginTools(plugin: LoadedPlugin): RegisteredTool[] {
   return plugin.manifest.tools.map((tool) => {
     const descriptor = pluginDescriptor(plugin.id, tool);
+    const request = (
+      input: unknown,
+      call: { toolUseId: string; sessionId: string; signal: AbortSignal },
+      sinks: CallSinks,
+      checkOnly: boolean,
+    ) =>
+      plugin.sandbox.call(
+        plugin.id,
+        plugin.version,
+        {
+          callId: randomUUID(),
+          toolName: tool.name,
+          toolUseId: call.toolUseId,
+          sessionId: call.sessionId,
+          input,
+          config: plugin.config ?? null,
+          env: plugin.env,
+          envGranted: plugin.capabilities.envGranted,
+          maxResultChars: plugin.limits.maxResultChars,
+          ...(checkOnly ? { checkOnly: true as const } : {}),
+        },
+        (capability, args, signal) => plugin.capabilities.invoke(capability, args, signal),
+        sinks,
+        call.signal,
+      );
     return {
       descriptor,
       source: 'plugin',
@@ -139,25 +184,15 @@ export function pluginTools(plugin: LoadedPlugin): RegisteredTool[] {
           // the executor under other plugins' calls.
           const blocked = plugin.blocked();
           if (blocked !== undefined) return errorResult(`Tool "${tool.name}" was not run: ${blocked}`);
-          const outcome = await plugin.sandbox.call(
-            plugin.id,
-            plugin.version,
-            {
-              callId: randomUUID(),
-              toolName: tool.name,
-              toolUseId: ctx.toolUseId,
-              sessionId: ctx.sessionId,
-              input,
-              config: plugin.config ?? null,
-              env: plugin.env,
-              envGranted: plugin.capabilities.envGranted,
-              maxResultChars: plugin.limits.maxResultChars,
-            },
-            (capability, args, signal) => plugin.capabilities.invoke(capability, args, signal),
-            sinksOf(ctx),
-            ctx.signal,
-          );
+          const outcome = await request(input, ctx, sinksOf(ctx), false);
           return resultOf(plugin.id, tool.name, outcome, plugin.limits);
+        },
+        async explainInvalidInput(input, call) {
+          if (plugin.blocked() !== undefined) return undefined;
+          const outcome = await request(input, call, NO_SINKS, true);
+          if (outcome.kind !== 'reply') return undefined;
+          const reply = callReplySchema.safeParse(outcome.reply);
+          return reply.success && reply.data.kind === 'invalid-input' ? reply.data.issues : undefined;
         },
       },
     };

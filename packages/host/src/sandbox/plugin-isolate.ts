@@ -35,6 +35,9 @@ const WATCHDOG_MS = 25;
 /** The limits of the isolate-side `timeout` while loading (bundle evaluation). */
 const LOAD_TIMEOUT_MS = 5_000;
 
+/** How long a call that ran out of time may take to hear its `ctx.signal` abort before its isolate is reset. */
+const ABORT_GRACE_MS = 50;
+
 type EntryRef = ivm.Reference<(...args: unknown[]) => unknown>;
 
 function errorText(error: unknown): string {
@@ -211,6 +214,24 @@ export class PluginIsolate {
       .catch(() => {});
   }
 
+  /** Aborts a call's `ctx.signal` and waits for it, at most {@link ABORT_GRACE_MS}. */
+  async #abortBriefly(callId: string, reason: string): Promise<void> {
+    const entry = this.#entry;
+    if (entry === undefined || this.#isolate.isDisposed) return;
+    let timer: NodeJS.Timeout | undefined;
+    const grace = new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, ABORT_GRACE_MS);
+    });
+    try {
+      await Promise.race([
+        entry.abort.apply(undefined, [callId, reason], { timeout: ABORT_GRACE_MS }).catch(() => {}),
+        grace,
+      ]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
   dispose(): void {
     if (this.#watchdog !== undefined) clearInterval(this.#watchdog);
     this.#watchdog = undefined;
@@ -267,12 +288,17 @@ export class PluginIsolate {
     let timer: NodeJS.Timeout | undefined;
     const deadline = new Promise<never>((_, reject) => {
       timer = setTimeout(() => {
-        this.#fail({
-          kind: 'limit',
-          limit: 'timeoutMs',
-          message: `the plugin did not finish within its time limit (timeoutMs: ${this.#limits.timeoutMs})`,
+        const ms = this.#limits.timeoutMs;
+        // The plugin hears of it first (`ctx.signal` aborts inside the isolate, so it can log or
+        // clean up), for a moment at most; then the isolate is reset.
+        void this.#abortBriefly(callId, `timed out after ${ms} ms (limit: timeoutMs)`).then(() => {
+          this.#fail({
+            kind: 'limit',
+            limit: 'timeoutMs',
+            message: `the plugin did not finish within its time limit (timeoutMs: ${ms})`,
+          });
+          reject(new Error('deadline'));
         });
-        reject(new Error('deadline'));
       }, this.#limits.timeoutMs);
     });
     try {

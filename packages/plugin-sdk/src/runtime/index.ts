@@ -295,6 +295,7 @@ async function runCall(req: CallRequest): Promise<CallReply> {
   if (!config.ok) return { kind: 'invalid-config', issues: config.issues };
   const input = tool.input.safeParse(req.input);
   if (!input.success) return { kind: 'invalid-input', issues: issuesOf(input) };
+  if (req.checkOnly === true) return { kind: 'valid' };
   const state = calls.get(req.callId) as CallState;
   const returned = await tool.execute(input.data, contextFor(req, state, config.value));
   const result: ToolResult = normalizeToolReturn(returned);

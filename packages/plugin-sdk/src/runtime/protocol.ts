@@ -57,10 +57,17 @@ export interface CallRequest {
   /** Names the plugin may read (declared and granted); others are refused by name. */
   readonly envGranted: readonly string[];
   readonly maxResultChars: number;
+  /**
+   * Only check the input with the tool's own schema and answer `valid` or `invalid-input`; nothing
+   * runs. The host asks this when its JSON Schema check refused an input, to give the model the
+   * plugin's own messages.
+   */
+  readonly checkOnly?: true;
 }
 
 export type CallReply =
   | { readonly kind: 'ok'; readonly result: ToolResult }
+  | { readonly kind: 'valid' }
   | { readonly kind: 'invalid-input'; readonly issues: readonly WireIssue[] }
   | { readonly kind: 'invalid-config'; readonly issues: readonly WireIssue[] }
   | { readonly kind: 'unknown-tool' }
