@@ -11,7 +11,7 @@ export { toMcpTool } from './adapters/mcp.js';
 export type { OpenAIFunctionTool, OpenAIToolCall, OpenAIToolMessage } from './adapters/openai.js';
 export { toOpenAITool, toOpenAIToolMessage } from './adapters/openai.js';
 export { checkAvailabilityExpression, evaluateAvailability } from './availability.js';
-export type { BuiltinToolsOptions, ExecOptions } from './builtins/index.js';
+export type { BuiltinToolsOptions, ExecOptions, GrepOptions } from './builtins/index.js';
 export {
   createBuiltinTools,
   isWorkspaceEscapeError,

@@ -34,6 +34,7 @@ function builtinsOf(config: ToolhostConfig): Omit<BuiltinToolsOptions, 'root'> |
   return {
     ...(value.maxReadBytes === undefined ? {} : { maxReadBytes: value.maxReadBytes }),
     ...(value.exec === undefined ? {} : { exec: value.exec }),
+    ...(value.grep === undefined ? {} : { grep: value.grep }),
   };
 }
 

@@ -6,6 +6,19 @@ export interface BuiltinToolsOptions {
   readonly exec?: ExecOptions;
   /** Largest file, in bytes, that `read` and `edit` load and `grep` searches. Default 1 MiB. */
   readonly maxReadBytes?: number;
+  /** The `grep` tool's time limits. */
+  readonly grep?: GrepOptions;
+}
+
+/** Options of the `grep` tool. */
+export interface GrepOptions {
+  /** Wall-clock budget of one search, ms; grep then returns what it found and says so. Default 10 000. */
+  readonly searchBudgetMs?: number;
+  /**
+   * Longest one file may take to match, ms, before grep retries it with its linear-time engine (or
+   * skips it, when that engine cannot run the pattern or is too slow as well). Default 500.
+   */
+  readonly fileBudgetMs?: number;
 }
 
 /** Options of the `exec` tool. It runs programs without a shell; it is not a sandbox. */
@@ -25,4 +38,10 @@ export interface WorkspaceSettings {
   /** The root as given, made absolute. */
   readonly root: string;
   readonly maxReadBytes: number;
+}
+
+/** The `grep` tool's time limits, resolved. */
+export interface GrepLimits {
+  readonly searchBudgetMs: number;
+  readonly fileBudgetMs: number;
 }

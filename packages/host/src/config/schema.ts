@@ -56,12 +56,30 @@ const exec = z.strictObject({
   allowedCommands: names.optional().describe('When present, only these programs may run'),
 });
 
+const grep = z.strictObject({
+  searchBudgetMs: z
+    .number()
+    .int()
+    .positive()
+    .optional()
+    .describe('Wall-clock budget of one grep search, ms; it then returns what it found (default 10000)'),
+  fileBudgetMs: z
+    .number()
+    .int()
+    .positive()
+    .optional()
+    .describe(
+      'Longest one file may take to match before grep switches to its linear-time engine (default 500)',
+    ),
+});
+
 const builtins = z.union([
   z.boolean(),
   z.strictObject({
     enabled: z.boolean().optional(),
     maxReadBytes: z.number().int().positive().optional(),
     exec: exec.optional(),
+    grep: grep.optional(),
   }),
 ]);
 
