@@ -4,12 +4,13 @@
  *
  * The rewrite keeps JavaScript's meaning where the two syntaxes differ: `.`, `\s` and `\S` get
  * JavaScript's character sets, `\uXXXX` and `\cX` become code points, identity escapes such as `\p`
- * or `\z` stay literal letters, and every group becomes non-capturing. What RE2 cannot express
+ * or `\z` stay literal letters, and every group becomes non-capturing. Case-insensitive matching is
+ * JavaScript's too: rather than RE2's Unicode case folding, every letter and class is expanded here to
+ * the characters JavaScript's `i` flag treats as equal to it. What RE2 cannot express
  * (backreferences, lookahead, lookbehind) is refused with an error naming the construct.
  *
- * Differences that remain: a character outside the Basic Multilingual Plane (an emoji) counts as one
- * character here and two in JavaScript, and case-insensitive matching uses Unicode simple case
- * folding, so a handful of characters (the Kelvin sign, long s, ẞ) fold where JavaScript's do not.
+ * One difference remains: a character outside the Basic Multilingual Plane (an emoji) in a line
+ * counts as one character here and as two in JavaScript (`a..b` matches "a😀b" only there).
  */
 import { RE2JS } from 're2js';
 import type { LineTest } from './grep-match.js';
@@ -23,10 +24,11 @@ export class UnsupportedPatternError extends Error {
 export function linearLineTest(pattern: string, ignoreCase: boolean): LineTest {
   // The same syntax check as the native engine, so both refuse exactly the same patterns as invalid.
   new RegExp(pattern, ignoreCase ? 'i' : '');
-  const source = toRe2Syntax(pattern);
+  const source = toRe2Syntax(pattern, ignoreCase);
   let regex: RE2JS;
   try {
-    regex = RE2JS.compile(source, ignoreCase ? RE2JS.CASE_INSENSITIVE : 0);
+    // No RE2 case folding: the rewrite has already spelled out JavaScript's case equivalences.
+    regex = RE2JS.compile(source);
   } catch (error) {
     throw new UnsupportedPatternError((error as Error).message);
   }
@@ -69,6 +71,7 @@ const BRACE_QUANTIFIER = /\{(\d+)(?:,(\d*))?\}/y;
 /** RE2 refuses larger counts in `{n,m}`. */
 const MAX_REPEAT = 1000;
 const CONTROL_ESCAPES: Readonly<Record<string, number>> = { t: 9, n: 10, v: 11, f: 12, r: 13 };
+/** Class escapes as sets (inside a class, where RE2's own `\\s` would mean something else). */
 const SET_ESCAPES: Readonly<Record<string, readonly Range[]>> = {
   d: DIGIT,
   D: complement(DIGIT),
@@ -78,21 +81,42 @@ const SET_ESCAPES: Readonly<Record<string, readonly Range[]>> = {
   S: complement(SPACE),
 };
 
-/** Rewrites a valid JavaScript pattern (no `u` or `v` flag) into RE2 syntax with the same meaning. */
-export function toRe2Syntax(pattern: string): string {
-  return new Translator(pattern).translate();
+/**
+ * Rewrites a valid JavaScript pattern (no `u` or `v` flag; `i` when `ignoreCase`) into RE2 syntax,
+ * without flags, with the same meaning.
+ */
+export function toRe2Syntax(pattern: string, ignoreCase = false): string {
+  return new Translator(pattern, ignoreCase).translate();
 }
 
 type ClassAtom = { readonly char: number } | { readonly set: readonly Range[] };
 
 class Translator {
   readonly #src: string;
+  readonly #ignoreCase: boolean;
   readonly #hasNamedGroups: boolean;
   #pos = 0;
 
-  constructor(src: string) {
+  constructor(src: string, ignoreCase: boolean) {
     this.#src = src;
+    this.#ignoreCase = ignoreCase;
     this.#hasNamedGroups = /\(\?<[^=!]/.test(src);
+  }
+
+  /** One character, or under `ignoreCase` the class of characters JavaScript treats as equal to it. */
+  #char(code: number): string {
+    if (!this.#ignoreCase) return literal(code);
+    const orbit = caseTable().orbitOf.get(codeUnit(code));
+    return orbit === undefined ? literal(code) : classText(orbit.map((member) => [member, member]));
+  }
+
+  /**
+   * A set of characters, as JavaScript's class semantics has it: under `ignoreCase` a character is
+   * in the class when one that is equal to it ignoring case is; negation comes after that.
+   */
+  #set(ranges: readonly Range[], negated = false): string {
+    const closed = this.#ignoreCase ? caseClosure(ranges) : ranges;
+    return classText(negated ? complement(closed) : closed);
   }
 
   translate(): string {
@@ -105,13 +129,13 @@ class Translator {
           out += this.#atomEscape();
           break;
         case '[':
-          out += classText(this.#characterClass());
+          out += this.#characterClass();
           break;
         case '(':
           out += this.#groupOpening();
           break;
         case '.':
-          out += classText(complement(LINE_TERMINATOR));
+          out += this.#set(LINE_TERMINATOR, true);
           this.#pos++;
           break;
         case '{':
@@ -133,7 +157,7 @@ class Translator {
           this.#pos++;
           break;
         default:
-          out += literal(src.charCodeAt(this.#pos));
+          out += this.#char(src.charCodeAt(this.#pos));
           this.#pos++;
       }
     }
@@ -185,6 +209,7 @@ class Translator {
     const next = src.charAt(this.#pos + 1);
     this.#pos += 2;
     switch (next) {
+      // Same meaning in RE2, with or without ignoreCase (no letter outside ASCII is equal to one inside).
       case 'd':
       case 'D':
       case 'w':
@@ -193,14 +218,15 @@ class Translator {
       case 'B':
         return `\\${next}`;
       case 's':
+        return this.#set(SPACE);
       case 'S':
-        return classText(SET_ESCAPES[next] ?? []);
+        return this.#set(SPACE, true);
       case '0':
         if (isDigit(src.charAt(this.#pos))) unsupported('an octal escape ("\\0" followed by digits)');
         return literal(0);
       case 'k':
         if (this.#hasNamedGroups) unsupported('a named backreference ("\\k<…>")');
-        return literal(next.charCodeAt(0));
+        return this.#char(next.charCodeAt(0));
       case '':
         return unsupported('a trailing backslash');
       default: {
@@ -210,7 +236,7 @@ class Translator {
           this.#pos--;
           return literal(0x5c);
         }
-        return literal(this.#characterEscape(next));
+        return this.#char(this.#characterEscape(next));
       }
     }
   }
@@ -239,8 +265,8 @@ class Translator {
     return this.#src.charCodeAt(this.#pos - 1);
   }
 
-  /** A `[...]` class at the current position, as the set of code points it matches. */
-  #characterClass(): Range[] {
+  /** A `[...]` class at the current position. */
+  #characterClass(): string {
     const src = this.#src;
     this.#pos++;
     const negated = src.charAt(this.#pos) === '^';
@@ -267,7 +293,7 @@ class Translator {
       }
     }
     this.#pos++;
-    return negated ? complement(ranges) : ranges;
+    return this.#set(ranges, negated);
   }
 
   #classAtom(): ClassAtom {
@@ -303,6 +329,67 @@ class Translator {
     }
     return value;
   }
+}
+
+/**
+ * JavaScript's case-insensitive equality (ECMA-262 Canonicalize, without the `u` flag): a character
+ * is equal to another when both upper-case to the same single character, except that nothing outside
+ * ASCII is equal to a character inside it.
+ */
+function canonicalize(code: number): number {
+  const upper = String.fromCharCode(code).toUpperCase();
+  if (upper.length !== 1) return code;
+  const canonical = upper.charCodeAt(0);
+  return code >= 128 && canonical < 128 ? code : canonical;
+}
+
+interface CaseTable {
+  /** For each character equal to some other, every character it is equal to (itself included). */
+  readonly orbitOf: ReadonlyMap<number, readonly number[]>;
+}
+
+let cachedCaseTable: CaseTable | undefined;
+
+/** Built on first use (tens of milliseconds: every BMP character is upper-cased once). */
+function caseTable(): CaseTable {
+  if (cachedCaseTable !== undefined) return cachedCaseTable;
+  const byCanonical = new Map<number, number[]>();
+  for (let code = 0; code <= 0xffff; code++) {
+    const canonical = canonicalize(code);
+    const members = byCanonical.get(canonical);
+    if (members === undefined) byCanonical.set(canonical, [code]);
+    else members.push(code);
+  }
+  const orbitOf = new Map<number, readonly number[]>();
+  for (const members of byCanonical.values()) {
+    if (members.length > 1) for (const member of members) orbitOf.set(member, members);
+  }
+  cachedCaseTable = { orbitOf };
+  return cachedCaseTable;
+}
+
+/** `ranges` plus every character equal, ignoring case, to one in them. */
+function caseClosure(ranges: readonly Range[]): Range[] {
+  const merged = normalize(ranges);
+  const closed: Range[] = [...merged];
+  for (const [member, orbit] of caseTable().orbitOf) {
+    if (contains(merged, member)) for (const other of orbit) closed.push([other, other]);
+  }
+  return normalize(closed);
+}
+
+/** Whether sorted, merged `ranges` contain `code`. */
+function contains(ranges: readonly Range[], code: number): boolean {
+  let lo = 0;
+  let hi = ranges.length - 1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >>> 1;
+    const range = ranges[mid] as Range;
+    if (code < range[0]) hi = mid - 1;
+    else if (code > range[1]) lo = mid + 1;
+    else return true;
+  }
+  return false;
 }
 
 function addAtom(ranges: Range[], atom: ClassAtom): void {
