@@ -1,6 +1,7 @@
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { referenceGrep } from './grep-reference.js';
 import { makeCtx, makeSandbox, type Sandbox, textOf } from './helpers.js';
 
 let sb: Sandbox;
@@ -91,6 +92,48 @@ describe('grep', () => {
     const out = await grep({ pattern: 'MARKER', glob: 'long.txt' });
     expect(out.length).toBeLessThan(500);
     expect(out.endsWith('…')).toBe(true);
+  });
+
+  it('gives the same results as the implementation it replaced, for ordinary searches', async () => {
+    await put('src/crlf.ts', 'const a = 1;\r\nexport const b = 2;\r\n// MARKER crlf\r\n');
+    await put('docs/unicode.md', 'Résumé: café\nΣίσυφος σοφός\n\n  indented MARKER\n');
+    await put('src/long.ts', `// MARKER ${'z'.repeat(600)}\n`);
+    await put('src/many.txt', Array.from({ length: 30 }, (_, i) => `item ${i} MARKER`).join('\n'));
+    const patterns = [
+      'MARKER',
+      'marker',
+      'export\\s+\\w+',
+      '^\\s*//',
+      ';$',
+      '\\bconst\\b',
+      'caf|Σ',
+      '[A-Z]{3,}',
+      'é',
+      '\\d+',
+      'MARKER.*z',
+      '(fix|write) \\w+',
+      'σ',
+    ];
+    for (const pattern of patterns) {
+      for (const ignoreCase of [false, true]) {
+        for (const glob of [undefined, '*.ts', 'src/**', '{notes,app}.*', '**/*.md']) {
+          const input = { pattern, ignoreCase, ...(glob === undefined ? {} : { glob }) };
+          expect([input, await grep(input)]).toEqual([input, referenceGrep(sb.root, input)]);
+        }
+        for (const input of [
+          { pattern, ignoreCase, maxResults: 5 },
+          { pattern, ignoreCase, path: 'src' },
+        ]) {
+          expect([input, await grep(input)]).toEqual([input, referenceGrep(sb.root, input)]);
+        }
+      }
+    }
+  });
+
+  it('does not count the end of a file after its last line break as a line', async () => {
+    await put('two-lines.txt', 'one\n\n');
+    await put('empty.txt', '');
+    expect(await grep({ pattern: '^$', glob: '{two-lines,empty}.txt' })).toBe('two-lines.txt:2:');
   });
 
   it('explains an invalid regular expression', async () => {
