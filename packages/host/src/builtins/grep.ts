@@ -3,7 +3,7 @@ import * as path from 'node:path';
 import { defineTool } from '@toolhost/plugin-sdk';
 import * as z from 'zod';
 import { openForRead } from './files.js';
-import { globToRegExp, matchesGlob } from './glob.js';
+import { compileGlob } from './glob.js';
 import { type SearchFile, type SearchOutcome, searchFiles } from './grep-search.js';
 import { byCodeUnit } from './ls.js';
 import { abortSignalOf } from './signal.js';
@@ -13,6 +13,8 @@ import { confine, describeFsError, displayPath } from './workspace.js';
 /** Directories no one means to search: dependencies and version-control internals. */
 const SKIPPED_DIRS = new Set(['node_modules', '.git']);
 const DEFAULT_MAX_RESULTS = 100;
+/** Matching a glob takes time proportional to its length times the path's: keep both bounded. */
+const MAX_GLOB_CHARS = 500;
 /** Files named in a note before the rest are only counted. */
 const MAX_NAMED_FILES = 5;
 
@@ -24,6 +26,7 @@ const input = z.object({
     .describe('File or directory to search, relative to the workspace root; default the root'),
   glob: z
     .string()
+    .max(MAX_GLOB_CHARS)
     .optional()
     .describe('Only search files matching this glob (*, **, ?, {a,b}); without "/" it matches the file name'),
   ignoreCase: z.boolean().optional().describe('Match without regard to case'),
@@ -67,8 +70,7 @@ export function grepTool(settings: WorkspaceSettings, limits: GrepLimits) {
     ) {
       const signal = abortSignalOf(ctx.signal);
       signal.throwIfAborted();
-      const globRegex = glob === undefined ? undefined : globToRegExp(glob);
-      const globHasSlash = glob?.includes('/') === true;
+      const globFilter = glob === undefined ? undefined : compileGlob(glob);
       const { rootReal, real } = await confine(settings.root, userPath);
       const stat = await fs.stat(real).catch((error: unknown) => {
         throw describeFsError(error, userPath);
@@ -77,7 +79,7 @@ export function grepTool(settings: WorkspaceSettings, limits: GrepLimits) {
       async function* searchable(): AsyncGenerator<SearchFile> {
         for await (const file of stat.isDirectory() ? walk(real) : single(real)) {
           const rel = displayPath(rootReal, file);
-          if (globRegex !== undefined && !matchesGlob(globRegex, globHasSlash, rel)) continue;
+          if (globFilter !== undefined && !globFilter.matches(rel)) continue;
           const data = await readSearchable(rootReal, file, rel, settings.maxReadBytes, skipped);
           if (data !== undefined) yield { rel, data };
         }
