@@ -87,7 +87,10 @@ class Search {
   #linearRefused: string | undefined;
   #worker: Worker | undefined;
   #detach: (() => void) | undefined;
-  /** The current worker has compiled the pattern; in-flight files have been posted to it. */
+  /**
+   * The current worker has compiled the pattern. Files are posted to it before that (it handles
+   * messages in order), but the per-file watchdog only starts once compiling is over.
+   */
   #ready = false;
   /** The search has returned; the worker finishes the files it was sent, then goes back to the pool. */
   #draining = false;
@@ -191,9 +194,9 @@ class Search {
     const item: InFlight = { id: this.#nextId++, rel: file.rel, data: file.data };
     this.#inFlight.push(item);
     this.#inFlightBytes += file.data.byteLength;
-    if (!this.#ready) return;
+    if (this.#worker === undefined) return;
     this.#post(item);
-    if (this.#inFlight.length === 1) this.#armWatchdog();
+    if (this.#ready && this.#inFlight.length === 1) this.#armWatchdog();
   }
 
   #post(item: InFlight): void {
@@ -230,6 +233,7 @@ class Search {
       limit: maxResults + 1,
     };
     worker.postMessage(message);
+    for (const item of this.#inFlight) this.#post(item);
   }
 
   #dropWorker(): void {
@@ -246,7 +250,6 @@ class Search {
     switch (message.kind) {
       case 'compiled':
         this.#ready = true;
-        for (const item of this.#inFlight) this.#post(item);
         if (this.#inFlight.length > 0) this.#armWatchdog();
         this.#notify();
         return;

@@ -229,3 +229,25 @@ describe('grep with a pattern that backtracks catastrophically', () => {
     await expect(pending).rejects.toThrow('cancelled by the test');
   });
 });
+
+describe('grep options', () => {
+  it('tells the model its budgets and what the linear-time engine cannot do', () => {
+    const tool = sb.tools({ grep: { searchBudgetMs: 3_000, fileBudgetMs: 250 } }).get('grep');
+    const description = tool?.descriptor.description ?? '';
+    expect(description).toContain('Stops after maxResults matches or 3 s');
+    expect(description).toContain('backtracks for over 250 ms');
+    expect(description).toContain('no backreferences (\\1, \\k<name>) and no lookahead or lookbehind');
+  });
+
+  it('refuses a budget that is not a positive number', () => {
+    expect(() => sb.tools({ grep: { fileBudgetMs: 0 } })).toThrow(
+      'createBuiltinTools: grep.fileBudgetMs must be a positive number, got 0',
+    );
+  });
+
+  it('refuses a glob longer than it will match', async () => {
+    await expect(grep({ pattern: 'x', glob: '*'.repeat(501) })).rejects.toThrow(
+      'glob: Too big: expected string to have <=500 characters',
+    );
+  });
+});
