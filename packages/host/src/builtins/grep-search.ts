@@ -210,7 +210,17 @@ class Search {
 
   #startWorker(): void {
     const { pattern, ignoreCase, maxResults } = this.#request;
-    const worker = takeWorker(this.#memoryMb);
+    let worker: Worker;
+    try {
+      worker = takeWorker(this.#memoryMb);
+    } catch (error) {
+      // Also called from timer callbacks: a thread that cannot start fails this search, not the host.
+      this.#halt(
+        'failed',
+        new Error(`grep could not start its matching thread: ${(error as Error).message}`),
+      );
+      return;
+    }
     const onMessage = (message: FromWorker) => this.#onMessage(worker, message);
     const onError = (error: Error) => this.#onWorkerLost(worker, error);
     const onExit = (code: number) => this.#onWorkerLost(worker, new Error(`it exited with code ${code}`));
@@ -363,8 +373,13 @@ class Search {
       clearTimeout(this.#watchdog);
       return;
     }
-    if (this.#inFlight.length === 0) this.#release();
-    else this.#draining = true;
+    if (this.#inFlight.length === 0) {
+      this.#release();
+      return;
+    }
+    this.#draining = true;
+    // The watchdog still ends a worker that stalls while draining, but need not keep the process up.
+    this.#watchdog?.unref();
   }
 
   #release(): void {
