@@ -177,6 +177,19 @@ try {
   console.log(`tree: ${FILES} files, ${(bytes / 1e6).toFixed(1)} MB; ${ROUNDS} rounds, medians\n`);
   // Warm the page cache, V8 and the worker pool once per way.
   for (const way of Object.values(ways)) await way(root, PATTERNS[0]);
+  const reading = [];
+  for (let round = 0; round < ROUNDS; round++) {
+    reading.push(
+      await measure(async () => {
+        let count = 0;
+        for await (const _file of readFiles(root)) count++;
+        return count;
+      }),
+    );
+  }
+  console.log(
+    `reading alone (no matching): ${median(reading.map((s) => s.wallMs)).toFixed(0)} ms wall, ${median(reading.map((s) => s.cpuMs)).toFixed(0)} ms cpu\n`,
+  );
 
   for (const spec of PATTERNS) {
     const samples = Object.fromEntries(Object.keys(ways).map((name) => [name, []]));

@@ -4,17 +4,26 @@
  * pattern, so a pattern that backtracks for minutes stalls nothing but its own worker.
  *
  * Bounds, each with its own message in the outcome:
- * - a file that takes longer than `fileBudgetMs` to match: the worker is terminated and the file is
- *   retried with the linear-time engine (RE2 semantics, see grep-linear.ts), which then matches the
- *   rest of the search; a file neither engine finishes in time is skipped and named;
+ * - a file that takes longer than `fileBudgetMs` to match (seen still on it twice, `fileBudgetMs`
+ *   apart, through a slot the worker writes): the worker is terminated and the file is retried with
+ *   the linear-time engine (JavaScript's meaning, RE2's guarantee, see grep-linear.ts), which then
+ *   matches the rest of the search; a file neither engine finishes in time is skipped and named;
  * - the whole search: after `budgetMs` it stops and returns what it found;
  * - results: `maxResults` lines;
  * - memory: at most a few files' bytes are in flight to the worker at once.
+ * Files go to the worker in batches, and the worker's pool keeps one warm between searches
+ * (grep-pool.ts): on a large tree, thread hand-offs then cost about nothing next to reading.
  */
-import * as path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { Worker } from 'node:worker_threads';
-import type { Engine, FromWorker, LineHit, ToWorker } from './grep-protocol.js';
+import { type MatchThread, releaseThread, takeThread } from './grep-pool.js';
+import {
+  type Engine,
+  type FileMatched,
+  type FileToMatch,
+  type FromWorker,
+  IDLE,
+  type LineHit,
+  type ToWorker,
+} from './grep-protocol.js';
 
 /** One file to search: its workspace-relative path and its bytes. */
 export interface SearchFile {
@@ -60,8 +69,14 @@ export interface SearchOutcome {
 }
 
 /** Files and bytes sent to the worker and not yet answered, at most (one file is always allowed). */
-const MAX_IN_FLIGHT_FILES = 16;
+const MAX_IN_FLIGHT_FILES = 32;
 const MAX_IN_FLIGHT_BYTES = 4 * 1024 * 1024;
+/**
+ * Files are posted in batches of about this many files or bytes: each message wakes a sleeping
+ * thread, and on a large tree those wake-ups cost more than the matching.
+ */
+const BATCH_FILES = 8;
+const BATCH_BYTES = 512 * 1024;
 
 /** Searches `files` in order. Rejects for an invalid pattern, a broken worker, or an abort. */
 export function searchFiles(
@@ -85,17 +100,19 @@ class Search {
   #engine: Engine;
   #linearFrom: string | undefined;
   #linearRefused: string | undefined;
-  #worker: Worker | undefined;
+  /** The file the linear engine was started for, until it has compiled. */
+  #retrying: number | undefined;
+  #thread: MatchThread | undefined;
   #detach: (() => void) | undefined;
-  /**
-   * The current worker has compiled the pattern. Files are posted to it before that (it handles
-   * messages in order), but the per-file watchdog only starts once compiling is over.
-   */
+  /** The current thread has compiled the pattern (files may be posted before that: it handles messages in order). */
   #ready = false;
-  /** The search has returned; the worker finishes the files it was sent, then goes back to the pool. */
+  /** The search has returned; the thread finishes the files it was sent, then goes back to the pool. */
   #draining = false;
+  /** Files read and not yet answered, in order; the first `#posted` of them went to the current thread. */
   readonly #inFlight: InFlight[] = [];
+  #posted = 0;
   #inFlightBytes = 0;
+  #unpostedBytes = 0;
   #nextId = 0;
   readonly #hits: FileHit[] = [];
   #capped = false;
@@ -103,7 +120,9 @@ class Search {
   readonly #tooSlow: string[] = [];
   #stop: Stop | undefined;
   #failure: Error | undefined;
+  /** Checks, every `fileBudgetMs`, which file the thread is on. */
   #watchdog: NodeJS.Timeout | undefined;
+  #lastSeen = IDLE;
   #wake: (() => void) | undefined;
   readonly #stopped: Promise<undefined>;
   #resolveStopped: ((value: undefined) => void) | undefined;
@@ -111,7 +130,7 @@ class Search {
   constructor(request: SearchRequest) {
     this.#request = request;
     this.#engine = request.engine ?? 'native';
-    // The worker holds one file's text and its lines; leave generous room, and bound it.
+    // The thread holds a batch of files, one file's text and its lines; leave generous room, and bound it.
     this.#memoryMb = Math.max(64, Math.ceil((8 * request.maxFileBytes) / 2 ** 20) + 32);
     this.#stopped = new Promise((resolve) => {
       this.#resolveStopped = resolve;
@@ -126,9 +145,10 @@ class Search {
     signal.addEventListener('abort', onAbort);
     const iterator = files[Symbol.asyncIterator]();
     try {
-      this.#startWorker();
+      this.#startThread();
       while (this.#stop === undefined) {
         if (!this.#hasRoom()) {
+          this.#flush();
           await this.#changed();
           continue;
         }
@@ -137,6 +157,7 @@ class Search {
         if (next === undefined || next.done === true) break;
         this.#send(next.value);
       }
+      this.#flush();
       while (this.#stop === undefined && (this.#inFlight.length > 0 || !this.#ready)) await this.#changed();
     } catch (error) {
       this.#failure ??= error as Error;
@@ -184,35 +205,47 @@ class Search {
     if (this.#stop !== undefined) return;
     this.#stop = stop;
     this.#failure = failure;
-    // A capped search lets its worker finish what it was sent (see #finish); otherwise it is not needed.
-    if (stop !== 'capped') this.#dropWorker();
+    // A capped search lets its thread finish what it was sent (see #finish); otherwise it is not needed.
+    if (stop !== 'capped') this.#dropThread();
     this.#resolveStopped?.(undefined);
     this.#notify();
   }
 
   #send(file: SearchFile): void {
-    const item: InFlight = { id: this.#nextId++, rel: file.rel, data: file.data };
-    this.#inFlight.push(item);
+    this.#inFlight.push({ id: this.#nextId++, rel: file.rel, data: file.data });
     this.#inFlightBytes += file.data.byteLength;
-    if (this.#worker === undefined) return;
-    this.#post(item);
-    if (this.#ready && this.#inFlight.length === 1) this.#armWatchdog();
+    this.#unpostedBytes += file.data.byteLength;
+    if (this.#inFlight.length - this.#posted >= BATCH_FILES || this.#unpostedBytes >= BATCH_BYTES)
+      this.#flush();
   }
 
-  #post(item: InFlight): void {
-    // A copy is sent (and moved, not cloned, to the worker): the original stays here in case the file
-    // must be sent again to a new worker.
-    const copy = new Uint8Array(item.data.byteLength);
-    copy.set(item.data);
-    const message: ToWorker = { kind: 'match', id: item.id, data: copy };
-    this.#worker?.postMessage(message, [copy.buffer]);
+  /** Posts the files read since the last batch to the current thread. */
+  #flush(): void {
+    const thread = this.#thread;
+    if (thread === undefined || this.#stop !== undefined || this.#posted === this.#inFlight.length) return;
+    const files: FileToMatch[] = [];
+    const transfer: ArrayBuffer[] = [];
+    for (let i = this.#posted; i < this.#inFlight.length; i++) {
+      const item = this.#inFlight[i] as InFlight;
+      // A copy, moved (not cloned) to the thread: the original stays here in case the file must be
+      // sent again to a new thread.
+      const copy = new Uint8Array(item.data.byteLength);
+      copy.set(item.data);
+      files.push({ id: item.id, data: copy });
+      transfer.push(copy.buffer);
+    }
+    const message: ToWorker = { kind: 'match', files };
+    thread.worker.postMessage(message, transfer);
+    this.#posted = this.#inFlight.length;
+    this.#unpostedBytes = 0;
+    this.#watchdog ??= setInterval(() => this.#checkProgress(), this.#request.fileBudgetMs);
   }
 
-  #startWorker(): void {
+  #startThread(): void {
     const { pattern, ignoreCase, maxResults } = this.#request;
-    let worker: Worker;
+    let thread: MatchThread;
     try {
-      worker = takeWorker(this.#memoryMb);
+      thread = takeThread(this.#memoryMb);
     } catch (error) {
       // Also called from timer callbacks: a thread that cannot start fails this search, not the host.
       this.#halt(
@@ -221,14 +254,16 @@ class Search {
       );
       return;
     }
-    const onMessage = (message: FromWorker) => this.#onMessage(worker, message);
-    const onError = (error: Error) => this.#onWorkerLost(worker, error);
-    const onExit = (code: number) => this.#onWorkerLost(worker, new Error(`it exited with code ${code}`));
+    const { worker } = thread;
+    const onMessage = (message: FromWorker) => this.#onMessage(thread, message);
+    const onError = (error: Error) => this.#onThreadLost(thread, error);
+    const onExit = (code: number) => this.#onThreadLost(thread, new Error(`it exited with code ${code}`));
     worker.on('message', onMessage);
     worker.on('error', onError);
     worker.on('exit', onExit);
-    this.#worker = worker;
+    this.#thread = thread;
     this.#ready = false;
+    this.#lastSeen = IDLE;
     this.#detach = () => {
       worker.off('message', onMessage);
       worker.off('error', onError);
@@ -243,50 +278,61 @@ class Search {
       limit: maxResults + 1,
     };
     worker.postMessage(message);
-    for (const item of this.#inFlight) this.#post(item);
+    this.#flush();
   }
 
-  #dropWorker(): void {
-    const worker = this.#worker;
-    if (worker === undefined) return;
+  #dropThread(): void {
+    const thread = this.#thread;
+    if (thread === undefined) return;
     this.#detach?.();
-    this.#worker = undefined;
+    this.#thread = undefined;
     this.#ready = false;
-    worker.terminate().catch(() => {});
+    this.#posted = 0;
+    this.#unpostedBytes = this.#inFlightBytes;
+    thread.worker.terminate().catch(() => {});
+    // After the search has returned, nothing will start another thread.
+    if (this.#draining) clearInterval(this.#watchdog);
   }
 
-  #onMessage(worker: Worker, message: FromWorker): void {
-    if (worker !== this.#worker) return;
+  #onMessage(thread: MatchThread, message: FromWorker): void {
+    if (thread !== this.#thread) return;
     switch (message.kind) {
       case 'compiled':
         this.#ready = true;
-        if (this.#inFlight.length > 0) this.#armWatchdog();
+        this.#retrying = undefined;
         this.#notify();
         return;
       case 'rejected':
         this.#onRejected(message.reason, message.message);
         return;
       case 'matched':
+        this.#onMatched(message.files);
+        return;
       case 'failed': {
-        const item = this.#inFlight.shift();
-        if (item === undefined || item.id !== message.id) {
-          this.#halt('failed', new Error('grep: the matching thread answered out of order'));
-          return;
-        }
-        this.#inFlightBytes -= item.data.byteLength;
-        if (message.kind === 'failed') {
-          this.#halt('failed', new Error(`grep could not match ${item.rel}: ${message.message}`));
-          if (this.#draining) this.#dropWorker();
-          return;
-        }
-        this.#searched++;
-        if (this.#stop === undefined) this.#collect(item.rel, message.hits);
-        if (this.#inFlight.length > 0) this.#armWatchdog();
-        else if (this.#draining) this.#release();
-        this.#notify();
+        this.#onMatched(message.matched);
+        const rel = this.#inFlight.find((item) => item.id === message.id)?.rel ?? `file #${message.id}`;
+        this.#halt('failed', new Error(`grep could not match ${rel}: ${message.message}`));
+        this.#dropThread();
         return;
       }
     }
+  }
+
+  #onMatched(files: readonly FileMatched[]): void {
+    for (const { id, hits } of files) {
+      const item = this.#inFlight.shift();
+      if (item === undefined || item.id !== id) {
+        this.#halt('failed', new Error('grep: the matching thread answered out of order'));
+        this.#dropThread();
+        return;
+      }
+      this.#posted--;
+      this.#inFlightBytes -= item.data.byteLength;
+      this.#searched++;
+      if (this.#stop === undefined) this.#collect(item.rel, hits);
+    }
+    if (this.#draining && this.#inFlight.length === 0) this.#release();
+    this.#notify();
   }
 
   #collect(rel: string, hits: readonly LineHit[]): void {
@@ -302,15 +348,16 @@ class Search {
 
   #onRejected(reason: 'invalid' | 'unsupported', message: string): void {
     const { pattern } = this.#request;
-    const tookOver = this.#engine === 'linear' && this.#request.engine !== 'linear';
-    if (reason === 'unsupported' && tookOver) {
+    const retrying = this.#retrying;
+    if (reason === 'unsupported' && retrying !== undefined) {
       // Linear could not take over: back to native, without the file that was too slow for it.
       this.#linearRefused = message;
       this.#linearFrom = undefined;
+      this.#retrying = undefined;
       this.#engine = 'native';
-      this.#dropWorker();
-      this.#skipHead();
-      this.#startWorker();
+      this.#dropThread();
+      this.#skip(retrying);
+      this.#startThread();
       return;
     }
     const error =
@@ -322,124 +369,74 @@ class Search {
     this.#halt('failed', error);
   }
 
-  #armWatchdog(): void {
-    if (this.#watchdog === undefined) {
-      this.#watchdog = setTimeout(() => this.#onWatchdog(), this.#request.fileBudgetMs);
-    } else {
-      this.#watchdog.refresh();
-    }
-  }
-
-  /** The head file has been matching for `fileBudgetMs` (if the worker is still on it). */
-  #onWatchdog(): void {
-    if (this.#worker === undefined || !this.#ready || this.#inFlight.length === 0) return;
+  /** A stall is the same file seen at two checks `fileBudgetMs` apart: it has run at least that long. */
+  #checkProgress(): void {
+    const thread = this.#thread;
+    const current = thread === undefined ? IDLE : Atomics.load(thread.progress, 0);
+    const stalled = current !== IDLE && current === this.#lastSeen;
+    this.#lastSeen = current;
+    if (!stalled) return;
     if (this.#draining) {
-      this.#dropWorker();
+      this.#dropThread();
       return;
     }
-    const head = this.#inFlight[0];
-    this.#dropWorker();
+    this.#dropThread();
     if (this.#engine === 'native' && this.#linearRefused === undefined) {
       this.#engine = 'linear';
-      this.#linearFrom = head?.rel;
+      this.#linearFrom = this.#inFlight.find((item) => item.id === current)?.rel;
+      this.#retrying = current;
     } else {
-      this.#skipHead();
+      this.#skip(current);
     }
-    this.#startWorker();
+    this.#startThread();
   }
 
-  #skipHead(): void {
-    const head = this.#inFlight.shift();
-    if (head === undefined) return;
-    this.#inFlightBytes -= head.data.byteLength;
-    this.#tooSlow.push(head.rel);
+  /** Gives up on file `id`: it is named in the outcome as too slow. */
+  #skip(id: number): void {
+    const index = this.#inFlight.findIndex((item) => item.id === id);
+    const [item] = index === -1 ? [] : this.#inFlight.splice(index, 1);
+    if (item === undefined) return;
+    this.#inFlightBytes -= item.data.byteLength;
+    this.#unpostedBytes -= item.data.byteLength;
+    this.#tooSlow.push(item.rel);
     this.#notify();
   }
 
-  #onWorkerLost(worker: Worker, error: Error): void {
-    if (worker !== this.#worker) return;
-    this.#dropWorker();
+  #onThreadLost(thread: MatchThread, error: Error): void {
+    if (thread !== this.#thread) return;
+    const current = Atomics.load(thread.progress, 0);
+    this.#dropThread();
     if (this.#draining) return;
-    const head = this.#inFlight[0];
-    const where = head === undefined ? '' : ` while matching ${head.rel}`;
+    const rel = this.#inFlight.find((item) => item.id === current)?.rel;
+    const where = rel === undefined ? '' : ` while matching ${rel}`;
     this.#halt('failed', new Error(`grep's matching thread stopped${where}: ${error.message}`));
   }
 
-  /** After the search: keep a healthy worker for the next one, or end it. */
+  /** After the search: keep a healthy thread for the next one, or end it. */
   #finish(): void {
     const reusable = this.#stop === undefined || this.#stop === 'capped';
-    if (this.#worker === undefined || !reusable || !this.#ready) {
-      this.#dropWorker();
-      clearTimeout(this.#watchdog);
+    if (this.#thread === undefined || !reusable || !this.#ready) {
+      this.#dropThread();
+      clearInterval(this.#watchdog);
       return;
     }
+    // Files read but never posted are dropped; those posted are drained before the thread is reused.
+    this.#inFlight.length = this.#posted;
     if (this.#inFlight.length === 0) {
       this.#release();
       return;
     }
     this.#draining = true;
-    // The watchdog still ends a worker that stalls while draining, but need not keep the process up.
+    // The watchdog still ends a thread that stalls while draining, but need not keep the process up.
     this.#watchdog?.unref();
   }
 
   #release(): void {
-    const worker = this.#worker;
-    clearTimeout(this.#watchdog);
-    if (worker === undefined) return;
+    const thread = this.#thread;
+    clearInterval(this.#watchdog);
+    if (thread === undefined) return;
     this.#detach?.();
-    this.#worker = undefined;
-    releaseWorker(worker, this.#memoryMb);
+    this.#thread = undefined;
+    releaseThread(thread);
   }
-}
-
-// ---- the worker pool: one idle worker kept warm, since starting one takes tens of milliseconds ----
-
-/** An idle worker is ended after this long unused. */
-const IDLE_MS = 30_000;
-
-let idle: { readonly worker: Worker; readonly memoryMb: number; readonly timer: NodeJS.Timeout } | undefined;
-
-function workerEntry(): string {
-  const here = fileURLToPath(import.meta.url);
-  return here.endsWith('.ts')
-    ? path.resolve(path.dirname(here), '../../dist/builtins/grep-worker.js')
-    : path.join(path.dirname(here), 'grep-worker.js');
-}
-
-function takeWorker(memoryMb: number): Worker {
-  const kept = idle;
-  idle = undefined;
-  if (kept !== undefined) {
-    clearTimeout(kept.timer);
-    if (kept.memoryMb === memoryMb) {
-      kept.worker.ref();
-      return kept.worker;
-    }
-    kept.worker.terminate().catch(() => {});
-  }
-  const worker = new Worker(workerEntry(), { resourceLimits: { maxOldGenerationSizeMb: memoryMb } });
-  // A search's own listeners come and go; an 'error' event must never find none (it would be thrown).
-  worker.on('error', () => {});
-  worker.on('exit', () => {
-    if (idle?.worker === worker) {
-      clearTimeout(idle.timer);
-      idle = undefined;
-    }
-  });
-  return worker;
-}
-
-function releaseWorker(worker: Worker, memoryMb: number): void {
-  if (idle !== undefined) {
-    worker.terminate().catch(() => {});
-    return;
-  }
-  worker.unref();
-  const timer = setTimeout(() => {
-    if (idle?.worker !== worker) return;
-    idle = undefined;
-    worker.terminate().catch(() => {});
-  }, IDLE_MS);
-  timer.unref();
-  idle = { worker, memoryMb, timer };
 }

@@ -1,15 +1,24 @@
 /**
- * grep's matching thread. The host sends the pattern, then files as bytes; this thread decodes each
- * file and tests its lines, replying once per message, in order. It holds no state the host cannot
- * rebuild, so the host may terminate it at any moment (a pattern that backtracks for too long).
+ * grep's matching thread. The host sends the pattern, then batches of files as bytes; this thread
+ * decodes each file and tests its lines, replying once per message, in order. Before each file it
+ * writes the file's id to the shared progress slot, so the host can tell which file a stall is on. It
+ * holds no state the host cannot rebuild, so the host may terminate it at any moment.
  * Runs from dist/: after changing it (or what it imports), run `npm run build`.
  */
-import { parentPort } from 'node:worker_threads';
+import { parentPort, workerData } from 'node:worker_threads';
 import { type LineTest, matchLines, nativeLineTest } from './grep-match.js';
-import type { Engine, FromWorker, ToWorker } from './grep-protocol.js';
+import {
+  type Engine,
+  type FileMatched,
+  type FromWorker,
+  IDLE,
+  type MatchThreadData,
+  type ToWorker,
+} from './grep-protocol.js';
 
 const port = parentPort;
 if (port === null) throw new Error('grep-worker runs only as a worker thread');
+const { progress } = workerData as MatchThreadData;
 
 let test: LineTest | undefined;
 let limit = 0;
@@ -37,14 +46,21 @@ async function handle(message: ToWorker): Promise<void> {
     }
     return;
   }
-  const { id, data } = message;
-  try {
-    if (test === undefined) throw new Error('no pattern compiled');
-    const text = Buffer.from(data.buffer, data.byteOffset, data.byteLength).toString('utf8');
-    reply({ kind: 'matched', id, hits: matchLines(text, test, limit) });
-  } catch (error) {
-    reply({ kind: 'failed', id, message: messageOf(error) });
+  const matched: FileMatched[] = [];
+  for (const { id, data } of message.files) {
+    Atomics.store(progress, 0, id);
+    try {
+      if (test === undefined) throw new Error('no pattern compiled');
+      const text = Buffer.from(data.buffer, data.byteOffset, data.byteLength).toString('utf8');
+      matched.push({ id, hits: matchLines(text, test, limit) });
+    } catch (error) {
+      Atomics.store(progress, 0, IDLE);
+      reply({ kind: 'failed', id, message: messageOf(error), matched });
+      return;
+    }
   }
+  Atomics.store(progress, 0, IDLE);
+  reply({ kind: 'matched', files: matched });
 }
 
 async function compile(engine: Engine, pattern: string, ignoreCase: boolean): Promise<LineTest> {
