@@ -263,6 +263,15 @@ try {
   console.log(
     `  now:    ${nowEvil.wallMs.toFixed(0)} ms, event loop held up to ${nowEvil.stallMs.toFixed(1)} ms; ${nowEvil.count}`,
   );
+
+  // Why a linear-time engine alone is not enough: linear in the line, but with a large program.
+  const line = 'a'.repeat(10_000);
+  const heavy = linearLineTest('(\\w+\\s?){1000}$', false);
+  const started = performance.now();
+  heavy(line);
+  console.log(
+    `re2js alone, (\\w+\\s?){1000}$ on one 10 KB line: ${(performance.now() - started).toFixed(0)} ms on whichever thread runs it`,
+  );
 } finally {
   await fs.rm(root, { recursive: true, force: true });
 }
