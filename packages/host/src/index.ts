@@ -17,6 +17,7 @@ export type {
   ControlKind,
   ControlPaths,
   ExecOptions,
+  GrepOptions,
 } from './builtins/index.js';
 export {
   ControlFileError,

@@ -36,6 +36,7 @@ function builtinsOf(config: ToolhostConfig): Omit<BuiltinToolsOptions, 'root'> |
     ...(value.maxReadBytes === undefined ? {} : { maxReadBytes: value.maxReadBytes }),
     ...(value.exec === undefined ? {} : { exec: value.exec }),
     ...(value.controlFiles === undefined ? {} : { controlFiles: value.controlFiles }),
+    ...(value.grep === undefined ? {} : { grep: value.grep }),
   };
 }
 

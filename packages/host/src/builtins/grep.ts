@@ -3,16 +3,20 @@ import * as path from 'node:path';
 import { defineTool } from '@toolhost/plugin-sdk';
 import * as z from 'zod';
 import { openForRead } from './files.js';
-import { globToRegExp, matchesGlob } from './glob.js';
+import { compileGlob } from './glob.js';
+import { type SearchFile, type SearchOutcome, searchFiles } from './grep-search.js';
 import { byCodeUnit } from './ls.js';
-import type { WorkspaceSettings } from './types.js';
+import { abortSignalOf } from './signal.js';
+import type { GrepLimits, WorkspaceSettings } from './types.js';
 import { confine, describeFsError, displayPath } from './workspace.js';
 
 /** Directories no one means to search: dependencies and version-control internals. */
 const SKIPPED_DIRS = new Set(['node_modules', '.git']);
-/** Longer matching lines are cut, so one minified file cannot flood the result. */
-const MAX_LINE_CHARS = 400;
 const DEFAULT_MAX_RESULTS = 100;
+/** Matching a glob takes time proportional to its length times the path's: keep both bounded. */
+const MAX_GLOB_CHARS = 500;
+/** Files named in a note before the rest are only counted. */
+const MAX_NAMED_FILES = 5;
 
 const input = z.object({
   pattern: z.string().min(1).describe('JavaScript regular expression, matched against each line'),
@@ -22,6 +26,7 @@ const input = z.object({
     .describe('File or directory to search, relative to the workspace root; default the root'),
   glob: z
     .string()
+    .max(MAX_GLOB_CHARS)
     .optional()
     .describe('Only search files matching this glob (*, **, ?, {a,b}); without "/" it matches the file name'),
   ignoreCase: z.boolean().optional().describe('Match without regard to case'),
@@ -41,64 +46,56 @@ interface Skipped {
   unreadable: number;
 }
 
-/** The `grep` tool: a regular-expression search over the text files of the workspace. */
-export function grepTool(settings: WorkspaceSettings) {
+/**
+ * The `grep` tool: a regular-expression search over the text files of the workspace. Files are read
+ * here; the pattern runs in a worker thread (grep-search.ts), under a time budget per file and per search.
+ */
+export function grepTool(settings: WorkspaceSettings, limits: GrepLimits) {
+  const { searchBudgetMs, fileBudgetMs } = limits;
   return defineTool({
     name: 'grep',
     title: 'Search files',
     description:
       'Search workspace files for lines matching a JavaScript regular expression, recursively. Prints ' +
       '"path:line:text". Skips node_modules, .git, binary files, symbolic links and files over ' +
-      `${settings.maxReadBytes} bytes.`,
+      `${settings.maxReadBytes} bytes. Stops after maxResults matches or ${searchBudgetMs / 1000} s, ` +
+      `saying so. If the pattern backtracks for over ${fileBudgetMs} ms on one file, the rest is ` +
+      'matched by a linear-time engine (RE2), which has no backreferences (\\1, \\k<name>) and no ' +
+      'lookahead or lookbehind; a file that still takes too long is skipped and named.',
     input,
     annotations: { readOnlyHint: true },
     async execute(
       { pattern, path: userPath = '.', glob, ignoreCase, maxResults = DEFAULT_MAX_RESULTS },
       ctx,
     ) {
-      ctx.signal.throwIfAborted();
-      const regex = compilePattern(pattern, ignoreCase === true);
-      const globRegex = glob === undefined ? undefined : globToRegExp(glob);
-      const globHasSlash = glob?.includes('/') === true;
+      const signal = abortSignalOf(ctx.signal);
+      signal.throwIfAborted();
+      const globFilter = glob === undefined ? undefined : compileGlob(glob);
       const { rootReal, real } = await confine(settings.root, userPath);
       const stat = await fs.stat(real).catch((error: unknown) => {
         throw describeFsError(error, userPath);
       });
-      const files = stat.isDirectory() ? walk(real) : single(real);
-      const matches: string[] = [];
       const skipped: Skipped = { binary: 0, large: 0, unreadable: 0 };
-      let capped = false;
-      search: for await (const file of files) {
-        ctx.signal.throwIfAborted();
-        const rel = displayPath(rootReal, file);
-        if (globRegex !== undefined && !matchesGlob(globRegex, globHasSlash, rel)) continue;
-        const text = await readSearchable(rootReal, file, rel, settings.maxReadBytes, skipped);
-        if (text === undefined) continue;
-        const lines = text.split('\n');
-        for (let i = 0; i < lines.length; i++) {
-          const line = (lines[i] ?? '').replace(/\r$/, '');
-          // A pathological pattern can still backtrack for long on one line: JS regexes cannot be interrupted.
-          if (!regex.test(line)) continue;
-          if (matches.length === maxResults) {
-            capped = true;
-            break search;
-          }
-          matches.push(`${rel}:${i + 1}:${truncate(line)}`);
+      async function* searchable(): AsyncGenerator<SearchFile> {
+        for await (const file of stat.isDirectory() ? walk(real) : single(real)) {
+          const rel = displayPath(rootReal, file);
+          if (globFilter !== undefined && !globFilter.matches(rel)) continue;
+          const data = await readSearchable(rootReal, file, rel, settings.maxReadBytes, skipped);
+          if (data !== undefined) yield { rel, data };
         }
       }
-      return render(matches, { pattern, userPath, capped, maxResults, skipped });
+      const outcome = await searchFiles(searchable(), {
+        pattern,
+        ignoreCase: ignoreCase === true,
+        maxResults,
+        budgetMs: searchBudgetMs,
+        fileBudgetMs,
+        maxFileBytes: settings.maxReadBytes,
+        signal,
+      });
+      return render(outcome, { pattern, userPath, maxResults, skipped, limits });
     },
   });
-}
-
-function compilePattern(pattern: string, ignoreCase: boolean): RegExp {
-  try {
-    return new RegExp(pattern, ignoreCase ? 'i' : '');
-  } catch (error) {
-    throw new Error(
-      `pattern ${JSON.stringify(pattern)} is not a valid JavaScript regular expression: ${(error as Error).message}`,
-    );
-  }
 }
 
 async function* single(file: string): AsyncGenerator<string> {
@@ -128,14 +125,14 @@ async function* walk(dir: string): AsyncGenerator<string> {
   }
 }
 
-/** The file's text, or undefined (counted in `skipped`) when it is binary, too large or unreadable. */
+/** The file's bytes, or undefined (counted in `skipped`) when it is binary, too large or unreadable. */
 async function readSearchable(
   rootReal: string,
   file: string,
   rel: string,
   maxBytes: number,
   skipped: Skipped,
-): Promise<string | undefined> {
+): Promise<Buffer | undefined> {
   let handle: Awaited<ReturnType<typeof openForRead>>;
   try {
     handle = await openForRead(rootReal, file, rel);
@@ -154,7 +151,7 @@ async function readSearchable(
       skipped.binary++;
       return undefined;
     }
-    return buffer.toString('utf8');
+    return buffer;
   } catch {
     skipped.unreadable++;
     return undefined;
@@ -163,18 +160,36 @@ async function readSearchable(
   }
 }
 
-function truncate(line: string): string {
-  return line.length > MAX_LINE_CHARS ? `${line.slice(0, MAX_LINE_CHARS)}…` : line;
-}
-
 function render(
-  matches: readonly string[],
-  info: { pattern: string; userPath: string; capped: boolean; maxResults: number; skipped: Skipped },
+  outcome: SearchOutcome,
+  info: { pattern: string; userPath: string; maxResults: number; skipped: Skipped; limits: GrepLimits },
 ): string {
+  const { fileBudgetMs, searchBudgetMs } = info.limits;
   const notes: string[] = [];
-  if (info.capped) {
+  if (outcome.capped) {
     notes.push(
       `[stopped after ${info.maxResults} matches; narrow the pattern, path or glob to see the rest]`,
+    );
+  }
+  if (outcome.outOfTime) {
+    notes.push(
+      `[stopped after the ${searchBudgetMs} ms time budget, with ${outcome.searchedFiles} files searched; ` +
+        'narrow the path or glob to search the rest]',
+    );
+  }
+  if (outcome.linearFrom !== undefined) {
+    notes.push(
+      `[the pattern backtracked for over ${fileBudgetMs} ms on ${outcome.linearFrom}; from there on it ` +
+        'was matched by the linear-time engine]',
+    );
+  }
+  if (outcome.tooSlow.length > 0) {
+    const why =
+      outcome.linearRefused === undefined
+        ? ''
+        : ` (the linear-time engine cannot run it: ${outcome.linearRefused})`;
+    notes.push(
+      `[not searched: ${namesOf(outcome.tooSlow)}, where matching took over ${fileBudgetMs} ms${why}]`,
     );
   }
   const { binary, large, unreadable } = info.skipped;
@@ -185,8 +200,14 @@ function render(
   ].filter((part) => part !== '');
   if (parts.length > 0) notes.push(`[skipped files: ${parts.join(', ')}]`);
   const body =
-    matches.length === 0
+    outcome.hits.length === 0
       ? `No matches for ${JSON.stringify(info.pattern)} in ${info.userPath}`
-      : matches.join('\n');
+      : outcome.hits.map((hit) => `${hit.rel}:${hit.line}:${hit.text}`).join('\n');
   return [body, ...notes].join('\n');
+}
+
+function namesOf(files: readonly string[]): string {
+  const named = files.slice(0, MAX_NAMED_FILES).join(', ');
+  const rest = files.length - MAX_NAMED_FILES;
+  return rest > 0 ? `${named} and ${rest} more files` : named;
 }

@@ -14,10 +14,19 @@ import { writeTool } from './write.js';
 
 export type { ControlKind } from './control.js';
 export { ControlFileError, describeControlAccess, isControlFileError } from './control.js';
-export type { BuiltinToolsOptions, ControlFileAccess, ControlPaths, ExecOptions } from './types.js';
+export type {
+  BuiltinToolsOptions,
+  ControlFileAccess,
+  ControlPaths,
+  ExecOptions,
+  GrepOptions,
+} from './types.js';
 export { isWorkspaceEscapeError, resolveInside, WorkspaceEscapeError } from './workspace.js';
 
 const DEFAULT_MAX_READ_BYTES = 1024 * 1024;
+// Well inside the default call timeout (30 s), so grep answers with what it found before it is cut off.
+const DEFAULT_GREP_SEARCH_BUDGET_MS = 10_000;
+const DEFAULT_GREP_FILE_BUDGET_MS = 500;
 const DEFAULT_EXEC_MAX_OUTPUT_BYTES = 64 * 1024;
 
 /**
@@ -43,7 +52,14 @@ export function createBuiltinTools(options: BuiltinToolsOptions): RegisteredTool
     writeTool(workspace),
     editTool(workspace),
     lsTool(workspace),
-    grepTool(workspace),
+    grepTool(workspace, {
+      searchBudgetMs: positive(
+        'grep.searchBudgetMs',
+        options.grep?.searchBudgetMs,
+        DEFAULT_GREP_SEARCH_BUDGET_MS,
+      ),
+      fileBudgetMs: positive('grep.fileBudgetMs', options.grep?.fileBudgetMs, DEFAULT_GREP_FILE_BUDGET_MS),
+    }),
   ];
   const tools = fsTools.map((definition) => inProcessTool(definition, { source: 'builtin', groups: ['fs'] }));
   const exec = options.exec;

@@ -14,6 +14,8 @@ export interface BuiltinToolsOptions {
   readonly controlFiles?: ControlFileAccess;
   /** Where the host's control files are. A host sets it from its own config; defaults under `root`. */
   readonly controlPaths?: ControlPaths;
+  /** The `grep` tool's time limits. */
+  readonly grep?: GrepOptions;
 }
 
 /**
@@ -40,6 +42,17 @@ export interface ControlPaths {
   readonly pluginsDir?: string;
 }
 
+/** Options of the `grep` tool. */
+export interface GrepOptions {
+  /** Wall-clock budget of one search, ms; grep then returns what it found and says so. Default 10 000. */
+  readonly searchBudgetMs?: number;
+  /**
+   * Longest one file may take to match, ms, before grep retries it with its linear-time engine (or
+   * skips it, when that engine cannot run the pattern or is too slow as well). Default 500.
+   */
+  readonly fileBudgetMs?: number;
+}
+
 /** Options of the `exec` tool. It runs programs without a shell; it is not a sandbox. */
 export interface ExecOptions {
   /** Offer `exec` at all. Default false. */
@@ -59,4 +72,10 @@ export interface WorkspaceSettings {
   readonly maxReadBytes: number;
   /** Refuses what the tools may not do to the host's control files. */
   readonly control: ControlGuard;
+}
+
+/** The `grep` tool's time limits, resolved. */
+export interface GrepLimits {
+  readonly searchBudgetMs: number;
+  readonly fileBudgetMs: number;
 }

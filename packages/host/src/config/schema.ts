@@ -60,6 +60,13 @@ const exec = z.strictObject({
   allowedCommands: names.optional().describe('When present, only these programs may run'),
 });
 
+const grep = z.strictObject({
+  searchBudgetMs: ms('Wall-clock budget of one grep search; it then returns what it found (default 10000)'),
+  fileBudgetMs: ms(
+    'Longest one file may take to match before grep switches to its linear-time engine (default 500)',
+  ),
+});
+
 const builtins = z.union([
   z.boolean(),
   z.strictObject({
@@ -83,6 +90,7 @@ const builtins = z.union([
       })
       .optional()
       .describe('What read/write/edit may do with the host control files; .toolhost/ is never writable'),
+    grep: grep.optional(),
   }),
 ]);
 

@@ -10,6 +10,7 @@ const fullConfig = {
     enabled: true,
     maxReadBytes: 1_000_000,
     exec: { enabled: true, timeoutMs: 5_000, maxOutputBytes: 65_536, allowedCommands: ['git', 'npm'] },
+    grep: { searchBudgetMs: 5_000, fileBudgetMs: 200 },
   },
   tools: { allow: ['read', 'group:fs', 'notes_*'], deny: ['write'] },
   plugins: {

@@ -83,6 +83,14 @@ describe('config and API settings, merged', () => {
     expect(visibleNames(host.plan())).toContain('exec');
   });
 
+  it("gives grep the config's time budgets", async () => {
+    await project.write({ builtins: { grep: { searchBudgetMs: 3_000, fileBudgetMs: 250 } } });
+    const host = await project.start();
+    const description = host.registry.tools.get('grep')?.descriptor.description ?? '';
+    expect(description).toContain('or 3 s');
+    expect(description).toContain('over 250 ms');
+  });
+
   it('lets the API builtins option win over the config', async () => {
     await project.write({ builtins: { exec: { enabled: true } } });
     const host = await project.start({ builtins: false });
