@@ -156,6 +156,20 @@ export class ControlGuard {
     await this.#check('cwd', rootReal, real, userPath);
   }
 
+  /**
+   * For a walk over many files (grep): the control files closed for reading, located once, as a
+   * test of a real path and its device and inode. Cheap per file, where {@link assertReadable}
+   * looks every control path up again.
+   */
+  async unreadableTest(): Promise<(real: string, id: FileId) => boolean> {
+    const closed = this.#entries.filter((entry) => !entry.folder && this.#closed(entry.kind, 'read'));
+    if (closed.length === 0) return () => false;
+    const located = await Promise.all(closed.map(locate));
+    const names = new Set(located.flatMap((control) => control.names));
+    const ids = located.flatMap((control) => (control.id === undefined ? [] : [control.id]));
+    return (real, id) => names.has(foldPath(real)) || ids.some((known) => sameFile(id, known));
+  }
+
   #closed(kind: ControlKind, operation: Operation): boolean {
     switch (kind) {
       case 'config':

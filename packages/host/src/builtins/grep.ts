@@ -41,6 +41,8 @@ const input = z.object({
 
 /** What a search left out, for the footer. */
 interface Skipped {
+  /** Control files closed for reading (the config file, by default). */
+  control: number;
   binary: number;
   large: number;
   unreadable: number;
@@ -75,12 +77,14 @@ export function grepTool(settings: WorkspaceSettings, limits: GrepLimits) {
       const stat = await fs.stat(real).catch((error: unknown) => {
         throw describeFsError(error, userPath);
       });
-      const skipped: Skipped = { binary: 0, large: 0, unreadable: 0 };
+      const skipped: Skipped = { control: 0, binary: 0, large: 0, unreadable: 0 };
+      // As `read` refuses the config file (it may hold secrets), grep does not search it.
+      const closed = await settings.control.unreadableTest();
       async function* searchable(): AsyncGenerator<SearchFile> {
         for await (const file of stat.isDirectory() ? walk(real) : single(real)) {
           const rel = displayPath(rootReal, file);
           if (globFilter !== undefined && !globFilter.matches(rel)) continue;
-          const data = await readSearchable(rootReal, file, rel, settings.maxReadBytes, skipped);
+          const data = await readSearchable(rootReal, file, rel, settings.maxReadBytes, skipped, closed);
           if (data !== undefined) yield { rel, data };
         }
       }
@@ -132,6 +136,7 @@ async function readSearchable(
   rel: string,
   maxBytes: number,
   skipped: Skipped,
+  closed: (real: string, id: { dev: number; ino: number }) => boolean,
 ): Promise<Buffer | undefined> {
   let handle: Awaited<ReturnType<typeof openForRead>>;
   try {
@@ -141,7 +146,12 @@ async function readSearchable(
     return undefined;
   }
   try {
-    const { size } = await handle.stat();
+    const stat = await handle.stat();
+    if (closed(file, stat)) {
+      skipped.control++;
+      return undefined;
+    }
+    const { size } = stat;
     if (size > maxBytes) {
       skipped.large++;
       return undefined;
@@ -192,8 +202,9 @@ function render(
       `[not searched: ${namesOf(outcome.tooSlow)}, where matching took over ${fileBudgetMs} ms${why}]`,
     );
   }
-  const { binary, large, unreadable } = info.skipped;
+  const { control, binary, large, unreadable } = info.skipped;
   const parts = [
+    control > 0 ? `${control} host control file (builtins.controlFiles.config)` : '',
     binary > 0 ? `${binary} binary` : '',
     large > 0 ? `${large} too large` : '',
     unreadable > 0 ? `${unreadable} unreadable` : '',

@@ -241,6 +241,24 @@ describe('reading the control files', () => {
     );
   });
 
+  it('grep does not search the config by default, under any of its names, and says it skipped it', async () => {
+    await hardLinkConfig();
+    await fs.writeFile(path.join(sb.root, 'sub/notes.txt'), 'exec is mentioned here\n');
+    for (const where of ['.', 'toolhost.config.json', 'config-hard']) {
+      const out = textOf(await sb.call('grep', { pattern: 'exec', path: where }));
+      expect(out, where).not.toContain('"enabled"');
+      expect(out, where).toContain('host control file (builtins.controlFiles.config)');
+    }
+    expect(textOf(await sb.call('grep', { pattern: 'exec' }))).toContain(
+      'sub/notes.txt:1:exec is mentioned here',
+    );
+  });
+
+  it('grep searches the config once config: "read" opens it', async () => {
+    const out = textOf(await sb.call('grep', { pattern: 'exec' }, { controlFiles: { config: 'read' } }));
+    expect(out).toContain('toolhost.config.json:1:{ "builtins": { "exec": { "enabled": false } } }');
+  });
+
   it('plugins/ and .toolhost/ stay readable', async () => {
     await fs.mkdir(path.join(sb.root, '.toolhost'));
     await fs.writeFile(path.join(sb.root, '.toolhost/x'), 'cached');
