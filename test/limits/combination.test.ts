@@ -48,7 +48,7 @@ describe('how the limits combine (limits.ts)', () => {
     expect(outcome.result.isError).toBe(true);
     expect(outcome.status).toBe('timeout');
     expect(textOf(outcome.result)).toBe(
-      `Tool "${SLOW}" timed out after 300 ms (limit: limits.mcpCallTimeoutMs) and was aborted`,
+      `MCP server "everything" did not answer within 300 ms (tool "trigger-long-running-operation"; limit: limits.mcpCallTimeoutMs)`,
     );
   });
 

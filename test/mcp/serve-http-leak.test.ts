@@ -105,7 +105,13 @@ describe('MCP HTTP sessions under a flood of abandoned clients', () => {
     await trackServers(async (servers) => {
       // Abandoned sessions expire: a short idle time stands for the default 30 minutes.
       const closes = sessionCloses();
-      const expiring = await serveHttp(host, { sessionIdleMs: 200, onSessionClose: closes.onSessionClose });
+      // A cap above the flood: on a loaded machine more than the default 256 could be alive at once,
+      // and an eviction would end a session some other way than by expiring.
+      const expiring = await serveHttp(host, {
+        sessionIdleMs: 200,
+        maxSessions: 10_000,
+        onSessionClose: closes.onSessionClose,
+      });
       await abandon(expiring.port, 50); // warm-up, so the baseline includes what the first requests load
       await closes.count('expired', 50);
       const baseline = await collect();

@@ -13,10 +13,12 @@
  * | capability limits (`fetchTimeoutMs` 10 s, …) | | one `ctx.fetch`/`ctx.fs` request; the call's signal ends it sooner |
  *
  * The wrapper enforces the wall clock that applies to a tool — one deadline per call — and its
- * error names the setting that set it. At the deadline it aborts the call's signal: an MCP request
- * is cancelled, exec's process is killed. Plugins are the exception: their sandbox enforces their
- * wall clock itself, because only it can stop an isolate for good (it aborts `ctx.signal` inside
- * the isolate, then resets the isolate), so for plugin tools the wrapper's deadline is a backstop
+ * error names the setting that set it. At the deadline it aborts the call's signal, which ends
+ * the executor's work. The sources that set a wall clock of their own also enforce it
+ * (`selfEnforced`), because they can end the work better than an abort can: a plugin's sandbox
+ * alone can stop an isolate for good (it aborts `ctx.signal` inside the isolate, then resets it),
+ * the MCP client cancels the request and names the server that did not answer, exec kills its
+ * process and still returns the output so far. For them the wrapper's deadline is a backstop
  * {@link BACKSTOP_MS} later.
  *
  * Every millisecond value is at most {@link MAX_TIMER_MS} (2^31 − 1, the most a Node timer holds;
@@ -129,10 +131,12 @@ export function resolveLimits(config: ToolhostConfig['limits'], overrides: Limit
     call,
     pluginDefaults,
     pluginTimeoutSetting: pluginOwn.timeoutMs === undefined ? 'limits.timeoutMs' : 'limits.plugin.timeoutMs',
+    // The SDK client cancels a request at its timeout (notifications/cancelled) and says which
+    // server did not answer: MCP calls stop themselves, like plugin calls.
     mcpCall:
       mcpMs === undefined
-        ? { ms: call.timeoutMs, setting: 'limits.timeoutMs' }
-        : { ms: timerMs(mcpMs), setting: 'limits.mcpCallTimeoutMs' },
+        ? { ms: call.timeoutMs, setting: 'limits.timeoutMs', selfEnforced: true }
+        : { ms: timerMs(mcpMs), setting: 'limits.mcpCallTimeoutMs', selfEnforced: true },
   };
 }
 
@@ -148,9 +152,12 @@ export function pluginLimits(
   return { limits, timeout: { ms: limits.timeoutMs, setting, selfEnforced: true } };
 }
 
-/** Exec's wall clock: `builtins.exec.timeoutMs`, else the call limit. */
+/**
+ * Exec's wall clock: `builtins.exec.timeoutMs`, else the call limit. Exec kills its process at it
+ * and still answers with the output so far, so it stops itself too.
+ */
 export function execDeadline(callTimeoutMs: number, own: number | undefined): OwnDeadline {
   return own === undefined
-    ? { ms: timerMs(callTimeoutMs), setting: 'limits.timeoutMs' }
-    : { ms: timerMs(own), setting: 'builtins.exec.timeoutMs' };
+    ? { ms: timerMs(callTimeoutMs), setting: 'limits.timeoutMs', selfEnforced: true }
+    : { ms: timerMs(own), setting: 'builtins.exec.timeoutMs', selfEnforced: true };
 }

@@ -12,8 +12,8 @@ describe('resolveLimits: one rule for every limit', () => {
       memoryMb: 64,
       maxResultChars: 4_000_000,
     });
-    expect(table.mcpCall).toEqual({ ms: 30_000, setting: 'limits.timeoutMs' });
-    expect(execDeadline(table.call.timeoutMs, undefined)).toEqual({
+    expect(table.mcpCall).toEqual({ ms: 30_000, setting: 'limits.timeoutMs', selfEnforced: true });
+    expect(execDeadline(table.call.timeoutMs, undefined)).toMatchObject({
       ms: 30_000,
       setting: 'limits.timeoutMs',
     });
@@ -32,7 +32,7 @@ describe('resolveLimits: one rule for every limit', () => {
 
   it("a source's own wall clock replaces the call limit, higher or lower, and says where it came from", () => {
     const table = resolveLimits({ timeoutMs: 1_000, mcpCallTimeoutMs: 60_000, plugin: { timeoutMs: 500 } });
-    expect(table.mcpCall).toEqual({ ms: 60_000, setting: 'limits.mcpCallTimeoutMs' });
+    expect(table.mcpCall).toEqual({ ms: 60_000, setting: 'limits.mcpCallTimeoutMs', selfEnforced: true });
     // A plugin's sandbox stops its calls itself; the wrapper keeps only a backstop.
     expect(pluginLimits(table, 'slow', { timeoutMs: 90_000 }).timeout).toEqual({
       ms: 90_000,
@@ -44,7 +44,7 @@ describe('resolveLimits: one rule for every limit', () => {
       setting: 'limits.plugin.timeoutMs',
       selfEnforced: true,
     });
-    expect(execDeadline(table.call.timeoutMs, 5_000)).toEqual({
+    expect(execDeadline(table.call.timeoutMs, 5_000)).toMatchObject({
       ms: 5_000,
       setting: 'builtins.exec.timeoutMs',
     });

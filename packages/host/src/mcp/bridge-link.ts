@@ -6,6 +6,7 @@ import {
   ToolListChangedNotificationSchema,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { HiddenToolPlanEntry, ToolDescriptor, ToolResult } from '@toolhost/plugin-sdk';
+import { callStopped } from '../input-error.js';
 import type { OwnDeadline } from '../limits.js';
 import type { ExecutionContext, RegisteredTool, ToolSource } from '../types.js';
 import type { McpServerConfig, McpServerState, McpServerStatus } from './bridge.js';
@@ -379,7 +380,10 @@ export class ServerLink {
         }
         throw new Error(`MCP server "${this.name}" is unavailable: ${messageOf(error)}`, { cause: error });
       }
-      throw new Error(callFailureMessage(this.name, toolName, error, timeout), { cause: error });
+      const message = callFailureMessage(this.name, toolName, error, timeout);
+      // Its own limit ended the call: the status says so.
+      if (protocolCode(error) === ErrorCode.RequestTimeout) throw callStopped('timeout', message);
+      throw new Error(message, { cause: error });
     } finally {
       ctx.signal.removeEventListener('abort', cancel);
     }
