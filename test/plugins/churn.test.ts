@@ -6,16 +6,16 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { latchServer } from './latch.js';
 import { textOf } from './project.js';
 
-function source(version: string, port: number): string {
+function source(version: string, port: number, id = 'churn'): string {
   return `import { definePlugin, defineTool } from '@toolhost/plugin-sdk';
 import * as z from 'zod';
 
 export default definePlugin({
-  id: 'churn',
+  id: '${id}',
   permissions: { net: ['127.0.0.1:${port}'] },
   tools: [
     defineTool({
-      name: 'churn_echo',
+      name: '${id}_echo',
       description: 'Answers its version and its tag, the tag as the host fetched it back',
       input: z.object({ tag: z.string() }),
       execute: async ({ tag }, ctx) =>
@@ -25,6 +25,9 @@ export default definePlugin({
 });
 `;
 }
+
+/** What a call of the plugin nobody touches may answer instead of its tag: only a killed process. */
+const KILLED = /the executor process died \(signal SIGKILL\) while this call was running/;
 
 /** What a call may answer while its plugin churns: its own tag, or an error that says why. */
 const ALLOWED_ERRORS = [
@@ -44,7 +47,7 @@ describe.each(['inline', 'process'] as const)(
       await cleanup?.();
     });
 
-    it('gives every call exactly one answer, its own, or an error naming why', async () => {
+    it("gives every call exactly one answer, its own, or an error naming why; a neighbour's calls succeed", async () => {
       const server = await latchServer();
       const root = await mkdtemp(path.join(tmpdir(), 'toolhost-churn-'));
       cleanup = async () => {
@@ -53,10 +56,14 @@ describe.each(['inline', 'process'] as const)(
       };
       const folder = path.join(root, 'plugins', 'churn');
       await mkdir(folder, { recursive: true });
+      // A neighbour in the same sandbox that nobody edits, disables or breaks.
+      await mkdir(path.join(root, 'plugins', 'steady'), { recursive: true });
+      await writeFile(path.join(root, 'plugins', 'steady', 'index.ts'), source('s', server.port, 'steady'));
+      const net = { net: [`127.0.0.1:${server.port}`] };
       const config = (enabled: boolean) =>
         writeFile(
           path.join(root, 'toolhost.config.json'),
-          JSON.stringify({ plugins: { churn: { enabled, grants: { net: [`127.0.0.1:${server.port}`] } } } }),
+          JSON.stringify({ plugins: { churn: { enabled, grants: net }, steady: { grants: net } } }),
         );
       await writeFile(path.join(folder, 'index.ts'), source('v0', server.port));
       await config(true);
@@ -70,13 +77,15 @@ describe.each(['inline', 'process'] as const)(
 
       let stop = false;
       let made = 0;
-      const answers: { tag: string; text: string; isError: boolean }[] = [];
-      const callers = Array.from({ length: 8 }, async (_, caller) => {
+      const answers: { tool: string; tag: string; text: string; isError: boolean }[] = [];
+      // 12 callers of the churning plugin, 4 of its neighbour, all at once.
+      const callers = Array.from({ length: 16 }, async (_, caller) => {
+        const tool = caller < 12 ? 'churn_echo' : 'steady_echo';
         for (let n = 0; !stop; n++) {
           const tag = `c${caller}n${n}`;
           made += 1;
-          const outcome = await live.session().call('churn_echo', { tag });
-          answers.push({ tag, text: textOf(outcome.result), isError: outcome.result.isError === true });
+          const outcome = await live.session().call(tool, { tag });
+          answers.push({ tool, tag, text: textOf(outcome.result), isError: outcome.result.isError === true });
           // A refused call answers at once: without a turn of the event loop the reload never runs.
           await new Promise((resolve) => setImmediate(resolve));
         }
@@ -104,16 +113,24 @@ describe.each(['inline', 'process'] as const)(
       expect(answers).toHaveLength(made);
       expect(new Set(answers.map((a) => a.tag)).size).toBe(made);
       for (const answer of answers) {
-        if (!answer.isError) expect(answer.text).toMatch(new RegExp(`^v[0-2]:${answer.tag}$`));
+        const steady = answer.tool === 'steady_echo';
+        if (!answer.isError)
+          expect(answer.text).toMatch(new RegExp(`^${steady ? 's' : 'v[0-2]'}:${answer.tag}$`));
+        else if (steady) expect(answer.text).toMatch(KILLED);
         else
           expect(
             ALLOWED_ERRORS.some((pattern) => pattern.test(answer.text)),
             answer.text,
           ).toBe(true);
       }
-      expect(answers.filter((a) => !a.isError).length).toBeGreaterThan(0);
+      for (const tool of ['churn_echo', 'steady_echo']) {
+        expect(answers.filter((a) => a.tool === tool && !a.isError).length, tool).toBeGreaterThan(0);
+      }
+      if (sandbox === 'inline')
+        expect(answers.filter((a) => a.tool === 'steady_echo' && a.isError)).toEqual([]);
       expect(textOf((await live.session().call('churn_echo', { tag: 'last' })).result)).toBe('v2:last');
-      expect(await live.sandbox?.isolateCount()).toBe(1);
+      expect(textOf((await live.session().call('steady_echo', { tag: 'last' })).result)).toBe('s:last');
+      expect(await live.sandbox?.isolateCount()).toBe(2);
     });
   },
 );
