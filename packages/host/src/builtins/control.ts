@@ -15,13 +15,15 @@
  * A file that does not exist yet is judged by its path, so `plugins/evil/index.ts` is refused
  * before any folder is made.
  */
-import { promises as fs } from 'node:fs';
+import { promises as fs, realpathSync, statSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import * as path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import type { ControlFileAccess, ControlPaths } from './types.js';
 import { displayPath, foldPath, isInside, realpathAllowMissing } from './workspace.js';
 
 /** Which control path a refusal is about. */
-export type ControlKind = 'cache' | 'config' | 'plugins';
+export type ControlKind = 'cache' | 'config' | 'host' | 'plugins';
 
 /** A refused use of a control path. The message is safe to show to a model and names the key that opens it. */
 export class ControlFileError extends Error {
@@ -74,7 +76,54 @@ const DESCRIPTIONS = {
   config: 'the host config file',
   plugins: 'the plugins folder, whose code the host loads',
   cache: "the host's bundle cache",
+  host: "the host's own code, which it runs on its next start",
 } as const satisfies Record<ControlKind, string>;
+
+/** The folder holding the `package.json` of the package `file` belongs to. */
+function packageFolder(file: string): string | undefined {
+  let dir = path.dirname(file);
+  for (;;) {
+    if (path.basename(dir) !== 'node_modules' && existsFile(path.join(dir, 'package.json'))) return dir;
+    const parent = path.dirname(dir);
+    if (parent === dir) return undefined;
+    dir = parent;
+  }
+}
+
+function existsFile(file: string): boolean {
+  try {
+    return statSync(file).isFile();
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Where the running host's code lives: its own package, the SDK's, and — when it is installed
+ * under a `node_modules` folder, as in a project that depends on it — that whole folder, since
+ * every dependency the host loads (zod, esbuild, isolated-vm, …) is there too. A model that could
+ * write them would change what the host runs on its next start.
+ */
+function hostCodeFolders(): string[] {
+  const folders = new Set<string>();
+  const own = packageFolder(fileURLToPath(import.meta.url));
+  if (own !== undefined) folders.add(own);
+  try {
+    const sdk = packageFolder(createRequire(import.meta.url).resolve('@toolhost/plugin-sdk'));
+    if (sdk !== undefined) folders.add(sdk);
+  } catch {
+    // Not resolvable from here (an unusual install): the host's own package is still protected.
+  }
+  for (const folder of [...folders]) {
+    const real = realpathSync(folder);
+    folders.add(real);
+    const at = real.lastIndexOf(`${path.sep}node_modules${path.sep}`);
+    if (at >= 0) folders.add(real.slice(0, at + `${path.sep}node_modules`.length));
+  }
+  return [...folders];
+}
+
+const HOST_CODE = hostCodeFolders();
 
 /** Access with defaults applied. */
 export type ResolvedControlAccess = Required<ControlFileAccess>;
@@ -96,7 +145,7 @@ export function describeControlAccess(access: ControlFileAccess | undefined): {
     return {
       level: 'ok',
       message:
-        'closed (the default): built-in tools cannot write the config file, plugins/ or .toolhost/, nor read the config',
+        "closed (the default): built-in tools cannot write the config file, plugins/, .toolhost/ or the host's own code, nor read the config",
     };
   }
   const parts = [
@@ -108,7 +157,7 @@ export function describeControlAccess(access: ControlFileAccess | undefined): {
     plugins === 'write'
       ? 'plugins/ is writable (the model can author plugins the host loads)'
       : 'plugins/ is read-only',
-    '.toolhost/ is read-only',
+    ".toolhost/ and the host's own code are read-only",
   ];
   return {
     level: config === 'write' || plugins === 'write' ? 'warning' : 'info',
@@ -133,6 +182,8 @@ export class ControlGuard {
       folder: true,
     });
     entries.push({ kind: 'cache', absolute: path.resolve(root, '.toolhost'), folder: true });
+    for (const folder of paths.hostCode ?? HOST_CODE)
+      entries.push({ kind: 'host', absolute: folder, folder: true });
     this.#entries = entries;
     this.#access = resolveControlAccess(access);
   }
@@ -177,6 +228,7 @@ export class ControlGuard {
       case 'plugins':
         return operation !== 'read' && this.#access.plugins !== 'write';
       case 'cache':
+      case 'host':
         return operation !== 'read';
     }
   }
@@ -262,7 +314,7 @@ function refusal(
         : operation === 'read'
           ? `path ${quoted} is a host control file (${what}); built-in tools may not read it, since it can hold secrets (mcpServers headers and env)`
           : `path ${quoted} is a host control file (${what}); built-in tools may not change it, since that would let the model widen its own permissions`;
-  if (kind === 'cache') {
+  if (kind === 'cache' || kind === 'host') {
     return new ControlFileError(`${subject}. No config key opens it.`, userPath, kind, undefined);
   }
   const level = operation === 'read' ? 'read' : 'write';

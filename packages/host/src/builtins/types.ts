@@ -40,6 +40,11 @@ export interface ControlPaths {
   readonly configFile?: string;
   /** The plugins folder. Default `<root>/plugins`. */
   readonly pluginsDir?: string;
+  /**
+   * Folders of the host's own code, never writable (absolute). Default: the running host's and
+   * SDK's packages, and the `node_modules` folder they are installed in.
+   */
+  readonly hostCode?: readonly string[];
 }
 
 /** Options of the `grep` tool. */

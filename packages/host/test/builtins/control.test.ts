@@ -221,6 +221,44 @@ describe('controlFiles opens them on purpose', () => {
   });
 });
 
+describe("the host's own code is never writable", () => {
+  it('refuses a write into the node_modules folder the host is installed in, whatever controlFiles opens', async () => {
+    const installed = path.join(sb.root, 'node_modules');
+    await fs.mkdir(path.join(installed, '@toolhost/host/dist'), { recursive: true });
+    await fs.mkdir(path.join(installed, 'zod'), { recursive: true });
+    const options: Options = { ...OPEN, controlPaths: { hostCode: [installed] } };
+    for (const target of ['node_modules/@toolhost/host/dist/index.js', 'node_modules/zod/index.js']) {
+      await expect(sb.call('write', { path: target, content: 'pwned' }, options)).rejects.toThrow(
+        /inside a host control folder \(the host's own code, which it runs on its next start node_modules\/\).*No config key opens it/,
+      );
+      expect(await exists(target)).toBe(false);
+    }
+  });
+
+  it('protects the running host by default: its own package cannot be written from a root that holds it', async () => {
+    const checkout = path.resolve(import.meta.dirname, '../../../..');
+    const { createBuiltinTools } = await import('../../src/builtins/index.js');
+    const write = createBuiltinTools({ root: checkout }).find((t) => t.descriptor.name === 'write');
+    const target = 'packages/host/src/never-written.ts';
+    const outcome = await write?.executor
+      .run({ path: target, content: 'x' }, {
+        toolUseId: 't',
+        sessionId: 's',
+        signal: new AbortController().signal,
+        log: { debug() {}, info() {}, warn() {}, error() {} },
+        progress() {},
+      } as never)
+      .catch((error: unknown) => error);
+    expect(String(outcome)).toMatch(/the host's own code/);
+    expect(
+      await fs.access(path.join(checkout, target)).then(
+        () => true,
+        () => false,
+      ),
+    ).toBe(false);
+  });
+});
+
 describe('reading the control files', () => {
   const READ_REFUSAL =
     /is a host control file \(the host config file toolhost\.config\.json\); built-in tools may not read it, since it can hold secrets.*builtins\.controlFiles\.config: "read"/;
