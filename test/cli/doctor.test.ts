@@ -24,7 +24,7 @@ describe.concurrent('toolhost doctor', () => {
     expect(stdout).toContain('✔ plugin healthy: builds and loads (1 tool)');
     expect(stdout).toContain('✔ plugin notes: builds and loads (3 tools)');
     expect(stdout).toContain(
-      '✔ control files: closed (the default): built-in tools cannot write the config file, plugins/ or .toolhost/, nor read the config',
+      "✔ control files: closed (the default): built-in tools cannot write the config file, plugins/, .toolhost/ or the host's own code, nor read the config",
     );
     expect(stdout).toMatch(/All is well\.\n$/);
     expect(stdout).not.toMatch(ANSI);
@@ -37,7 +37,7 @@ describe.concurrent('toolhost doctor', () => {
     });
     expect(stdout).toContain(
       '⚠ control files: opened by builtins.controlFiles: the config file is readable, not writable; ' +
-        'plugins/ is writable (the model can author plugins the host loads); .toolhost/ is read-only\n' +
+        "plugins/ is writable (the model can author plugins the host loads); .toolhost/ and the host's own code are read-only\n" +
         '    fix: remove builtins.controlFiles unless an agent must author these files',
     );
     expect(stdout).toMatch(/All is well, 1 warning\.\n$/);
