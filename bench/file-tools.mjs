@@ -7,8 +7,8 @@ import { promises as fs } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { createBuiltinTools } from '@toolhost/host';
-import { ControlGuard } from '../packages/host/dist/builtins/control.js';
-import { KeyedLock } from '../packages/host/dist/builtins/path-lock.js';
+import { ControlGuard } from '../packages/host/dist/sources/builtin/control.js';
+import { KeyedLock } from '../packages/host/dist/sources/builtin/path-lock.js';
 
 const BLOCK = 100;
 

@@ -11,7 +11,7 @@ const WARMUP = 3;
 const SIZES = [1, 50];
 const EDIT_TIMEOUT_MS = 10_000;
 const PROBE_TIMEOUT_MS = 1_000;
-/** The watcher's coalescing window: `settleMs` default in packages/host/src/watch.ts. */
+/** The watcher's coalescing window: `settleMs` default in packages/host/src/host/watch.ts. */
 const SETTLE_MS = 60;
 
 function pluginSource(i, version) {

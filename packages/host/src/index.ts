@@ -1,33 +1,4 @@
 export type {
-  AnthropicContentBlock,
-  AnthropicTool,
-  AnthropicToolResultBlock,
-  AnthropicToolResultContent,
-  AnthropicToolUseBlock,
-} from './adapters/anthropic.js';
-export { toAnthropicTool, toAnthropicToolResult } from './adapters/anthropic.js';
-export type { McpTool } from './adapters/mcp.js';
-export { toMcpTool } from './adapters/mcp.js';
-export type { OpenAIFunctionTool, OpenAIToolCall, OpenAIToolMessage } from './adapters/openai.js';
-export { toOpenAITool, toOpenAIToolMessage } from './adapters/openai.js';
-export { checkAvailabilityExpression, evaluateAvailability } from './availability.js';
-export type {
-  BuiltinToolsOptions,
-  ControlFileAccess,
-  ControlKind,
-  ControlPaths,
-  ExecOptions,
-  GrepOptions,
-} from './builtins/index.js';
-export {
-  ControlFileError,
-  createBuiltinTools,
-  isControlFileError,
-  isWorkspaceEscapeError,
-  resolveInside,
-  WorkspaceEscapeError,
-} from './builtins/index.js';
-export type {
   CapabilityLimits,
   CapabilityProvider,
   EffectivePermissions,
@@ -50,7 +21,49 @@ export {
 } from './config/load.js';
 export type { ToolhostConfig } from './config/schema.js';
 export { configSchema } from './config/schema.js';
-export { HookSet } from './hooks.js';
+export type {
+  AnthropicContentBlock,
+  AnthropicTool,
+  AnthropicToolResultBlock,
+  AnthropicToolResultContent,
+  AnthropicToolUseBlock,
+} from './core/dispatch/adapters/anthropic.js';
+export { toAnthropicTool, toAnthropicToolResult } from './core/dispatch/adapters/anthropic.js';
+export type { McpTool } from './core/dispatch/adapters/mcp.js';
+export { toMcpTool } from './core/dispatch/adapters/mcp.js';
+export type {
+  OpenAIFunctionTool,
+  OpenAIToolCall,
+  OpenAIToolMessage,
+} from './core/dispatch/adapters/openai.js';
+export { toOpenAITool, toOpenAIToolMessage } from './core/dispatch/adapters/openai.js';
+export type {
+  ActivationResult,
+  CallOptions,
+  HostSnapshot,
+  SessionOptions,
+  ToolCheck,
+  ToolRefusal,
+  ToolShapes,
+} from './core/dispatch/session.js';
+export { Session } from './core/dispatch/session.js';
+export { checkAvailabilityExpression, evaluateAvailability } from './core/filter/availability.js';
+export { planRegistry } from './core/filter/plan.js';
+export { buildToolPlan, compareDescriptors } from './core/filter/planner.js';
+export { formatExecutor, formatOwner } from './core/refs.js';
+export type { PolicyDecision, PolicySubject } from './core/register/policy.js';
+export { groupsOf, isAllowedTool, matchesPattern } from './core/register/policy.js';
+export { buildRegistry, SOURCE_ORDER } from './core/register/registry.js';
+export { HookSet } from './core/wrap/hooks.js';
+export { errorResult, resultText } from './core/wrap/results.js';
+export type {
+  CallLimits,
+  CallObserver,
+  CallOutcome,
+  CallStatus,
+  WrapperContext,
+} from './core/wrap/wrapper.js';
+export { callTool, DEFAULT_LIMITS } from './core/wrap/wrapper.js';
 export type {
   ChangeListener,
   ErrorListener,
@@ -59,42 +72,10 @@ export type {
   HostOptions,
   NewlyHidden,
   PluginsOptions,
-} from './host.js';
-export { createHost, ToolHost } from './host.js';
-export type { InProcessToolOptions } from './in-process.js';
-export { checkWithZod, inProcessTool } from './in-process.js';
-export { AsyncMutex } from './lock.js';
-export type { McpBridgeOptions, McpServerConfig, McpServerState, McpServerStatus } from './mcp/bridge.js';
-export { McpBridge } from './mcp/bridge.js';
-export type { McpHttpOptions, McpHttpServer } from './mcp/http.js';
-export { serveHttp } from './mcp/http.js';
-export type { McpSessionClose, McpSessionCloseReason } from './mcp/http-sessions.js';
-export type { McpServeOptions } from './mcp/server.js';
-export { createMcpServer } from './mcp/server.js';
-export type { McpStdioOptions } from './mcp/stdio.js';
-export { serveStdio } from './mcp/stdio.js';
-export { planRegistry } from './plan.js';
-export { buildToolPlan, compareDescriptors } from './planner.js';
-export type { BuildLimits } from './plugins/build-limits.js';
-export { DEFAULT_BUILD_LIMITS } from './plugins/build-limits.js';
-export type { BundleOptions, BundleOutcome, IncrementalBundler } from './plugins/bundle.js';
-export { bundlePlugin, createIncrementalBundler } from './plugins/bundle.js';
-export { discoverPlugins } from './plugins/discover.js';
-export type {
-  LoadPluginsOptions,
-  PluginLease,
-  PluginLoad,
-  PluginReport,
-  PluginSettings,
-  PluginStatus,
-} from './plugins/manager.js';
-export { loadPlugin } from './plugins/manager.js';
-export { PluginSet } from './plugins/plugin-set.js';
-export type { PolicyDecision, PolicySubject } from './policy.js';
-export { groupsOf, isAllowedTool, matchesPattern } from './policy.js';
-export { formatExecutor, formatOwner } from './refs.js';
-export { buildRegistry, SOURCE_ORDER } from './registry.js';
-export { errorResult, resultText } from './results.js';
+} from './host/host.js';
+export { createHost, ToolHost } from './host/host.js';
+export type { ChangeBatch, ProjectWatcher, ProjectWatcherOptions } from './host/watch.js';
+export { watchProject } from './host/watch.js';
 export { createSandbox } from './sandbox/create.js';
 export { InlineSandbox } from './sandbox/inline.js';
 export type { ProcessSandboxOptions } from './sandbox/process.js';
@@ -109,16 +90,53 @@ export type {
   SandboxOutcome,
 } from './sandbox/types.js';
 export { DEFAULT_SANDBOX_LIMITS } from './sandbox/types.js';
+export type { McpHttpOptions, McpHttpServer } from './serve/http.js';
+export { serveHttp } from './serve/http.js';
+export type { McpSessionClose, McpSessionCloseReason } from './serve/http-sessions.js';
+export type { McpServeOptions } from './serve/server.js';
+export { createMcpServer } from './serve/server.js';
+export type { McpStdioOptions } from './serve/stdio.js';
+export { serveStdio } from './serve/stdio.js';
 export type {
-  ActivationResult,
-  CallOptions,
-  HostSnapshot,
-  SessionOptions,
-  ToolCheck,
-  ToolRefusal,
-  ToolShapes,
-} from './session.js';
-export { Session } from './session.js';
+  BuiltinToolsOptions,
+  ControlFileAccess,
+  ControlKind,
+  ControlPaths,
+  ExecOptions,
+  GrepOptions,
+} from './sources/builtin/index.js';
+export {
+  ControlFileError,
+  createBuiltinTools,
+  isControlFileError,
+  isWorkspaceEscapeError,
+  resolveInside,
+  WorkspaceEscapeError,
+} from './sources/builtin/index.js';
+export type { InProcessToolOptions } from './sources/in-process.js';
+export { checkWithZod, inProcessTool } from './sources/in-process.js';
+export type {
+  McpBridgeOptions,
+  McpServerConfig,
+  McpServerState,
+  McpServerStatus,
+} from './sources/mcp/bridge.js';
+export { McpBridge } from './sources/mcp/bridge.js';
+export type { BuildLimits } from './sources/plugins/build-limits.js';
+export { DEFAULT_BUILD_LIMITS } from './sources/plugins/build-limits.js';
+export type { BundleOptions, BundleOutcome, IncrementalBundler } from './sources/plugins/bundle.js';
+export { bundlePlugin, createIncrementalBundler } from './sources/plugins/bundle.js';
+export { discoverPlugins } from './sources/plugins/discover.js';
+export type {
+  LoadPluginsOptions,
+  PluginLease,
+  PluginLoad,
+  PluginReport,
+  PluginSettings,
+  PluginStatus,
+} from './sources/plugins/manager.js';
+export { loadPlugin } from './sources/plugins/manager.js';
+export { PluginSet } from './sources/plugins/plugin-set.js';
 export type {
   AfterToolCallEvent,
   AfterToolCallHook,
@@ -141,7 +159,4 @@ export type {
   ToolSource,
   ToolSourceKind,
 } from './types.js';
-export type { ChangeBatch, ProjectWatcher, ProjectWatcherOptions } from './watch.js';
-export { watchProject } from './watch.js';
-export type { CallLimits, CallObserver, CallOutcome, CallStatus, WrapperContext } from './wrapper.js';
-export { callTool, DEFAULT_LIMITS } from './wrapper.js';
+export { AsyncMutex } from './util/lock.js';

@@ -6,7 +6,7 @@ import type {
   ToolLogger,
   ToolResult,
 } from '@toolhost/plugin-sdk';
-import type { OwnDeadline } from './limits.js';
+import type { OwnDeadline } from './config/limits.js';
 
 /** The four sources the registry merges, in merge order. */
 export type ToolSourceKind = 'builtin' | 'plugin' | 'mcp' | 'custom';

@@ -1,6 +1,6 @@
 import { defineTool, type ToolDescriptor, type ToolResult } from '@toolhost/plugin-sdk';
 import * as z from 'zod';
-import { inProcessTool } from '../src/in-process.js';
+import { inProcessTool } from '../src/sources/in-process.js';
 import type { RegisteredTool, ToolSource, ToolSourceKind } from '../src/types.js';
 
 /** A descriptor for planner tests: only the fields under test vary. */

@@ -1,7 +1,7 @@
 import { stat } from 'node:fs/promises';
 import * as path from 'node:path';
 import { type ConfigOutcome, loadConfigFile } from '../config/load.js';
-import { createHost, type HostOptions, type ToolHost } from '../host.js';
+import { createHost, type HostOptions, type ToolHost } from '../host/host.js';
 import { UsageError } from './args.js';
 import { type Io, startProgress } from './io.js';
 import { RestartWithFlag, SNAPSHOT_FLAG } from './restart.js';

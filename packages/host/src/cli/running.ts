@@ -1,5 +1,5 @@
 import { formatConfigIssues } from '../config/load.js';
-import type { ToolHost } from '../host.js';
+import type { ToolHost } from '../host/host.js';
 import { type Output, styleFor } from './io.js';
 import { changeLines } from './view.js';
 

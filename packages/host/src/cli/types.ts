@@ -3,7 +3,7 @@
  * fields may be added, never renamed or removed.
  */
 import type { ContentBlock, HiddenReason, JsonSchema } from '@toolhost/plugin-sdk';
-import type { PluginStatus } from '../plugins/manager.js';
+import type { PluginStatus } from '../sources/plugins/manager.js';
 
 /** `toolhost list --json`: one JSON object on stdout. */
 export interface ListJson {

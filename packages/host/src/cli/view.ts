@@ -1,8 +1,8 @@
 /** The plan and its changes, for people (tables, lines) and for machines (`ListJson`). */
 import type { ToolPlan } from '@toolhost/plugin-sdk';
-import type { HostChange } from '../host.js';
-import type { PluginReport } from '../plugins/manager.js';
-import { formatExecutor, formatOwner } from '../refs.js';
+import { formatExecutor, formatOwner } from '../core/refs.js';
+import type { HostChange } from '../host/host.js';
+import type { PluginReport } from '../sources/plugins/manager.js';
 import type { Style } from './io.js';
 import type { ListJson } from './types.js';
 

@@ -6,7 +6,7 @@ import type {
   HookReply,
   HookRequest,
 } from '@toolhost/plugin-sdk/protocol';
-import { loadRuntimeScript } from '../plugins/bundle.js';
+import { loadRuntimeScript } from '../sources/plugins/bundle.js';
 import { type CallHandlers, IsolatePool } from './isolate-pool.js';
 import type { CallSinks, CapabilityRunner, Sandbox, SandboxLimits, SandboxOutcome } from './types.js';
 import { PluginVersions, versionKey } from './versions.js';

@@ -1,6 +1,4 @@
 import { type ChildProcess, fork } from 'node:child_process';
-import * as path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type {
   CallReply,
   CallRequest,
@@ -8,6 +6,7 @@ import type {
   HookReply,
   HookRequest,
 } from '@toolhost/plugin-sdk/protocol';
+import { builtEntry } from '../util/package.js';
 import { callHandlers } from './inline.js';
 import type { FromExecutor, ToExecutor } from './ipc.js';
 import type { CallHandlers } from './isolate-pool.js';
@@ -21,13 +20,8 @@ import type {
 } from './types.js';
 import { PluginVersions, versionKey } from './versions.js';
 
-/** The executor entry: the compiled file next to this one (from sources, the built copy in dist). */
-function executorEntry(): string {
-  const here = fileURLToPath(import.meta.url);
-  return here.endsWith('.ts')
-    ? path.resolve(path.dirname(here), '../../dist/sandbox/executor-main.js')
-    : path.join(path.dirname(here), 'executor-main.js');
-}
+/** The executor entry (always the built copy in dist). */
+const executorEntry = () => builtEntry('sandbox/executor-main.js');
 
 /** How a `ProcessSandbox` supervises its executor process. */
 export interface ProcessSandboxOptions {

@@ -6,10 +6,10 @@ import type {
   HookRequest,
 } from '@toolhost/plugin-sdk/protocol';
 
-import type { SandboxLimits } from '../limits.js';
+import type { SandboxLimits } from '../config/limits.js';
 
-export type { SandboxLimits } from '../limits.js';
-export { DEFAULT_SANDBOX_LIMITS } from '../limits.js';
+export type { SandboxLimits } from '../config/limits.js';
+export { DEFAULT_SANDBOX_LIMITS } from '../config/limits.js';
 
 /** Which limit ended a call; `crashed` is an isolate or executor process that died, `cancelled` a caller that left first. */
 export type LimitName = 'cancelled' | 'cpuMs' | 'crashed' | 'maxResultChars' | 'memoryMb' | 'timeoutMs';

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import type { ToolPlan } from '@toolhost/plugin-sdk';
 import { afterEach, beforeEach } from 'vitest';
-import { createHost, type HostOptions, type ToolHost } from '../../src/host.js';
+import { createHost, type HostOptions, type ToolHost } from '../../src/host/host.js';
 
 export const CONFIG_FILE = 'toolhost.config.json';
 

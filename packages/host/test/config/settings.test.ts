@@ -1,7 +1,7 @@
 import { context, defineTool, env } from '@toolhost/plugin-sdk';
 import { afterEach, describe, expect, it } from 'vitest';
 import * as z from 'zod';
-import { DEFAULT_LIMITS } from '../../src/wrapper.js';
+import { DEFAULT_LIMITS } from '../../src/core/wrap/wrapper.js';
 import { hiddenReasons, tempProject, visibleNames } from './helpers.js';
 
 const project = tempProject();

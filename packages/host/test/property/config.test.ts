@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { jsonErrorOffset } from '../../src/config/json-position.js';
 import { parseConfig } from '../../src/config/load.js';
 import { configSchema } from '../../src/config/schema.js';
-import { effectiveSettings } from '../../src/settings.js';
+import { effectiveSettings } from '../../src/host/settings.js';
 
 const KEYS = Object.keys(configSchema.shape);
 

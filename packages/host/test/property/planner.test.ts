@@ -1,7 +1,7 @@
 import type { AvailabilityContext, AvailabilityExpression, ToolDescriptor } from '@toolhost/plugin-sdk';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { buildToolPlan } from '../../src/planner.js';
+import { buildToolPlan } from '../../src/core/filter/planner.js';
 
 const REASONS = new Set([
   'auth-missing',

@@ -1,6 +1,11 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { isAllowedTool, matchesGlob, matchesPattern, type PolicySubject } from '../../src/policy.js';
+import {
+  isAllowedTool,
+  matchesGlob,
+  matchesPattern,
+  type PolicySubject,
+} from '../../src/core/register/policy.js';
 
 const sources = ['builtin', 'plugin', 'mcp', 'custom'] as const;
 const name = fc.stringMatching(/^[A-Za-z0-9_-]{1,64}$/);

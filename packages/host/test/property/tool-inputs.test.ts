@@ -2,10 +2,10 @@ import { defineTool } from '@toolhost/plugin-sdk';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as z from 'zod';
-import { createHost, type ToolHost } from '../../src/host.js';
-import type { Session } from '../../src/session.js';
+import type { Session } from '../../src/core/dispatch/session.js';
+import type { CallStatus } from '../../src/core/wrap/wrapper.js';
+import { createHost, type ToolHost } from '../../src/host/host.js';
 import type { RegisteredTool } from '../../src/types.js';
-import type { CallStatus } from '../../src/wrapper.js';
 
 const STATUSES = new Set<CallStatus>([
   'blocked',

@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
-import { resultText } from '../../results.js';
-import type { CallObserver } from '../../wrapper.js';
+import { resultText } from '../../core/wrap/results.js';
+import type { CallObserver } from '../../core/wrap/wrapper.js';
 import { COMMON_OPTIONS, parseCommand, positionals, UsageError } from '../args.js';
 import { type Io, styleFor } from '../io.js';
 import { openHost, resolveProject } from '../project.js';

@@ -1,6 +1,6 @@
 import * as path from 'node:path';
-import type { ToolHost } from '../../host.js';
-import { type McpHttpServer, serveHttp } from '../../mcp/http.js';
+import type { ToolHost } from '../../host/host.js';
+import { type McpHttpServer, serveHttp } from '../../serve/http.js';
 import { COMMON_OPTIONS, parseCommand, portOf, positionals } from '../args.js';
 import { DEFAULT_DEV_PORT } from '../defaults.js';
 import { type Io, styleFor } from '../io.js';

@@ -1,12 +1,12 @@
 import * as path from 'node:path';
 import type { HiddenReason } from '@toolhost/plugin-sdk';
-import { describeControlAccess } from '../../builtins/index.js';
 import { missingGrants } from '../../capabilities/grants.js';
 import type { MissingGrant } from '../../capabilities/types.js';
 import { formatConfigIssues } from '../../config/load.js';
 import type { ToolhostConfig } from '../../config/schema.js';
-import type { ToolHost } from '../../host.js';
-import type { PluginReport } from '../../plugins/manager.js';
+import type { ToolHost } from '../../host/host.js';
+import { describeControlAccess } from '../../sources/builtin/index.js';
+import type { PluginReport } from '../../sources/plugins/manager.js';
 import { COMMON_OPTIONS, parseCommand, positionals } from '../args.js';
 import { type Io, type Style, styleFor } from '../io.js';
 import { openHost, resolveProject } from '../project.js';

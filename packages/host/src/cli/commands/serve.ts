@@ -1,5 +1,5 @@
-import { serveHttp } from '../../mcp/http.js';
-import { serveStdio } from '../../mcp/stdio.js';
+import { serveHttp } from '../../serve/http.js';
+import { serveStdio } from '../../serve/stdio.js';
 import { COMMON_OPTIONS, parseCommand, portOf, positionals } from '../args.js';
 import type { Io } from '../io.js';
 import { openHost, resolveProject } from '../project.js';

@@ -1,0 +1,163 @@
+/**
+ * Every limit of a call, resolved in one place from the config file and the options given in code.
+ * This is the one statement of how they combine:
+ *
+ * | limit | default | what it bounds |
+ * |---|---|---|
+ * | `limits.timeoutMs` | 30 s | wall clock of one call's executor, for every tool |
+ * | a source's own wall clock: `plugins.<id>.limits.timeoutMs`, else `limits.plugin.timeoutMs` (plugin tools); `limits.mcpCallTimeoutMs` (bridged MCP tools); `builtins.exec.timeoutMs` (exec) | `limits.timeoutMs` | **replaces** `limits.timeoutMs` for that source's tools, higher or lower |
+ * | `limits.hookTimeoutMs` | 10 s | each hook, apart from the executor's time |
+ * | `cpuMs` (plugins) | 10 s | CPU time inside the isolate; acts within the wall clock |
+ * | `memoryMb` (plugins) | 64 | the isolate's heap |
+ * | `maxResultChars` | 4,000,000 | the call's result; a plugin's own value is checked inside its isolate as well, so the smaller wins |
+ * | capability limits (`fetchTimeoutMs` 10 s, …) | | one `ctx.fetch`/`ctx.fs` request; the call's signal ends it sooner |
+ *
+ * The wrapper enforces the wall clock that applies to a tool — one deadline per call — and its
+ * error names the setting that set it. At the deadline it aborts the call's signal, which ends
+ * the executor's work. The sources that set a wall clock of their own also enforce it
+ * (`selfEnforced`), because they can end the work better than an abort can: a plugin's sandbox
+ * alone can stop an isolate for good (it aborts `ctx.signal` inside the isolate, then resets it),
+ * the MCP client cancels the request and names the server that did not answer, exec kills its
+ * process and still returns the output so far. For them the wrapper's deadline is a backstop
+ * {@link BACKSTOP_MS} later.
+ *
+ * Every millisecond value is at most {@link MAX_TIMER_MS} (2^31 − 1, the most a Node timer holds;
+ * a larger one fires at once): the config schema refuses more, and values given in code are
+ * capped here.
+ */
+import type { ToolhostConfig } from './schema.js';
+
+/** The most a Node timer can wait; `setTimeout` with more fires after 1 ms. */
+export const MAX_TIMER_MS = 2_147_483_647;
+
+/** Per-call limits the wrapper enforces for every executor kind. */
+export interface CallLimits {
+  /** Wall-clock limit of the executor, ms, for tools whose source sets none of its own. */
+  readonly timeoutMs: number;
+  /** Wall-clock limit of each hook, ms: a hung hook must not hold the session lock forever. */
+  readonly hookTimeoutMs: number;
+  /** Largest result (text and data characters), beyond which the result is replaced by an error. */
+  readonly maxResultChars: number;
+}
+
+export const DEFAULT_LIMITS: CallLimits = {
+  timeoutMs: 30_000,
+  hookTimeoutMs: 10_000,
+  maxResultChars: 4_000_000,
+};
+
+/** Limits of one plugin's calls and isolate. */
+export interface SandboxLimits {
+  /** Isolate heap limit, MB (isolated-vm's limit is soft: V8 may overrun it 2-3×). */
+  readonly memoryMb: number;
+  /** Wall-clock limit of one call, ms. */
+  readonly timeoutMs: number;
+  /** CPU time one call may use inside the isolate, ms. */
+  readonly cpuMs: number;
+  /** Largest serialized reply, characters. */
+  readonly maxResultChars: number;
+}
+
+/** Sandbox limits that do not follow the call limits. */
+const SANDBOX_OWN_DEFAULTS = { memoryMb: 64, cpuMs: 10_000 } as const;
+
+export const DEFAULT_SANDBOX_LIMITS: SandboxLimits = {
+  ...SANDBOX_OWN_DEFAULTS,
+  timeoutMs: DEFAULT_LIMITS.timeoutMs,
+  maxResultChars: DEFAULT_LIMITS.maxResultChars,
+};
+
+/** A source's own wall-clock limit for its tools, and the setting it came from (for messages). */
+export interface OwnDeadline {
+  readonly ms: number;
+  readonly setting: string;
+  /** The executor stops the call itself at `ms` (plugins); the wrapper only keeps a backstop. */
+  readonly selfEnforced?: true;
+}
+
+/** Every limit, resolved. */
+export interface LimitsTable {
+  readonly call: CallLimits;
+  /** The sandbox limits every plugin starts from (`limits.plugin` over the call limits). */
+  readonly pluginDefaults: SandboxLimits;
+  /** Where `pluginDefaults.timeoutMs` came from. */
+  readonly pluginTimeoutSetting: string;
+  /** Wall clock of one call to a bridged MCP server. */
+  readonly mcpCall: OwnDeadline;
+}
+
+/** How much later than a self-enforced limit the wrapper's backstop fires. */
+export const BACKSTOP_MS = 1_000;
+
+/** Limits given in code; each wins over the config file's. */
+export interface LimitOverrides {
+  readonly call?: Partial<CallLimits>;
+  readonly plugin?: Partial<SandboxLimits>;
+  readonly mcpCallTimeoutMs?: number;
+}
+
+/** A millisecond value a timer can hold: at most {@link MAX_TIMER_MS}. */
+export function timerMs(value: number): number {
+  return Math.min(value, MAX_TIMER_MS);
+}
+
+function capTimes<T extends object>(limits: T): T {
+  const out = { ...limits } as Record<string, unknown>;
+  for (const key of ['timeoutMs', 'hookTimeoutMs', 'cpuMs'] as const) {
+    const value = out[key];
+    if (typeof value === 'number') out[key] = timerMs(value);
+  }
+  return out as T;
+}
+
+function definedOnly<T extends object>(value: T | undefined): Partial<T> {
+  if (value === undefined) return {};
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;
+}
+
+/** Resolves the call, plugin-default and MCP limits from config and code, by the rule above. */
+export function resolveLimits(config: ToolhostConfig['limits'], overrides: LimitOverrides = {}): LimitsTable {
+  const { plugin: configPlugin, mcpCallTimeoutMs: configMcp, ...configCall } = config ?? {};
+  const call = capTimes({ ...DEFAULT_LIMITS, ...definedOnly(configCall), ...definedOnly(overrides.call) });
+  const pluginOwn = { ...definedOnly(configPlugin), ...definedOnly(overrides.plugin) };
+  const pluginDefaults = capTimes({
+    ...SANDBOX_OWN_DEFAULTS,
+    timeoutMs: call.timeoutMs,
+    maxResultChars: call.maxResultChars,
+    ...pluginOwn,
+  });
+  const mcpMs = overrides.mcpCallTimeoutMs ?? configMcp;
+  return {
+    call,
+    pluginDefaults,
+    pluginTimeoutSetting: pluginOwn.timeoutMs === undefined ? 'limits.timeoutMs' : 'limits.plugin.timeoutMs',
+    // The SDK client cancels a request at its timeout (notifications/cancelled) and says which
+    // server did not answer: MCP calls stop themselves, like plugin calls.
+    mcpCall:
+      mcpMs === undefined
+        ? { ms: call.timeoutMs, setting: 'limits.timeoutMs', selfEnforced: true }
+        : { ms: timerMs(mcpMs), setting: 'limits.mcpCallTimeoutMs', selfEnforced: true },
+  };
+}
+
+/** One plugin's limits: its own `plugins.<id>.limits` over the defaults. */
+export function pluginLimits(
+  table: LimitsTable,
+  pluginId: string,
+  own: Partial<SandboxLimits> | undefined,
+): { readonly limits: SandboxLimits; readonly timeout: OwnDeadline } {
+  const limits = capTimes({ ...table.pluginDefaults, ...definedOnly(own) });
+  const setting =
+    own?.timeoutMs === undefined ? table.pluginTimeoutSetting : `plugins.${pluginId}.limits.timeoutMs`;
+  return { limits, timeout: { ms: limits.timeoutMs, setting, selfEnforced: true } };
+}
+
+/**
+ * Exec's wall clock: `builtins.exec.timeoutMs`, else the call limit. Exec kills its process at it
+ * and still answers with the output so far, so it stops itself too.
+ */
+export function execDeadline(callTimeoutMs: number, own: number | undefined): OwnDeadline {
+  return own === undefined
+    ? { ms: timerMs(callTimeoutMs), setting: 'limits.timeoutMs', selfEnforced: true }
+    : { ms: timerMs(own), setting: 'builtins.exec.timeoutMs', selfEnforced: true };
+}

@@ -1,0 +1,300 @@
+import { randomUUID } from 'node:crypto';
+import type {
+  AvailabilityContext,
+  HiddenToolPlanEntry,
+  ToolDescriptor,
+  ToolPlan,
+} from '@toolhost/plugin-sdk';
+import type { Disposer, RegisteredTool, Registry, ToolHooks, ToolPolicy } from '../../types.js';
+import { AsyncMutex } from '../../util/lock.js';
+import { planRegistry } from '../filter/plan.js';
+import { isAllowedTool } from '../register/policy.js';
+import { HookSet } from '../wrap/hooks.js';
+import { errorResult } from '../wrap/results.js';
+import { type CallLimits, type CallObserver, type CallOutcome, callTool } from '../wrap/wrapper.js';
+import {
+  type AnthropicContentBlock,
+  type AnthropicTool,
+  type AnthropicToolResultBlock,
+  type AnthropicToolUseBlock,
+  toAnthropicTool,
+  toAnthropicToolResult,
+} from './adapters/anthropic.js';
+import { type McpTool, toMcpTool } from './adapters/mcp.js';
+import {
+  type OpenAIFunctionTool,
+  type OpenAIToolCall,
+  type OpenAIToolMessage,
+  toOpenAITool,
+  toOpenAIToolMessage,
+} from './adapters/openai.js';
+
+/** What a session reads from its host at the start of each call: one consistent state. */
+export interface HostSnapshot {
+  /** Increases with every rebuild of the Map. */
+  readonly version: number;
+  readonly registry: Registry;
+  readonly policy: ToolPolicy;
+  /** Availability facts of the host; the session adds its own `context`. */
+  readonly availability: AvailabilityContext;
+  readonly limits: CallLimits;
+  /** Host-wide hooks; they run before the session's own. */
+  readonly hooks: readonly ToolHooks[];
+  /** Marks a call in flight (so the host can drain before closing); returns its end. */
+  readonly track?: () => () => void;
+}
+
+export interface SessionOptions {
+  /** Session id passed to hooks and executors; a random UUID by default. */
+  readonly id?: string;
+  /** Names to activate; by default every visible tool is active, following changes. */
+  readonly activeTools?: readonly string[];
+  /** Per-session facts for `context(key, equals)` availability signals. */
+  readonly context?: Readonly<Record<string, unknown>>;
+}
+
+/** Options of one call. */
+export interface CallOptions {
+  /** Aborts the call; the executor's `ctx.signal` follows it. */
+  readonly signal?: AbortSignal;
+  /** Receives the executor's log lines and progress. */
+  readonly observer?: CallObserver;
+}
+
+/** Why a tool cannot be called now. */
+export type ToolRefusal = 'denied' | 'hidden' | 'inactive' | 'unknown';
+
+/** The answer of `Session.check`. */
+export type ToolCheck =
+  | { readonly ok: true }
+  | { readonly ok: false; readonly refusal: ToolRefusal; readonly message: string };
+
+/** The outcome of `setActiveToolsByName`. */
+export interface ActivationResult {
+  /** Names now active (they exist in the Map; some may be hidden right now). */
+  readonly active: readonly string[];
+  /** Names that exist nowhere, skipped. */
+  readonly skipped: readonly string[];
+}
+
+/** The tool shapes a session can hand to a model or client. */
+export interface ToolShapes {
+  anthropic: AnthropicTool;
+  openai: OpenAIFunctionTool;
+  mcp: McpTool;
+}
+
+const shapeConverters: { [K in keyof ToolShapes]: (descriptor: ToolDescriptor) => ToolShapes[K] } = {
+  anthropic: toAnthropicTool,
+  openai: toOpenAITool,
+  mcp: toMcpTool,
+};
+
+function hiddenMessage(name: string, entry: HiddenToolPlanEntry): string {
+  const reasons = entry.diagnostics.map((d) => `${d.reason}: ${d.message}`).join('; ');
+  return `Tool "${name}" is not available: ${reasons}`;
+}
+
+/**
+ * One conversation's view of the tools: which are active, the hooks that run for it, and the
+ * write lock those hooks run under. Reads the host's current state at each call, so a call
+ * finishes on the Map it started with while the next call sees a rebuilt one.
+ */
+export class Session {
+  readonly id: string;
+  readonly #snapshot: () => HostSnapshot;
+  readonly #hooks = new HookSet();
+  readonly #lock = new AsyncMutex();
+  readonly #context: Readonly<Record<string, unknown>>;
+  #active: ReadonlySet<string> | undefined;
+  #planCache: { snapshot: HostSnapshot; plan: ToolPlan } | undefined;
+
+  constructor(snapshot: () => HostSnapshot, options: SessionOptions = {}) {
+    this.id = options.id ?? randomUUID();
+    this.#snapshot = snapshot;
+    this.#context = options.context ?? {};
+    if (options.activeTools !== undefined) this.setActiveToolsByName(options.activeTools);
+  }
+
+  /** Registers hooks for this session only; they run after the host's hooks. */
+  addHooks(hooks: ToolHooks): Disposer {
+    return this.#hooks.add(hooks);
+  }
+
+  /** The plan as this session sees it (host facts plus the session's context). */
+  plan(): ToolPlan {
+    const snapshot = this.#snapshot();
+    if (this.#planCache?.snapshot !== snapshot) {
+      const context = {
+        ...snapshot.availability,
+        context: { ...snapshot.availability.context, ...this.#context },
+      };
+      this.#planCache = { snapshot, plan: planRegistry(snapshot.registry, context) };
+    }
+    return this.#planCache.plan;
+  }
+
+  /**
+   * Activates the names that exist in the Map and skips the others without failing. A name that
+   * exists but is hidden now stays active and shows up once it becomes visible.
+   */
+  setActiveToolsByName(names: readonly string[]): ActivationResult {
+    const tools = this.#snapshot().registry.tools;
+    const active: string[] = [];
+    const skipped: string[] = [];
+    for (const name of new Set(names)) (tools.has(name) ? active : skipped).push(name);
+    this.#active = new Set(active);
+    return { active, skipped };
+  }
+
+  /** Back to the default: every visible tool is active. */
+  activateAll(): void {
+    this.#active = undefined;
+  }
+
+  /** Descriptors of the tools the model may call now: active ∩ visible, in plan order. */
+  descriptors(): readonly ToolDescriptor[] {
+    const active = this.#active;
+    return this.plan()
+      .visible.filter((entry) => active === undefined || active.has(entry.descriptor.name))
+      .map((entry) => entry.descriptor);
+  }
+
+  /** The active, visible tools in the shape a model API or MCP client takes. */
+  tools<K extends keyof ToolShapes>(shape: K): ToolShapes[K][] {
+    return this.descriptors().map(shapeConverters[shape]);
+  }
+
+  /** A system-prompt section listing the tools the model may call now. */
+  systemPromptSection(): string {
+    const descriptors = this.descriptors();
+    if (descriptors.length === 0) return '## Tools\nNo tools are available in this session.';
+    const lines = descriptors.map((d) => `- ${d.name}: ${(d.description.split('\n')[0] ?? '').trim()}`);
+    return `## Tools\nYou can call these tools:\n${lines.join('\n')}`;
+  }
+
+  /**
+   * Whether `name` may be called in this session now, and if not, why: `unknown`, `denied`
+   * (policy), `hidden` (availability, a failed or disabled plugin, a server that is down) or
+   * `inactive`. The message is written for the model.
+   */
+  check(name: string): ToolCheck {
+    return this.#resolve(name, this.#snapshot()).check;
+  }
+
+  #resolve(name: string, snapshot: HostSnapshot): { check: ToolCheck; tool?: RegisteredTool } {
+    const refuse = (refusal: ToolRefusal, message: string) => ({
+      check: { ok: false as const, refusal, message },
+    });
+    const tool = snapshot.registry.tools.get(name);
+    if (tool === undefined) {
+      // Kept out of the Map (denied by policy, its plugin failed or is disabled): say why.
+      const excluded = snapshot.registry.excluded.find((e) => e.descriptor.name === name);
+      if (excluded !== undefined) {
+        const denied = excluded.diagnostics.some((d) => d.reason === 'policy-denied');
+        return refuse(denied ? 'denied' : 'hidden', hiddenMessage(name, excluded));
+      }
+      const known = this.descriptors().map((d) => d.name);
+      const list = known.length === 0 ? 'none' : known.slice(0, 50).join(', ');
+      return refuse('unknown', `Unknown tool "${name}". Tools available in this session: ${list}`);
+    }
+    const decision = isAllowedTool(
+      { name, source: tool.source, sourceId: tool.sourceId, ...(tool.groups ? { groups: tool.groups } : {}) },
+      snapshot.policy,
+    );
+    if (!decision.allowed) return refuse('denied', `Tool "${name}" is denied by policy: ${decision.message}`);
+    const hidden = this.plan().hidden.find((e) => e.descriptor === tool.descriptor);
+    if (hidden !== undefined) return refuse('hidden', hiddenMessage(name, hidden));
+    if (this.#active !== undefined && !this.#active.has(name)) {
+      return refuse('inactive', `Tool "${name}" is not active in this session`);
+    }
+    return { check: { ok: true }, tool };
+  }
+
+  /**
+   * Calls a tool by name through the full wrapper. Unknown, denied, hidden and inactive tools
+   * give an `is_error` result that says which; nothing runs. Never throws.
+   */
+  async call(
+    name: string,
+    input: unknown,
+    toolUseId: string = randomUUID(),
+    options: CallOptions = {},
+  ): Promise<CallOutcome> {
+    const snapshot = this.#snapshot();
+    const { check, tool } = this.#resolve(name, snapshot);
+    if (!check.ok || tool === undefined) {
+      const message = check.ok ? `Tool "${name}" cannot be called` : check.message;
+      return { result: errorResult(message), status: 'blocked', durationMs: 0 };
+    }
+    const end = snapshot.track?.();
+    try {
+      return await callTool(tool, toolUseId, input, {
+        sessionId: this.id,
+        lock: this.#lock,
+        hooks: [...snapshot.hooks, ...this.#hooks.snapshot()],
+        limits: snapshot.limits,
+        ...(options.signal === undefined ? {} : { signal: options.signal }),
+        ...(options.observer === undefined ? {} : { observer: options.observer }),
+      });
+    } finally {
+      end?.();
+    }
+  }
+
+  /** Answers one Anthropic `tool_use` block with its `tool_result` block. Never throws. */
+  async dispatch(block: AnthropicToolUseBlock, options: CallOptions = {}): Promise<AnthropicToolResultBlock> {
+    const id = typeof block?.id === 'string' ? block.id : '';
+    if (id === '' || typeof block.name !== 'string' || block.name === '') {
+      return toAnthropicToolResult(
+        id,
+        errorResult('Malformed tool_use block: it needs a non-empty "id" and "name"'),
+      );
+    }
+    const outcome = await this.call(block.name, block.input, id, options);
+    return toAnthropicToolResult(id, outcome.result);
+  }
+
+  /**
+   * Runs every `tool_use` block of an assistant message concurrently and returns their
+   * `tool_result` blocks in the order of the blocks. Other content (and anything that is not a
+   * block at all) is ignored; content that is not an array has no tool_use blocks.
+   */
+  async dispatchAll(
+    content: readonly AnthropicContentBlock[],
+    options: CallOptions = {},
+  ): Promise<AnthropicToolResultBlock[]> {
+    if (!Array.isArray(content)) return [];
+    const uses = content.filter(
+      (block): block is AnthropicToolUseBlock =>
+        typeof block === 'object' && block !== null && block.type === 'tool_use',
+    );
+    return Promise.all(uses.map((block) => this.dispatch(block, options)));
+  }
+
+  /** Answers one OpenAI tool call with its `tool` message. Never throws. */
+  async dispatchOpenAI(toolCall: OpenAIToolCall, options: CallOptions = {}): Promise<OpenAIToolMessage> {
+    const id = typeof toolCall?.id === 'string' ? toolCall.id : '';
+    const fn: unknown = toolCall?.function;
+    const name = typeof fn === 'object' && fn !== null ? (fn as { name?: unknown }).name : undefined;
+    const args =
+      typeof fn === 'object' && fn !== null ? (fn as { arguments?: unknown }).arguments : undefined;
+    if (id === '' || typeof name !== 'string' || name === '' || typeof args !== 'string') {
+      return toOpenAIToolMessage(
+        id,
+        errorResult(
+          'Malformed tool call: it needs an "id", and a "function" with a "name" and "arguments" string',
+        ),
+      );
+    }
+    let input: unknown;
+    try {
+      input = JSON.parse(args === '' ? '{}' : args);
+    } catch (error) {
+      const reason = error instanceof Error ? error.message : String(error);
+      return toOpenAIToolMessage(id, errorResult(`The arguments of "${name}" are not valid JSON: ${reason}`));
+    }
+    const outcome = await this.call(name, input, id, options);
+    return toOpenAIToolMessage(id, outcome.result);
+  }
+}

@@ -1,0 +1,127 @@
+import { type HiddenToolPlanEntry, TOOL_NAME_PATTERN } from '@toolhost/plugin-sdk';
+import type {
+  RegisteredTool,
+  Registry,
+  RegistryDiagnostic,
+  ToolPolicy,
+  ToolSource,
+  ToolSourceKind,
+} from '../../types.js';
+import { checkAvailabilityExpression } from '../filter/availability.js';
+import { formatOwner } from '../refs.js';
+import { isAllowedTool, matchesPattern, type PolicySubject } from './policy.js';
+
+/** Merge order: a later source replaces an earlier one's tool of the same name. */
+export const SOURCE_ORDER: readonly ToolSourceKind[] = ['builtin', 'plugin', 'mcp', 'custom'];
+
+/**
+ * The executor a descriptor advertises is the one the tool really has: a source that left it out
+ * (or disagrees) must not make the planner throw for every session.
+ */
+function withExecutorRef(tool: RegisteredTool): RegisteredTool {
+  if (tool.descriptor.executor === tool.executor.ref) return tool;
+  if (JSON.stringify(tool.descriptor.executor) === JSON.stringify(tool.executor.ref)) return tool;
+  return { ...tool, descriptor: { ...tool.descriptor, executor: tool.executor.ref } };
+}
+
+function subjectOf(tool: RegisteredTool): PolicySubject {
+  return {
+    name: tool.descriptor.name,
+    source: tool.source,
+    sourceId: tool.sourceId,
+    ...(tool.groups === undefined ? {} : { groups: tool.groups }),
+  };
+}
+
+function sourceLabel(source: ToolSource): string {
+  return source.kind === 'builtin' || source.kind === 'custom'
+    ? source.kind
+    : `${source.kind} "${source.id}"`;
+}
+
+/**
+ * Builds the tool Map from every source: built-in → plugin → mcp → custom, a fresh Map each time.
+ * A tool whose name breaks the one name rule (`TOOL_NAME_PATTERN`) never enters it (`invalid-name`).
+ * Policy is the next gate: a denied tool stays out of the Map and is recorded as excluded with
+ * `policy-denied`. A later tool with a taken name replaces the earlier one on purpose; the loser is
+ * recorded as excluded with `overridden` and a warning names winner and loser.
+ */
+export function buildRegistry(sources: readonly ToolSource[], policy: ToolPolicy): Registry {
+  const ordered = [...sources].sort((a, b) => SOURCE_ORDER.indexOf(a.kind) - SOURCE_ORDER.indexOf(b.kind));
+  const tools = new Map<string, RegisteredTool>();
+  const excluded: HiddenToolPlanEntry[] = [];
+  const diagnostics: RegistryDiagnostic[] = [];
+  const subjects: PolicySubject[] = [];
+
+  for (const source of ordered) {
+    let admitted = 0;
+    let shutOutByAllow = 0;
+    for (const given of source.tools) {
+      const tool = withExecutorRef(given);
+      const name = tool.descriptor.name;
+      // One name rule for every source: a model API rejects a whole request over one bad name.
+      if (typeof name !== 'string' || !TOOL_NAME_PATTERN.test(name)) {
+        const message = `tool name ${JSON.stringify(name)} of ${formatOwner(tool.descriptor.owner)} is not a valid tool name (1-64 letters, digits, "_" or "-"); it stays hidden until renamed`;
+        excluded.push({ descriptor: tool.descriptor, diagnostics: [{ reason: 'invalid-name', message }] });
+        diagnostics.push({ level: 'warning', code: 'invalid-tool-name', toolName: String(name), message });
+        continue;
+      }
+      const subject = subjectOf(tool);
+      subjects.push(subject);
+      const decision = isAllowedTool(subject, policy);
+      if (!decision.allowed) {
+        if (decision.rule === 'allow') shutOutByAllow += 1;
+        excluded.push({
+          descriptor: tool.descriptor,
+          diagnostics: [{ reason: 'policy-denied', message: decision.message }],
+        });
+        diagnostics.push({ level: 'info', code: 'policy-denied', toolName: name, message: decision.message });
+        continue;
+      }
+      admitted += 1;
+      for (const problem of checkAvailabilityExpression(tool.descriptor.availability)) {
+        diagnostics.push({
+          level: 'warning',
+          code: 'unsupported-availability',
+          toolName: name,
+          message: `tool "${name}" of ${formatOwner(tool.descriptor.owner)}: ${problem.message}; it stays hidden until fixed`,
+        });
+      }
+      const earlier = tools.get(name);
+      if (earlier !== undefined) {
+        const winner = formatOwner(tool.descriptor.owner);
+        const loser = formatOwner(earlier.descriptor.owner);
+        const message = `"${name}" of ${winner} replaces "${name}" of ${loser} (later sources win: built-in → plugin → mcp → custom)`;
+        excluded.push({ descriptor: earlier.descriptor, diagnostics: [{ reason: 'overridden', message }] });
+        diagnostics.push({ level: 'warning', code: 'tool-overridden', toolName: name, message });
+      }
+      tools.set(name, tool);
+    }
+    if (admitted === 0 && shutOutByAllow > 0) {
+      diagnostics.push({
+        level: 'warning',
+        code: 'allow-matches-nothing',
+        message: `tools.allow admits none of the ${shutOutByAllow} tool(s) of ${sourceLabel(source)}; add its group to tools.allow if that is not intended`,
+      });
+    }
+    for (const entry of source.unavailable ?? []) excluded.push(entry);
+  }
+
+  for (const [list, code] of [
+    [policy.allow, 'allow-matches-nothing'],
+    [policy.deny, 'deny-matches-nothing'],
+  ] as const) {
+    for (const pattern of list ?? []) {
+      if (!subjects.some((subject) => matchesPattern(pattern, subject))) {
+        const key = code === 'allow-matches-nothing' ? 'tools.allow' : 'tools.deny';
+        diagnostics.push({
+          level: 'warning',
+          code,
+          message: `${key} pattern "${pattern}" matches no tool (a typo?)`,
+        });
+      }
+    }
+  }
+
+  return { tools, excluded, diagnostics };
+}

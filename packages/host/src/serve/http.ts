@@ -1,0 +1,310 @@
+import { randomUUID } from 'node:crypto';
+import {
+  createServer,
+  type Server as HttpServer,
+  type IncomingMessage,
+  type OutgoingHttpHeaders,
+  type ServerResponse,
+} from 'node:http';
+import type { AddressInfo } from 'node:net';
+import {
+  StreamableHTTPServerTransport,
+  type StreamableHTTPServerTransportOptions,
+} from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import type { TransportSendOptions } from '@modelcontextprotocol/sdk/shared/transport.js';
+import {
+  type InitializeRequest,
+  isInitializeRequest,
+  type JSONRPCMessage,
+  type RequestId,
+} from '@modelcontextprotocol/sdk/types.js';
+import type { ToolHost } from '../host/host.js';
+import { readJsonBody } from './http-body.js';
+import { type HttpSession, type McpSessionClose, SessionTable } from './http-sessions.js';
+import { createMcpServer, type McpServeOptions } from './server.js';
+
+export interface McpHttpOptions extends McpServeOptions {
+  /** Default 0 (any free port). */
+  readonly port?: number;
+  /** Default `127.0.0.1`: the server is for this machine unless told otherwise. */
+  readonly hostname?: string;
+  /** Host names accepted in the `Host` header (port ignored); default localhost names. */
+  readonly allowedHosts?: readonly string[];
+  /** Host names accepted in an `Origin` header; default the same as `allowedHosts`. */
+  readonly allowedOrigins?: readonly string[];
+  /** Largest request body, bytes; default the config's `serve.maxBodyBytes`, else 4 MiB. */
+  readonly maxBodyBytes?: number;
+  /**
+   * A session with no request and no open stream for this long is closed, ms; its id then gets
+   * 404 and the client initializes again. Default the config's `serve.sessionIdleMs`, else 30 min.
+   */
+  readonly sessionIdleMs?: number;
+  /**
+   * Most sessions open at once; default the config's `serve.maxSessions`, else 256. At the cap a
+   * new client takes the place of the least recently used idle session, or gets 503 if all are busy.
+   */
+  readonly maxSessions?: number;
+  /** Called as each session ends, with why. */
+  readonly onSessionClose?: (close: McpSessionClose) => void;
+}
+
+export interface McpHttpServer {
+  readonly url: string;
+  readonly port: number;
+  /** MCP sessions open now (including those whose initialize is in progress). */
+  readonly sessions: number;
+  /** Ends every session, then stops the server. */
+  close(): Promise<void>;
+}
+
+const DEFAULT_MAX_BODY_BYTES = 4 * 1024 * 1024;
+/**
+ * Long enough for a person's pause between two turns of a conversation; a client that keeps the
+ * GET stream open (as the SDK client does) is never idle, and an expired client only initializes
+ * again. An idle session costs ≈ 12 KB of heap, so leftovers are cheap but must not be forever.
+ */
+const DEFAULT_SESSION_IDLE_MS = 30 * 60_000;
+/** Far above what one machine's clients open; at ≈ 12 KB each, the cap bounds leftovers to ≈ 3 MB. */
+const DEFAULT_MAX_SESSIONS = 256;
+/** setTimeout's largest delay: a longer one would fire at once. */
+const MAX_TIMER_MS = 2_147_483_647;
+
+/** JSON-RPC error codes of the endpoint's own answers (-32001 as the SDK's "Session not found"). */
+const PARSE_ERROR = -32700;
+const SERVER_ERROR = -32000;
+const SESSION_NOT_FOUND = -32001;
+
+const LOCAL_HOSTS = ['127.0.0.1', 'localhost', '[::1]'];
+const CLOSE: OutgoingHttpHeaders = { connection: 'close' };
+
+function hostnameOf(value: string): string | undefined {
+  try {
+    return new URL(value.includes('://') ? value : `http://${value}`).hostname.toLowerCase();
+  } catch {
+    return undefined;
+  }
+}
+
+function reject(
+  res: ServerResponse,
+  status: number,
+  code: number,
+  message: string,
+  headers?: OutgoingHttpHeaders,
+): void {
+  res.writeHead(status, { 'content-type': 'application/json', ...headers });
+  res.end(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }));
+}
+
+function checkOption(name: string, value: number | undefined, max = Number.MAX_SAFE_INTEGER): void {
+  if (value === undefined || (Number.isInteger(value) && value >= 1 && value <= max)) return;
+  throw new RangeError(`serveHttp: ${name} must be a whole number from 1 to ${max}, got ${String(value)}`);
+}
+
+/**
+ * The SDK transport, noting whether the answer to its initialize request was an error: a session
+ * whose handshake failed is ended rather than kept for a client that will never use it.
+ */
+class SessionTransport extends StreamableHTTPServerTransport {
+  #initId: RequestId | undefined;
+  initFailed = false;
+
+  constructor(options: StreamableHTTPServerTransportOptions, initId: RequestId | undefined) {
+    super(options);
+    this.#initId = initId;
+  }
+
+  override send(message: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
+    if (
+      this.#initId !== undefined &&
+      'id' in message &&
+      !('method' in message) &&
+      message.id === this.#initId
+    ) {
+      this.#initId = undefined;
+      if ('error' in message) this.initFailed = true;
+    }
+    return super.send(message, options);
+  }
+}
+
+interface Link {
+  readonly transport: SessionTransport;
+  readonly dispose: () => void;
+  readonly close: () => void;
+}
+
+/**
+ * Serves a host over MCP streamable HTTP at `/mcp`, bound to 127.0.0.1 by default. Every request
+ * is checked against DNS rebinding: the `Host` header, and the `Origin` header when a browser sends
+ * one, must name an allowed host. Each MCP session gets its own host session (its own hooks lock).
+ * Sessions end when the client deletes them, when idle for `sessionIdleMs`, when a new client needs
+ * the place of an idle one at `maxSessions`, and when the server closes; an initialize that does
+ * not succeed leaves nothing behind.
+ */
+export async function serveHttp(host: ToolHost, options: McpHttpOptions = {}): Promise<McpHttpServer> {
+  checkOption('maxBodyBytes', options.maxBodyBytes);
+  checkOption('sessionIdleMs', options.sessionIdleMs, MAX_TIMER_MS);
+  checkOption('maxSessions', options.maxSessions);
+  const allowedHosts = new Set((options.allowedHosts ?? LOCAL_HOSTS).map((h) => h.toLowerCase()));
+  const allowedOrigins = new Set((options.allowedOrigins ?? [...allowedHosts]).map((h) => h.toLowerCase()));
+  // Read at each use, so a config reload applies (the idle time to sessions opened after it).
+  const maxBody = () => options.maxBodyBytes ?? host.config.serve?.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+  const maxSessions = () => options.maxSessions ?? host.config.serve?.maxSessions ?? DEFAULT_MAX_SESSIONS;
+  const sessions = new SessionTable<Link>({
+    idleMs: () => options.sessionIdleMs ?? host.config.serve?.sessionIdleMs ?? DEFAULT_SESSION_IDLE_MS,
+    onClose: options.onSessionClose,
+  });
+  let closing = false;
+
+  const initialize = async (req: IncomingMessage, res: ServerResponse, message: InitializeRequest) => {
+    if (closing) return reject(res, 503, SERVER_ERROR, 'service unavailable: the MCP server is closing');
+    const cap = maxSessions();
+    if (sessions.size >= cap && !sessions.evictIdle()) {
+      return reject(
+        res,
+        503,
+        SERVER_ERROR,
+        `service unavailable: ${sessions.size} MCP sessions are open, the most allowed (maxSessions ${cap}), ` +
+          'and each is busy with a request or an open stream; raise serve.maxSessions in toolhost.config.json ' +
+          '(or the maxSessions option of serveHttp), or have clients end sessions they no longer use (HTTP DELETE)',
+      );
+    }
+    const id = randomUUID();
+    let session: HttpSession<Link> | undefined;
+    const transport = new SessionTransport(
+      {
+        sessionIdGenerator: () => id,
+        // The spec's session termination (DELETE): freed before the answer leaves.
+        onsessionclosed: () => {
+          if (session !== undefined) sessions.end(session, 'deleted');
+        },
+      },
+      requestIdOf(message),
+    );
+    const { server, dispose } = createMcpServer(host, options, (send) => {
+      if (session === undefined || session.ended) return;
+      if (session.streams > 0) send();
+      else session.pending = send;
+    });
+    // Registered before the table's own listener, so a failed session is ended before it idles.
+    res.once('close', () => {
+      const delivered = res.writableFinished && res.statusCode === 200 && transport.sessionId === id;
+      if (session !== undefined && (!delivered || transport.initFailed)) sessions.end(session, 'failed');
+    });
+    session = sessions.add(
+      id,
+      { transport, dispose, close: () => void transport.close().catch(() => {}) },
+      res,
+    );
+    const added = session;
+    transport.onclose = () => sessions.end(added, 'closed');
+    await server.connect(transport);
+    await transport.handleRequest(req, res, message);
+  };
+
+  const handle = async (req: IncomingMessage, res: ServerResponse) => {
+    const path = (req.url ?? '/').split('?')[0];
+    if (path !== '/mcp') return reject(res, 404, SERVER_ERROR, 'not found: the MCP endpoint is /mcp');
+    const hostHeader = hostnameOf(req.headers.host ?? '');
+    if (hostHeader === undefined || !allowedHosts.has(hostHeader)) {
+      return reject(res, 403, SERVER_ERROR, `forbidden: Host "${req.headers.host ?? ''}" is not allowed`);
+    }
+    const origin = req.headers.origin;
+    if (origin !== undefined && !allowedOrigins.has(hostnameOf(origin) ?? '')) {
+      return reject(res, 403, SERVER_ERROR, `forbidden: Origin "${origin}" is not allowed`);
+    }
+    const method = req.method;
+    if (method !== 'POST' && method !== 'GET' && method !== 'DELETE') {
+      return reject(
+        res,
+        405,
+        SERVER_ERROR,
+        `method not allowed: ${method}; /mcp takes POST, GET and DELETE`,
+        {
+          allow: 'POST, GET, DELETE',
+        },
+      );
+    }
+    const header = req.headers['mcp-session-id'];
+    const sessionId = typeof header === 'string' ? header : undefined;
+    const session = sessionId === undefined ? undefined : sessions.get(sessionId);
+    // Busy from here (reading the body counts) until the response closes.
+    if (session !== undefined) sessions.begin(session, res);
+    if (method === 'POST') {
+      const limit = maxBody();
+      const body = await readJsonBody(req, limit);
+      if (body.kind === 'aborted') return void res.destroy();
+      if (body.kind === 'too-large') {
+        const message = `payload too large: the request body is over ${limit} bytes (serve.maxBodyBytes)`;
+        return reject(res, 413, SERVER_ERROR, message, CLOSE);
+      }
+      if (body.kind === 'not-json') return reject(res, 400, PARSE_ERROR, `parse error: ${body.message}`);
+      if (session !== undefined) return session.link.transport.handleRequest(req, res, body.value);
+      // A stale id on an initialize is a client starting over, as a 404 told it to.
+      if (isInitializeRequest(body.value)) return initialize(req, res, body.value);
+      if (sessionId !== undefined) return notFound(res);
+      return reject(
+        res,
+        400,
+        SERVER_ERROR,
+        'bad request: without mcp-session-id the request must be initialize',
+      );
+    }
+    if (session === undefined) {
+      if (sessionId !== undefined) return notFound(res);
+      return reject(res, 400, SERVER_ERROR, `bad request: ${method} needs the mcp-session-id header`);
+    }
+    if (method === 'GET') {
+      session.streams += 1;
+      res.once('close', session.streamClosed);
+      const pending = session.pending;
+      session.pending = undefined;
+      // The stream opens inside handleRequest; the deferred notification follows it.
+      if (pending !== undefined) setImmediate(pending);
+    }
+    return session.link.transport.handleRequest(req, res);
+  };
+
+  const server: HttpServer = createServer((req, res) => {
+    handle(req, res).catch((error: unknown) => {
+      const message = `internal error: ${(error as Error)?.message ?? String(error)}`;
+      if (!res.headersSent) reject(res, 500, SERVER_ERROR, message);
+      else res.end();
+    });
+  });
+  await new Promise<void>((resolve, fail) => {
+    server.once('error', fail);
+    server.listen(options.port ?? 0, options.hostname ?? '127.0.0.1', () => resolve());
+  });
+  const address = server.address() as AddressInfo;
+  const shownHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  let closed: Promise<void> | undefined;
+  return {
+    url: `http://${shownHost}:${address.port}/mcp`,
+    port: address.port,
+    get sessions() {
+      return sessions.size;
+    },
+    close() {
+      closed ??= (async () => {
+        closing = true;
+        sessions.endAll('closed');
+        const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
+        server.closeAllConnections();
+        await stopped;
+      })();
+      return closed;
+    },
+  };
+}
+
+function requestIdOf(message: object): RequestId | undefined {
+  const id = (message as { id?: unknown }).id;
+  return typeof id === 'string' || typeof id === 'number' ? id : undefined;
+}
+
+function notFound(res: ServerResponse): void {
+  // The spec: a terminated or unknown session id gets 404, and the client must initialize again.
+  reject(res, 404, SESSION_NOT_FOUND, 'session not found: it ended or never existed; send initialize again');
+}

@@ -1,0 +1,130 @@
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import {
+  CallToolRequestSchema,
+  ErrorCode,
+  ListToolsRequestSchema,
+  type LoggingLevel,
+  McpError,
+  SetLevelRequestSchema,
+} from '@modelcontextprotocol/sdk/types.js';
+import type { jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation';
+import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
+import type { SessionOptions } from '../core/dispatch/session.js';
+import type { CallObserver } from '../core/wrap/wrapper.js';
+import type { ToolHost } from '../host/host.js';
+
+/** How a host is offered as an MCP server. */
+export interface McpServeOptions {
+  /** Options of the host session each MCP connection gets (active tools, context). */
+  readonly session?: SessionOptions;
+  /** Server name and version announced at initialization. */
+  readonly name?: string;
+  readonly version?: string;
+}
+
+/** MCP logging levels, least to most severe. */
+const LEVELS: readonly LoggingLevel[] = [
+  'debug',
+  'info',
+  'notice',
+  'warning',
+  'error',
+  'critical',
+  'alert',
+  'emergency',
+];
+
+const logLevels: Record<'debug' | 'info' | 'warn' | 'error', LoggingLevel> = {
+  debug: 'debug',
+  info: 'info',
+  warn: 'warning',
+  error: 'error',
+};
+
+/**
+ * The SDK server builds an Ajv instance up front for validating elicitation answers, which
+ * toolhost never asks for; that was the largest cost of opening a session. Built on first use.
+ */
+function lazyValidator(): jsonSchemaValidator {
+  let validator: AjvJsonSchemaValidator | undefined;
+  return {
+    getValidator: (schema) => {
+      validator ??= new AjvJsonSchemaValidator();
+      return validator.getValidator(schema);
+    },
+  };
+}
+
+/**
+ * One MCP server over one host session: `tools/list` shows the session's visible, active tools;
+ * `tools/call` runs through the full wrapper. A tool that does not exist, is hidden, denied or
+ * inactive is a protocol error (InvalidParams) whose message says which; a failure inside a tool
+ * is an `isError` result. Every swap of the host's Map sends `notifications/tools/list_changed`.
+ */
+export function createMcpServer(
+  host: ToolHost,
+  options: McpServeOptions = {},
+  /** How a swap reaches the client; the HTTP transport defers it until the client listens. */
+  notifyListChanged: (send: () => void) => void = (send) => send(),
+): { server: Server; dispose: () => void } {
+  const session = host.session(options.session);
+  let minLevel = 0; // debug: everything, until the client sets a level
+  const server = new Server(
+    { name: options.name ?? 'toolhost', version: options.version ?? '0.1.0' },
+    { capabilities: { tools: { listChanged: true }, logging: {} }, jsonSchemaValidator: lazyValidator() },
+  );
+
+  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: session.tools('mcp') as never[] }));
+
+  server.setRequestHandler(SetLevelRequestSchema, async (request) => {
+    minLevel = Math.max(0, LEVELS.indexOf(request.params.level));
+    return {};
+  });
+
+  server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
+    const name = request.params.name;
+    const check = session.check(name);
+    if (!check.ok) throw new McpError(ErrorCode.InvalidParams, check.message);
+    const progressToken = request.params._meta?.progressToken;
+    const observer: CallObserver = {
+      // Sent on the call's own stream (before its response), only at or above the client's level.
+      log: (level, message, data) => {
+        if (LEVELS.indexOf(logLevels[level]) < minLevel) return;
+        const params = {
+          level: logLevels[level],
+          logger: name,
+          data: data === undefined ? message : { message, data },
+        };
+        void extra.sendNotification({ method: 'notifications/message', params }).catch(() => {});
+      },
+      ...(progressToken === undefined
+        ? {}
+        : {
+            progress: (progress: number, total?: number, message?: string) => {
+              const params = {
+                progressToken,
+                progress,
+                ...(total === undefined ? {} : { total }),
+                ...(message === undefined ? {} : { message }),
+              };
+              void extra.sendNotification({ method: 'notifications/progress', params }).catch(() => {});
+            },
+          }),
+    };
+    const outcome = await session.call(name, request.params.arguments ?? {}, String(extra.requestId), {
+      signal: extra.signal,
+      observer,
+    });
+    const { result } = outcome;
+    return {
+      content: result.content as never[],
+      ...(result.isError === true ? { isError: true } : {}),
+      ...(result.structuredContent === undefined ? {} : { structuredContent: result.structuredContent }),
+    };
+  });
+
+  const stop = host.on('change', () => {
+    notifyListChanged(() => void server.sendToolListChanged().catch(() => {}));
+  });
+  return { server, dispose: stop };
+}

@@ -1,0 +1,108 @@
+import {
+  describeTool,
+  normalizeToolReturn,
+  type ToolContext,
+  type ToolDefinition,
+} from '@toolhost/plugin-sdk';
+import type * as z from 'zod';
+import type { InputCheck, InputIssue, RegisteredTool } from '../types.js';
+
+/** Renders zod issues as `path: message` pairs a model can act on. */
+export function zodIssues(error: z.ZodError): InputIssue[] {
+  return error.issues.map((issue) => ({
+    path: issue.path.length === 0 ? '(root)' : issue.path.map(String).join('.'),
+    message: issue.message,
+  }));
+}
+
+/** Checks a value against a zod schema, as an {@link InputCheck}. */
+export function checkWithZod(schema: z.ZodType, value: unknown): InputCheck {
+  const parsed = schema.safeParse(value);
+  return parsed.success ? { ok: true, value: parsed.data } : { ok: false, issues: zodIssues(parsed.error) };
+}
+
+function pluginOnly(name: string): never {
+  throw new Error(
+    `ctx.${name} is a capability of sandboxed plugins; an in-process tool uses Node's APIs directly`,
+  );
+}
+
+/** In-process tools are trusted code: the capability surface of plugins does not apply to them. */
+const pluginOnlyCapabilities: Pick<ToolContext, 'fetch' | 'fs' | 'env'> = {
+  fetch: () => pluginOnly('fetch'),
+  fs: {
+    readFile: () => pluginOnly('fs'),
+    writeFile: () => pluginOnly('fs'),
+    readdir: () => pluginOnly('fs'),
+    stat: () => pluginOnly('fs'),
+  },
+  env: { get: () => pluginOnly('env') },
+};
+
+/** A sleep that ends (never resolving) when the call's signal aborts, so no timer outlives the call. */
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal.aborted) return;
+    const timer = setTimeout(() => {
+      signal.removeEventListener('abort', cancel);
+      resolve();
+    }, ms);
+    const cancel = () => clearTimeout(timer);
+    signal.addEventListener('abort', cancel, { once: true });
+  });
+}
+
+/** How an in-process tool enters the registry. */
+export interface InProcessToolOptions {
+  readonly source: 'builtin' | 'custom';
+  /** Policy groups (`fs`, `runtime`): honoured for built-ins only. */
+  readonly groups?: readonly string[];
+}
+
+/**
+ * Turns a trusted, in-process {@link ToolDefinition} into a {@link RegisteredTool} whose executor
+ * validates with the tool's own zod schema and checks structured output against `output`.
+ */
+export function inProcessTool(definition: ToolDefinition, options: InProcessToolOptions): RegisteredTool {
+  const isBuiltin = options.source === 'builtin';
+  const ref = { kind: 'core', executorId: `${options.source}/${definition.name}` } as const;
+  const descriptor = describeTool(definition, {
+    owner: isBuiltin ? { kind: 'core' } : { kind: 'custom' },
+    executor: ref,
+  });
+  const executor: RegisteredTool['executor'] = {
+    ref,
+    validateInput: (input) => checkWithZod(definition.input, input),
+    async run(input, ctx) {
+      const returned = await definition.execute(input as Record<string, unknown>, {
+        toolUseId: ctx.toolUseId,
+        log: ctx.log,
+        progress: ctx.progress,
+        signal: ctx.signal,
+        config: undefined,
+        ...pluginOnlyCapabilities,
+        sleep: (ms) => sleep(ms, ctx.signal),
+      });
+      const result = normalizeToolReturn(returned);
+      if (
+        definition.output !== undefined &&
+        result.structuredContent !== undefined &&
+        result.isError !== true
+      ) {
+        const checked = checkWithZod(definition.output, result.structuredContent);
+        if (!checked.ok) {
+          const detail = checked.issues.map((i) => `${i.path}: ${i.message}`).join('; ');
+          throw new Error(`structuredContent does not match the tool's output schema (${detail})`);
+        }
+      }
+      return result;
+    },
+  };
+  return {
+    descriptor,
+    source: options.source,
+    sourceId: options.source,
+    ...(isBuiltin && options.groups !== undefined ? { groups: options.groups } : {}),
+    executor,
+  };
+}

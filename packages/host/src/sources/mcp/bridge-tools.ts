@@ -1,0 +1,171 @@
+import { createHash } from 'node:crypto';
+import { ErrorCode, type Tool } from '@modelcontextprotocol/sdk/types.js';
+import type {
+  ContentBlock,
+  HiddenToolPlanEntry,
+  ToolAnnotations,
+  ToolDescriptor,
+  ToolResult,
+} from '@toolhost/plugin-sdk';
+import * as z from 'zod';
+import type { OwnDeadline } from '../../config/limits.js';
+import { toolResultSchema } from '../plugins/replies.js';
+
+/**
+ * Pure helpers of the MCP bridge: how a server's tools are named, described and hidden, and how
+ * what a server answers becomes a `ToolResult` or an error a person can read.
+ */
+
+const MAX_NAME = 64;
+const HASH_CHARS = 8;
+
+/**
+ * The Map name of `tool` on `server`: `mcp__<server>__<tool>`, with every character outside
+ * `[A-Za-z0-9_-]` turned into `_`. A name longer than 64 characters keeps its first 55 and ends
+ * with `_` and 8 hex characters of a hash of the original, so two long names that share a prefix
+ * still differ, and the same tool always gets the same name.
+ */
+export function bridgedToolName(server: string, tool: string): string {
+  const original = `mcp__${server}__${tool}`;
+  const safe = original.replace(/[^A-Za-z0-9_-]/g, '_');
+  if (safe.length <= MAX_NAME) return safe;
+  const hash = createHash('sha256').update(original).digest('hex').slice(0, HASH_CHARS);
+  return `${safe.slice(0, MAX_NAME - HASH_CHARS - 1)}_${hash}`;
+}
+
+function annotationsOf(tool: Tool): ToolAnnotations | undefined {
+  const source = tool.annotations;
+  if (source === undefined) return undefined;
+  const picked: { -readonly [K in keyof ToolAnnotations]: ToolAnnotations[K] } = {};
+  if (typeof source.title === 'string') picked.title = source.title;
+  if (typeof source.readOnlyHint === 'boolean') picked.readOnlyHint = source.readOnlyHint;
+  if (typeof source.destructiveHint === 'boolean') picked.destructiveHint = source.destructiveHint;
+  if (typeof source.idempotentHint === 'boolean') picked.idempotentHint = source.idempotentHint;
+  if (typeof source.openWorldHint === 'boolean') picked.openWorldHint = source.openWorldHint;
+  return Object.keys(picked).length === 0 ? undefined : picked;
+}
+
+/** The descriptor of a server's tool, under its bridged `name`; the executor keeps the original. */
+export function bridgedDescriptor(serverId: string, tool: Tool, name: string): ToolDescriptor {
+  const title = tool.title ?? tool.annotations?.title;
+  const annotations = annotationsOf(tool);
+  return {
+    name,
+    ...(title === undefined ? {} : { title }),
+    description: tool.description ?? title ?? '',
+    inputSchema: tool.inputSchema,
+    ...(tool.outputSchema === undefined ? {} : { outputSchema: tool.outputSchema }),
+    owner: { kind: 'mcp', serverId },
+    executor: { kind: 'mcp', serverId, toolName: tool.name },
+    ...(annotations === undefined ? {} : { annotations }),
+  };
+}
+
+/** The hidden entry standing for a server whose tools are not known (it never connected). */
+export function serverPlaceholder(serverId: string, description: string): ToolDescriptor {
+  return {
+    name: `mcp:${serverId}`,
+    description,
+    inputSchema: { type: 'object' },
+    owner: { kind: 'mcp', serverId },
+  };
+}
+
+/** Hidden entries (`mcp-unavailable`) for `descriptors`, or one placeholder when there are none. */
+export function unavailableEntries(
+  serverId: string,
+  descriptors: readonly ToolDescriptor[],
+  message: string,
+): HiddenToolPlanEntry[] {
+  const diagnostics = [{ reason: 'mcp-unavailable' as const, message }];
+  if (descriptors.length === 0) return [{ descriptor: serverPlaceholder(serverId, message), diagnostics }];
+  return descriptors.map((descriptor) => ({ descriptor, diagnostics }));
+}
+
+const annotationsSchema = z.object({
+  audience: z.array(z.enum(['user', 'assistant'])).optional(),
+  priority: z.number().optional(),
+  lastModified: z.string().optional(),
+});
+
+function issuesText(error: z.ZodError): string {
+  return error.issues
+    .slice(0, 5)
+    .map((issue) => `at "${issue.path.join('.') || '(root)'}": ${issue.message}`)
+    .join('; ');
+}
+
+/**
+ * Checks what a server answered to `tools/call` and keeps what a `ToolResult` carries: every kind of
+ * content block (with its annotations), `isError` and `structuredContent`. Anything else (`_meta`,
+ * unknown fields) is dropped. Throws when the answer is not a tool result.
+ */
+export function toBridgedResult(serverId: string, toolName: string, raw: unknown): ToolResult {
+  const parsed = toolResultSchema.safeParse(raw);
+  if (!parsed.success) {
+    throw new Error(
+      `MCP server "${serverId}" returned an invalid result for tool "${toolName}": ${issuesText(parsed.error)}`,
+    );
+  }
+  const rawContent = (raw as { content: readonly { annotations?: unknown }[] }).content;
+  const content = parsed.data.content.map((block, index): ContentBlock => {
+    const annotations = annotationsSchema.safeParse(rawContent[index]?.annotations);
+    return annotations.success && rawContent[index]?.annotations !== undefined
+      ? { ...block, annotations: annotations.data }
+      : block;
+  });
+  return {
+    content,
+    ...(parsed.data.isError === undefined ? {} : { isError: parsed.data.isError }),
+    ...(parsed.data.structuredContent === undefined
+      ? {}
+      : { structuredContent: parsed.data.structuredContent }),
+  };
+}
+
+/** The message of anything thrown, with its cause's when that says more (`fetch failed`: why). */
+export function messageOf(error: unknown): string {
+  if (!(error instanceof Error)) return String(error);
+  const cause = (error as { cause?: { message?: unknown } }).cause;
+  return typeof cause?.message === 'string' && cause.message !== '' && !error.message.includes(cause.message)
+    ? `${error.message}: ${cause.message}`
+    : error.message;
+}
+
+/**
+ * The JSON-RPC code of an SDK error (`McpError`), read as data rather than with `instanceof`: a
+ * second copy of the SDK would fail that test. JSON-RPC codes are negative; HTTP errors of the
+ * transport carry the (positive) status in `code` and are not protocol errors.
+ */
+export function protocolCode(error: unknown): number | undefined {
+  if (typeof error !== 'object' || error === null) return undefined;
+  const code = (error as { code?: unknown }).code;
+  return typeof code === 'number' && code < 0 ? code : undefined;
+}
+
+/** Whether an HTTP transport's failure means the server cannot be reached (so: reconnect). */
+export function isUnreachable(error: unknown): boolean {
+  if (typeof error !== 'object' || error === null) return false;
+  const { name, message, code } = error as { name?: unknown; message?: unknown; code?: unknown };
+  // undici's network failure, or a 404 for our session: the server restarted and forgot us.
+  return (name === 'TypeError' && message === 'fetch failed') || code === 404;
+}
+
+/** The message of a `tools/call` that failed, naming the server. */
+export function callFailureMessage(
+  serverId: string,
+  toolName: string,
+  error: unknown,
+  timeout: OwnDeadline,
+): string {
+  switch (protocolCode(error)) {
+    case ErrorCode.RequestTimeout:
+      return `MCP server "${serverId}" did not answer within ${timeout.ms} ms (tool "${toolName}"; limit: ${timeout.setting})`;
+    case ErrorCode.ConnectionClosed:
+      return `MCP server "${serverId}" is unavailable: the connection closed while tool "${toolName}" was running`;
+    case undefined:
+      return `MCP server "${serverId}" failed to run tool "${toolName}": ${messageOf(error)}`;
+    default:
+      return `MCP server "${serverId}" answered the call to tool "${toolName}" with an error: ${messageOf(error)}`;
+  }
+}

@@ -1,0 +1,180 @@
+import { DEFAULT_LIMITS, type OwnDeadline } from '../../config/limits.js';
+import type { ToolSource } from '../../types.js';
+import { type LinkSettings, ServerLink } from './bridge-link.js';
+
+/** One entry of `mcpServers` in config: a command to run over stdio, or a streamable HTTP URL. */
+export type McpServerConfig =
+  | {
+      /** The executable; resolved on the PATH of the server's environment. */
+      readonly command: string;
+      readonly args?: readonly string[];
+      /** Added to the minimal inherited environment (HOME, LOGNAME, PATH, SHELL, TERM, USER). */
+      readonly env?: Readonly<Record<string, string>>;
+      /** Working directory, relative to the bridge's `cwd`; default that `cwd`. */
+      readonly cwd?: string;
+    }
+  | {
+      /** A streamable HTTP endpoint. */
+      readonly url: string;
+      /** Sent with every request (e.g. `Authorization`). */
+      readonly headers?: Readonly<Record<string, string>>;
+    };
+
+export interface McpBridgeOptions {
+  /**
+   * Called whenever the set of tools or their availability changed after `update()` resolved: a
+   * server reconnected, died, or sent `tools/list_changed` with a different list. The host then
+   * rebuilds its Map. Never called synchronously, nor for what `update()` itself reports; calls
+   * within one microtask are coalesced; never called after `close()`.
+   */
+  readonly onChange: () => void;
+  /**
+   * Wall clock of one `tools/call`, ms, and the setting it came from (see limits.ts); default the
+   * call limit, 30 000 ms of `limits.timeoutMs`.
+   */
+  readonly callTimeout?: OwnDeadline;
+  /** Limit of the initialize handshake and of each `tools/list`, ms; default 15 000. */
+  readonly connectTimeoutMs?: number;
+  /** Reconnect delays: `initialMs`, doubled after each failure, at most `maxMs`; default 1 000 / 30 000. */
+  readonly backoff?: { readonly initialMs: number; readonly maxMs: number };
+  /** The project root: default working directory of stdio servers; default `process.cwd()`. */
+  readonly cwd?: string;
+  /** Diagnostics: connects, connect failures, deaths, reconnects, renamed tools. */
+  readonly log?: (message: string) => void;
+}
+
+/** Where a server's connection stands. */
+export type McpServerState = 'connected' | 'connecting' | 'unavailable';
+
+/** One server's state, for `toolhost list` and `doctor`. */
+export interface McpServerStatus {
+  /** The key under `mcpServers`. */
+  readonly name: string;
+  readonly state: McpServerState;
+  /** Why it is not connected (while reconnecting: why the last attempt failed). */
+  readonly reason?: string;
+  /** Callable tools it offers now (0 unless connected). */
+  readonly tools: number;
+  /** The pid of a connected stdio server. */
+  readonly pid?: number;
+  /** Problems with its tool list, such as two tools sharing one bridged name. */
+  readonly warnings?: readonly string[];
+}
+
+/** A config compared by content: the same keys in another order are the same config. */
+function configKey(config: McpServerConfig): string {
+  return JSON.stringify(config, (_key, value: unknown) =>
+    value !== null && typeof value === 'object' && !Array.isArray(value)
+      ? Object.fromEntries(Object.entries(value).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+      : value,
+  );
+}
+
+/**
+ * Bridges the MCP servers of config into the registry: each server becomes one `ToolSource` (kind
+ * `mcp`, id the server's name) whose tools are named `mcp__<server>__<tool>`. A server that is down
+ * offers its tools as hidden (`mcp-unavailable`) and is reconnected with backoff.
+ */
+export class McpBridge {
+  readonly #links = new Map<string, ServerLink>();
+  readonly #closing = new Set<Promise<void>>();
+  readonly #settings: { -readonly [K in keyof LinkSettings]: LinkSettings[K] };
+  readonly #onChange: () => void;
+  #changePending = false;
+  #closed = false;
+
+  constructor(options: McpBridgeOptions) {
+    this.#onChange = options.onChange;
+    const log = options.log ?? (() => {});
+    this.#settings = {
+      callTimeout: options.callTimeout ?? { ms: DEFAULT_LIMITS.timeoutMs, setting: 'limits.timeoutMs' },
+      connectTimeoutMs: options.connectTimeoutMs ?? 15_000,
+      backoff: options.backoff ?? { initialMs: 1_000, maxMs: 30_000 },
+      root: options.cwd ?? process.cwd(),
+      log: (message) => {
+        try {
+          log(message);
+        } catch {
+          // A broken log sink loses a line, never a connection.
+        }
+      },
+      changed: () => this.#changed(),
+      track: (closing) => this.#track(closing),
+    };
+  }
+
+  /**
+   * Connects new servers, disconnects removed ones and reconnects changed ones (configs compared by
+   * content). Resolves once each new server's first connection attempt has finished, connected or
+   * not; a removed server's source is gone at once, its process is stopped in the background.
+   */
+  async update(servers: Readonly<Record<string, McpServerConfig>>): Promise<void> {
+    if (this.#closed) throw new Error('the MCP bridge is closed');
+    const links = new Map<string, ServerLink>();
+    const attempts: Promise<void>[] = [];
+    for (const [name, config] of Object.entries(servers)) {
+      const key = configKey(config);
+      const current = this.#links.get(name);
+      if (current !== undefined && current.key === key) {
+        links.set(name, current);
+        continue;
+      }
+      if (current !== undefined) this.#settings.log(`MCP server "${name}": config changed, reconnecting`);
+      const link = new ServerLink(name, config, key, this.#settings);
+      links.set(name, link);
+      attempts.push(link.firstAttempt);
+    }
+    for (const [name, link] of this.#links) {
+      if (links.get(name) !== link) this.#track(link.dispose());
+    }
+    this.#links.clear();
+    for (const [name, link] of links) this.#links.set(name, link);
+    await Promise.all(attempts);
+  }
+
+  /** One source per configured server, in config order. */
+  /** A new call limit (a config reload changed it): every server's tools carry it from the next rebuild. */
+  setCallTimeout(deadline: OwnDeadline): void {
+    const current = this.#settings.callTimeout;
+    if (current.ms !== deadline.ms || current.setting !== deadline.setting)
+      this.#settings.callTimeout = deadline;
+  }
+
+  sources(): ToolSource[] {
+    return [...this.#links.values()].map((link) => link.source());
+  }
+
+  status(): McpServerStatus[] {
+    return [...this.#links.values()].map((link) => link.status());
+  }
+
+  /** Closes every connection, stops every stdio server and cancels reconnects. */
+  async close(): Promise<void> {
+    this.#closed = true;
+    for (const link of this.#links.values()) this.#track(link.dispose());
+    this.#links.clear();
+    while (this.#closing.size > 0) await Promise.all([...this.#closing]);
+  }
+
+  #track(closing: Promise<void>): void {
+    const settled = closing.catch(() => {});
+    this.#closing.add(settled);
+    void settled.then(() => this.#closing.delete(settled));
+  }
+
+  #changed(): void {
+    if (this.#changePending || this.#closed) return;
+    this.#changePending = true;
+    queueMicrotask(() => {
+      this.#changePending = false;
+      if (this.#closed) return;
+      try {
+        this.#onChange();
+      } catch (error) {
+        this.#settings.log(
+          `MCP bridge: onChange threw: ${error instanceof Error ? error.message : String(error)}`,
+        );
+      }
+    });
+  }
+}

@@ -1,0 +1,266 @@
+import { randomUUID } from 'node:crypto';
+import type { HiddenToolPlanEntry, ToolDescriptor, ToolResult } from '@toolhost/plugin-sdk';
+import type { CallReply, PluginManifest, ToolManifest } from '@toolhost/plugin-sdk/protocol';
+import * as z from 'zod';
+import type { CapabilityProvider } from '../../capabilities/index.js';
+import type { OwnDeadline, SandboxLimits } from '../../config/limits.js';
+import { callStopped, invalidInput, type StoppedStatus } from '../../core/wrap/errors.js';
+import { errorResult } from '../../core/wrap/results.js';
+import type { CallSinks, LimitName, Sandbox, SandboxOutcome } from '../../sandbox/types.js';
+import type {
+  AfterToolCallResult,
+  BeforeToolCallResult,
+  ExecutionContext,
+  RegisteredTool,
+  ToolHooks,
+} from '../../types.js';
+import { afterVerdictSchema, beforeVerdictSchema, callReplySchema, hookReplySchema } from './replies.js';
+
+/** The descriptor the host builds from a plugin's manifest entry. */
+export function pluginDescriptor(pluginId: string, tool: ToolManifest): ToolDescriptor {
+  return {
+    ...tool,
+    owner: { kind: 'plugin', pluginId },
+    executor: { kind: 'plugin', pluginId, toolName: tool.name },
+  };
+}
+
+/** A hidden entry for a plugin whose tools cannot be listed (it did not load). */
+export function pluginPlaceholder(pluginId: string, description: string): ToolDescriptor {
+  return {
+    name: `plugin:${pluginId}`,
+    description,
+    inputSchema: { type: 'object' },
+    owner: { kind: 'plugin', pluginId },
+  };
+}
+
+/** Hidden entries for a plugin: one per tool when the names are known, else one for the plugin. */
+export function hiddenEntries(
+  pluginId: string,
+  tools: readonly ToolManifest[] | readonly string[] | undefined,
+  reason: 'plugin-disabled' | 'plugin-load-failed' | 'quarantined',
+  message: string,
+): HiddenToolPlanEntry[] {
+  const diagnostics = [{ reason, message }];
+  if (tools === undefined || tools.length === 0)
+    return [{ descriptor: pluginPlaceholder(pluginId, message), diagnostics }];
+  return tools.map((tool) => ({
+    descriptor:
+      typeof tool === 'string'
+        ? { ...pluginPlaceholder(pluginId, message), name: tool }
+        : pluginDescriptor(pluginId, tool),
+    diagnostics,
+  }));
+}
+
+function sinksOf(ctx: ExecutionContext): CallSinks {
+  return {
+    log: (level, message, data) => {
+      const fn = ctx.log[level as keyof ExecutionContext['log']] ?? ctx.log.info;
+      fn(message, data);
+    },
+    progress: (done, total, message) => ctx.progress(done, total, message),
+  };
+}
+
+function issuesText(issues: readonly { path: string; message: string }[]): string {
+  return issues.map((i) => `at "${i.path}": ${i.message}`).join('; ');
+}
+
+/** The call status each sandbox limit means. */
+const STATUS_OF_LIMIT = {
+  cancelled: 'cancelled',
+  cpuMs: 'limit-exceeded',
+  crashed: 'executor-threw',
+  maxResultChars: 'limit-exceeded',
+  memoryMb: 'limit-exceeded',
+  timeoutMs: 'timeout',
+} as const satisfies Record<LimitName, StoppedStatus>;
+
+/** Turns the sandbox's answer to a call into the result the model reads. */
+function resultOf(
+  pluginId: string,
+  toolName: string,
+  outcome: SandboxOutcome<CallReply>,
+  limits: SandboxLimits,
+): ToolResult {
+  if (outcome.kind === 'limit') {
+    const reset =
+      outcome.limit === 'cancelled' ? '' : '; its isolate was reset and the next call starts fresh';
+    // Thrown, so the wrapper reports the status the limit means (a timeout, a limit, a crash).
+    throw callStopped(
+      STATUS_OF_LIMIT[outcome.limit],
+      `Tool "${toolName}" of plugin "${pluginId}" was stopped: ${outcome.message}${reset}`,
+    );
+  }
+  const parsed = callReplySchema.safeParse(outcome.reply);
+  if (!parsed.success) {
+    return errorResult(`Tool "${toolName}" returned a malformed reply: ${z.prettifyError(parsed.error)}`);
+  }
+  const reply = parsed.data;
+  switch (reply.kind) {
+    case 'ok':
+      return reply.result;
+    case 'valid':
+      return errorResult(
+        `Tool "${toolName}" of plugin "${pluginId}" answered a call as if it were only a check`,
+      );
+    case 'invalid-input':
+      // Thrown, so the wrapper reports it exactly as it reports invalid input of any other tool.
+      throw invalidInput(reply.issues);
+    case 'invalid-config':
+      return errorResult(`Plugin "${pluginId}" has an invalid config: ${issuesText(reply.issues)}`);
+    case 'unknown-tool':
+      return errorResult(`Plugin "${pluginId}" no longer has a tool "${toolName}"`);
+    case 'too-large':
+      return errorResult(
+        `Tool "${toolName}" returned a result over the limit maxResultChars (${limits.maxResultChars} characters)`,
+      );
+    case 'error':
+      return errorResult(`Tool "${toolName}" failed: ${reply.message}`);
+  }
+}
+
+/** Everything the tools and hooks of one loaded plugin need to reach their isolate. */
+export interface LoadedPlugin {
+  readonly id: string;
+  /** The sandbox version its tools and hooks call: the one the Map holding them was built with. */
+  readonly version: number;
+  readonly manifest: PluginManifest;
+  readonly sandbox: Sandbox;
+  /** Why it may not run now (it is quarantined); undefined when it may. */
+  readonly blocked: () => string | undefined;
+  readonly limits: SandboxLimits;
+  /** The plugin's wall clock and the setting it came from; its tools carry it (limits.ts). */
+  readonly timeout: OwnDeadline;
+  readonly config: unknown;
+  readonly capabilities: CapabilityProvider;
+  readonly env: Readonly<Record<string, string>>;
+  /** `all`: the plugin's hooks see every tool's calls; `own` (default): only its own tools'. */
+  readonly hookScope: 'own' | 'all';
+}
+
+const NO_SINKS: CallSinks = { log: () => {}, progress: () => {} };
+
+/** The registered tools of a loaded plugin; their executors call into its isolate. */
+export function pluginTools(plugin: LoadedPlugin): RegisteredTool[] {
+  return plugin.manifest.tools.map((tool) => {
+    const descriptor = pluginDescriptor(plugin.id, tool);
+    const request = (
+      input: unknown,
+      call: { toolUseId: string; sessionId: string; signal: AbortSignal },
+      sinks: CallSinks,
+      checkOnly: boolean,
+    ) =>
+      plugin.sandbox.call(
+        plugin.id,
+        plugin.version,
+        {
+          callId: randomUUID(),
+          toolName: tool.name,
+          toolUseId: call.toolUseId,
+          sessionId: call.sessionId,
+          input,
+          config: plugin.config ?? null,
+          env: plugin.env,
+          envGranted: plugin.capabilities.envGranted,
+          maxResultChars: plugin.limits.maxResultChars,
+          ...(checkOnly ? { checkOnly: true as const } : {}),
+        },
+        (capability, args, signal) => plugin.capabilities.invoke(capability, args, signal),
+        sinks,
+        call.signal,
+      );
+    return {
+      descriptor,
+      source: 'plugin',
+      sourceId: plugin.id,
+      timeout: plugin.timeout,
+      executor: {
+        ref: descriptor.executor as NonNullable<ToolDescriptor['executor']>,
+        async run(input, ctx) {
+          // A call admitted before a quarantine started: the plugin gets no more chances to crash
+          // the executor under other plugins' calls.
+          const blocked = plugin.blocked();
+          if (blocked !== undefined) return errorResult(`Tool "${tool.name}" was not run: ${blocked}`);
+          const outcome = await request(input, ctx, sinksOf(ctx), false);
+          return resultOf(plugin.id, tool.name, outcome, plugin.limits);
+        },
+        async explainInvalidInput(input, call) {
+          if (plugin.blocked() !== undefined) return undefined;
+          const outcome = await request(input, call, NO_SINKS, true);
+          if (outcome.kind !== 'reply') return undefined;
+          const reply = callReplySchema.safeParse(outcome.reply);
+          return reply.success && reply.data.kind === 'invalid-input' ? reply.data.issues : undefined;
+        },
+      },
+    };
+  });
+}
+
+/** Host hooks that run a plugin's declared hooks inside its isolate. */
+export function pluginHooks(plugin: LoadedPlugin): ToolHooks | undefined {
+  const { before, after } = plugin.manifest.hooks;
+  if (!before && !after) return undefined;
+  const applies = (owner: ToolDescriptor['owner']) =>
+    plugin.hookScope === 'all' || (owner.kind === 'plugin' && owner.pluginId === plugin.id);
+  /** Runs one phase in the isolate and returns the verdict, checked against `schema`. */
+  const run = async <T>(
+    phase: 'before' | 'after',
+    event: { sessionId: string; toolUseId: string; toolName: string; input: unknown; result?: ToolResult },
+    schema: z.ZodType<T>,
+  ): Promise<T> => {
+    const blocked = plugin.blocked();
+    if (blocked !== undefined) throw new Error(blocked);
+    const outcome = await plugin.sandbox.hook(
+      plugin.id,
+      plugin.version,
+      {
+        callId: randomUUID(),
+        phase,
+        event,
+        config: plugin.config ?? null,
+        maxResultChars: plugin.limits.maxResultChars,
+      },
+      { log: () => {}, progress: () => {} },
+    );
+    if (outcome.kind === 'limit') throw new Error(outcome.message);
+    const reply = hookReplySchema.safeParse(outcome.reply);
+    if (!reply.success) throw new Error(`the hook sent a malformed reply: ${z.prettifyError(reply.error)}`);
+    if (reply.data.kind === 'error') throw new Error(reply.data.message);
+    if (reply.data.kind === 'too-large') throw new Error('the hook returned a value over maxResultChars');
+    const verdict = schema.safeParse(reply.data.verdict);
+    if (!verdict.success)
+      throw new Error(`the hook returned an unsupported value: ${z.prettifyError(verdict.error)}`);
+    return verdict.data;
+  };
+  const callOf = (event: { sessionId: string; toolUseId: string; toolName: string; input: unknown }) => ({
+    sessionId: event.sessionId,
+    toolUseId: event.toolUseId,
+    toolName: event.toolName,
+    input: event.input,
+  });
+  return {
+    name: `plugin:${plugin.id}`,
+    ...(before
+      ? {
+          beforeToolCall: async (event): Promise<BeforeToolCallResult> => {
+            if (!applies(event.descriptor.owner)) return undefined;
+            return (await run('before', callOf(event), beforeVerdictSchema)) ?? undefined;
+          },
+        }
+      : {}),
+    ...(after
+      ? {
+          afterToolCall: async (event): Promise<AfterToolCallResult> => {
+            if (!applies(event.descriptor.owner)) return undefined;
+            return (
+              (await run('after', { ...callOf(event), result: event.result }, afterVerdictSchema)) ??
+              undefined
+            );
+          },
+        }
+      : {}),
+  };
+}

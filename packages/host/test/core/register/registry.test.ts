@@ -1,0 +1,151 @@
+import { describe, expect, it } from 'vitest';
+import { buildRegistry } from '../../../src/core/register/registry.js';
+import { fakeTool, source } from '../../helpers.js';
+
+describe('buildRegistry', () => {
+  it('merges built-in → plugin → mcp → custom whatever order the sources arrive in', () => {
+    const registry = buildRegistry(
+      [
+        source('custom', 'custom', [fakeTool('x', 'custom')]),
+        source('mcp', 'srv', [fakeTool('x', 'mcp', 'srv')]),
+        source('builtin', 'builtin', [fakeTool('x')]),
+        source('plugin', 'p', [fakeTool('x', 'plugin', 'p')]),
+      ],
+      {},
+    );
+    expect(registry.tools.get('x')?.source).toBe('custom');
+    const losers = registry.excluded.map((e) => e.descriptor.owner.kind);
+    expect(losers).toEqual(['core', 'plugin', 'mcp']);
+  });
+
+  it('reports every override with winner and loser, never silently', () => {
+    const registry = buildRegistry(
+      [
+        source('builtin', 'builtin', [fakeTool('read')]),
+        source('plugin', 'files', [fakeTool('read', 'plugin', 'files')]),
+      ],
+      {},
+    );
+    expect(registry.tools.get('read')?.sourceId).toBe('files');
+    const warning = registry.diagnostics.find((d) => d.code === 'tool-overridden');
+    expect(warning).toMatchObject({ level: 'warning', toolName: 'read' });
+    expect(warning?.message).toContain('plugin:files');
+    expect(warning?.message).toContain('core');
+    expect(registry.excluded).toEqual([
+      {
+        descriptor: expect.objectContaining({ owner: { kind: 'core' } }),
+        diagnostics: [expect.objectContaining({ reason: 'overridden' })],
+      },
+    ]);
+  });
+
+  it('keeps a tool whose name breaks the one name rule out of the Map, whatever its source', () => {
+    const bad = ['has space', 'dotted.name', 'x'.repeat(65), '', 'ünï'];
+    const registry = buildRegistry(
+      [
+        source('builtin', 'builtin', [fakeTool(bad[0] as string)]),
+        source('plugin', 'p', [fakeTool(bad[1] as string, 'plugin', 'p')]),
+        source('mcp', 'srv', [
+          fakeTool(bad[2] as string, 'mcp', 'srv'),
+          fakeTool('fine-name_1', 'mcp', 'srv'),
+        ]),
+        source('custom', 'custom', [
+          fakeTool(bad[3] as string, 'custom'),
+          fakeTool(bad[4] as string, 'custom'),
+        ]),
+      ],
+      {},
+    );
+    expect([...registry.tools.keys()]).toEqual(['fine-name_1']);
+    expect(registry.excluded.map((e) => [e.descriptor.name, e.diagnostics[0]?.reason])).toEqual(
+      bad.map((name) => [name, 'invalid-name']),
+    );
+    const warnings = registry.diagnostics.filter((d) => d.code === 'invalid-tool-name');
+    expect(warnings).toHaveLength(bad.length);
+    expect(warnings[1]?.message).toBe(
+      'tool name "dotted.name" of plugin:p is not a valid tool name (1-64 letters, digits, "_" or "-"); it stays hidden until renamed',
+    );
+  });
+
+  it('keeps denied tools out of the Map and records them as policy-denied', () => {
+    const registry = buildRegistry([source('builtin', 'builtin', [fakeTool('read'), fakeTool('exec')])], {
+      deny: ['exec'],
+    });
+    expect([...registry.tools.keys()]).toEqual(['read']);
+    expect(registry.excluded[0]?.descriptor.name).toBe('exec');
+    expect(registry.excluded[0]?.diagnostics[0]).toMatchObject({ reason: 'policy-denied' });
+  });
+
+  it('does not let a denied tool override an allowed one', () => {
+    const registry = buildRegistry(
+      [
+        source('builtin', 'builtin', [fakeTool('read')]),
+        source('plugin', 'evil', [fakeTool('read', 'plugin', 'evil')]),
+      ],
+      { deny: ['group:plugin:evil'] },
+    );
+    expect(registry.tools.get('read')?.source).toBe('builtin');
+    expect(registry.diagnostics.some((d) => d.code === 'tool-overridden')).toBe(false);
+  });
+
+  it('builds a fresh Map every time', () => {
+    const sources = [source('builtin', 'builtin', [fakeTool('a')])];
+    const first = buildRegistry(sources, {});
+    const second = buildRegistry(sources, {});
+    expect(second.tools).not.toBe(first.tools);
+    expect([...second.tools.keys()]).toEqual([...first.tools.keys()]);
+  });
+
+  it('warns at registration about unsupported availability', () => {
+    const tool = fakeTool('odd');
+    const odd = { ...tool, descriptor: { ...tool.descriptor, availability: { anyOf: [] } } };
+    const registry = buildRegistry([source('builtin', 'builtin', [odd])], {});
+    expect(registry.diagnostics).toContainEqual(
+      expect.objectContaining({ level: 'warning', code: 'unsupported-availability', toolName: 'odd' }),
+    );
+  });
+
+  it('warns when an allow list shuts a whole source out, and about patterns that match nothing', () => {
+    const registry = buildRegistry(
+      [
+        source('builtin', 'builtin', [fakeTool('read', 'builtin', 'builtin', { groups: ['fs'] })]),
+        source('plugin', 'notes', [fakeTool('note_add', 'plugin', 'notes')]),
+      ],
+      { allow: ['group:fs', 'raed'], deny: ['nothing_*'] },
+    );
+    const messages = registry.diagnostics.filter((d) => d.level === 'warning').map((d) => d.message);
+    expect(messages).toContainEqual(expect.stringContaining('plugin "notes"'));
+    expect(messages).toContainEqual(expect.stringContaining('tools.allow pattern "raed" matches no tool'));
+    expect(messages).toContainEqual(
+      expect.stringContaining('tools.deny pattern "nothing_*" matches no tool'),
+    );
+  });
+
+  it("gives a descriptor that lacks (or misstates) its executor ref the tool's real one", () => {
+    const tool = fakeTool('bare', 'plugin', 'p');
+    const { executor: _dropped, ...descriptor } = tool.descriptor;
+    const registry = buildRegistry([source('plugin', 'p', [{ ...tool, descriptor }])], {});
+    expect(registry.tools.get('bare')?.descriptor.executor).toEqual(tool.executor.ref);
+  });
+
+  it('passes on the unavailable tools a source reports', () => {
+    const registry = buildRegistry(
+      [
+        {
+          kind: 'plugin',
+          id: 'broken',
+          tools: [],
+          unavailable: [
+            {
+              descriptor: fakeTool('b', 'plugin', 'broken').descriptor,
+              diagnostics: [{ reason: 'plugin-load-failed', message: 'SyntaxError' }],
+            },
+          ],
+        },
+      ],
+      {},
+    );
+    expect(registry.tools.size).toBe(0);
+    expect(registry.excluded[0]?.diagnostics[0]?.reason).toBe('plugin-load-failed');
+  });
+});

@@ -1,0 +1,166 @@
+import { defineTool } from '@toolhost/plugin-sdk';
+import { describe, expect, it } from 'vitest';
+import * as z from 'zod';
+import { resultText } from '../../src/core/wrap/results.js';
+import { createHost, type HostChange } from '../../src/host/host.js';
+import { fakeTool } from '../helpers.js';
+
+const hello = defineTool({
+  name: 'hello',
+  description: 'Greets',
+  input: z.object({ who: z.string() }),
+  execute: ({ who }) => `hello ${who}`,
+});
+
+describe('ToolHost', () => {
+  it('registers built-ins (exec off by default) and custom tools', async () => {
+    const host = await createHost({ plugins: false, customTools: [hello] });
+    expect([...host.registry.tools.keys()].sort()).toEqual(['edit', 'grep', 'hello', 'ls', 'read', 'write']);
+    expect(host.registry.tools.get('read')?.descriptor.owner).toEqual({ kind: 'core' });
+    expect(host.registry.tools.get('hello')?.descriptor.owner).toEqual({ kind: 'custom' });
+  });
+
+  it('leaves built-ins out when disabled', async () => {
+    const host = await createHost({ plugins: false, builtins: false, customTools: [hello] });
+    expect([...host.registry.tools.keys()]).toEqual(['hello']);
+    expect(host.plan().hidden.map((h) => [h.descriptor.name, h.diagnostics[0]?.reason])).toContainEqual([
+      'read',
+      'policy-denied',
+    ]);
+  });
+
+  it('rebuilds the whole Map when a custom tool is added, and the disposer removes it', async () => {
+    const host = await createHost({ plugins: false, builtins: false });
+    const changes: HostChange[] = [];
+    host.onChange((change) => changes.push(change));
+    const before = host.registry.tools;
+    const dispose = host.addTool(hello);
+    expect(host.registry.tools).not.toBe(before);
+    expect(before.has('hello')).toBe(false);
+    expect(changes.at(-1)).toMatchObject({ version: 1, added: ['hello'], removed: [], changed: [] });
+    dispose();
+    expect(host.registry.tools.has('hello')).toBe(false);
+    expect(changes.at(-1)).toMatchObject({ version: 2, added: [], removed: ['hello'] });
+  });
+
+  it('lets a custom tool override a built-in, with a diagnostic and an overridden entry', async () => {
+    const read = defineTool({
+      name: 'read',
+      description: 'my read',
+      input: z.object({}),
+      execute: () => 'mine',
+    });
+    const host = await createHost({ plugins: false, customTools: [read] });
+    const outcome = await host.session().call('read', {});
+    expect(resultText(outcome.result)).toBe('mine');
+    expect(host.registry.diagnostics).toContainEqual(
+      expect.objectContaining({ code: 'tool-overridden', toolName: 'read' }),
+    );
+    expect(host.plan().hidden).toContainEqual(
+      expect.objectContaining({
+        descriptor: expect.objectContaining({ name: 'read', owner: { kind: 'core' } }),
+      }),
+    );
+  });
+
+  it('hides a custom tool whose name a model API would reject, and never offers it to a model', async () => {
+    const host = await createHost({ plugins: false, builtins: false, customTools: [hello] });
+    host.addTool({ ...hello, name: 'say hello' } as typeof hello);
+    const session = host.session();
+    expect(session.tools('anthropic').map((t) => t.name)).toEqual(['hello']);
+    expect(host.plan().hidden).toContainEqual({
+      descriptor: expect.objectContaining({ name: 'say hello' }),
+      diagnostics: [expect.objectContaining({ reason: 'invalid-name' })],
+    });
+    const refused = await session.call('say hello', { who: 'a' });
+    expect(refused.result.isError).toBe(true);
+    expect(resultText(refused.result)).toContain('is not a valid tool name');
+  });
+
+  it('applies a new policy to the next call of an existing session', async () => {
+    const host = await createHost({ plugins: false, builtins: false, customTools: [hello] });
+    const session = host.session();
+    expect((await session.call('hello', { who: 'a' })).result.isError).toBeUndefined();
+    host.setPolicy({ deny: ['hello'] });
+    const denied = await session.call('hello', { who: 'a' });
+    expect(denied.result.isError).toBe(true);
+    expect(resultText(denied.result)).toContain('denied by tools.deny pattern "hello"');
+  });
+
+  it('merges plugin and MCP sources through setSource and reports the change', async () => {
+    const host = await createHost({ plugins: false, builtins: false });
+    host.setSource({ kind: 'plugin', id: 'p', tools: [fakeTool('p_tool', 'plugin', 'p')] });
+    expect(host.registry.tools.get('p_tool')?.source).toBe('plugin');
+    const change = (() => {
+      let seen: HostChange | undefined;
+      const off = host.onChange((c) => {
+        seen = c;
+      });
+      host.removeSource('plugin', 'p');
+      off();
+      return seen;
+    })();
+    expect(change?.removed).toEqual(['p_tool']);
+  });
+
+  it('runs host hooks for every session until disposed', async () => {
+    const host = await createHost({ plugins: false, builtins: false, customTools: [hello] });
+    const dispose = host.addHooks({
+      name: 'deny-all',
+      beforeToolCall: () => ({ block: true, reason: 'closed' }),
+    });
+    const session = host.session();
+    expect(resultText((await session.call('hello', { who: 'x' })).result)).toContain('closed');
+    dispose();
+    expect(resultText((await session.call('hello', { who: 'x' })).result)).toBe('hello x');
+  });
+
+  it('keeps notifying other listeners when one throws', async () => {
+    const host = await createHost({ plugins: false, builtins: false });
+    let notified = false;
+    host.onChange(() => {
+      throw new Error('bad listener');
+    });
+    host.onChange(() => {
+      notified = true;
+    });
+    host.addTool(hello);
+    expect(notified).toBe(true);
+  });
+});
+
+describe('ToolHost.close', () => {
+  it('waits for calls in flight before it resolves', async () => {
+    let release: () => void = () => {};
+    const gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let started: () => void = () => {};
+    const running = new Promise<void>((resolve) => {
+      started = resolve;
+    });
+    const slow = defineTool({
+      name: 'slow',
+      description: 'Waits for the test',
+      input: z.object({}),
+      execute: async () => {
+        started();
+        await gate;
+        return 'done';
+      },
+    });
+    const host = await createHost({ plugins: false, builtins: false, customTools: [slow] });
+    const call = host.session().call('slow', {});
+    await running;
+    let closed = false;
+    const closing = host.close().then(() => {
+      closed = true;
+    });
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(closed).toBe(false);
+    release();
+    expect(resultText((await call).result)).toBe('done');
+    await closing;
+    expect(closed).toBe(true);
+  });
+});

@@ -1,0 +1,103 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { BuildJob } from '../../../src/sources/plugins/build-ipc.js';
+import { DEFAULT_BUILD_LIMITS } from '../../../src/sources/plugins/build-limits.js';
+import { BuildService } from '../../../src/sources/plugins/build-service.js';
+
+/**
+ * Stand-in build workers: the service must hold its time limit whatever the worker does, as a
+ * real one stuck in esbuild (a glob listing the whole disk) does nothing that a callback could see.
+ */
+const WORKERS = {
+  /** Never answers. */
+  silent: `import { parentPort } from 'node:worker_threads';
+parentPort.on('message', () => {});
+`,
+  /**
+   * Never answers a build of a "hostile" plugin; answers the others once a file \`go\` exists beside
+   * the script (the test writes it after the hostile build has timed out, so only a worker started
+   * after that can have answered).
+   */
+  'waits-for-go': `import { existsSync, watch } from 'node:fs';
+import { parentPort } from 'node:worker_threads';
+const go = new URL('./go', import.meta.url);
+const waiting = [];
+const answer = (m) => parentPort.postMessage({ t: 'built', id: m.id, outcome: { ok: true, code: '// ' + m.entry, inputs: [] } });
+watch(new URL('./', import.meta.url), () => {
+  if (existsSync(go)) for (const m of waiting.splice(0)) answer(m);
+});
+parentPort.on('message', (m) => {
+  if (m.t !== 'build' || m.entry.includes('hostile')) return;
+  if (existsSync(go)) answer(m);
+  else waiting.push(m);
+});
+`,
+} as const;
+
+const job = (entry: string, timeoutMs: number): BuildJob => ({
+  entry,
+  root: path.dirname(entry),
+  limits: { ...DEFAULT_BUILD_LIMITS, timeoutMs },
+  once: true,
+});
+
+describe('the build service', () => {
+  const dirs: string[] = [];
+  const services: BuildService[] = [];
+
+  afterEach(async () => {
+    await Promise.all(services.splice(0).map((service) => service.close()));
+    await Promise.all(dirs.splice(0).map((dir) => rm(dir, { recursive: true, force: true })));
+  });
+
+  async function serviceWith(worker: keyof typeof WORKERS): Promise<{ service: BuildService; dir: string }> {
+    const dir = await mkdtemp(path.join(tmpdir(), 'toolhost-build-service-'));
+    dirs.push(dir);
+    const entry = path.join(dir, `${worker}.mjs`);
+    await writeFile(entry, WORKERS[worker]);
+    const service = new BuildService(entry);
+    services.push(service);
+    return { service, dir };
+  }
+
+  it('fails a build that runs out of time at its deadline, naming the limit, and replaces the worker', async () => {
+    const { service } = await serviceWith('silent');
+    const outcome = await service.build(1, job('/plugins/slow/index.ts', 100));
+    expect(outcome).toEqual({
+      ok: false,
+      error: 'the build took longer than 0.1 s (a plugin build may read 2000 files and 32 MB, in 0.1 s)',
+      inputs: [],
+    });
+    expect(service.restarts).toBe(1);
+  });
+
+  it('sends the builds of other plugins in flight in the replaced worker again, and they succeed', async () => {
+    const { service, dir } = await serviceWith('waits-for-go');
+    const hostile = service.build(1, job('/plugins/hostile/index.ts', 100));
+    const innocent = service.build(2, job('/plugins/innocent/index.ts', 60_000));
+    expect((await hostile).ok).toBe(false);
+    await writeFile(path.join(dir, 'go'), '');
+    expect(await innocent).toEqual({ ok: true, code: '// /plugins/innocent/index.ts', inputs: [] });
+    expect(service.restarts).toBe(1);
+  });
+
+  it('fails builds with the reason when the worker cannot start, and never hangs', async () => {
+    const service = new BuildService(path.join(tmpdir(), 'toolhost-no-such-worker.mjs'));
+    services.push(service);
+    const outcome = await service.build(1, job('/plugins/p/index.ts', 60_000));
+    expect(outcome.ok).toBe(false);
+    if (!outcome.ok)
+      expect(outcome.error).toMatch(
+        /^the build was interrupted 3 times: the build worker failed: Cannot find module/,
+      );
+  });
+
+  it('close() fails the builds in flight', async () => {
+    const { service } = await serviceWith('silent');
+    const pending = service.build(1, job('/plugins/p/index.ts', 60_000));
+    await service.close();
+    expect(await pending).toEqual({ ok: false, error: 'the build service was closed', inputs: [] });
+  });
+});
