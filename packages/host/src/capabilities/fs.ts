@@ -13,14 +13,14 @@
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import type { FileStat, PluginPermissions } from '@toolhost/plugin-sdk';
-import { openForRead, writeTextFile } from '../sources/builtin/files.js';
 import {
   confine,
   describeFsError,
   errorCode,
   isInside,
   isWorkspaceEscapeError,
-} from '../sources/builtin/workspace.js';
+} from '../workspace/confine.js';
+import { openForRead, writeTextFile } from '../workspace/files.js';
 import { FS_READ, FS_WRITE, notDeclared, notGranted } from './denials.js';
 import { type CapabilityError, denied, failed, isCapabilityError, limitExceeded } from './errors.js';
 import { isAbsoluteLike, normalizeRelative, rootContains } from './fs-roots.js';

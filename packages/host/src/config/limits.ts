@@ -25,10 +25,10 @@
  * a larger one fires at once): the config schema refuses more, and values given in code are
  * capped here.
  */
+import { MAX_TIMER_MS } from '../util/timers.js';
 import type { ToolhostConfig } from './schema.js';
 
-/** The most a Node timer can wait; `setTimeout` with more fires after 1 ms. */
-export const MAX_TIMER_MS = 2_147_483_647;
+export { MAX_TIMER_MS };
 
 /** Per-call limits the wrapper enforces for every executor kind. */
 export interface CallLimits {

@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { MAX_TIMER_MS } from './limits.js';
+import { MAX_TIMER_MS } from '../util/timers.js';
 
 /**
  * `toolhost.config.json`, validated with zod. The JSON Schema shipped beside the package

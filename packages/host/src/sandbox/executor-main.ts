@@ -3,9 +3,10 @@
  * only this process, which the host restarts. Started by `ProcessSandbox` with
  * `--no-node-snapshot`; speaks the messages of `ipc.ts` over the fork channel.
  */
-import { loadRuntimeScript } from '../sources/plugins/bundle.js';
+
 import type { FromExecutor, ToExecutor } from './ipc.js';
 import { type CallHandlers, IsolatePool } from './isolate-pool.js';
+import { loadRuntimeScript } from './isolate-script.js';
 import { PluginIsolate } from './plugin-isolate.js';
 
 PluginIsolate.abortOnCatastrophe = true;

@@ -6,8 +6,8 @@ import type {
   HookReply,
   HookRequest,
 } from '@toolhost/plugin-sdk/protocol';
-import { loadRuntimeScript } from '../sources/plugins/bundle.js';
 import { type CallHandlers, IsolatePool } from './isolate-pool.js';
+import { loadRuntimeScript } from './isolate-script.js';
 import type { CallSinks, CapabilityRunner, Sandbox, SandboxLimits, SandboxOutcome } from './types.js';
 import { PluginVersions, versionKey } from './versions.js';
 

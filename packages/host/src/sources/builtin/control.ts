@@ -19,8 +19,8 @@ import { promises as fs, realpathSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { displayPath, foldPath, isInside, realpathAllowMissing } from '../../workspace/confine.js';
 import type { ControlFileAccess, ControlPaths } from './types.js';
-import { displayPath, foldPath, isInside, realpathAllowMissing } from './workspace.js';
 
 /** Which control path a refusal is about. */
 export type ControlKind = 'cache' | 'config' | 'host' | 'plugins';

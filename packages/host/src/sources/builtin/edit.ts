@@ -1,10 +1,10 @@
 import { defineTool } from '@toolhost/plugin-sdk';
 import * as z from 'zod';
-import { readTextFile, writeTextFile } from './files.js';
-import { withFileLock } from './path-lock.js';
+import { confine } from '../../workspace/confine.js';
+import { readTextFile, writeTextFile } from '../../workspace/files.js';
+import { withFileLock } from '../../workspace/path-lock.js';
+import type { WorkspaceSettings } from './settings.js';
 import { abortSignalOf } from './signal.js';
-import type { WorkspaceSettings } from './types.js';
-import { confine } from './workspace.js';
 
 const input = z.object({
   path: z.string().min(1).describe('File path, relative to the workspace root (or absolute inside it)'),

@@ -1,10 +1,10 @@
 import { promises as fs } from 'node:fs';
 import { defineTool } from '@toolhost/plugin-sdk';
 import * as z from 'zod';
+import { confine, describeFsError, errorCode } from '../../workspace/confine.js';
 import type { ControlGuard } from './control.js';
 import { type ProcessOutcome, runProcess } from './run-process.js';
 import { abortSignalOf } from './signal.js';
-import { confine, describeFsError, errorCode } from './workspace.js';
 
 /** What the `exec` tool is built with, defaults applied. */
 export interface ExecSettings {

@@ -2,13 +2,13 @@ import { type Dirent, promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { defineTool } from '@toolhost/plugin-sdk';
 import * as z from 'zod';
-import { openForRead } from './files.js';
+import { confine, describeFsError, displayPath } from '../../workspace/confine.js';
+import { openForRead } from '../../workspace/files.js';
 import { compileGlob } from './glob.js';
 import { type SearchFile, type SearchOutcome, searchFiles } from './grep-search.js';
 import { byCodeUnit } from './ls.js';
+import type { GrepLimits, WorkspaceSettings } from './settings.js';
 import { abortSignalOf } from './signal.js';
-import type { GrepLimits, WorkspaceSettings } from './types.js';
-import { confine, describeFsError, displayPath } from './workspace.js';
 
 /** Directories no one means to search: dependencies and version-control internals. */
 const SKIPPED_DIRS = new Set(['node_modules', '.git']);

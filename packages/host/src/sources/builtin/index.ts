@@ -9,9 +9,11 @@ import { execTool } from './exec.js';
 import { grepTool } from './grep.js';
 import { lsTool } from './ls.js';
 import { readTool } from './read.js';
-import type { BuiltinToolsOptions, WorkspaceSettings } from './types.js';
+import type { WorkspaceSettings } from './settings.js';
+import type { BuiltinToolsOptions } from './types.js';
 import { writeTool } from './write.js';
 
+export { isWorkspaceEscapeError, resolveInside, WorkspaceEscapeError } from '../../workspace/confine.js';
 export type { ControlKind } from './control.js';
 export { ControlFileError, describeControlAccess, isControlFileError } from './control.js';
 export type {
@@ -21,7 +23,6 @@ export type {
   ExecOptions,
   GrepOptions,
 } from './types.js';
-export { isWorkspaceEscapeError, resolveInside, WorkspaceEscapeError } from './workspace.js';
 
 const DEFAULT_MAX_READ_BYTES = 1024 * 1024;
 // Well inside the default call timeout (30 s), so grep answers with what it found before it is cut off.

@@ -1,8 +1,8 @@
 import { promises as fs } from 'node:fs';
 import { defineTool } from '@toolhost/plugin-sdk';
 import * as z from 'zod';
-import type { WorkspaceSettings } from './types.js';
-import { confine, describeFsError, errorCode } from './workspace.js';
+import { confine, describeFsError, errorCode } from '../../workspace/confine.js';
+import type { WorkspaceSettings } from './settings.js';
 
 /** Listing more entries than this helps no model; the note says how many were left off. */
 const MAX_ENTRIES = 1000;

@@ -1,9 +1,9 @@
 import { defineTool } from '@toolhost/plugin-sdk';
 import * as z from 'zod';
-import { readTextFile } from './files.js';
+import { confine } from '../../workspace/confine.js';
+import { readTextFile } from '../../workspace/files.js';
+import type { WorkspaceSettings } from './settings.js';
 import { abortSignalOf } from './signal.js';
-import type { WorkspaceSettings } from './types.js';
-import { confine } from './workspace.js';
 
 const input = z.object({
   path: z.string().min(1).describe('File path, relative to the workspace root (or absolute inside it)'),

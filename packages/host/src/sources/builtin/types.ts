@@ -1,5 +1,3 @@
-import type { ControlGuard } from './control.js';
-
 /** Options of the built-in tools. */
 export interface BuiltinToolsOptions {
   /** The workspace root: every path the tools touch must resolve inside it. May be a symlink. */
@@ -68,19 +66,4 @@ export interface ExecOptions {
   readonly maxOutputBytes?: number;
   /** When given, only these exact `command` strings may run. */
   readonly allowedCommands?: readonly string[];
-}
-
-/** What each file-system tool is built with. */
-export interface WorkspaceSettings {
-  /** The root as given, made absolute. */
-  readonly root: string;
-  readonly maxReadBytes: number;
-  /** Refuses what the tools may not do to the host's control files. */
-  readonly control: ControlGuard;
-}
-
-/** The `grep` tool's time limits, resolved. */
-export interface GrepLimits {
-  readonly searchBudgetMs: number;
-  readonly fileBudgetMs: number;
 }

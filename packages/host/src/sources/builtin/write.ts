@@ -1,9 +1,9 @@
 import { defineTool } from '@toolhost/plugin-sdk';
 import * as z from 'zod';
-import { writeTextFile } from './files.js';
-import { withFileLock } from './path-lock.js';
-import type { WorkspaceSettings } from './types.js';
-import { confine } from './workspace.js';
+import { confine } from '../../workspace/confine.js';
+import { writeTextFile } from '../../workspace/files.js';
+import { withFileLock } from '../../workspace/path-lock.js';
+import type { WorkspaceSettings } from './settings.js';
 
 const input = z.object({
   path: z.string().min(1).describe('File path, relative to the workspace root (or absolute inside it)'),

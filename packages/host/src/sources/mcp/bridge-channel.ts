@@ -3,7 +3,7 @@ import type { Readable } from 'node:stream';
 import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import type { McpServerConfig } from './bridge.js';
+import type { McpServerConfig } from './types.js';
 
 /** How many stderr lines of a stdio server are kept, and how long each may be. */
 const STDERR_LINES = 8;

@@ -9,7 +9,6 @@ import type { HiddenToolPlanEntry, ToolDescriptor, ToolResult } from '@toolhost/
 import type { OwnDeadline } from '../../config/limits.js';
 import { callStopped } from '../../core/wrap/errors.js';
 import type { ExecutionContext, RegisteredTool, ToolSource } from '../../types.js';
-import type { McpServerConfig, McpServerState, McpServerStatus } from './bridge.js';
 import { type Channel, openChannel, withStderr } from './bridge-channel.js';
 import {
   bridgedDescriptor,
@@ -21,6 +20,7 @@ import {
   toBridgedResult,
   unavailableEntries,
 } from './bridge-tools.js';
+import type { McpServerConfig, McpServerState, McpServerStatus } from './types.js';
 
 /** What every link shares: the bridge's resolved options. */
 export interface LinkSettings {

@@ -9,7 +9,7 @@ import type {
 } from '@toolhost/plugin-sdk';
 import * as z from 'zod';
 import type { OwnDeadline } from '../../config/limits.js';
-import { toolResultSchema } from '../plugins/replies.js';
+import { toolResultSchema } from '../../core/wrap/result-schema.js';
 
 /**
  * Pure helpers of the MCP bridge: how a server's tools are named, described and hidden, and how

@@ -1,5 +1,6 @@
 import * as path from 'node:path';
 import * as esbuild from 'esbuild';
+import { ISOLATE_SCRIPT_OPTIONS } from '../../sandbox/isolate-script.js';
 import { diskReader } from './build-files.js';
 import { BuildBudget, type BuildLimits } from './build-limits.js';
 import { type BuildRun, buildScope, confinementPlugin, RESOLVE_EXTENSIONS } from './confine.js';
@@ -15,20 +16,8 @@ export type BundleOutcome =
     }
   | { readonly ok: false; readonly error: string; readonly inputs: readonly string[] };
 
-/** Options every esbuild build of the host shares: one IIFE script for an isolate. */
-export const sharedOptions: esbuild.BuildOptions = {
-  bundle: true,
-  format: 'iife',
-  platform: 'neutral',
-  target: 'es2022',
-  mainFields: ['module', 'main'],
-  conditions: ['import', 'default'],
-  write: false,
-  metafile: true,
-  logLevel: 'silent',
-  legalComments: 'none',
-  charset: 'utf8',
-};
+/** Options every plugin build shares: a script for an isolate. */
+export const sharedOptions: esbuild.BuildOptions = ISOLATE_SCRIPT_OPTIONS;
 
 export function formatMessages(messages: readonly esbuild.Message[], cwd: string): string {
   const lines = messages.map((m) => {

@@ -1,10 +1,7 @@
 import * as path from 'node:path';
-import * as esbuild from 'esbuild';
-import { type BundleOutcome, formatMessages, sharedOptions } from './build-context.js';
+import type { BundleOutcome } from './build-context.js';
 import { type BuildLimits, DEFAULT_BUILD_LIMITS } from './build-limits.js';
 import { sharedBuildService } from './build-service.js';
-import { hostDir } from './confine.js';
-import { nodeBuiltinsPlugin } from './node-builtins.js';
 
 export type { BundleOutcome } from './build-context.js';
 
@@ -57,46 +54,4 @@ export async function createIncrementalBundler(
     rebuild: () => service.build(key, job),
     dispose: async () => service.dispose(key),
   };
-}
-
-/** Resolves the SDK and zod from the host for the runtime build (plugin builds do it while confining). */
-const hostPackagesPlugin: esbuild.Plugin = {
-  name: 'toolhost-host-packages',
-  setup(build) {
-    build.onResolve({ filter: /^(@toolhost\/plugin-sdk|zod)(\/.*)?$/ }, async (args) => {
-      if (args.pluginData === 'from-host') return undefined;
-      const resolved = await build.resolve(args.path, {
-        kind: args.kind,
-        resolveDir: hostDir,
-        pluginData: 'from-host',
-      });
-      if (resolved.errors.length > 0) return { errors: resolved.errors };
-      return { path: resolved.path };
-    });
-  },
-};
-
-let runtimeScript: Promise<string> | undefined;
-
-/** The in-isolate runtime as one script, built once per process from the host's SDK. */
-export function loadRuntimeScript(): Promise<string> {
-  runtimeScript ??= esbuild
-    .build({
-      ...sharedOptions,
-      absWorkingDir: hostDir,
-      plugins: [nodeBuiltinsPlugin, hostPackagesPlugin],
-      stdin: {
-        contents: `import '@toolhost/plugin-sdk/runtime';\n`,
-        resolveDir: hostDir,
-        sourcefile: '<toolhost-runtime>',
-        loader: 'js',
-      },
-    })
-    .then((result) => {
-      const code = result.outputFiles?.[0]?.text;
-      if (code === undefined)
-        throw new Error(`cannot build the sandbox runtime: ${formatMessages(result.errors, hostDir)}`);
-      return code;
-    });
-  return runtimeScript;
 }

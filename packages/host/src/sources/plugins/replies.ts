@@ -1,5 +1,6 @@
 import type { CallReply, HookReply } from '@toolhost/plugin-sdk/protocol';
 import * as z from 'zod';
+import { contentBlockSchema, structured, toolResultSchema } from '../../core/wrap/result-schema.js';
 
 /**
  * Schemas of what comes back from a plugin's isolate. The runtime in there shares its realm with
@@ -7,36 +8,6 @@ import * as z from 'zod';
  */
 
 const text = z.string();
-
-export const contentBlockSchema = z.union([
-  z.object({ type: z.literal('text'), text }),
-  z.object({ type: z.literal('image'), data: text, mimeType: text }),
-  z.object({ type: z.literal('audio'), data: text, mimeType: text }),
-  z.object({
-    type: z.literal('resource'),
-    resource: z.union([
-      z.object({ uri: text, mimeType: text.optional(), text }),
-      z.object({ uri: text, mimeType: text.optional(), blob: text }),
-    ]),
-  }),
-  z.object({
-    type: z.literal('resource_link'),
-    uri: text,
-    name: text,
-    title: text.optional(),
-    description: text.optional(),
-    mimeType: text.optional(),
-    size: z.number().optional(),
-  }),
-]);
-
-const structured = z.record(z.string(), z.unknown());
-
-export const toolResultSchema = z.object({
-  content: z.array(contentBlockSchema),
-  isError: z.boolean().optional(),
-  structuredContent: structured.optional(),
-});
 
 const issues = z.array(z.object({ path: text, message: text })).max(1_000);
 const failure = [

@@ -1,4 +1,4 @@
-import { foldPath } from './workspace.js';
+import { foldPath } from './confine.js';
 
 /**
  * A lock per key: `run(key, fn)` waits for every earlier holder of the same key, so calls that

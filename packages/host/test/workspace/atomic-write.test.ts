@@ -1,8 +1,8 @@
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { type WriteStep, writeTextFile } from '../../../src/sources/builtin/files.js';
-import { makeSandbox, type Sandbox } from './helpers.js';
+import { type WriteStep, writeTextFile } from '../../src/workspace/files.js';
+import { makeSandbox, type Sandbox } from '../sources/builtin/helpers.js';
 
 /**
  * `writeTextFile` replaces a file through a temporary file and a rename. A crash at any step

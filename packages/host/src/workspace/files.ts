@@ -22,7 +22,7 @@ import { randomBytes } from 'node:crypto';
 import { constants, promises as fs, type Stats } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
 import * as path from 'node:path';
-import { describeFsError, errorCode, isInside, WorkspaceEscapeError } from './workspace.js';
+import { describeFsError, errorCode, isInside, WorkspaceEscapeError } from './confine.js';
 
 // Absent on Windows, where these flags do not exist; 0 leaves the open as it would be without them.
 const O_NOFOLLOW = constants.O_NOFOLLOW ?? 0;
