@@ -1,4 +1,5 @@
 import type {
+  AvailabilityContext,
   CallSignal,
   HiddenToolPlanEntry,
   ToolDescriptor,
@@ -86,6 +87,57 @@ export interface ToolSource {
   readonly tools: readonly RegisteredTool[];
   /** Tools the source knows of but cannot offer (a plugin that failed to load, a server that is down). */
   readonly unavailable?: readonly HiddenToolPlanEntry[];
+}
+
+/** Why the host asks a source to refresh. */
+export type RefreshReason =
+  /** The host is starting. */
+  | { readonly kind: 'start' }
+  /** The settings changed (the config file, or options given in code): all of them may matter. */
+  | { readonly kind: 'settings' }
+  /** An operator's reload: everything again, second chances included (a quarantine lifts). */
+  | { readonly kind: 'reload' }
+  /** The watcher saw the files of these plugins change (a plugin's folder, by id). */
+  | { readonly kind: 'files'; readonly ids: ReadonlySet<string> };
+
+/**
+ * What a Map keeps alive of a source while it may still run a call: a plugin's isolate version,
+ * say. The host enters and exits it around each call the Map admits, and tells it when another
+ * Map took this one's place; it lets go once both have happened.
+ */
+export interface MapHold {
+  enter(): void;
+  exit(): void;
+  replaced(): void;
+}
+
+/**
+ * A live source of tools: each of the four (built-in, plugins, MCP servers, tools given through
+ * the API) is one, and a fifth is one more of these. The host's reload pipeline refreshes the
+ * sources a change concerns, then builds the whole Map from every source's contributions; nothing
+ * else knows how a source loads. A source says when it changed on its own (an MCP server's tool
+ * list, a plugin quarantined) through `onChange`, and the Map is rebuilt.
+ */
+export interface SourceAdapter {
+  /** Names it in causes and errors: `builtin`, `plugins`, `mcp`, `api`. */
+  readonly name: string;
+  /**
+   * Brings it up to date for `reason`; resolves, once its contributions are current, with whether
+   * they changed. A bad plugin or a server that is down is a hidden entry, never a rejection.
+   */
+  refresh(reason: RefreshReason): Promise<boolean>;
+  /** What it offers now, one contribution per plugin or server (and per API source). */
+  contributions(): readonly ToolSource[];
+  /** Hooks it brings (a plugin's declared hooks), in order. */
+  hooks?(): readonly ToolHooks[];
+  /** Facts it adds to availability checks (the plugins that are enabled and loaded). */
+  facts?(): Partial<AvailabilityContext>;
+  /** Called for each Map built from its contributions: what that Map keeps alive. */
+  hold?(): MapHold;
+  /** Listens for changes it makes on its own; `cause` says what (`mcp`, `quarantine:<id>`, `api`). */
+  onChange(listener: (cause: string) => void): Disposer;
+  /** Lets go of everything it started (processes, connections, watchers' work). */
+  close(): Promise<void>;
 }
 
 /** Allow/deny policy, applied when the Map is built and again at call time. */

@@ -4,6 +4,7 @@ import type { ToolhostConfig } from '../config/schema.js';
 import type { BuiltinToolsOptions } from '../sources/builtin/index.js';
 import type { PluginSettings } from '../sources/plugins/manager.js';
 import type { ToolPolicy } from '../types.js';
+import type { HostOptions } from './types.js';
 
 /** Options that override the config file, field by field. */
 export interface SettingOverrides {
@@ -84,4 +85,22 @@ export function effectiveSettings(
       ...overrides.pluginSettings,
     },
   };
+}
+
+/** The settings of a host: its config file, with the options given in code over it. */
+export function hostSettings(options: HostOptions, config: ToolhostConfig): EffectiveSettings {
+  const plugins = options.plugins === false ? undefined : options.plugins;
+  return effectiveSettings(
+    config,
+    {
+      ...(options.builtins === undefined ? {} : { builtins: options.builtins }),
+      ...(options.policy === undefined ? {} : { policy: options.policy }),
+      ...(options.availability === undefined ? {} : { availability: options.availability }),
+      ...(options.limits === undefined ? {} : { limits: options.limits }),
+      ...(plugins?.settings === undefined ? {} : { pluginSettings: plugins.settings }),
+      ...(plugins?.limits === undefined ? {} : { pluginLimits: plugins.limits }),
+      ...(options.mcp?.callTimeoutMs === undefined ? {} : { mcpCallTimeoutMs: options.mcp.callTimeoutMs }),
+    },
+    process.env,
+  );
 }

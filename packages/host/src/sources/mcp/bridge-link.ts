@@ -7,6 +7,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import type { HiddenToolPlanEntry, ToolDescriptor, ToolResult } from '@toolhost/plugin-sdk';
 import type { OwnDeadline } from '../../config/limits.js';
+import { unavailableEntries } from '../../core/register/unavailable.js';
 import { callStopped } from '../../core/wrap/errors.js';
 import type { ExecutionContext, RegisteredTool, ToolSource } from '../../types.js';
 import { type Channel, openChannel, withStderr } from './bridge-channel.js';
@@ -18,7 +19,6 @@ import {
   messageOf,
   protocolCode,
   toBridgedResult,
-  unavailableEntries,
 } from './bridge-tools.js';
 import type { McpServerConfig, McpServerState, McpServerStatus } from './types.js';
 
@@ -129,7 +129,10 @@ export class ServerLink {
       kind: 'mcp',
       id: this.name,
       tools: [],
-      unavailable: unavailableEntries(this.name, known, message),
+      unavailable: unavailableEntries({ kind: 'mcp', serverId: this.name }, known, {
+        reason: 'mcp-unavailable',
+        message,
+      }),
     };
   }
 

@@ -1,12 +1,6 @@
 import { createHash } from 'node:crypto';
 import { ErrorCode, type Tool } from '@modelcontextprotocol/sdk/types.js';
-import type {
-  ContentBlock,
-  HiddenToolPlanEntry,
-  ToolAnnotations,
-  ToolDescriptor,
-  ToolResult,
-} from '@toolhost/plugin-sdk';
+import type { ContentBlock, ToolAnnotations, ToolDescriptor, ToolResult } from '@toolhost/plugin-sdk';
 import * as z from 'zod';
 import type { OwnDeadline } from '../../config/limits.js';
 import { toolResultSchema } from '../../core/wrap/result-schema.js';
@@ -59,27 +53,6 @@ export function bridgedDescriptor(serverId: string, tool: Tool, name: string): T
     executor: { kind: 'mcp', serverId, toolName: tool.name },
     ...(annotations === undefined ? {} : { annotations }),
   };
-}
-
-/** The hidden entry standing for a server whose tools are not known (it never connected). */
-export function serverPlaceholder(serverId: string, description: string): ToolDescriptor {
-  return {
-    name: `mcp:${serverId}`,
-    description,
-    inputSchema: { type: 'object' },
-    owner: { kind: 'mcp', serverId },
-  };
-}
-
-/** Hidden entries (`mcp-unavailable`) for `descriptors`, or one placeholder when there are none. */
-export function unavailableEntries(
-  serverId: string,
-  descriptors: readonly ToolDescriptor[],
-  message: string,
-): HiddenToolPlanEntry[] {
-  const diagnostics = [{ reason: 'mcp-unavailable' as const, message }];
-  if (descriptors.length === 0) return [{ descriptor: serverPlaceholder(serverId, message), diagnostics }];
-  return descriptors.map((descriptor) => ({ descriptor, diagnostics }));
 }
 
 const annotationsSchema = z.object({

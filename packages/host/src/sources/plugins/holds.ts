@@ -1,3 +1,4 @@
+import type { MapHold } from '../../types.js';
 import type { PluginLease } from './manager.js';
 
 /**
@@ -7,7 +8,7 @@ import type { PluginLease } from './manager.js';
  * admitted has ended. A lease shared by several Maps (a plugin that did not change) is released
  * when the last of them lets go.
  */
-export class MapHold {
+export class LeaseHold implements MapHold {
   readonly #owner: LeaseCounts;
   readonly #leases: readonly PluginLease[];
   #calls = 0;
@@ -49,10 +50,10 @@ export class LeaseCounts {
   readonly #counts = new Map<PluginLease, number>();
 
   /** A hold, for a new Map, on the leases of `leases` (entries without one are skipped). */
-  hold(loads: readonly { readonly lease?: PluginLease }[]): MapHold {
+  hold(loads: readonly { readonly lease?: PluginLease }[]): LeaseHold {
     const leases: PluginLease[] = [];
     for (const load of loads) if (load.lease !== undefined) leases.push(load.lease);
-    return new MapHold(this, leases);
+    return new LeaseHold(this, leases);
   }
 
   retain(leases: readonly PluginLease[]): void {

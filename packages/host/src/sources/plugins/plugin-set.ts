@@ -155,13 +155,6 @@ export class PluginSet {
     return this.#quarantine.apply(this.#rawLoads());
   }
 
-  /** Which plugin a changed path belongs to, if any: the first folder below the plugins folder. */
-  pluginOf(file: string): string | undefined {
-    const rel = path.relative(this.#dir, file);
-    if (rel === '' || rel.startsWith('..') || path.isAbsolute(rel)) return undefined;
-    return rel.split(path.sep)[0];
-  }
-
   async dispose(): Promise<void> {
     await this.#quarantine.flushed();
     await Promise.all([...this.#entries.values()].map((e) => e.bundler?.dispose()));

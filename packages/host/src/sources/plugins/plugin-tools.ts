@@ -4,6 +4,7 @@ import type { CallReply, PluginManifest, ToolManifest } from '@toolhost/plugin-s
 import * as z from 'zod';
 import type { CapabilityProvider } from '../../capabilities/index.js';
 import type { OwnDeadline, SandboxLimits } from '../../config/limits.js';
+import { sourcePlaceholder, unavailableEntries } from '../../core/register/unavailable.js';
 import { callStopped, invalidInput, type StoppedStatus } from '../../core/wrap/errors.js';
 import { errorResult } from '../../core/wrap/results.js';
 import type { CallSinks, LimitName, Sandbox, SandboxOutcome } from '../../sandbox/types.js';
@@ -25,33 +26,23 @@ export function pluginDescriptor(pluginId: string, tool: ToolManifest): ToolDesc
   };
 }
 
-/** A hidden entry for a plugin whose tools cannot be listed (it did not load). */
-export function pluginPlaceholder(pluginId: string, description: string): ToolDescriptor {
-  return {
-    name: `plugin:${pluginId}`,
-    description,
-    inputSchema: { type: 'object' },
-    owner: { kind: 'plugin', pluginId },
-  };
-}
-
-/** Hidden entries for a plugin: one per tool when the names are known, else one for the plugin. */
+/**
+ * Hidden entries for a plugin: one per tool when its manifest (or at least the tool names) are
+ * known, else one for the plugin.
+ */
 export function hiddenEntries(
   pluginId: string,
   tools: readonly ToolManifest[] | readonly string[] | undefined,
   reason: 'plugin-disabled' | 'plugin-load-failed' | 'quarantined',
   message: string,
 ): HiddenToolPlanEntry[] {
-  const diagnostics = [{ reason, message }];
-  if (tools === undefined || tools.length === 0)
-    return [{ descriptor: pluginPlaceholder(pluginId, message), diagnostics }];
-  return tools.map((tool) => ({
-    descriptor:
-      typeof tool === 'string'
-        ? { ...pluginPlaceholder(pluginId, message), name: tool }
-        : pluginDescriptor(pluginId, tool),
-    diagnostics,
-  }));
+  const owner = { kind: 'plugin' as const, pluginId };
+  const known = (tools ?? []).map((tool) =>
+    typeof tool === 'string'
+      ? { ...sourcePlaceholder(owner, message), name: tool }
+      : pluginDescriptor(pluginId, tool),
+  );
+  return unavailableEntries(owner, known, { reason, message });
 }
 
 function sinksOf(ctx: ExecutionContext): CallSinks {

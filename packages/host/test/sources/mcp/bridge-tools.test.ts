@@ -4,7 +4,6 @@ import {
   callFailureMessage,
   protocolCode,
   toBridgedResult,
-  unavailableEntries,
 } from '../../../src/sources/mcp/bridge-tools.js';
 
 const NAME_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
@@ -92,21 +91,5 @@ describe('failure messages', () => {
     expect(callFailureMessage('s', 't', new Error('boom'), limit)).toBe(
       'MCP server "s" failed to run tool "t": boom',
     );
-  });
-});
-
-describe('unavailableEntries', () => {
-  it('is one placeholder named mcp:<server> when no tool is known', () => {
-    expect(unavailableEntries('srv', [], 'down')).toEqual([
-      {
-        descriptor: {
-          name: 'mcp:srv',
-          description: 'down',
-          inputSchema: { type: 'object' },
-          owner: { kind: 'mcp', serverId: 'srv' },
-        },
-        diagnostics: [{ reason: 'mcp-unavailable', message: 'down' }],
-      },
-    ]);
   });
 });

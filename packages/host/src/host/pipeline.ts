@@ -1,0 +1,219 @@
+/**
+ * The reload pipeline: every change of the tools goes through the same stages, top to bottom.
+ *
+ *   1. settle   the config (re-read the file when asked; an invalid one stops here, reported)
+ *   2. refresh  the sources the change concerns (all of them on a settings change)
+ *   3. build    the whole Map from every source's contributions (registry: policy, overrides)
+ *   4. plan     it (availability) and diff it against the plan in force
+ *   5. swap     the snapshot sessions read at each call; the replaced Map lets go once drained
+ *   6. emit     the change to listeners
+ *
+ * One run at a time (a lock), so a rebuild never sees a source half refreshed. Changes that need
+ * no refresh (a tool added through the API, a source that changed on its own) run 3–6 only.
+ */
+import type { ToolPlan } from '@toolhost/plugin-sdk';
+import type { HostSnapshot } from '../core/dispatch/session.js';
+import { planRegistry } from '../core/filter/plan.js';
+import { buildRegistry } from '../core/register/registry.js';
+import type { MapHold, RefreshReason, SourceAdapter, ToolHooks } from '../types.js';
+import { Listeners } from '../util/listeners.js';
+import { AsyncMutex } from '../util/lock.js';
+import { diffPlans } from './diff.js';
+import type { EffectiveSettings } from './settings.js';
+import type { HostChange, HostError } from './types.js';
+
+/** What one run is for. */
+export interface RunRequest {
+  /** Stage 1: re-read the config and settle the settings; resolves with the error that stops the run, if any. */
+  readonly settle?: () => Promise<HostError | undefined>;
+  /** Stage 2: the reason the sources are refreshed for. */
+  readonly reason: RefreshReason;
+  /** What set the run off, for the change event: `config`, `plugins:<id>,…`, `reload`. */
+  readonly cause: string;
+}
+
+/** A snapshot built from the sources, with what it keeps alive. */
+interface Built {
+  readonly snapshot: HostSnapshot;
+  readonly holds: readonly MapHold[];
+}
+
+/** Stage 3: the Map and everything a session reads with it, from every source as it is now. */
+function build(
+  version: number,
+  sources: readonly SourceAdapter[],
+  settings: EffectiveSettings,
+  hostHooks: readonly ToolHooks[],
+  track: (holds: readonly MapHold[]) => () => void,
+): Built {
+  const holds = sources.flatMap((source) => (source.hold === undefined ? [] : [source.hold()]));
+  const facts = Object.assign({}, ...sources.map((source) => source.facts?.() ?? {}));
+  return {
+    holds,
+    snapshot: {
+      version,
+      registry: buildRegistry(
+        sources.flatMap((source) => source.contributions()),
+        settings.policy,
+      ),
+      policy: settings.policy,
+      availability: { ...settings.availability, ...facts },
+      limits: settings.limits,
+      hooks: [...hostHooks, ...sources.flatMap((source) => source.hooks?.() ?? [])],
+      track: () => track(holds),
+    },
+  };
+}
+
+/** The plan of a snapshot without any session context. */
+export function planOf(snapshot: HostSnapshot): ToolPlan {
+  return planRegistry(snapshot.registry, snapshot.availability);
+}
+
+/**
+ * Runs the stages for a host: owns the snapshot in force, the lock, the listeners and the count
+ * of calls in flight (so `close()` can drain them).
+ */
+export class ReloadPipeline {
+  readonly #sources: readonly SourceAdapter[];
+  readonly #hostHooks: () => readonly ToolHooks[];
+  readonly #settings: () => EffectiveSettings;
+  readonly #lock = new AsyncMutex();
+  readonly changes = new Listeners<HostChange>();
+  readonly errors = new Listeners<HostError>();
+  #current: Built;
+  #inFlight = 0;
+  #drained: (() => void) | undefined;
+
+  /** `settings` and `hostHooks` are read at every build: the host owns them. */
+  constructor(
+    sources: readonly SourceAdapter[],
+    settings: () => EffectiveSettings,
+    hostHooks: () => readonly ToolHooks[],
+  ) {
+    this.#sources = sources;
+    this.#settings = settings;
+    this.#hostHooks = hostHooks;
+    this.#current = build(0, sources, settings(), hostHooks(), (holds) => this.#track(holds));
+  }
+
+  get snapshot(): HostSnapshot {
+    return this.#current.snapshot;
+  }
+
+  /** Stages 1–6. Never rejects: a fault outside any plugin or server is reported as a `load` error. */
+  run(request: RunRequest): Promise<HostChange | HostError> {
+    return this.#lock
+      .run(async () => {
+        const started = performance.now();
+        const stopped = await request.settle?.();
+        if (stopped !== undefined) {
+          this.errors.emit(stopped);
+          return stopped;
+        }
+        const changed = await Promise.all(this.#sources.map((source) => source.refresh(request.reason)));
+        if (request.reason.kind === 'start' && !changed.includes(true)) return undefined;
+        return this.#swap(request.cause, started);
+      })
+      .then(
+        (outcome) => outcome ?? this.#unchanged(request.cause),
+        (fault: unknown) => {
+          // The host keeps serving the Map it has; a failed refresh never ends the process.
+          const error: HostError = {
+            kind: 'load',
+            message: `rebuild (${request.cause}) failed: ${fault instanceof Error ? fault.message : String(fault)}`,
+          };
+          this.errors.emit(error);
+          return error;
+        },
+      );
+  }
+
+  /** A start that changed nothing: no swap, and no event (the Map of version 0 stands). */
+  #unchanged(cause: string): HostChange {
+    const snapshot = this.#current.snapshot;
+    return {
+      version: snapshot.version,
+      added: [],
+      removed: [],
+      changed: [],
+      newlyHidden: [],
+      newlyVisible: [],
+      diagnostics: snapshot.registry.diagnostics,
+      cause,
+      durationMs: 0,
+    };
+  }
+
+  /** Stages 3–6 now, for a change that needs no refresh (the API, or settings given in code). */
+  rebuild(cause: string): HostChange {
+    return this.#swap(cause, performance.now());
+  }
+
+  /** Stages 3–6 after a source changed on its own, in turn with the runs. */
+  rebuildInTurn(cause: string): void {
+    void this.#lock.run(() => this.#swap(cause, performance.now()));
+  }
+
+  /** New host hooks apply to the next call of every session, without a new Map. */
+  refreshHooks(): void {
+    const snapshot = this.#current.snapshot;
+    const hooks = [...this.#hostHooks(), ...this.#sources.flatMap((source) => source.hooks?.() ?? [])];
+    this.#current = { ...this.#current, snapshot: { ...snapshot, hooks } };
+  }
+
+  #swap(cause: string, started: number): HostChange {
+    const before = planOf(this.#current.snapshot);
+    const replaced = this.#current;
+    this.#current = build(
+      replaced.snapshot.version + 1,
+      this.#sources,
+      this.#settings(),
+      this.#hostHooks(),
+      (holds) => this.#track(holds),
+    );
+    for (const hold of replaced.holds) hold.replaced();
+    const change: HostChange = {
+      version: this.#current.snapshot.version,
+      ...diffPlans(before, planOf(this.#current.snapshot)),
+      diagnostics: this.#current.snapshot.registry.diagnostics,
+      cause,
+      durationMs: performance.now() - started,
+    };
+    this.changes.emit(change);
+    return change;
+  }
+
+  /** A call admitted by a Map: counted for `drain()`, and held by that Map's holds. */
+  #track(holds: readonly MapHold[]): () => void {
+    this.#inFlight += 1;
+    for (const hold of holds) hold.enter();
+    let ended = false;
+    return () => {
+      if (ended) return;
+      ended = true;
+      for (const hold of holds) hold.exit();
+      this.#inFlight -= 1;
+      if (this.#inFlight === 0) this.#drained?.();
+    };
+  }
+
+  /** Resolves once no call is in flight, or after `ms`. */
+  async drain(ms: number): Promise<void> {
+    if (this.#inFlight === 0) return;
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, ms);
+      this.#drained = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+    });
+  }
+
+  /** Waits for the run in progress, then closes every source. */
+  close(): Promise<void> {
+    return this.#lock.run(async () => {
+      for (const source of this.#sources) await source.close();
+    });
+  }
+}

@@ -1,0 +1,128 @@
+import * as path from 'node:path';
+import type { AvailabilityContext } from '@toolhost/plugin-sdk';
+import type { LimitsTable } from '../../config/limits.js';
+import { createSandbox } from '../../sandbox/create.js';
+import type { Sandbox, SandboxCrash } from '../../sandbox/types.js';
+import type { Disposer, MapHold, RefreshReason, SourceAdapter, ToolHooks, ToolSource } from '../../types.js';
+import { Listeners } from '../../util/listeners.js';
+import { LeaseCounts } from './holds.js';
+import type { PluginLoad, PluginReport, PluginSettings } from './manager.js';
+import { PluginSet } from './plugin-set.js';
+
+/** What the plugin source reads from the host's settings at each refresh. */
+export interface PluginSourceSettings {
+  readonly sandbox: 'process' | 'inline';
+  readonly plugins: Readonly<Record<string, PluginSettings>>;
+  readonly limits: LimitsTable;
+  /** Where granted variables come from: the real environment (or the one given in code). */
+  readonly env: Readonly<Record<string, string | undefined>>;
+}
+
+export interface PluginSourceOptions {
+  /** The project root: fs grants resolve against it, `.toolhost/` lives in it. */
+  readonly root: string;
+  /** The plugins folder. */
+  readonly dir: string;
+  /** Use the `.toolhost/cache/` bundle and manifest cache. */
+  readonly cache: boolean;
+  readonly settings: () => PluginSourceSettings;
+}
+
+/**
+ * The plugins of a folder as a source: bundled, described and run in their sandbox (created on the
+ * first refresh, in the mode of the settings then). Each Map it contributes to holds the plugin
+ * versions its tools call, so a call the Map admitted finishes on them. A plugin that keeps
+ * crashing the executor is quarantined: its tools are hidden and the source says so.
+ */
+export class PluginSource implements SourceAdapter {
+  readonly name = 'plugins';
+  readonly #options: PluginSourceOptions;
+  readonly #set: PluginSet;
+  readonly #leases = new LeaseCounts();
+  readonly #changed = new Listeners<string>();
+  #sandbox: Sandbox | undefined;
+  /** The loads the Map is built from: replaced whole, only when a refresh has finished. */
+  #loads: readonly PluginLoad[] = [];
+  #closed = false;
+
+  constructor(options: PluginSourceOptions) {
+    this.#options = options;
+    this.#set = new PluginSet(options.dir, options.root, options.cache);
+  }
+
+  /** The sandbox the plugins run in, once the first refresh made it. */
+  get sandbox(): Sandbox | undefined {
+    return this.#sandbox;
+  }
+
+  /** Each plugin's status and diagnostics after the last refresh. */
+  get reports(): readonly PluginReport[] {
+    return this.#loads.map((load) => load.report);
+  }
+
+  async refresh(reason: RefreshReason): Promise<boolean> {
+    if (this.#closed) return false;
+    const settings = this.#options.settings();
+    if (this.#sandbox === undefined) {
+      this.#sandbox = createSandbox(settings.sandbox);
+      this.#sandbox.onCrash((crash) => this.#onCrash(crash));
+    }
+    this.#loads = await this.#set.refresh(
+      {
+        root: this.#options.root,
+        sandbox: this.#sandbox,
+        settings: settings.plugins,
+        limits: settings.limits,
+        env: settings.env,
+      },
+      reason.kind === 'files' ? reason.ids : undefined,
+      // An operator's reload gives quarantined plugins another chance.
+      { liftQuarantine: reason.kind === 'reload' },
+    );
+    return true;
+  }
+
+  /**
+   * An executor death charged to a plugin; the third one quarantines it. Recorded at once, so no
+   * call starts there after it (the tools refuse); the rebuild that hides the tools follows.
+   */
+  #onCrash(crash: SandboxCrash): void {
+    if (this.#closed || !this.#set.recordCrash(crash)) return;
+    this.#loads = this.#set.loads();
+    this.#changed.emit(`quarantine:${crash.pluginId}`);
+  }
+
+  contributions(): readonly ToolSource[] {
+    return this.#loads.map((load) => load.source);
+  }
+
+  hooks(): readonly ToolHooks[] {
+    return this.#loads.flatMap((load) => (load.hooks === undefined ? [] : [load.hooks]));
+  }
+
+  facts(): Partial<AvailabilityContext> {
+    return {
+      enabledPlugins: this.#loads.filter((l) => l.report.status === 'loaded').map((l) => l.report.id),
+    };
+  }
+
+  hold(): MapHold {
+    return this.#leases.hold(this.#loads);
+  }
+
+  onChange(listener: (cause: string) => void): Disposer {
+    return this.#changed.add(listener);
+  }
+
+  async close(): Promise<void> {
+    this.#closed = true;
+    await this.#set.dispose();
+    await this.#sandbox?.close();
+    this.#sandbox = undefined;
+  }
+}
+
+/** The plugins folder of a host: the configured one, else `<root>/plugins`. */
+export function pluginsDirOf(root: string, dir: string | undefined): string {
+  return path.resolve(root, dir ?? 'plugins');
+}
