@@ -7,7 +7,7 @@
 import { promises as fs } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
-import { createBuiltinTools } from '@toolhost/host';
+import { createBuiltinTools } from '@toolhost/host/internal';
 import { openForRead } from '../packages/host/dist/sources/builtin/files.js';
 import { linearLineTest } from '../packages/host/dist/sources/builtin/grep-linear.js';
 import { searchFiles } from '../packages/host/dist/sources/builtin/grep-search.js';
