@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { createBuiltinTools } from '@toolhost/host/internal';
 import { ControlGuard } from '../packages/host/dist/sources/builtin/control.js';
-import { KeyedLock } from '../packages/host/dist/sources/builtin/path-lock.js';
+import { KeyedLock } from '../packages/host/dist/workspace/path-lock.js';
 
 const BLOCK = 100;
 
