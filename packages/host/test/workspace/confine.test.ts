@@ -1,13 +1,13 @@
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { openForRead, readTextFile, writeTextFile } from '../../src/workspace/files.js';
 import {
   isInside,
   isWorkspaceEscapeError,
   resolveInside,
   WorkspaceEscapeError,
 } from '../../src/workspace/confine.js';
+import { openForRead, readTextFile, writeTextFile } from '../../src/workspace/files.js';
 import { makeSandbox, type Sandbox, SECRET } from '../sources/builtin/helpers.js';
 
 let sb: Sandbox;
