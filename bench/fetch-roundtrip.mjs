@@ -3,7 +3,7 @@
 // server, interleaved in blocks in one process (this machine is noisy: compare the ratios).
 // Run with `npm run build && node bench/fetch-roundtrip.mjs`.
 import * as http from 'node:http';
-import { createCapabilityProvider } from '@toolhost/host';
+import { createCapabilityProvider } from '@toolhost/host/internal';
 
 const WARMUP = 2_000;
 const BLOCKS = 40;

@@ -6,9 +6,9 @@
 import { promises as fs } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
-import { createBuiltinTools } from '@toolhost/host';
+import { createBuiltinTools } from '@toolhost/host/internal';
 import { ControlGuard } from '../packages/host/dist/sources/builtin/control.js';
-import { KeyedLock } from '../packages/host/dist/sources/builtin/path-lock.js';
+import { KeyedLock } from '../packages/host/dist/workspace/path-lock.js';
 
 const BLOCK = 100;
 

@@ -7,12 +7,10 @@ import { cp, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { createHost, type HostOptions, resultText, type ToolHost } from '@toolhost/host';
+import { createHost, type HostOptions, type PluginSettings, resultText, type ToolHost } from '@toolhost/host';
 import type { HiddenToolPlanEntry, ToolResult } from '@toolhost/plugin-sdk';
 
-type PluginsOptions = Exclude<HostOptions['plugins'], false | undefined>;
-/** `plugins.<id>` settings (the host does not export the type by name). */
-export type PluginSettings = NonNullable<PluginsOptions['settings']>[string];
+export type { PluginSettings };
 
 /** The `plugins/` folder of the checkout. */
 export const PLUGINS_DIR = path.dirname(path.dirname(fileURLToPath(import.meta.url)));

@@ -1,7 +1,8 @@
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
-import { createHost, type ProcessSandbox, type ToolHost } from '@toolhost/host';
+import { createHost, type ToolHost } from '@toolhost/host';
+import type { ProcessSandbox } from '@toolhost/host/internal';
 import { afterEach, describe, expect, it } from 'vitest';
 import { latchServer } from './latch.js';
 import { textOf } from './project.js';

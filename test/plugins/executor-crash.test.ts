@@ -1,7 +1,8 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { DEFAULT_SANDBOX_LIMITS, ProcessSandbox, type ToolHost } from '@toolhost/host';
+import { DEFAULT_SANDBOX_LIMITS, type ToolHost } from '@toolhost/host';
+import { ProcessSandbox } from '@toolhost/host/internal';
 import { afterEach, describe, expect, it } from 'vitest';
 import { latchServer } from './latch.js';
 import { hostFor, project, textOf } from './project.js';

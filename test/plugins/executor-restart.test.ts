@@ -1,6 +1,7 @@
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { bundlePlugin, DEFAULT_SANDBOX_LIMITS, ProcessSandbox } from '@toolhost/host';
+import { DEFAULT_SANDBOX_LIMITS } from '@toolhost/host';
+import { bundlePlugin, ProcessSandbox } from '@toolhost/host/internal';
 import type { CallReply, CallRequest } from '@toolhost/plugin-sdk/protocol';
 import { afterEach, describe, expect, it } from 'vitest';
 

@@ -8,7 +8,8 @@
 import { execFileSync } from 'node:child_process';
 import { mkdir, rm, symlink, writeFile } from 'node:fs/promises';
 import * as path from 'node:path';
-import { bundlePlugin, type ToolHost } from '@toolhost/host';
+import type { ToolHost } from '@toolhost/host';
+import { bundlePlugin } from '@toolhost/host/internal';
 import { describe, expect, it } from 'vitest';
 import { attackPlugin, expectHealthy, HEALTHY_SOURCE, textOf, useHarness } from './helpers.js';
 

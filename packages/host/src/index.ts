@@ -1,26 +1,112 @@
+/**
+ * The public API of `@toolhost/host`: what an application builds on to embed toolhost. Each name
+ * here is a promise; renaming or removing one is a breaking change, and `test/public-api.test.ts`
+ * pins the list so that a change to it is deliberate. Everything else (sandboxes, the plugin
+ * loader, the MCP bridge, the registry builder, locks…) is an implementation detail: it lives
+ * behind `@toolhost/host/internal` (for this repository's tests and benchmarks) or is not
+ * exported at all, and may change in any release.
+ *
+ * The contracts shared with plugin authors (descriptors, plans, results, availability) are
+ * declared in `@toolhost/plugin-sdk`; the ones this API's signatures use are re-exported here.
+ */
+
+// The host: create one, read its plan, hand out sessions, listen for changes.
+
 export type {
-  CapabilityLimits,
-  CapabilityProvider,
-  EffectivePermissions,
-  MissingGrant,
-  PluginGrants,
-} from './capabilities/index.js';
-export {
-  createCapabilityProvider,
-  DEFAULT_CAPABILITY_LIMITS,
-  effectivePermissions,
-  missingGrants,
-} from './capabilities/index.js';
+  ChangeListener,
+  ErrorListener,
+  HostChange,
+  HostError,
+  HostOptions,
+  NewlyHidden,
+  PluginsOptions,
+  ToolHost,
+} from './host/host.js';
+export { createHost } from './host/host.js';
+
+// A session: the tools one conversation sees, and dispatch of the model's calls.
+
+export type {
+  ActivationResult,
+  CallOptions,
+  Session,
+  SessionOptions,
+  ToolCheck,
+  ToolRefusal,
+  ToolShapes,
+} from './core/dispatch/session.js';
+export { resultText } from './core/wrap/results.js';
+export type { CallObserver, CallOutcome, CallStatus } from './core/wrap/wrapper.js';
+
+// Hooks, policy, and the tool sources a host merges (the `setSource` API).
+
+export type {
+  AfterToolCallEvent,
+  AfterToolCallHook,
+  AfterToolCallResult,
+  BeforeToolCallEvent,
+  BeforeToolCallHook,
+  BeforeToolCallResult,
+  DiagnosticLevel,
+  Disposer,
+  ExecutionContext,
+  InputCheck,
+  InputIssue,
+  RegisteredTool,
+  RegistryDiagnostic,
+  RegistryDiagnosticCode,
+  ToolExecutor,
+  ToolHooks,
+  ToolPolicy,
+  ToolSource,
+  ToolSourceKind,
+} from './types.js';
+
+// What plugins, built-in tools and bridged MCP servers accept and report.
+
+export type { PluginGrants } from './capabilities/index.js';
+export type {
+  BuiltinToolsOptions,
+  ControlFileAccess,
+  ExecOptions,
+  GrepOptions,
+} from './sources/builtin/types.js';
+export type { McpServerConfig, McpServerState, McpServerStatus } from './sources/mcp/types.js';
+export type { PluginReport, PluginSettings, PluginStatus } from './sources/plugins/manager.js';
+
+// Limits and their defaults.
+
+export type { CallLimits, SandboxLimits } from './config/limits.js';
+export { DEFAULT_LIMITS, DEFAULT_SANDBOX_LIMITS } from './config/limits.js';
+
+// The config file: its schema, loading and errors.
+
 export type { ConfigIssue, ConfigOutcome } from './config/load.js';
-export {
-  ConfigError,
-  configJsonSchema,
-  formatConfigIssues,
-  loadConfigFile,
-  parseConfig,
-} from './config/load.js';
+export { ConfigError, configJsonSchema, loadConfigFile, parseConfig } from './config/load.js';
 export type { ToolhostConfig } from './config/schema.js';
 export { configSchema } from './config/schema.js';
+
+// The pure planner, and the contracts it works on (declared in @toolhost/plugin-sdk).
+
+export type {
+  AvailabilityContext,
+  AvailabilityExpression,
+  HiddenReason,
+  HiddenToolPlanEntry,
+  ToolDescriptor,
+  ToolDiagnostic,
+  ToolPlan,
+  ToolPlanContractErrorCode,
+  ToolPlanEntry,
+  ToolResult,
+} from '@toolhost/plugin-sdk';
+export { isToolPlanContractError, ToolPlanContractError } from '@toolhost/plugin-sdk';
+export { evaluateAvailability } from './core/filter/availability.js';
+export { buildToolPlan } from './core/filter/planner.js';
+export { formatExecutor, formatOwner } from './core/refs.js';
+
+// Adapters: descriptors and results in the shapes of the Anthropic, OpenAI and MCP APIs.
+
 export type {
   AnthropicContentBlock,
   AnthropicTool,
@@ -37,126 +123,12 @@ export type {
   OpenAIToolMessage,
 } from './core/dispatch/adapters/openai.js';
 export { toOpenAITool, toOpenAIToolMessage } from './core/dispatch/adapters/openai.js';
-export type {
-  ActivationResult,
-  CallOptions,
-  HostSnapshot,
-  SessionOptions,
-  ToolCheck,
-  ToolRefusal,
-  ToolShapes,
-} from './core/dispatch/session.js';
-export { Session } from './core/dispatch/session.js';
-export { checkAvailabilityExpression, evaluateAvailability } from './core/filter/availability.js';
-export { planRegistry } from './core/filter/plan.js';
-export { buildToolPlan, compareDescriptors } from './core/filter/planner.js';
-export { formatExecutor, formatOwner } from './core/refs.js';
-export type { PolicyDecision, PolicySubject } from './core/register/policy.js';
-export { groupsOf, isAllowedTool, matchesPattern } from './core/register/policy.js';
-export { buildRegistry, SOURCE_ORDER } from './core/register/registry.js';
-export { HookSet } from './core/wrap/hooks.js';
-export { errorResult, resultText } from './core/wrap/results.js';
-export type {
-  CallLimits,
-  CallObserver,
-  CallOutcome,
-  CallStatus,
-  WrapperContext,
-} from './core/wrap/wrapper.js';
-export { callTool, DEFAULT_LIMITS } from './core/wrap/wrapper.js';
-export type {
-  ChangeListener,
-  ErrorListener,
-  HostChange,
-  HostError,
-  HostOptions,
-  NewlyHidden,
-  PluginsOptions,
-} from './host/host.js';
-export { createHost, ToolHost } from './host/host.js';
-export type { ChangeBatch, ProjectWatcher, ProjectWatcherOptions } from './host/watch.js';
-export { watchProject } from './host/watch.js';
-export { createSandbox } from './sandbox/create.js';
-export { InlineSandbox } from './sandbox/inline.js';
-export type { ProcessSandboxOptions } from './sandbox/process.js';
-export { ProcessSandbox } from './sandbox/process.js';
-export type {
-  CallSinks,
-  CapabilityRunner,
-  LimitName,
-  Sandbox,
-  SandboxCrash,
-  SandboxLimits,
-  SandboxOutcome,
-} from './sandbox/types.js';
-export { DEFAULT_SANDBOX_LIMITS } from './sandbox/types.js';
+
+// Serving a host's tools over MCP from code (what `toolhost serve` does).
+
 export type { McpHttpOptions, McpHttpServer } from './serve/http.js';
 export { serveHttp } from './serve/http.js';
 export type { McpSessionClose, McpSessionCloseReason } from './serve/http-sessions.js';
 export type { McpServeOptions } from './serve/server.js';
-export { createMcpServer } from './serve/server.js';
 export type { McpStdioOptions } from './serve/stdio.js';
 export { serveStdio } from './serve/stdio.js';
-export type {
-  BuiltinToolsOptions,
-  ControlFileAccess,
-  ControlKind,
-  ControlPaths,
-  ExecOptions,
-  GrepOptions,
-} from './sources/builtin/index.js';
-export {
-  ControlFileError,
-  createBuiltinTools,
-  isControlFileError,
-  isWorkspaceEscapeError,
-  resolveInside,
-  WorkspaceEscapeError,
-} from './sources/builtin/index.js';
-export type { InProcessToolOptions } from './sources/in-process.js';
-export { checkWithZod, inProcessTool } from './sources/in-process.js';
-export type {
-  McpBridgeOptions,
-  McpServerConfig,
-  McpServerState,
-  McpServerStatus,
-} from './sources/mcp/bridge.js';
-export { McpBridge } from './sources/mcp/bridge.js';
-export type { BuildLimits } from './sources/plugins/build-limits.js';
-export { DEFAULT_BUILD_LIMITS } from './sources/plugins/build-limits.js';
-export type { BundleOptions, BundleOutcome, IncrementalBundler } from './sources/plugins/bundle.js';
-export { bundlePlugin, createIncrementalBundler } from './sources/plugins/bundle.js';
-export { discoverPlugins } from './sources/plugins/discover.js';
-export type {
-  LoadPluginsOptions,
-  PluginLease,
-  PluginLoad,
-  PluginReport,
-  PluginSettings,
-  PluginStatus,
-} from './sources/plugins/manager.js';
-export { loadPlugin } from './sources/plugins/manager.js';
-export { PluginSet } from './sources/plugins/plugin-set.js';
-export type {
-  AfterToolCallEvent,
-  AfterToolCallHook,
-  AfterToolCallResult,
-  BeforeToolCallEvent,
-  BeforeToolCallHook,
-  BeforeToolCallResult,
-  DiagnosticLevel,
-  Disposer,
-  ExecutionContext,
-  InputCheck,
-  InputIssue,
-  RegisteredTool,
-  Registry,
-  RegistryDiagnostic,
-  RegistryDiagnosticCode,
-  ToolExecutor,
-  ToolHooks,
-  ToolPolicy,
-  ToolSource,
-  ToolSourceKind,
-} from './types.js';
-export { AsyncMutex } from './util/lock.js';

@@ -238,9 +238,11 @@ export type AfterToolCallResult =
       readonly isError?: boolean;
     };
 
+/** Runs before the executor; may pass, rewrite the input or block (see {@link BeforeToolCallResult}). */
 export type BeforeToolCallHook = (
   event: BeforeToolCallEvent,
 ) => BeforeToolCallResult | void | Promise<BeforeToolCallResult | void>;
+/** Runs after the executor; may patch the result (see {@link AfterToolCallResult}). */
 export type AfterToolCallHook = (
   event: AfterToolCallEvent,
 ) => AfterToolCallResult | void | Promise<AfterToolCallResult | void>;

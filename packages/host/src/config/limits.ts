@@ -40,6 +40,7 @@ export interface CallLimits {
   readonly maxResultChars: number;
 }
 
+/** The call limits in force when neither the config nor the code sets them. */
 export const DEFAULT_LIMITS: CallLimits = {
   timeoutMs: 30_000,
   hookTimeoutMs: 10_000,
@@ -61,6 +62,7 @@ export interface SandboxLimits {
 /** Sandbox limits that do not follow the call limits. */
 const SANDBOX_OWN_DEFAULTS = { memoryMb: 64, cpuMs: 10_000 } as const;
 
+/** A plugin's limits when neither `limits.plugin` nor `plugins.<id>.limits` sets them. */
 export const DEFAULT_SANDBOX_LIMITS: SandboxLimits = {
   ...SANDBOX_OWN_DEFAULTS,
   timeoutMs: DEFAULT_LIMITS.timeoutMs,

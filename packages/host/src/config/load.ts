@@ -11,6 +11,7 @@ export interface ConfigIssue {
   readonly message: string;
 }
 
+/** A validated config (`found`: false when the file does not exist and defaults apply), or every problem. */
 export type ConfigOutcome =
   | { readonly ok: true; readonly config: ToolhostConfig; readonly found: boolean }
   | { readonly ok: false; readonly issues: readonly ConfigIssue[] };

@@ -133,6 +133,7 @@ const serve = z.strictObject({
     .describe('Largest request body, bytes; a larger one gets 413 (default 4194304)'),
 });
 
+/** The zod schema of `toolhost.config.json`; the shipped JSON Schema is generated from it. */
 export const configSchema = z
   .strictObject({
     $schema: z.string().optional(),
@@ -181,4 +182,5 @@ export const configSchema = z
   })
   .describe('toolhost configuration');
 
+/** A config that `configSchema` accepted (what `parseConfig` and `loadConfigFile` return). */
 export type ToolhostConfig = z.output<typeof configSchema>;

@@ -23,6 +23,7 @@ import { readJsonBody } from './http-body.js';
 import { type HttpSession, type McpSessionClose, SessionTable } from './http-sessions.js';
 import { createMcpServer, type McpServeOptions } from './server.js';
 
+/** How `serveHttp` listens and how long its MCP sessions live. */
 export interface McpHttpOptions extends McpServeOptions {
   /** Default 0 (any free port). */
   readonly port?: number;
@@ -48,6 +49,7 @@ export interface McpHttpOptions extends McpServeOptions {
   readonly onSessionClose?: (close: McpSessionClose) => void;
 }
 
+/** A running MCP streamable HTTP server, as `serveHttp` returns it. */
 export interface McpHttpServer {
   readonly url: string;
   readonly port: number;

@@ -3,6 +3,7 @@ import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import type { ToolHost } from '../host/host.js';
 import { createMcpServer, type McpServeOptions } from './server.js';
 
+/** How `serveStdio` serves: the streams, and the session's options. */
 export interface McpStdioOptions extends McpServeOptions {
   /** Where requests come from; default `process.stdin`. */
   readonly stdin?: Readable;

@@ -44,6 +44,7 @@ export interface HostSnapshot {
   readonly track?: () => () => void;
 }
 
+/** How `host.session(options)` sets up a session. */
 export interface SessionOptions {
   /** Session id passed to hooks and executors; a random UUID by default. */
   readonly id?: string;

@@ -37,6 +37,7 @@ export type AnthropicContentBlock =
   | AnthropicToolUseBlock
   | { readonly type: string; readonly [key: string]: unknown };
 
+/** A descriptor as a tool of the Anthropic Messages API. */
 export function toAnthropicTool(descriptor: ToolDescriptor): AnthropicTool {
   return { name: descriptor.name, description: descriptor.description, input_schema: descriptor.inputSchema };
 }

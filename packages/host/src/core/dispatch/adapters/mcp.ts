@@ -10,6 +10,7 @@ export interface McpTool {
   readonly annotations?: ToolAnnotations;
 }
 
+/** A descriptor as an entry of MCP `tools/list`. */
 export function toMcpTool(descriptor: ToolDescriptor): McpTool {
   return {
     name: descriptor.name,

@@ -21,6 +21,7 @@ export interface OpenAIToolMessage {
   readonly content: string;
 }
 
+/** A descriptor as an OpenAI function tool (Chat Completions `tools`). */
 export function toOpenAITool(descriptor: ToolDescriptor): OpenAIFunctionTool {
   return {
     type: 'function',

@@ -1,0 +1,69 @@
+/**
+ * `@toolhost/host/internal`: the host's implementation parts, for this repository's own tests and
+ * benchmarks. Not a public API: any name here may change or go in any release, without notice.
+ * Applications import `@toolhost/host` only; a name needed there is moved to `index.ts` on
+ * purpose (and leaves this file: a name is public or internal, never both).
+ */
+
+export type {
+  CapabilityLimits,
+  CapabilityProvider,
+  EffectivePermissions,
+  MissingGrant,
+} from './capabilities/index.js';
+export {
+  createCapabilityProvider,
+  DEFAULT_CAPABILITY_LIMITS,
+  effectivePermissions,
+  missingGrants,
+} from './capabilities/index.js';
+export { formatConfigIssues } from './config/load.js';
+export type { HostSnapshot } from './core/dispatch/session.js';
+export { checkAvailabilityExpression } from './core/filter/availability.js';
+export { planRegistry } from './core/filter/plan.js';
+export { compareDescriptors } from './core/filter/planner.js';
+export type { PolicyDecision, PolicySubject } from './core/register/policy.js';
+export { groupsOf, isAllowedTool, matchesPattern } from './core/register/policy.js';
+export { buildRegistry, SOURCE_ORDER } from './core/register/registry.js';
+export { HookSet } from './core/wrap/hooks.js';
+export { errorResult } from './core/wrap/results.js';
+export type { WrapperContext } from './core/wrap/wrapper.js';
+export { callTool } from './core/wrap/wrapper.js';
+export type { ChangeBatch, ProjectWatcher, ProjectWatcherOptions } from './host/watch.js';
+export { watchProject } from './host/watch.js';
+export { createSandbox } from './sandbox/create.js';
+export { InlineSandbox } from './sandbox/inline.js';
+export type { ProcessSandboxOptions } from './sandbox/process.js';
+export { ProcessSandbox } from './sandbox/process.js';
+export type {
+  CallSinks,
+  CapabilityRunner,
+  LimitName,
+  Sandbox,
+  SandboxCrash,
+  SandboxOutcome,
+} from './sandbox/types.js';
+export { createMcpServer } from './serve/server.js';
+export type { ControlKind, ControlPaths } from './sources/builtin/index.js';
+export {
+  ControlFileError,
+  createBuiltinTools,
+  isControlFileError,
+  isWorkspaceEscapeError,
+  resolveInside,
+  WorkspaceEscapeError,
+} from './sources/builtin/index.js';
+export type { InProcessToolOptions } from './sources/in-process.js';
+export { checkWithZod, inProcessTool } from './sources/in-process.js';
+export type { McpBridgeOptions } from './sources/mcp/bridge.js';
+export { McpBridge } from './sources/mcp/bridge.js';
+export type { BuildLimits } from './sources/plugins/build-limits.js';
+export { DEFAULT_BUILD_LIMITS } from './sources/plugins/build-limits.js';
+export type { BundleOptions, BundleOutcome, IncrementalBundler } from './sources/plugins/bundle.js';
+export { bundlePlugin, createIncrementalBundler } from './sources/plugins/bundle.js';
+export { discoverPlugins } from './sources/plugins/discover.js';
+export type { LoadPluginsOptions, PluginLease, PluginLoad } from './sources/plugins/manager.js';
+export { loadPlugin } from './sources/plugins/manager.js';
+export { PluginSet } from './sources/plugins/plugin-set.js';
+export type { Registry } from './types.js';
+export { AsyncMutex } from './util/lock.js';

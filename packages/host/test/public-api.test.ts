@@ -1,0 +1,322 @@
+import { readFileSync } from 'node:fs';
+import * as path from 'node:path';
+import * as publicApi from '@toolhost/host';
+import * as internalApi from '@toolhost/host/internal';
+import ts from 'typescript';
+import { describe, expect, it } from 'vitest';
+
+/**
+ * The public API of `@toolhost/host`, pinned: every name here is something users build on, so a
+ * rename is a breaking change. When one of these tests fails, the export list changed. If that was
+ * deliberate, update the list below, and README.md's "Embedding it in an agent loop" section when
+ * what users build on changed. If not, put the name back: `src/index.ts` exports what users build
+ * on, `src/internal.ts` the rest (for this repository's tests and benchmarks).
+ */
+const PUBLIC_VALUES = [
+  'ConfigError',
+  'DEFAULT_LIMITS',
+  'DEFAULT_SANDBOX_LIMITS',
+  'ToolPlanContractError',
+  'buildToolPlan',
+  'configJsonSchema',
+  'configSchema',
+  'createHost',
+  'evaluateAvailability',
+  'formatExecutor',
+  'formatOwner',
+  'isToolPlanContractError',
+  'loadConfigFile',
+  'parseConfig',
+  'resultText',
+  'serveHttp',
+  'serveStdio',
+  'toAnthropicTool',
+  'toAnthropicToolResult',
+  'toMcpTool',
+  'toOpenAITool',
+  'toOpenAIToolMessage',
+];
+
+/** The type-only exports of `src/index.ts` (they leave no trace at run time). */
+const PUBLIC_TYPES = [
+  'ActivationResult',
+  'AfterToolCallEvent',
+  'AfterToolCallHook',
+  'AfterToolCallResult',
+  'AnthropicContentBlock',
+  'AnthropicTool',
+  'AnthropicToolResultBlock',
+  'AnthropicToolResultContent',
+  'AnthropicToolUseBlock',
+  'AvailabilityContext',
+  'AvailabilityExpression',
+  'BeforeToolCallEvent',
+  'BeforeToolCallHook',
+  'BeforeToolCallResult',
+  'BuiltinToolsOptions',
+  'CallLimits',
+  'CallObserver',
+  'CallOptions',
+  'CallOutcome',
+  'CallStatus',
+  'ChangeListener',
+  'ConfigIssue',
+  'ConfigOutcome',
+  'ControlFileAccess',
+  'DiagnosticLevel',
+  'Disposer',
+  'ErrorListener',
+  'ExecOptions',
+  'ExecutionContext',
+  'GrepOptions',
+  'HiddenReason',
+  'HiddenToolPlanEntry',
+  'HostChange',
+  'HostError',
+  'HostOptions',
+  'InputCheck',
+  'InputIssue',
+  'McpHttpOptions',
+  'McpHttpServer',
+  'McpServeOptions',
+  'McpServerConfig',
+  'McpServerState',
+  'McpServerStatus',
+  'McpSessionClose',
+  'McpSessionCloseReason',
+  'McpStdioOptions',
+  'McpTool',
+  'NewlyHidden',
+  'OpenAIFunctionTool',
+  'OpenAIToolCall',
+  'OpenAIToolMessage',
+  'PluginGrants',
+  'PluginReport',
+  'PluginSettings',
+  'PluginStatus',
+  'PluginsOptions',
+  'RegisteredTool',
+  'RegistryDiagnostic',
+  'RegistryDiagnosticCode',
+  'SandboxLimits',
+  'Session',
+  'SessionOptions',
+  'ToolCheck',
+  'ToolDescriptor',
+  'ToolDiagnostic',
+  'ToolExecutor',
+  'ToolHooks',
+  'ToolHost',
+  'ToolPlan',
+  'ToolPlanContractErrorCode',
+  'ToolPlanEntry',
+  'ToolPolicy',
+  'ToolRefusal',
+  'ToolResult',
+  'ToolShapes',
+  'ToolSource',
+  'ToolSourceKind',
+  'ToolhostConfig',
+];
+
+/**
+ * Public exports declared without a doc comment in files another branch owns (host/, sources/).
+ * Remove a name once its declaration has one; never add one.
+ */
+const UNDOCUMENTED_FOR_NOW = ['ChangeListener', 'ErrorListener', 'HostOptions', 'PluginStatus'];
+
+/** The internals the issue named: implementation parts that must not be public. */
+const NAMED_INTERNALS = [
+  'AsyncMutex',
+  'HookSet',
+  'InlineSandbox',
+  'McpBridge',
+  'PluginSet',
+  'ProcessSandbox',
+  'bundlePlugin',
+];
+
+const ROOT = path.resolve(import.meta.dirname, '../../..');
+const SRC = path.join(ROOT, 'packages/host/src');
+const UPDATE_HINT =
+  'the public export list of @toolhost/host changed: if on purpose, update the list in ' +
+  'packages/host/test/public-api.test.ts (and README.md "Embedding it in an agent loop" when ' +
+  'what users build on changed); if not, move the name back to src/internal.ts';
+
+const EMBEDDING = '## Embedding it in an agent loop';
+/** What the README's Embedding example may import: toolhost's public entry points, zod for inputs. */
+const EXAMPLE_IMPORTS = ['@toolhost/host', '@toolhost/plugin-sdk', 'zod'];
+/** Where the example is compiled, as a user's module at the repository root; never written. */
+const EXAMPLE_FILE = path.join(ROOT, '__readme_embedding_example__.ts');
+
+interface ExportList {
+  readonly values: string[];
+  readonly types: string[];
+  /** Statements that are not a named re-export, or mix values and types, with their line. */
+  readonly strays: string[];
+}
+
+/** The named re-exports of an entry file, parsed (without type checking). */
+function exportsOf(file: string): ExportList {
+  const source = ts.createSourceFile(file, readFileSync(file, 'utf8'), ts.ScriptTarget.Latest, true);
+  const list: ExportList = { values: [], types: [], strays: [] };
+  for (const statement of source.statements) {
+    const line = source.getLineAndCharacterOfPosition(statement.getStart()).line + 1;
+    const clause = ts.isExportDeclaration(statement) ? statement.exportClause : undefined;
+    if (
+      !ts.isExportDeclaration(statement) ||
+      statement.moduleSpecifier === undefined ||
+      clause === undefined ||
+      !ts.isNamedExports(clause) ||
+      clause.elements.some((element) => element.isTypeOnly)
+    ) {
+      list.strays.push(`${path.basename(file)}:${line}: ${statement.getText().split('\n')[0]}`);
+      continue;
+    }
+    for (const element of clause.elements) {
+      (statement.isTypeOnly ? list.types : list.values).push(element.name.text);
+    }
+  }
+  list.values.sort();
+  list.types.sort();
+  return list;
+}
+
+interface Example {
+  readonly code: string;
+  /** The README line of each line of `code`, for messages. */
+  readonly readmeLines: readonly number[];
+}
+
+/** The ```ts blocks of one README section, joined into one module. */
+function tsBlocksOf(readme: string, heading: string): Example {
+  const lines = readme.split('\n');
+  const start = lines.indexOf(heading);
+  if (start < 0) throw new Error(`README.md has no section "${heading}"`);
+  const code: string[] = [];
+  const readmeLines: number[] = [];
+  let inBlock = false;
+  for (let i = start + 1; i < lines.length && !lines[i]?.startsWith('## '); i += 1) {
+    const line = lines[i] as string;
+    if (line === (inBlock ? '```' : '```ts')) inBlock = !inBlock;
+    else if (inBlock) {
+      code.push(line);
+      readmeLines.push(i + 1);
+    }
+  }
+  return { code: code.join('\n'), readmeLines };
+}
+
+const example = tsBlocksOf(readFileSync(path.join(ROOT, 'README.md'), 'utf8'), EMBEDDING);
+
+/**
+ * One program over `src/index.ts` and the README example, with the repository's compiler options
+ * (strict; workspace packages from source). Built once: parsing the host and its dependencies' types
+ * is most of the cost (a few seconds).
+ */
+const program = (() => {
+  let built: ts.Program | undefined;
+  return (): ts.Program => {
+    if (built !== undefined) return built;
+    const config = ts.readConfigFile(path.join(ROOT, 'tsconfig.json'), ts.sys.readFile);
+    if (config.error !== undefined)
+      throw new Error(ts.flattenDiagnosticMessageText(config.error.messageText, ' '));
+    // Only the options matter: no need to list every file the config includes.
+    const parsed = ts.parseJsonConfigFileContent(config.config, { ...ts.sys, readDirectory: () => [] }, ROOT);
+    const options = { ...parsed.options, noEmit: true };
+    const host = ts.createCompilerHost(options);
+    const { getSourceFile, fileExists, readFile } = host;
+    host.getSourceFile = (name, language, ...rest) =>
+      name === EXAMPLE_FILE
+        ? ts.createSourceFile(name, example.code, language)
+        : getSourceFile(name, language, ...rest);
+    host.fileExists = (name) => name === EXAMPLE_FILE || fileExists(name);
+    host.readFile = (name) => (name === EXAMPLE_FILE ? example.code : readFile(name));
+    built = ts.createProgram({ rootNames: [path.join(SRC, 'index.ts'), EXAMPLE_FILE], options, host });
+    return built;
+  };
+})();
+
+/** Names of the public exports whose declaration has no doc comment (resolved through re-exports). */
+function undocumentedExports(): string[] {
+  const checker = program().getTypeChecker();
+  const index = program().getSourceFile(path.join(SRC, 'index.ts'));
+  const module = index === undefined ? undefined : checker.getSymbolAtLocation(index);
+  if (module === undefined) throw new Error('src/index.ts is not a module');
+  return checker
+    .getExportsOfModule(module)
+    .filter((symbol) => {
+      const target = symbol.flags & ts.SymbolFlags.Alias ? checker.getAliasedSymbol(symbol) : symbol;
+      return ts.displayPartsToString(target.getDocumentationComment(checker)).trim() === '';
+    })
+    .map((symbol) => symbol.name)
+    .sort();
+}
+
+/** What is wrong with the README example: imports beyond the public API, and type errors. */
+function exampleProblems(): string[] {
+  const source = program().getSourceFile(EXAMPLE_FILE) as ts.SourceFile;
+  const where = (at: number) =>
+    `README.md:${example.readmeLines[source.getLineAndCharacterOfPosition(at).line] ?? '?'}`;
+  const imports = source.statements.flatMap((statement) =>
+    (ts.isImportDeclaration(statement) || ts.isExportDeclaration(statement)) &&
+    statement.moduleSpecifier !== undefined &&
+    ts.isStringLiteral(statement.moduleSpecifier)
+      ? [{ at: statement.getStart(source), from: statement.moduleSpecifier.text }]
+      : [],
+  );
+  return [
+    ...imports
+      .filter(({ from }) => !EXAMPLE_IMPORTS.includes(from))
+      .map(
+        ({ at, from }) => `${where(at)}: imports "${from}"; it may import only ${EXAMPLE_IMPORTS.join(', ')}`,
+      ),
+    ...(/\b(?:import|require)\s*\(/.test(example.code)
+      ? ['README.md: the example loads a module dynamically']
+      : []),
+    ...[...program().getSyntacticDiagnostics(source), ...program().getSemanticDiagnostics(source)].map(
+      (d) => `${where(d.start ?? 0)}: ${ts.flattenDiagnosticMessageText(d.messageText, ' ')}`,
+    ),
+  ];
+}
+
+describe('the public API of @toolhost/host', () => {
+  const index = exportsOf(path.join(SRC, 'index.ts'));
+  const internal = exportsOf(path.join(SRC, 'internal.ts'));
+
+  it('index.ts and internal.ts are lists of named re-exports, values and types apart', () => {
+    expect([...index.strays, ...internal.strays]).toEqual([]);
+  });
+
+  it('exports exactly the pinned values at run time', () => {
+    expect(Object.keys(publicApi).sort(), UPDATE_HINT).toEqual(PUBLIC_VALUES);
+    expect(index.values, 'the parse of index.ts disagrees with the module').toEqual(PUBLIC_VALUES);
+  });
+
+  it('exports exactly the pinned types', () => {
+    expect(index.types, UPDATE_HINT).toEqual(PUBLIC_TYPES);
+  });
+
+  it('a name is public or internal, never both, and no public value is an internal one renamed', () => {
+    const internalNames = new Set([...internal.values, ...internal.types]);
+    expect([...index.values, ...index.types].filter((name) => internalNames.has(name))).toEqual([]);
+    const internalValues = new Set<unknown>(Object.values(internalApi));
+    expect(Object.entries(publicApi).filter(([, value]) => internalValues.has(value))).toEqual([]);
+    expect(Object.keys(internalApi).sort()).toEqual(internal.values);
+  });
+
+  it('keeps the internals the issue named behind @toolhost/host/internal', () => {
+    expect(NAMED_INTERNALS.filter((name) => name in publicApi || PUBLIC_TYPES.includes(name))).toEqual([]);
+    expect(NAMED_INTERNALS.filter((name) => !(name in internalApi))).toEqual([]);
+  });
+
+  it('documents every public export where it is declared', () => {
+    const missing = undocumentedExports().filter((name) => !UNDOCUMENTED_FOR_NOW.includes(name));
+    expect(missing, 'give each a one-line doc comment where it is declared').toEqual([]);
+  });
+
+  it("README.md's Embedding example type-checks against the public API only", () => {
+    expect(example.code).toContain('createHost(');
+    expect(exampleProblems()).toEqual([]);
+  });
+});
