@@ -17,6 +17,7 @@ export type {
   ErrorListener,
   HostChange,
   HostError,
+  HostMcpOptions,
   HostOptions,
   NewlyHidden,
   PluginsOptions,
@@ -76,7 +77,7 @@ export type { PluginReport, PluginSettings, PluginStatus } from './sources/plugi
 
 // Limits and their defaults.
 
-export type { CallLimits, SandboxLimits } from './config/limits.js';
+export type { CallLimits, OwnDeadline, SandboxLimits } from './config/limits.js';
 export { DEFAULT_LIMITS, DEFAULT_SANDBOX_LIMITS } from './config/limits.js';
 
 // The config file: its schema, loading and errors.

@@ -22,6 +22,7 @@ export type {
   ErrorListener,
   HostChange,
   HostError,
+  HostMcpOptions,
   HostOptions,
   NewlyHidden,
   PluginsOptions,
@@ -122,7 +123,7 @@ export class ToolHost {
     return this.#state.config;
   }
 
-  /** The current state; sessions read it at the start of each call. */
+  /** The current state; sessions read it at the start of each call. (Plumbing: may change.) */
   snapshot(): HostSnapshot {
     return this.#pipeline.snapshot;
   }
@@ -155,7 +156,7 @@ export class ToolHost {
     return this.#mcp.status();
   }
 
-  /** The sandbox plugin code runs in, once plugins were loaded. */
+  /** The sandbox plugin code runs in, once plugins were loaded. (Plumbing, for tests: may change.) */
   get sandbox(): Sandbox | undefined {
     return this.#plugins?.sandbox;
   }

@@ -3,7 +3,6 @@ import type { CallLimits, SandboxLimits } from '../config/limits.js';
 import type { ConfigIssue } from '../config/load.js';
 import type { ToolhostConfig } from '../config/schema.js';
 import type { BuiltinToolsOptions } from '../sources/builtin/types.js';
-import type { McpBridgeOptions } from '../sources/mcp/bridge.js';
 import type { PluginSettings } from '../sources/plugins/manager.js';
 import type { RegistryDiagnostic, ToolHooks, ToolPolicy } from '../types.js';
 
@@ -40,16 +39,19 @@ export type HostError =
   | { readonly kind: 'watch'; readonly message: string }
   | { readonly kind: 'load'; readonly message: string };
 
+/** Hears each swap of the Map (`host.on('change', …)`). */
 export type ChangeListener = (change: HostChange) => void;
+/** Hears each error outside any call (`host.on('error', …)`). */
 export type ErrorListener = (error: HostError) => void;
 
+/** How to create a host (`createHost`); each field overrides the config file's. */
 export interface HostOptions {
   /** The project root: built-in tools are confined to it; plugins live in `<root>/plugins`. Default: cwd. */
   readonly root?: string;
   /** The config: a file path, or the config itself. Default `<root>/toolhost.config.json` (optional). */
   readonly config?: string | ToolhostConfig;
   /** Built-in tool options, or `false`; overrides the config's `builtins`. */
-  readonly builtins?: Omit<BuiltinToolsOptions, 'root'> | false;
+  readonly builtins?: Omit<BuiltinToolsOptions, 'root' | 'controlPaths' | 'callTimeoutMs'> | false;
   /** Allow/deny policy; `allow` overrides the config's, `deny` adds to it. */
   readonly policy?: ToolPolicy;
   /** Tools handed in through the API. */
@@ -65,10 +67,7 @@ export interface HostOptions {
   /** Watch the plugins folder and the config file, rebuilding on every change. Default false. */
   readonly watch?: boolean;
   /** How the MCP servers of `mcpServers` are bridged: call timeout, reconnect backoff, diagnostics. */
-  readonly mcp?: Omit<McpBridgeOptions, 'onChange' | 'cwd' | 'callTimeout'> & {
-    /** Wall clock of one call to a bridged server, ms; overrides `limits.mcpCallTimeoutMs`. */
-    readonly callTimeoutMs?: number;
-  };
+  readonly mcp?: HostMcpOptions;
 }
 
 /** How plugins are found and run; each field overrides the config file. */
@@ -87,4 +86,16 @@ export interface PluginsOptions {
   readonly limits?: Partial<SandboxLimits>;
   /** Set false to skip the `.toolhost/cache/` bundle and manifest cache. */
   readonly cache?: boolean;
+}
+
+/** How the MCP servers of `mcpServers` are bridged. */
+export interface HostMcpOptions {
+  /** Wall clock of one call to a bridged server, ms; overrides `limits.mcpCallTimeoutMs`. */
+  readonly callTimeoutMs?: number;
+  /** Limit of the initialize handshake and of each `tools/list`, ms; default 15 000. */
+  readonly connectTimeoutMs?: number;
+  /** Reconnect delays: `initialMs`, doubled after each failure, at most `maxMs`; default 1 000 / 30 000. */
+  readonly backoff?: { readonly initialMs: number; readonly maxMs: number };
+  /** Diagnostics: connects, connect failures, deaths, reconnects, renamed tools. */
+  readonly log?: (message: string) => void;
 }

@@ -20,6 +20,7 @@ export interface PluginSettings {
   readonly hooks?: 'own' | 'all';
 }
 
+/** Where a plugin stands after a load. */
 export type PluginStatus = 'disabled' | 'failed' | 'loaded' | 'quarantined';
 
 /** One plugin's state after a load, for `toolhost list` and diagnostics. */
