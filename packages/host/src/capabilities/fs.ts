@@ -10,16 +10,14 @@
  * Files are then opened with the builtins' safe open helpers, which re-check the opened
  * descriptor against that root.
  */
+
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import type { FileStat, PluginPermissions } from '@toolhost/plugin-sdk';
-import {
-  confine,
-  describeFsError,
-  errorCode,
-  isInside,
-  isWorkspaceEscapeError,
-} from '../workspace/confine.js';
+import { byCodeUnit } from '../util/compare.js';
+import { errorCode } from '../util/errors.js';
+import { isInside } from '../util/paths.js';
+import { confine, describeFsError, isWorkspaceEscapeError } from '../workspace/confine.js';
 import { openForRead, writeTextFile } from '../workspace/files.js';
 import { FS_READ, FS_WRITE, notDeclared, notGranted } from './denials.js';
 import { type CapabilityError, denied, failed, isCapabilityError, limitExceeded } from './errors.js';
@@ -167,9 +165,7 @@ export function createFsCapability(options: FsCapabilityOptions) {
         throw limitExceeded(capability, `${subject}: the directory has more than ${MAX_DIR_ENTRIES} entries`);
       }
       // Links are listed by name and never followed: their targets may lie outside the roots.
-      return entries
-        .map((entry) => (entry.isDirectory() ? `${entry.name}/` : entry.name))
-        .sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+      return entries.map((entry) => (entry.isDirectory() ? `${entry.name}/` : entry.name)).sort(byCodeUnit);
     } catch (error) {
       throw fsFailure(capability, subject, userPath, error);
     }

@@ -1,8 +1,8 @@
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { fileLocks, KeyedLock } from '../../src/workspace/path-lock.js';
 import { foldPath } from '../../src/workspace/confine.js';
+import { fileLocks, KeyedLock } from '../../src/workspace/path-lock.js';
 import { makeCtx, makeSandbox } from '../sources/builtin/helpers.js';
 
 /** A promise and the function that settles it, to hold a lock open until the test says so. */

@@ -15,11 +15,13 @@
  * A file that does not exist yet is judged by its path, so `plugins/evil/index.ts` is refused
  * before any folder is made.
  */
+
 import { promises as fs, realpathSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { displayPath, foldPath, isInside, realpathAllowMissing } from '../../workspace/confine.js';
+import { isInside } from '../../util/paths.js';
+import { displayPath, foldPath, realpathAllowMissing } from '../../workspace/confine.js';
 import type { ControlFileAccess, ControlPaths } from './types.js';
 
 /** Which control path a refusal is about. */

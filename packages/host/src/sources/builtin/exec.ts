@@ -1,7 +1,8 @@
 import { promises as fs } from 'node:fs';
 import { defineTool } from '@toolhost/plugin-sdk';
 import * as z from 'zod';
-import { confine, describeFsError, errorCode } from '../../workspace/confine.js';
+import { errorCode } from '../../util/errors.js';
+import { confine, describeFsError } from '../../workspace/confine.js';
 import type { ControlGuard } from './control.js';
 import { type ProcessOutcome, runProcess } from './run-process.js';
 import { abortSignalOf } from './signal.js';

@@ -2,11 +2,11 @@ import { type Dirent, promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { defineTool } from '@toolhost/plugin-sdk';
 import * as z from 'zod';
+import { byCodeUnit } from '../../util/compare.js';
 import { confine, describeFsError, displayPath } from '../../workspace/confine.js';
 import { openForRead } from '../../workspace/files.js';
 import { compileGlob } from './glob.js';
 import { type SearchFile, type SearchOutcome, searchFiles } from './grep-search.js';
-import { byCodeUnit } from './ls.js';
 import type { GrepLimits, WorkspaceSettings } from './settings.js';
 import { abortSignalOf } from './signal.js';
 

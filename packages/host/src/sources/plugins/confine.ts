@@ -2,6 +2,7 @@ import { realpath } from 'node:fs/promises';
 import * as path from 'node:path';
 import type * as esbuild from 'esbuild';
 import { PACKAGE_ROOT } from '../../util/package.js';
+import { isInside } from '../../util/paths.js';
 import type { BuildFileRead, BuildFileReader } from './build-files.js';
 import type { BuildBudget } from './build-limits.js';
 
@@ -82,11 +83,6 @@ export async function buildScope(pluginDir: string): Promise<BuildScope> {
     dirs.filter((dir) => dir !== undefined),
   );
   return { pluginRoot: await realpathOr(pluginDir), hostRoots: await hostRoots };
-}
-
-function isInside(root: string, file: string): boolean {
-  const rel = path.relative(root, file);
-  return rel === '' || (!rel.startsWith(`..${path.sep}`) && rel !== '..' && !path.isAbsolute(rel));
 }
 
 /** Whether a build under `scope` may read `file` (a real path). */
