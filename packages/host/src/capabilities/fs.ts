@@ -98,13 +98,14 @@ export function createFsCapability(options: FsCapabilityOptions) {
     const declaredWrite = declaredRoots(options.permissions, 'write');
     const declaredFor = access === 'write' ? declaredWrite : [...declaredRead, ...declaredWrite];
     const declared = declaredFor.find((r) => rootContains(r, relative));
+    const request = { capability, subject, pluginId };
     if (declared !== undefined) {
       // A read needing a declared write root is granted at fs.write, which allows reading too.
       const kind = access === 'write' || !declaredRead.includes(declared) ? FS_WRITE : FS_READ;
-      return notGranted(capability, subject, pluginId, kind, declared);
+      return notGranted(request, kind, declared);
     }
     const folder = capability === 'fs.readdir' ? relative : path.posix.dirname(relative);
-    return notDeclared(capability, subject, pluginId, access === 'write' ? FS_WRITE : FS_READ, folder);
+    return notDeclared(request, access === 'write' ? FS_WRITE : FS_READ, folder);
   }
 
   async function readFile(userPath: string): Promise<string> {
