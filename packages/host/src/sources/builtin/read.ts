@@ -1,6 +1,5 @@
 import { defineTool } from '@toolhost/plugin-sdk';
 import * as z from 'zod';
-import { confine } from '../../workspace/confine.js';
 import { readTextFile } from '../../workspace/files.js';
 import type { WorkspaceSettings } from './settings.js';
 import { abortSignalOf } from './signal.js';
@@ -23,8 +22,7 @@ export function readTool(settings: WorkspaceSettings) {
     annotations: { readOnlyHint: true },
     async execute({ path, offset, limit }, ctx) {
       ctx.signal.throwIfAborted();
-      const { rootReal, real } = await confine(settings.root, path);
-      await settings.control.assertReadable(rootReal, real, path);
+      const { rootReal, real } = await settings.control.confine(settings.root, path, 'read');
       const text = await readTextFile(rootReal, real, path, {
         maxBytes: settings.maxReadBytes,
         signal: abortSignalOf(ctx.signal),
