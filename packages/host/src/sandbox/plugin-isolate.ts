@@ -187,11 +187,6 @@ export class PluginIsolate {
     return this.#isolate.isDisposed;
   }
 
-  /** Calls in flight on this isolate. */
-  get active(): number {
-    return this.#active;
-  }
-
   describe(configJson: string): Promise<IsolateOutcome<DescribeReply>> {
     return this.#invoke('describe', [configJson], 'describe');
   }

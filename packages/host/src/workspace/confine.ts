@@ -33,7 +33,7 @@ export function isWorkspaceEscapeError(error: unknown): error is WorkspaceEscape
 }
 
 /** The real path of the workspace root; the root itself may be reached through a symlink. */
-export async function realRoot(root: string): Promise<string> {
+async function realRoot(root: string): Promise<string> {
   try {
     return await fs.realpath(root);
   } catch (error) {

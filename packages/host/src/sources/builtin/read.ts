@@ -34,7 +34,7 @@ export function readTool(settings: WorkspaceSettings) {
 }
 
 /** Lines `offset`…`offset + limit - 1` of `text`, with a note saying where the rest is. */
-export function sliceLines(text: string, offset: number, limit: number | undefined): string {
+function sliceLines(text: string, offset: number, limit: number | undefined): string {
   const lines = text.split('\n');
   // A trailing newline ends the last line; it does not start another one.
   if (lines.length > 0 && lines[lines.length - 1] === '') lines.pop();
