@@ -8,9 +8,9 @@ import { promises as fs } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { createBuiltinTools } from '@toolhost/host';
-import { openForRead } from '../packages/host/dist/sources/builtin/files.js';
 import { linearLineTest } from '../packages/host/dist/sources/builtin/grep-linear.js';
 import { searchFiles } from '../packages/host/dist/sources/builtin/grep-search.js';
+import { openForRead } from '../packages/host/dist/workspace/files.js';
 
 const FILES = 5_000;
 const BYTES_PER_FILE = 10_000;
