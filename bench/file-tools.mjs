@@ -1,5 +1,5 @@
-// What the safety of the built-in file tools costs per call: the per-path lock, the control-file
-// check, and a whole `edit`/`write` (atomic: temporary file, fsync, rename), beside a plain
+// What the safety of the built-in file tools costs per call: the per-path lock, path confinement with the
+// control-file check, and a whole `edit`/`write` (atomic: temporary file, fsync, rename), beside a plain
 // `fs.writeFile`. Paths compared are interleaved in blocks of 100 after a warm-up, as DESIGN.md
 // asks; compare the ratios, not the absolute numbers. Run after `npm run build`:
 //   node bench/file-tools.mjs
@@ -36,7 +36,6 @@ const base = await fs.mkdtemp(path.join(tmpdir(), 'toolhost-bench-files-'));
 const root = path.join(base, 'root');
 await fs.mkdir(path.join(root, 'src', 'deep'), { recursive: true });
 const file = path.join(root, 'src', 'deep', 'code.ts');
-const rootReal = await fs.realpath(root);
 const content = `${'// a line of code\n'.repeat(200)}`; // ≈ 3.6 KB
 await fs.writeFile(file, content);
 await fs.writeFile(path.join(root, 'src', 'deep', 'edit.ts'), `MARKER_A\n${content}`);
@@ -63,7 +62,7 @@ const ctx = {
 let flip = false;
 const fileRows = await compare(
   {
-    'control check (assertWritable)': () => guard.assertWritable(rootReal, file, 'src/deep/code.ts'),
+    'confine + control check (guard.confine)': () => guard.confine(root, 'src/deep/code.ts', 'write'),
     'fs.writeFile (plain, no fsync)': () => fs.writeFile(file, content),
     'write tool (atomic + fsync)': () =>
       tools.get('write').executor.run({ path: 'src/deep/code.ts', content }, ctx),

@@ -3,7 +3,10 @@
  * `contextFor`). The arguments are untrusted JSON written by plugin code: objects are strict,
  * strings are bounded, and the parsed value is a fresh object, never the one that came in.
  */
+
 import * as z from 'zod';
+import { clip } from '../util/text.js';
+import { issuePath } from '../util/zod-issues.js';
 import { invalidArgs } from './errors.js';
 import type { CapabilityLimits } from './types.js';
 
@@ -12,6 +15,8 @@ export const MAX_URL_CHARS = 8192;
 const MAX_HEADERS = 64;
 const MAX_HEADER_NAME_CHARS = 256;
 const MAX_HEADER_VALUE_CHARS = 8192;
+/** Paths and messages of an invalid-args error can carry keys the plugin chose: kept this short. */
+const MAX_ISSUE_CHARS = 120;
 /** An HTTP field name (RFC 9110 token). */
 const HEADER_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 
@@ -72,16 +77,11 @@ export function parseArgs<T>(capability: string, schema: z.ZodType<T>, args: unk
   const detail = parsed.error.issues
     .slice(0, 5)
     .map((issue) => {
-      const where = issue.path.length === 0 ? '(root)' : issue.path.map((p) => String(p)).join('.');
       // A bad record key nests the reason one level down.
       const nested = issue.code === 'invalid_key' ? issue.issues[0]?.message : undefined;
-      return `${clip(where)}: ${clip(nested === undefined ? issue.message : `${issue.message}: ${nested}`)}`;
+      const message = nested === undefined ? issue.message : `${issue.message}: ${nested}`;
+      return `${clip(issuePath(issue.path), MAX_ISSUE_CHARS)}: ${clip(message, MAX_ISSUE_CHARS)}`;
     })
     .join('; ');
   throw invalidArgs(capability, detail);
-}
-
-/** Paths and messages can carry keys the plugin chose: keep them short. */
-function clip(text: string): string {
-  return text.length > 120 ? `${text.slice(0, 120)}…` : text;
 }

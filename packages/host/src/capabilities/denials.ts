@@ -16,33 +16,37 @@ export const NET: PermissionKind = { permission: 'permissions.net', grantKey: 'n
 export const FS_READ: PermissionKind = { permission: 'permissions.fs.read', grantKey: 'fs.read' };
 export const FS_WRITE: PermissionKind = { permission: 'permissions.fs.write', grantKey: 'fs.write' };
 
+/** A request a plugin's permissions do not cover. */
+export interface Uncovered {
+  /** The capability called: `fetch`, `fs.readFile`, … */
+  readonly capability: string;
+  /** The request as denials name it, e.g. `ctx.fetch to "api.example.com"`. */
+  readonly subject: string;
+  readonly pluginId: string;
+}
+
 /** The plugin never asked for `value`: both the declaration and the grant are missing. */
-export function notDeclared(
-  capability: string,
-  subject: string,
-  pluginId: string,
-  kind: PermissionKind,
-  value: string,
-): CapabilityError {
-  return denied(
-    capability,
-    `${subject} is not allowed: plugin ${JSON.stringify(pluginId)} must declare ${kind.permission} ` +
-      `[${JSON.stringify(value)}] and config must grant it at plugins.${pluginId}.grants.${kind.grantKey}`,
+export function notDeclared(request: Uncovered, kind: PermissionKind, value: string): CapabilityError {
+  return refuse(
+    request,
+    `must declare ${kind.permission} [${JSON.stringify(value)}] and config must grant it at ` +
+      grantKey(request, kind),
   );
 }
 
 /** The plugin declares `value` (as written there) but config does not grant it. */
-export function notGranted(
-  capability: string,
-  subject: string,
-  pluginId: string,
-  kind: PermissionKind,
-  value: string,
-): CapabilityError {
-  return denied(
-    capability,
-    `${subject} is not allowed: plugin ${JSON.stringify(pluginId)} declares ${kind.permission} ` +
-      `[${JSON.stringify(value)}] but config does not grant it; add ${JSON.stringify(value)} to ` +
-      `plugins.${pluginId}.grants.${kind.grantKey}`,
+export function notGranted(request: Uncovered, kind: PermissionKind, value: string): CapabilityError {
+  return refuse(
+    request,
+    `declares ${kind.permission} [${JSON.stringify(value)}] but config does not grant it; add ` +
+      `${JSON.stringify(value)} to ${grantKey(request, kind)}`,
   );
+}
+
+function refuse({ capability, subject, pluginId }: Uncovered, why: string): CapabilityError {
+  return denied(capability, `${subject} is not allowed: plugin ${JSON.stringify(pluginId)} ${why}`);
+}
+
+function grantKey({ pluginId }: Uncovered, kind: PermissionKind): string {
+  return `plugins.${pluginId}.grants.${kind.grantKey}`;
 }

@@ -58,8 +58,9 @@ export function checkTarget(targets: FetchTargets, url: URL, from?: URL): void {
   }
   if (targets.effective.some((pattern) => patternMatchesUrl(pattern, url))) return;
   const declared = targets.declared.find((pattern) => patternMatchesUrl(pattern, url));
-  if (declared !== undefined) throw notGranted('fetch', subject, targets.pluginId, NET, declared.text);
-  throw notDeclared('fetch', subject, targets.pluginId, NET, url.host);
+  const request = { capability: 'fetch', subject, pluginId: targets.pluginId };
+  if (declared !== undefined) throw notGranted(request, NET, declared.text);
+  throw notDeclared(request, NET, url.host);
 }
 
 /** A grant that opens special addresses: one IP address, or every loopback one (`localhost`). */

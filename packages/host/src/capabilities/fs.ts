@@ -10,16 +10,14 @@
  * Files are then opened with the builtins' safe open helpers, which re-check the opened
  * descriptor against that root.
  */
+
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import type { FileStat, PluginPermissions } from '@toolhost/plugin-sdk';
-import {
-  confine,
-  describeFsError,
-  errorCode,
-  isInside,
-  isWorkspaceEscapeError,
-} from '../workspace/confine.js';
+import { byCodeUnit } from '../util/compare.js';
+import { errorCode } from '../util/errors.js';
+import { isInside } from '../util/paths.js';
+import { confine, describeFsError, isWorkspaceEscapeError } from '../workspace/confine.js';
 import { openForRead, writeTextFile } from '../workspace/files.js';
 import { FS_READ, FS_WRITE, notDeclared, notGranted } from './denials.js';
 import { type CapabilityError, denied, failed, isCapabilityError, limitExceeded } from './errors.js';
@@ -100,13 +98,14 @@ export function createFsCapability(options: FsCapabilityOptions) {
     const declaredWrite = declaredRoots(options.permissions, 'write');
     const declaredFor = access === 'write' ? declaredWrite : [...declaredRead, ...declaredWrite];
     const declared = declaredFor.find((r) => rootContains(r, relative));
+    const request = { capability, subject, pluginId };
     if (declared !== undefined) {
       // A read needing a declared write root is granted at fs.write, which allows reading too.
       const kind = access === 'write' || !declaredRead.includes(declared) ? FS_WRITE : FS_READ;
-      return notGranted(capability, subject, pluginId, kind, declared);
+      return notGranted(request, kind, declared);
     }
     const folder = capability === 'fs.readdir' ? relative : path.posix.dirname(relative);
-    return notDeclared(capability, subject, pluginId, access === 'write' ? FS_WRITE : FS_READ, folder);
+    return notDeclared(request, access === 'write' ? FS_WRITE : FS_READ, folder);
   }
 
   async function readFile(userPath: string): Promise<string> {
@@ -167,9 +166,7 @@ export function createFsCapability(options: FsCapabilityOptions) {
         throw limitExceeded(capability, `${subject}: the directory has more than ${MAX_DIR_ENTRIES} entries`);
       }
       // Links are listed by name and never followed: their targets may lie outside the roots.
-      return entries
-        .map((entry) => (entry.isDirectory() ? `${entry.name}/` : entry.name))
-        .sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+      return entries.map((entry) => (entry.isDirectory() ? `${entry.name}/` : entry.name)).sort(byCodeUnit);
     } catch (error) {
       throw fsFailure(capability, subject, userPath, error);
     }

@@ -6,7 +6,9 @@
  * of the declaration still counts. Only own properties are read, so nothing inherited or named
  * `__proto__` can smuggle a value in.
  */
+
 import type { PluginPermissions } from '@toolhost/plugin-sdk';
+import { byCodeUnit } from '../util/compare.js';
 import { normalizeFsRoot, rootContains } from './fs-roots.js';
 import { type HostPattern, parseHostPattern, patternCovers } from './host-patterns.js';
 import type { EffectivePermissions, MissingGrant, PluginGrants } from './types.js';
@@ -39,7 +41,7 @@ const envName = (value: unknown) => (typeof value === 'string' && ENV_NAME.test(
 
 /** Sorted by code unit (locale-independent) without duplicates. */
 function sortedUnique(values: Iterable<string>): string[] {
-  return [...new Set(values)].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  return [...new Set(values)].sort(byCodeUnit);
 }
 
 /** A declared entry as written, parsed (undefined when invalid), and whether a grant covers it. */

@@ -29,16 +29,29 @@ function optionIn(message: string): string | undefined {
   return /'(-{1,2}[^' ]+)/.exec(message)?.[1];
 }
 
+type Options = NonNullable<ParseArgsConfig['options']>;
+type Values<O extends Options> = ReturnType<
+  typeof parseArgs<{ args: string[]; options: O; strict: true; allowPositionals: true }>
+>['values'];
+
 /**
- * `parseArgs` in strict mode, with its errors turned into one-line usage errors that name the
- * command and point at its help.
+ * A command's flags and positionals: `parseArgs` in strict mode, with its errors turned into
+ * one-line usage errors that name the command and point at its help, and exactly the positionals
+ * `names` (else a usage error naming what is missing or extra).
  */
-export function parseCommand<T extends ParseArgsConfig & { strict: true }>(
+export function parseCommand<O extends Options>(
   command: string,
-  config: T,
-): ReturnType<typeof parseArgs<T>> {
+  argv: readonly string[],
+  options: O,
+  names: readonly string[] = [],
+): { values: Values<O>; positionals: string[] } {
+  const { values, positionals } = parseStrict(command, argv, options);
+  return { values, positionals: exactly(command, positionals, names) };
+}
+
+function parseStrict<O extends Options>(command: string, argv: readonly string[], options: O) {
   try {
-    return parseArgs(config);
+    return parseArgs({ args: [...argv], options, strict: true, allowPositionals: true });
   } catch (error) {
     const code = (error as { code?: unknown }).code;
     const message = (error as Error).message;
@@ -60,8 +73,7 @@ export function parseCommand<T extends ParseArgsConfig & { strict: true }>(
   }
 }
 
-/** Exactly `names.length` positionals, else a usage error naming what is missing or extra. */
-export function positionals(command: string, given: readonly string[], names: readonly string[]): string[] {
+function exactly(command: string, given: readonly string[], names: readonly string[]): string[] {
   if (given.length < names.length) {
     throw new UsageError(`missing ${names.slice(given.length).join(' ')} (see toolhost ${command} --help)`);
   }

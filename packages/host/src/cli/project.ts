@@ -1,7 +1,7 @@
-import { stat } from 'node:fs/promises';
 import * as path from 'node:path';
 import { type ConfigOutcome, loadConfigFile } from '../config/load.js';
 import { createHost, type HostOptions, type ToolHost } from '../host/host.js';
+import { isDirectory, isFile } from '../util/stat.js';
 import { UsageError } from './args.js';
 import { type Io, startProgress } from './io.js';
 import { RestartWithFlag, SNAPSHOT_FLAG } from './restart.js';
@@ -16,22 +16,6 @@ export interface Project {
   readonly configGiven: boolean;
   /** The config as read now (a later `createHost` reads it again). */
   readonly config: ConfigOutcome;
-}
-
-async function isDirectory(dir: string): Promise<boolean> {
-  try {
-    return (await stat(dir)).isDirectory();
-  } catch {
-    return false;
-  }
-}
-
-async function isFile(file: string): Promise<boolean> {
-  try {
-    return (await stat(file)).isFile();
-  } catch {
-    return false;
-  }
 }
 
 /**

@@ -1,3 +1,4 @@
+import { messageOf } from '../util/errors.js';
 import { isUsageError, wantsHelp } from './args.js';
 import { type CommandName, HELP, renderHelp } from './help.js';
 import { type Io, processIo, styleFor } from './io.js';
@@ -79,7 +80,7 @@ export async function run(argv: readonly string[], io: Io = processIo()): Promis
       fail((error as Error).message);
       return EXIT.failed;
     }
-    fail(`${name}: ${error instanceof Error ? error.message : String(error)}`);
+    fail(`${name}: ${messageOf(error)}`);
     return EXIT.failed;
   }
 }

@@ -7,7 +7,7 @@ import { changeLines } from './view.js';
  * Resolves on the first SIGINT, SIGTERM or SIGHUP (or when `also` settles), so a long-running
  * command can close its servers and host and exit 0. A second signal while closing exits at once.
  */
-export function untilStopped(also?: Promise<unknown>): Promise<string> {
+function untilStopped(also?: Promise<unknown>): Promise<string> {
   return new Promise((resolve) => {
     const signals = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
     let stopping = false;
@@ -25,7 +25,7 @@ export function untilStopped(also?: Promise<unknown>): Promise<string> {
 }
 
 /** Prints every rebuild (what changed, how long it took) and every host error to `output`. */
-export function reportChanges(host: ToolHost, output: Output): () => void {
+function reportChanges(host: ToolHost, output: Output): () => void {
   const style = styleFor(output);
   const offChange = host.on('change', (change) => {
     output.write(`${changeLines(change, host.plan(), style).join('\n')}\n`);
@@ -41,4 +41,31 @@ export function reportChanges(host: ToolHost, output: Output): () => void {
     offChange();
     offError();
   };
+}
+
+/** A server a long-running command runs; `stopped`, when given, settles when it ends on its own. */
+export interface Served {
+  close(): Promise<void>;
+  readonly stopped?: Promise<unknown>;
+}
+
+/**
+ * The life of a long-running command: reports the host's changes to `output` while the server
+ * `start` opens runs, until a signal (or the server's own end); then closes the server, and the
+ * host whatever happened.
+ */
+export async function serveUntilStopped(
+  host: ToolHost,
+  output: Output,
+  start: () => Promise<Served>,
+): Promise<void> {
+  const stopReporting = reportChanges(host, output);
+  try {
+    const served = await start();
+    await untilStopped(served.stopped);
+    await served.close();
+  } finally {
+    stopReporting();
+    await host.close();
+  }
 }

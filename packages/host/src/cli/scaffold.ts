@@ -8,7 +8,7 @@
 export const PLUGIN_ID = /^[a-z0-9][a-z0-9_-]{0,63}$/;
 
 /** Tool names are at most 64 characters; the example tool is `<id>_hello`. */
-export const TOOL_SUFFIX = '_hello';
+const TOOL_SUFFIX = '_hello';
 
 export function exampleToolName(id: string): string {
   return `${id.replaceAll('-', '_')}${TOOL_SUFFIX}`;

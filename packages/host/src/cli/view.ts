@@ -1,4 +1,5 @@
 /** The plan and its changes, for people (tables, lines) and for machines (`ListJson`). */
+import * as path from 'node:path';
 import type { ToolPlan } from '@toolhost/plugin-sdk';
 import { formatExecutor, formatOwner } from '../core/refs.js';
 import type { HostChange } from '../host/host.js';
@@ -6,6 +7,12 @@ import type { PluginReport } from '../sources/plugins/manager.js';
 import type { Style } from './io.js';
 import type { ListJson } from './types.js';
 
+/** A path as a person at this terminal would type it: relative to the working directory, if not that. */
+export function shownPath(file: string): string {
+  return path.relative(process.cwd(), file) || file;
+}
+
+/** `toolhost list --json` of a plan and the plugins' reports. */
 export function listJson(plan: ToolPlan, plugins: readonly PluginReport[]): ListJson {
   return {
     visible: plan.visible.map(({ descriptor, executor }) => ({

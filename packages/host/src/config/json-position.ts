@@ -37,50 +37,39 @@ export function jsonErrorOffset(text: string): number {
     if (match === null || match[0] === '' || match[0] === '-') fail();
     i += (match as RegExpExecArray)[0].length;
   };
+  /** The items of an object or array, `i` on its opening bracket; `item` reads one item. */
+  const items = (close: string, item: () => void) => {
+    i++;
+    space();
+    if (text[i] === close) {
+      i++;
+      return;
+    }
+    for (;;) {
+      item();
+      space();
+      if (text[i] === ',') i++;
+      else if (text[i] === close) {
+        i++;
+        return;
+      } else fail();
+    }
+  };
+  const member = () => {
+    space();
+    if (text[i] !== '"') fail();
+    string();
+    space();
+    if (text[i] !== ':') fail();
+    i++;
+    value();
+  };
   const value = (): void => {
     space();
     const c = text[i];
-    if (c === '{') {
-      i++;
-      space();
-      if (text[i] === '}') {
-        i++;
-        return;
-      }
-      for (;;) {
-        space();
-        if (text[i] !== '"') fail();
-        string();
-        space();
-        if (text[i] !== ':') fail();
-        i++;
-        value();
-        space();
-        if (text[i] === ',') i++;
-        else if (text[i] === '}') {
-          i++;
-          return;
-        } else fail();
-      }
-    }
-    if (c === '[') {
-      i++;
-      space();
-      if (text[i] === ']') {
-        i++;
-        return;
-      }
-      for (;;) {
-        value();
-        space();
-        if (text[i] === ',') i++;
-        else if (text[i] === ']') {
-          i++;
-          return;
-        } else fail();
-      }
-    }
-    if (c === '"') string();
+    if (c === '{') items('}', member);
+    else if (c === '[') items(']', value);
+    else if (c === '"') string();
     else if (c === 't') literal('true');
     else if (c === 'f') literal('false');
     else if (c === 'n') literal('null');

@@ -1,5 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import * as z from 'zod';
+import { issuePath } from '../util/zod-issues.js';
 import { jsonErrorOffset } from './json-position.js';
 import { configSchema, type ToolhostConfig } from './schema.js';
 
@@ -65,16 +66,12 @@ function flatten(
         option.flatMap((i) => (i.code === 'invalid_type' && i.path.length === 0 ? [i.expected] : [])),
       );
       const message = expected.length > 0 ? `expected ${[...new Set(expected)].join(' or ')}` : issue.message;
-      return [{ path: pathText(at), message }];
+      return [{ path: issuePath(at), message }];
     }
     const message =
       issue.code === 'unrecognized_keys' ? `unknown key(s): ${issue.keys.join(', ')}` : issue.message;
-    return [{ path: pathText(at), message }];
+    return [{ path: issuePath(at), message }];
   });
-}
-
-function pathText(path: readonly PropertyKey[]): string {
-  return path.length === 0 ? '(root)' : path.map(String).join('.');
 }
 
 /**

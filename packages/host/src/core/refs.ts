@@ -1,4 +1,4 @@
-import type { ToolExecutorRef, ToolOwnerRef } from '@toolhost/plugin-sdk';
+import type { ToolDescriptor, ToolExecutorRef, ToolOwnerRef } from '@toolhost/plugin-sdk';
 
 /** Renders an owner for people: `core`, `plugin:weather`, `mcp:github`. Never parsed back. */
 export function formatOwner(owner: ToolOwnerRef): string {
@@ -27,4 +27,13 @@ export function formatExecutor(ref: ToolExecutorRef): string {
     case 'mcp':
       return `mcp:${ref.serverId}:${ref.toolName}`;
   }
+}
+
+/**
+ * The hidden stand-in for a source whose tools are not known (a plugin that did not load, an MCP
+ * server that never connected): named as its owner renders (`plugin:weather`, `mcp:github`), with
+ * an empty object input and no executor, so it can be listed with a reason but never called.
+ */
+export function placeholderDescriptor(owner: ToolOwnerRef, description: string): ToolDescriptor {
+  return { name: formatOwner(owner), description, inputSchema: { type: 'object' }, owner };
 }

@@ -6,6 +6,8 @@ import type {
   HookReply,
   HookRequest,
 } from '@toolhost/plugin-sdk/protocol';
+import { messageOf } from '../util/errors.js';
+import { sleepUnlessAborted } from '../util/sleep.js';
 import { type CallHandlers, IsolatePool } from './isolate-pool.js';
 import { loadRuntimeScript } from './isolate-script.js';
 import type { CallSinks, CapabilityRunner, Sandbox, SandboxLimits, SandboxOutcome } from './types.js';
@@ -25,15 +27,7 @@ function sleepFor(args: unknown, signal: AbortSignal): Promise<void> {
   const ms = Number((args as { ms?: unknown } | null)?.ms);
   if (!Number.isFinite(ms) || ms < 0)
     return Promise.reject(new Error('ctx.sleep(ms) needs a non-negative number'));
-  return new Promise((resolve) => {
-    if (signal.aborted) return;
-    const timer = setTimeout(() => {
-      signal.removeEventListener('abort', stop);
-      resolve();
-    }, ms);
-    const stop = () => clearTimeout(timer);
-    signal.addEventListener('abort', stop, { once: true });
-  });
+  return sleepUnlessAborted(ms, signal);
 }
 
 /** Turns host-side sinks and a capability runner into the handlers the isolate pool calls. */
@@ -57,7 +51,7 @@ export function callHandlers(
           throw new Error(`ctx capability "${capability}" is not available in hooks`);
         reply = { ok: true, value: await capabilities(capability, JSON.parse(argsJson), signal) };
       } catch (error) {
-        reply = { ok: false, error: error instanceof Error ? error.message : String(error) };
+        reply = { ok: false, error: messageOf(error) };
       }
       return JSON.stringify(reply);
     },

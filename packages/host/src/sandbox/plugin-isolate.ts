@@ -8,6 +8,7 @@ import {
   type HookRequest,
 } from '@toolhost/plugin-sdk/protocol';
 import ivm from 'isolated-vm';
+import { messageOf } from '../util/errors.js';
 import type { IsolateHandlers, LimitName, SandboxLimits } from './types.js';
 
 /** A call ended by a limit (or a dead isolate) instead of a reply. */
@@ -40,13 +41,9 @@ const ABORT_GRACE_MS = 50;
 
 type EntryRef = ivm.Reference<(...args: unknown[]) => unknown>;
 
-function errorText(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}
-
 /** Maps an isolated-vm failure to the limit it means. */
 function breachOf(error: unknown, limits: SandboxLimits): LimitBreach {
-  const text = errorText(error);
+  const text = messageOf(error);
   if (/memory limit/i.test(text)) {
     return {
       kind: 'limit',
@@ -118,7 +115,7 @@ export class PluginIsolate {
     } catch (error) {
       const breach = sandbox.#breach ?? (sandbox.#isolate.isDisposed ? breachOf(error, limits) : undefined);
       sandbox.dispose();
-      throw new PluginLoadError(breach ? breach.message : errorText(error));
+      throw new PluginLoadError(breach ? breach.message : messageOf(error));
     }
   }
 
@@ -188,11 +185,6 @@ export class PluginIsolate {
 
   get disposed(): boolean {
     return this.#isolate.isDisposed;
-  }
-
-  /** Calls in flight on this isolate. */
-  get active(): number {
-    return this.#active;
   }
 
   describe(configJson: string): Promise<IsolateOutcome<DescribeReply>> {

@@ -19,6 +19,7 @@ import {
   type RequestId,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { ToolHost } from '../host/host.js';
+import { MAX_TIMER_MS } from '../util/timers.js';
 import { readJsonBody } from './http-body.js';
 import { type HttpSession, type McpSessionClose, SessionTable } from './http-sessions.js';
 import { createMcpServer, type McpServeOptions } from './server.js';
@@ -68,8 +69,6 @@ const DEFAULT_MAX_BODY_BYTES = 4 * 1024 * 1024;
 const DEFAULT_SESSION_IDLE_MS = 30 * 60_000;
 /** Far above what one machine's clients open; at ≈ 12 KB each, the cap bounds leftovers to ≈ 3 MB. */
 const DEFAULT_MAX_SESSIONS = 256;
-/** setTimeout's largest delay: a longer one would fire at once. */
-const MAX_TIMER_MS = 2_147_483_647;
 
 /** JSON-RPC error codes of the endpoint's own answers (-32001 as the SDK's "Session not found"). */
 const PARSE_ERROR = -32700;

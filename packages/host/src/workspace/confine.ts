@@ -8,8 +8,11 @@
  * What resolution cannot close by itself (a path swapped for a symlink after it was checked) is
  * handled when the file is opened: see `files.ts`.
  */
+
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
+import { errorCode } from '../util/errors.js';
+import { isInside } from '../util/paths.js';
 
 /** A path that leads outside the workspace root. The message is safe to show to a model. */
 export class WorkspaceEscapeError extends Error {
@@ -29,14 +32,8 @@ export function isWorkspaceEscapeError(error: unknown): error is WorkspaceEscape
   return error instanceof Error && (error as { code?: unknown }).code === 'workspace-escape';
 }
 
-/** Whether `candidate` is `root` or lies beneath it. Both must be absolute and normalized. */
-export function isInside(root: string, candidate: string): boolean {
-  const rel = path.relative(root, candidate);
-  return rel === '' || (rel !== '..' && !rel.startsWith(`..${path.sep}`) && !path.isAbsolute(rel));
-}
-
 /** The real path of the workspace root; the root itself may be reached through a symlink. */
-export async function realRoot(root: string): Promise<string> {
+async function realRoot(root: string): Promise<string> {
   try {
     return await fs.realpath(root);
   } catch (error) {
@@ -131,12 +128,6 @@ async function readlinkIfLink(absolute: string): Promise<string | undefined> {
     if (code === 'ENOENT' || code === 'EINVAL') return undefined;
     throw error;
   }
-}
-
-/** The `code` of a Node system error, if it has one. */
-export function errorCode(error: unknown): string | undefined {
-  const code = (error as { code?: unknown } | null)?.code;
-  return typeof code === 'string' ? code : undefined;
 }
 
 /**

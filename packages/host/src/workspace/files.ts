@@ -18,11 +18,14 @@
  * still go through here. Node has no `openat2(RESOLVE_BENEATH)`, which would close the race
  * entirely.
  */
+
 import { randomBytes } from 'node:crypto';
 import { constants, promises as fs, type Stats } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
 import * as path from 'node:path';
-import { describeFsError, errorCode, isInside, WorkspaceEscapeError } from './confine.js';
+import { errorCode } from '../util/errors.js';
+import { isInside } from '../util/paths.js';
+import { describeFsError, WorkspaceEscapeError } from './confine.js';
 
 // Absent on Windows, where these flags do not exist; 0 leaves the open as it would be without them.
 const O_NOFOLLOW = constants.O_NOFOLLOW ?? 0;

@@ -2,13 +2,7 @@
  * The wire between the host and the runtime inside a plugin's isolate. Only strings and numbers
  * cross: every structured value is JSON, serialized on its own side and validated on the other.
  */
-import type {
-  AvailabilityExpression,
-  JsonSchema,
-  PluginPermissions,
-  ToolAnnotations,
-  ToolResult,
-} from '../types.js';
+import type { PluginPermissions, ToolDescriptor, ToolResult } from '../types.js';
 
 /** Host functions the runtime captures before plugin code runs. All synchronous. */
 export interface RuntimeBridge {
@@ -97,17 +91,8 @@ export type CapabilityReply =
   | { readonly ok: true; readonly value: unknown }
   | { readonly ok: false; readonly error: string };
 
-/** A tool as the plugin declares it: plain data; the host adds owner and executor. */
-export interface ToolManifest {
-  readonly name: string;
-  readonly title?: string;
-  readonly description: string;
-  readonly inputSchema: JsonSchema;
-  readonly outputSchema?: JsonSchema;
-  readonly annotations?: ToolAnnotations;
-  readonly availability?: AvailabilityExpression;
-  readonly sortKey?: string;
-}
+/** A tool as the plugin declares it: its descriptor but for owner and executor, which the host adds. */
+export type ToolManifest = Omit<ToolDescriptor, 'owner' | 'executor'>;
 
 export interface PluginManifest {
   readonly id: string;

@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { resultText } from '../../core/wrap/results.js';
 import type { CallObserver } from '../../core/wrap/wrapper.js';
-import { COMMON_OPTIONS, parseCommand, positionals, UsageError } from '../args.js';
+import { COMMON_OPTIONS, parseCommand, UsageError } from '../args.js';
 import { type Io, styleFor } from '../io.js';
 import { openHost, resolveProject } from '../project.js';
 import { type CallJson, EXIT } from '../types.js';
@@ -33,18 +33,18 @@ async function inputOf(values: { input?: string; 'input-file'?: string }): Promi
 }
 
 export async function call(argv: readonly string[], io: Io): Promise<number> {
-  const { values, positionals: rest } = parseCommand('call', {
-    args: [...argv],
-    options: {
+  const { values, positionals } = parseCommand(
+    'call',
+    argv,
+    {
       ...COMMON_OPTIONS,
       input: { type: 'string' },
       'input-file': { type: 'string' },
       json: { type: 'boolean' },
     },
-    strict: true,
-    allowPositionals: true,
-  });
-  const [name = ''] = positionals('call', rest, ['NAME']);
+    ['NAME'],
+  );
+  const [name = ''] = positionals;
   const input = await inputOf(values);
   const project = await resolveProject(values);
   const host = await openHost(project, io);

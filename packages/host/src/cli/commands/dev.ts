@@ -1,14 +1,14 @@
 import * as path from 'node:path';
 import type { ToolHost } from '../../host/host.js';
 import { type McpHttpServer, serveHttp } from '../../serve/http.js';
-import { COMMON_OPTIONS, parseCommand, portOf, positionals } from '../args.js';
+import { COMMON_OPTIONS, parseCommand, portOf } from '../args.js';
 import { DEFAULT_DEV_PORT } from '../defaults.js';
 import { type Io, styleFor } from '../io.js';
 import { openHost, resolveProject } from '../project.js';
-import { reportChanges, untilStopped } from '../running.js';
+import { serveUntilStopped } from '../running.js';
 import { EXIT } from '../types.js';
 import { version } from '../version.js';
-import { planLines } from '../view.js';
+import { planLines, shownPath } from '../view.js';
 
 const PORT_ATTEMPTS = 10;
 
@@ -25,32 +25,21 @@ async function listen(host: ToolHost, port: number | undefined): Promise<McpHttp
 }
 
 export async function dev(argv: readonly string[], io: Io): Promise<number> {
-  const { values, positionals: rest } = parseCommand('dev', {
-    args: [...argv],
-    options: { ...COMMON_OPTIONS, port: { type: 'string' } },
-    strict: true,
-    allowPositionals: true,
-  });
-  positionals('dev', rest, []);
+  const { values } = parseCommand('dev', argv, { ...COMMON_OPTIONS, port: { type: 'string' } });
   const port = values.port === undefined ? undefined : portOf('--port', values.port);
   const project = await resolveProject(values);
   const host = await openHost(project, io, { watch: true });
   const style = styleFor(io.out);
-  const stopReporting = reportChanges(host, io.out);
-  try {
+  await serveUntilStopped(host, io.out, async () => {
     io.out.write(`${planLines(host.plan(), host.plugins, style).join('\n')}\n\n`);
     const served = await listen(host, port);
-    const config = path.relative(process.cwd(), project.configFile) || project.configFile;
+    const config = shownPath(project.configFile);
     const plugins = path.relative(process.cwd(), path.join(project.root, 'plugins')) || 'plugins';
     io.out.write(
       `${style.bold('MCP')} ${style.cyan(served.url)} (streamable HTTP)\n` +
         `watching ${plugins}${path.sep} and ${config}; Ctrl-C to stop\n`,
     );
-    await untilStopped();
-    await served.close();
-  } finally {
-    stopReporting();
-    await host.close();
-  }
+    return served;
+  });
   return EXIT.ok;
 }

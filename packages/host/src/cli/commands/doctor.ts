@@ -7,10 +7,11 @@ import type { ToolhostConfig } from '../../config/schema.js';
 import type { ToolHost } from '../../host/host.js';
 import { describeControlAccess } from '../../sources/builtin/index.js';
 import type { PluginReport } from '../../sources/plugins/manager.js';
-import { COMMON_OPTIONS, parseCommand, positionals } from '../args.js';
+import { COMMON_OPTIONS, parseCommand } from '../args.js';
 import { type Io, type Style, styleFor } from '../io.js';
 import { openHost, resolveProject } from '../project.js';
 import { EXIT } from '../types.js';
+import { shownPath } from '../view.js';
 
 type Level = 'ok' | 'info' | 'warning' | 'problem';
 
@@ -224,16 +225,10 @@ function mcpFindings(host: ToolHost): Finding[] {
 }
 
 export async function doctor(argv: readonly string[], io: Io): Promise<number> {
-  const { values, positionals: rest } = parseCommand('doctor', {
-    args: [...argv],
-    options: COMMON_OPTIONS,
-    strict: true,
-    allowPositionals: true,
-  });
-  positionals('doctor', rest, []);
+  const { values } = parseCommand('doctor', argv, COMMON_OPTIONS);
   const project = await resolveProject(values);
   const style = styleFor(io.out);
-  const configName = path.relative(process.cwd(), project.configFile) || project.configFile;
+  const configName = shownPath(project.configFile);
   const findings: Finding[] = [];
   const print = () => {
     for (const finding of findings) io.out.write(`${render(finding, style).join('\n')}\n`);

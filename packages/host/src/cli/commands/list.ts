@@ -1,17 +1,11 @@
-import { COMMON_OPTIONS, parseCommand, positionals } from '../args.js';
+import { COMMON_OPTIONS, parseCommand } from '../args.js';
 import { type Io, styleFor } from '../io.js';
 import { openHost, resolveProject } from '../project.js';
 import { EXIT } from '../types.js';
 import { listJson, planLines } from '../view.js';
 
 export async function list(argv: readonly string[], io: Io): Promise<number> {
-  const { values, positionals: rest } = parseCommand('list', {
-    args: [...argv],
-    options: { ...COMMON_OPTIONS, json: { type: 'boolean' } },
-    strict: true,
-    allowPositionals: true,
-  });
-  positionals('list', rest, []);
+  const { values } = parseCommand('list', argv, { ...COMMON_OPTIONS, json: { type: 'boolean' } });
   const project = await resolveProject(values);
   const host = await openHost(project, io);
   try {

@@ -1,28 +1,16 @@
-import { mkdir, stat, writeFile } from 'node:fs/promises';
+import { mkdir, writeFile } from 'node:fs/promises';
 import * as path from 'node:path';
-import { COMMON_OPTIONS, parseCommand, positionals, UsageError } from '../args.js';
+import { exists } from '../../util/stat.js';
+import { COMMON_OPTIONS, parseCommand, UsageError } from '../args.js';
 import { type Io, styleFor } from '../io.js';
 import { resolveProject } from '../project.js';
 import { exampleToolName, PLUGIN_ID, pluginSource, testSource } from '../scaffold.js';
 import { EXIT } from '../types.js';
-
-async function exists(file: string): Promise<boolean> {
-  try {
-    await stat(file);
-    return true;
-  } catch {
-    return false;
-  }
-}
+import { shownPath } from '../view.js';
 
 export async function scaffold(argv: readonly string[], io: Io): Promise<number> {
-  const { values, positionals: rest } = parseCommand('new', {
-    args: [...argv],
-    options: COMMON_OPTIONS,
-    strict: true,
-    allowPositionals: true,
-  });
-  const [id = ''] = positionals('new', rest, ['NAME']);
+  const { values, positionals } = parseCommand('new', argv, COMMON_OPTIONS, ['NAME']);
+  const [id = ''] = positionals;
   if (!PLUGIN_ID.test(id)) {
     throw new UsageError(
       `invalid plugin name ${JSON.stringify(id)}: use lower-case letters, digits, "_" or "-", starting with a letter or digit`,
@@ -37,9 +25,7 @@ export async function scaffold(argv: readonly string[], io: Io): Promise<number>
   const project = await resolveProject(values, { forHost: false });
   const dir = path.join(project.root, 'plugins', id);
   if (await exists(dir)) {
-    throw new UsageError(
-      `${path.relative(process.cwd(), dir) || dir} already exists; choose another name or remove it`,
-    );
+    throw new UsageError(`${shownPath(dir)} already exists; choose another name or remove it`);
   }
   const files = [
     [path.join(dir, 'index.ts'), pluginSource(id)],
@@ -48,15 +34,14 @@ export async function scaffold(argv: readonly string[], io: Io): Promise<number>
   await mkdir(path.join(dir, 'test'), { recursive: true });
   for (const [file, text] of files) await writeFile(file, text, { flag: 'wx' });
   const style = styleFor(io.out);
-  const shown = (file: string) => path.relative(process.cwd(), file) || file;
   io.out.write(
     [
-      `${style.green('created')} ${shown(files[0][0])}`,
-      `${style.green('created')} ${shown(files[1][0])}`,
+      `${style.green('created')} ${shownPath(files[0][0])}`,
+      `${style.green('created')} ${shownPath(files[1][0])}`,
       '',
       'Try it:',
-      `  toolhost call ${tool} --input '{"name": "Ada"}'${project.root === process.cwd() ? '' : ` --root ${shown(project.root)}`}`,
-      `  npx vitest run ${shown(files[1][0])}`,
+      `  toolhost call ${tool} --input '{"name": "Ada"}'${project.root === process.cwd() ? '' : ` --root ${shownPath(project.root)}`}`,
+      `  npx vitest run ${shownPath(files[1][0])}`,
       '',
     ].join('\n'),
   );

@@ -1,49 +1,40 @@
 import { serveHttp } from '../../serve/http.js';
 import { serveStdio } from '../../serve/stdio.js';
-import { COMMON_OPTIONS, parseCommand, portOf, positionals } from '../args.js';
+import { COMMON_OPTIONS, parseCommand, portOf } from '../args.js';
 import type { Io } from '../io.js';
 import { openHost, resolveProject } from '../project.js';
-import { reportChanges, untilStopped } from '../running.js';
+import { serveUntilStopped } from '../running.js';
 import { EXIT } from '../types.js';
 import { version } from '../version.js';
 
 export async function serve(argv: readonly string[], io: Io): Promise<number> {
-  const { values, positionals: rest } = parseCommand('serve', {
-    args: [...argv],
-    options: { ...COMMON_OPTIONS, http: { type: 'string' }, 'no-watch': { type: 'boolean' } },
-    strict: true,
-    allowPositionals: true,
+  const { values } = parseCommand('serve', argv, {
+    ...COMMON_OPTIONS,
+    http: { type: 'string' },
+    'no-watch': { type: 'boolean' },
   });
-  positionals('serve', rest, []);
   const port = values.http === undefined ? undefined : portOf('--http', values.http);
   const watch = values['no-watch'] !== true;
   const project = await resolveProject(values);
   const host = await openHost(project, io, { watch });
-  const stopReporting = reportChanges(host, io.err);
   const tools = host.plan().visible.length;
   const watching = watch ? 'watching for changes' : 'not watching';
-  try {
-    if (port === undefined) {
-      const served = await serveStdio(host, { version });
-      io.err.write(`toolhost: serving ${tools} tools over MCP stdio (${watching})\n`);
-      // The client closing stdin ends the session, as a signal does.
-      const stdinEnded = new Promise<void>((resolve) => {
-        process.stdin.once('end', resolve);
-        process.stdin.once('close', resolve);
-      });
-      await untilStopped(Promise.race([served.closed, stdinEnded]));
-      await served.close();
-    } else {
+  await serveUntilStopped(host, io.err, async () => {
+    if (port !== undefined) {
       const served = await serveHttp(host, { port, version });
       io.err.write(
         `toolhost: serving ${tools} tools over MCP streamable HTTP at ${served.url} (${watching})\n`,
       );
-      await untilStopped();
-      await served.close();
+      return served;
     }
-  } finally {
-    stopReporting();
-    await host.close();
-  }
+    const served = await serveStdio(host, { version });
+    io.err.write(`toolhost: serving ${tools} tools over MCP stdio (${watching})\n`);
+    // The client closing stdin ends the session, as a signal does.
+    const stdinEnded = new Promise<void>((resolve) => {
+      process.stdin.once('end', resolve);
+      process.stdin.once('close', resolve);
+    });
+    return { close: served.close, stopped: Promise.race([served.closed, stdinEnded]) };
+  });
   return EXIT.ok;
 }

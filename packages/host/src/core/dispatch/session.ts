@@ -6,6 +6,7 @@ import type {
   ToolPlan,
 } from '@toolhost/plugin-sdk';
 import type { Disposer, RegisteredTool, Registry, ToolHooks, ToolPolicy } from '../../types.js';
+import { messageOf } from '../../util/errors.js';
 import { AsyncMutex } from '../../util/lock.js';
 import { planRegistry } from '../filter/plan.js';
 import { isAllowedTool } from '../register/policy.js';
@@ -292,8 +293,10 @@ export class Session {
     try {
       input = JSON.parse(args === '' ? '{}' : args);
     } catch (error) {
-      const reason = error instanceof Error ? error.message : String(error);
-      return toOpenAIToolMessage(id, errorResult(`The arguments of "${name}" are not valid JSON: ${reason}`));
+      return toOpenAIToolMessage(
+        id,
+        errorResult(`The arguments of "${name}" are not valid JSON: ${messageOf(error)}`),
+      );
     }
     const outcome = await this.call(name, input, id, options);
     return toOpenAIToolMessage(id, outcome.result);

@@ -7,16 +7,13 @@ import {
   type ToolPlan,
   type ToolPlanEntry,
 } from '@toolhost/plugin-sdk';
+import { byCodeUnit } from '../../util/compare.js';
 import { formatOwner } from '../refs.js';
 import { evaluateAvailability } from './availability.js';
 
 /** Plan order: `sortKey ?? name`, then `name`, compared by code unit so the order never depends on locale. */
 export function compareDescriptors(a: ToolDescriptor, b: ToolDescriptor): number {
-  const ka = a.sortKey ?? a.name;
-  const kb = b.sortKey ?? b.name;
-  if (ka !== kb) return ka < kb ? -1 : 1;
-  if (a.name !== b.name) return a.name < b.name ? -1 : 1;
-  return 0;
+  return byCodeUnit(a.sortKey ?? a.name, b.sortKey ?? b.name) || byCodeUnit(a.name, b.name);
 }
 
 /**

@@ -39,11 +39,12 @@ export function groupsOf(subject: PolicySubject): string[] {
 
 /**
  * Whether `text` matches `glob`, where `*` matches any run of characters and everything else is
- * literal, case-insensitively. Greedy matching with one backtrack point (the last `*`) keeps it
+ * literal, case-insensitively: tool names and groups have no path segments, so nothing of grep's
+ * path globs (`**`, `?`, `{a,b}`) applies. Greedy matching with one backtrack point (the last `*`) keeps it
  * O(pattern × text) whatever the pattern: a regex of `.*` runs could backtrack exponentially on
  * a pattern such as `*a*a*a*a*b`.
  */
-export function matchesGlob(glob: string, text: string): boolean {
+export function matchesStarGlob(glob: string, text: string): boolean {
   const p = glob.toLowerCase();
   const t = text.toLowerCase();
   let pi = 0;
@@ -73,9 +74,9 @@ export function matchesPattern(pattern: string, subject: PolicySubject): boolean
   const trimmed = pattern.trim();
   if (trimmed.toLowerCase().startsWith('group:')) {
     const glob = trimmed.slice('group:'.length);
-    return groupsOf(subject).some((group) => matchesGlob(glob, group));
+    return groupsOf(subject).some((group) => matchesStarGlob(glob, group));
   }
-  return matchesGlob(trimmed, subject.name);
+  return matchesStarGlob(trimmed, subject.name);
 }
 
 /**

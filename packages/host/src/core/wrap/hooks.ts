@@ -21,8 +21,4 @@ export class HookSet {
   snapshot(): readonly ToolHooks[] {
     return this.#entries;
   }
-
-  get size(): number {
-    return this.#entries.length;
-  }
 }

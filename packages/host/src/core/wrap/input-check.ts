@@ -13,11 +13,13 @@
  * - validators are compiled lazily, once per schema object (a `WeakMap`), so a rebuild of the Map
  *   compiles nothing and start-up compiles nothing.
  */
+
 import { createRequire } from 'node:module';
 import type { JsonSchema } from '@toolhost/plugin-sdk';
 import type { Ajv as AjvCore, ErrorObject, Options, ValidateFunction } from 'ajv';
 import { RE2JS } from 're2js';
 import type { InputCheck, InputIssue } from '../../types.js';
+import { messageOf } from '../../util/errors.js';
 
 export const MAX_SCHEMA_CHARS = 1_000_000;
 export const MAX_SCHEMA_DEPTH = 64;
@@ -111,7 +113,7 @@ function pathOf(error: ErrorObject): string {
   return segments.map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~')).join('.');
 }
 
-function messageOf(error: ErrorObject): string {
+function ajvMessageOf(error: ErrorObject): string {
   if (error.keyword === 'additionalProperties') return 'is not an allowed property';
   if (error.keyword === 'required') return 'is required';
   return error.message ?? `fails "${error.keyword}"`;
@@ -121,7 +123,7 @@ function issuesOf(errors: readonly ErrorObject[] | null | undefined): InputIssue
   const all = errors ?? [];
   const issues = all
     .slice(0, MAX_ISSUES)
-    .map((error) => ({ path: pathOf(error), message: messageOf(error) }));
+    .map((error) => ({ path: pathOf(error), message: ajvMessageOf(error) }));
   if (all.length > MAX_ISSUES) {
     issues.push({ path: '(root)', message: `and ${all.length - MAX_ISSUES} more problem(s)` });
   }
@@ -146,7 +148,7 @@ function compile(schema: JsonSchema): (input: unknown) => InputCheck {
     const { $id: _id, ...rest } = schema as Record<string, unknown>;
     validate = compilerFor(rest).compile(rest);
   } catch (error) {
-    return unusable(error instanceof Error ? error.message : String(error));
+    return unusable(messageOf(error));
   }
   const copyFirst = hasDefaults(schema);
   return (input) => {

@@ -15,11 +15,19 @@
  * A file that does not exist yet is judged by its path, so `plugins/evil/index.ts` is refused
  * before any folder is made.
  */
+
 import { promises as fs, realpathSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { displayPath, foldPath, isInside, realpathAllowMissing } from '../../workspace/confine.js';
+import { isInside } from '../../util/paths.js';
+import {
+  type Confined,
+  confine,
+  displayPath,
+  foldPath,
+  realpathAllowMissing,
+} from '../../workspace/confine.js';
 import type { ControlFileAccess, ControlPaths } from './types.js';
 
 /** Which control path a refusal is about. */
@@ -126,9 +134,9 @@ function hostCodeFolders(): string[] {
 const HOST_CODE = hostCodeFolders();
 
 /** Access with defaults applied. */
-export type ResolvedControlAccess = Required<ControlFileAccess>;
+type ResolvedControlAccess = Required<ControlFileAccess>;
 
-export function resolveControlAccess(access: ControlFileAccess | undefined): ResolvedControlAccess {
+function resolveControlAccess(access: ControlFileAccess | undefined): ResolvedControlAccess {
   return { config: access?.config ?? 'none', plugins: access?.plugins ?? 'read' };
 }
 
@@ -188,28 +196,21 @@ export class ControlGuard {
     this.#access = resolveControlAccess(access);
   }
 
-  get access(): ResolvedControlAccess {
-    return this.#access;
-  }
-
-  /** Throws {@link ControlFileError} when `real` (from `confine`) is a control path the tools may not write. */
-  async assertWritable(rootReal: string, real: string, userPath: string): Promise<void> {
-    await this.#check('write', rootReal, real, userPath);
-  }
-
-  /** Throws {@link ControlFileError} when `real` is the config file and config is not readable. */
-  async assertReadable(rootReal: string, real: string, userPath: string): Promise<void> {
-    await this.#check('read', rootReal, real, userPath);
-  }
-
-  /** Throws {@link ControlFileError} when `real` is (inside) a control folder closed for writing: exec may not start there. */
-  async assertWorkingDirectory(rootReal: string, real: string, userPath: string): Promise<void> {
-    await this.#check('cwd', rootReal, real, userPath);
+  /**
+   * The way a file tool reaches a path: `userPath` resolved inside the workspace `root` (see
+   * `confine`), then refused with {@link ControlFileError} when it is a control path closed for
+   * `operation`. `write`: any control path the tools may not write; `read`: the config file while
+   * it is not readable; `cwd`: (inside) a control folder closed for writing, where exec may not start.
+   */
+  async confine(root: string, userPath: string, operation: Operation): Promise<Confined> {
+    const target = await confine(root, userPath);
+    await this.#check(operation, target.rootReal, target.real, userPath);
+    return target;
   }
 
   /**
    * For a walk over many files (grep): the control files closed for reading, located once, as a
-   * test of a real path and its device and inode. Cheap per file, where {@link assertReadable}
+   * test of a real path and its device and inode. Cheap per file, where {@link confine}
    * looks every control path up again.
    */
   async unreadableTest(): Promise<(real: string, id: FileId) => boolean> {

@@ -1,6 +1,5 @@
 import { defineTool } from '@toolhost/plugin-sdk';
 import * as z from 'zod';
-import { confine } from '../../workspace/confine.js';
 import { readTextFile, writeTextFile } from '../../workspace/files.js';
 import { withFileLock } from '../../workspace/path-lock.js';
 import type { WorkspaceSettings } from './settings.js';
@@ -24,8 +23,7 @@ export function editTool(settings: WorkspaceSettings) {
     annotations: { destructiveHint: true },
     async execute({ path, oldText, newText }, ctx) {
       ctx.signal.throwIfAborted();
-      const { rootReal, real } = await confine(settings.root, path);
-      await settings.control.assertWritable(rootReal, real, path);
+      const { rootReal, real } = await settings.control.confine(settings.root, path, 'write');
       // Read, replace and write under the file's lock: a concurrent edit of the same file waits and
       // then works on this one's result, so neither is lost.
       await withFileLock(real, async () => {

@@ -1,7 +1,8 @@
 import { promises as fs } from 'node:fs';
 import { defineTool } from '@toolhost/plugin-sdk';
 import * as z from 'zod';
-import { confine, describeFsError, errorCode } from '../../workspace/confine.js';
+import { errorCode } from '../../util/errors.js';
+import { describeFsError } from '../../workspace/confine.js';
 import type { ControlGuard } from './control.js';
 import { type ProcessOutcome, runProcess } from './run-process.js';
 import { abortSignalOf } from './signal.js';
@@ -63,8 +64,7 @@ export function execTool(settings: ExecSettings) {
           `command ${JSON.stringify(command)} is not allowed; allowed commands: ${[...allowed].join(', ') || '(none)'}`,
         );
       }
-      const { rootReal, real } = await confine(settings.root, cwd);
-      await settings.control.assertWorkingDirectory(rootReal, real, cwd);
+      const { real } = await settings.control.confine(settings.root, cwd, 'cwd');
       const stat = await fs.stat(real).catch((error: unknown) => {
         throw describeFsError(error, cwd);
       });

@@ -1,6 +1,7 @@
 /**
- * A small glob matcher for grep's `glob` filter: `*` (within one path segment), `**` (across
- * segments), `?` and `{a,b}`. Everything else matches itself.
+ * A small glob matcher for grep's `glob` filter, over paths: `*` (within one path segment), `**`
+ * (across segments), `?` and `{a,b}`. Everything else matches itself. (Policy patterns over tool
+ * names are simpler: `*` only, see `matchesStarGlob`.)
  *
  * The glob comes from the model and is matched on the host's main thread, so it must not backtrack:
  * translated to a backtracking RegExp, `{a,a}{a,a}…` against a long name took seconds per file. It is
@@ -9,7 +10,7 @@
  */
 
 /** A compiled glob. */
-export interface Glob {
+export interface PathGlob {
   /** Whether a workspace-relative path (with `/` separators) matches. */
   matches(relPath: string): boolean;
 }
@@ -18,7 +19,7 @@ export interface Glob {
  * Compiles `glob`. Without a `/`, it is matched against the file name alone, so `*.ts` finds
  * TypeScript files at any depth. Throws when a `{` is not closed.
  */
-export function compileGlob(glob: string): Glob {
+export function compilePathGlob(glob: string): PathGlob {
   const automaton = new Automaton(new GlobParser(glob).parse());
   if (glob.includes('/')) return { matches: (relPath) => automaton.matches(relPath) };
   return { matches: (relPath) => automaton.matches(relPath.slice(relPath.lastIndexOf('/') + 1)) };

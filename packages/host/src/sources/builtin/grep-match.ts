@@ -3,6 +3,7 @@
  * on the host's main thread: a pattern can backtrack for as long as it likes there without stalling
  * anything else.
  */
+import { clip } from '../../util/text.js';
 import type { LineHit } from './grep-protocol.js';
 
 /** Longer matching lines are cut, so one minified file cannot flood the result. */
@@ -35,13 +36,9 @@ export function matchLines(text: string, test: LineTest, limit: number): LineHit
     if (end === -1) end = text.length;
     if (end > start && text.charCodeAt(end - 1) === 13) end--;
     const line = text.slice(start, end);
-    if (test(line)) hits.push({ line: number, text: truncate(line) });
+    if (test(line)) hits.push({ line: number, text: clip(line, MAX_LINE_CHARS) });
     start = next;
     number++;
   }
   return hits;
-}
-
-function truncate(line: string): string {
-  return line.length > MAX_LINE_CHARS ? `${line.slice(0, MAX_LINE_CHARS)}…` : line;
 }

@@ -5,7 +5,9 @@
  * holds no state the host cannot rebuild, so the host may terminate it at any moment.
  * Runs from dist/: after changing it (or what it imports), run `npm run build`.
  */
+
 import { parentPort, workerData } from 'node:worker_threads';
+import { messageOf } from '../../util/errors.js';
 import { type LineTest, matchLines, nativeLineTest } from './grep-match.js';
 import {
   type Engine,
@@ -68,8 +70,4 @@ async function compile(engine: Engine, pattern: string, ignoreCase: boolean): Pr
   // Loaded only when needed: re2js takes tens of milliseconds to load.
   const { linearLineTest } = await import('./grep-linear.js');
   return linearLineTest(pattern, ignoreCase);
-}
-
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }

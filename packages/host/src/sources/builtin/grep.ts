@@ -2,11 +2,11 @@ import { type Dirent, promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { defineTool } from '@toolhost/plugin-sdk';
 import * as z from 'zod';
+import { byCodeUnit } from '../../util/compare.js';
 import { confine, describeFsError, displayPath } from '../../workspace/confine.js';
 import { openForRead } from '../../workspace/files.js';
-import { compileGlob } from './glob.js';
+import { compilePathGlob } from './glob.js';
 import { type SearchFile, type SearchOutcome, searchFiles } from './grep-search.js';
-import { byCodeUnit } from './ls.js';
 import type { GrepLimits, WorkspaceSettings } from './settings.js';
 import { abortSignalOf } from './signal.js';
 
@@ -72,7 +72,7 @@ export function grepTool(settings: WorkspaceSettings, limits: GrepLimits) {
     ) {
       const signal = abortSignalOf(ctx.signal);
       signal.throwIfAborted();
-      const globFilter = glob === undefined ? undefined : compileGlob(glob);
+      const globFilter = glob === undefined ? undefined : compilePathGlob(glob);
       const { rootReal, real } = await confine(settings.root, userPath);
       const stat = await fs.stat(real).catch((error: unknown) => {
         throw describeFsError(error, userPath);

@@ -1,7 +1,9 @@
 import { promises as fs } from 'node:fs';
 import { defineTool } from '@toolhost/plugin-sdk';
 import * as z from 'zod';
-import { confine, describeFsError, errorCode } from '../../workspace/confine.js';
+import { byCodeUnit } from '../../util/compare.js';
+import { errorCode } from '../../util/errors.js';
+import { confine, describeFsError } from '../../workspace/confine.js';
 import type { WorkspaceSettings } from './settings.js';
 
 /** Listing more entries than this helps no model; the note says how many were left off. */
@@ -45,9 +47,4 @@ export function lsTool(settings: WorkspaceSettings) {
       return `${shown}\n[${names.length - MAX_ENTRIES} more entries not shown]`;
     },
   });
-}
-
-/** Locale-independent order, so the listing is the same on every machine. */
-export function byCodeUnit(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
 }

@@ -1,6 +1,5 @@
 import { defineTool } from '@toolhost/plugin-sdk';
 import * as z from 'zod';
-import { confine } from '../../workspace/confine.js';
 import { readTextFile } from '../../workspace/files.js';
 import type { WorkspaceSettings } from './settings.js';
 import { abortSignalOf } from './signal.js';
@@ -23,8 +22,7 @@ export function readTool(settings: WorkspaceSettings) {
     annotations: { readOnlyHint: true },
     async execute({ path, offset, limit }, ctx) {
       ctx.signal.throwIfAborted();
-      const { rootReal, real } = await confine(settings.root, path);
-      await settings.control.assertReadable(rootReal, real, path);
+      const { rootReal, real } = await settings.control.confine(settings.root, path, 'read');
       const text = await readTextFile(rootReal, real, path, {
         maxBytes: settings.maxReadBytes,
         signal: abortSignalOf(ctx.signal),
@@ -36,7 +34,7 @@ export function readTool(settings: WorkspaceSettings) {
 }
 
 /** Lines `offset`…`offset + limit - 1` of `text`, with a note saying where the rest is. */
-export function sliceLines(text: string, offset: number, limit: number | undefined): string {
+function sliceLines(text: string, offset: number, limit: number | undefined): string {
   const lines = text.split('\n');
   // A trailing newline ends the last line; it does not start another one.
   if (lines.length > 0 && lines[lines.length - 1] === '') lines.pop();

@@ -1,6 +1,5 @@
 import { defineTool } from '@toolhost/plugin-sdk';
 import * as z from 'zod';
-import { confine } from '../../workspace/confine.js';
 import { writeTextFile } from '../../workspace/files.js';
 import { withFileLock } from '../../workspace/path-lock.js';
 import type { WorkspaceSettings } from './settings.js';
@@ -23,8 +22,7 @@ export function writeTool(settings: WorkspaceSettings) {
     annotations: { destructiveHint: true },
     async execute({ path, content }, ctx) {
       ctx.signal.throwIfAborted();
-      const { rootReal, real } = await confine(settings.root, path);
-      await settings.control.assertWritable(rootReal, real, path);
+      const { rootReal, real } = await settings.control.confine(settings.root, path, 'write');
       return withFileLock(real, async () => {
         ctx.signal.throwIfAborted();
         const { created, bytes } = await writeTextFile(rootReal, real, path, content);

@@ -3,6 +3,7 @@ import type { Readable } from 'node:stream';
 import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { clip } from '../../util/text.js';
 import type { McpServerConfig } from './types.js';
 
 /** How many stderr lines of a stdio server are kept, and how long each may be. */
@@ -30,7 +31,7 @@ function tailOf(stream: Readable | null): { lines: () => string[]; ended: Promis
   const push = (line: string) => {
     const trimmed = line.trimEnd();
     if (trimmed === '') return;
-    lines.push(trimmed.length > STDERR_LINE_CHARS ? `${trimmed.slice(0, STDERR_LINE_CHARS)}…` : trimmed);
+    lines.push(clip(trimmed, STDERR_LINE_CHARS));
     if (lines.length > STDERR_LINES) lines.shift();
   };
   const ended = new Promise<void>((resolve) => {

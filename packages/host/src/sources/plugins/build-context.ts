@@ -16,10 +16,7 @@ export type BundleOutcome =
     }
   | { readonly ok: false; readonly error: string; readonly inputs: readonly string[] };
 
-/** Options every plugin build shares: a script for an isolate. */
-export const sharedOptions: esbuild.BuildOptions = ISOLATE_SCRIPT_OPTIONS;
-
-export function formatMessages(messages: readonly esbuild.Message[], cwd: string): string {
+function formatMessages(messages: readonly esbuild.Message[], cwd: string): string {
   const lines = messages.map((m) => {
     const where = m.location
       ? `${path.relative(cwd, path.resolve(cwd, m.location.file))}:${m.location.line}:${m.location.column}: `
@@ -62,7 +59,8 @@ function failureOf(error: unknown, cwd: string): BundleOutcome {
 /** Options for one plugin's bundle build: the SDK's register import, then the plugin entry. */
 function pluginBuildOptions(entry: string, root: string, plugins: esbuild.Plugin[]): esbuild.BuildOptions {
   return {
-    ...sharedOptions,
+    // Every plugin build is a script for an isolate.
+    ...ISOLATE_SCRIPT_OPTIONS,
     absWorkingDir: root,
     // esbuild otherwise reads tsconfig.json files from the plugin folder and every folder above it
     // (and whatever they extend): their paths and settings would reach outside the plugin.

@@ -2,6 +2,7 @@ import { realpath } from 'node:fs/promises';
 import * as path from 'node:path';
 import type * as esbuild from 'esbuild';
 import { PACKAGE_ROOT } from '../../util/package.js';
+import { isInside } from '../../util/paths.js';
 import type { BuildFileRead, BuildFileReader } from './build-files.js';
 import type { BuildBudget } from './build-limits.js';
 
@@ -11,10 +12,10 @@ import type { BuildBudget } from './build-limits.js';
  */
 export const BUILD_RULES_VERSION = 'confined-1';
 
-/** The host package folder: plugin bundles resolve the SDK and zod from here, not from the plugin. */
-export const hostDir = PACKAGE_ROOT;
-
-/** The packages a plugin imports from the host, by specifier; their subpaths too. */
+/**
+ * The packages a plugin imports from the host, by specifier; their subpaths too. Plugin bundles
+ * resolve them from the host package folder (`PACKAGE_ROOT`), never from the plugin.
+ */
 const HOST_PACKAGES = ['@toolhost/plugin-sdk', 'zod'] as const;
 const HOST_SPECIFIER = /^(@toolhost\/plugin-sdk|zod)(\/.*)?$/;
 
@@ -78,15 +79,10 @@ let hostRoots: Promise<readonly string[]> | undefined;
 
 /** The folders of a plugin build: the plugin's own, and the host's SDK and zod. */
 export async function buildScope(pluginDir: string): Promise<BuildScope> {
-  hostRoots ??= Promise.all(HOST_PACKAGES.map((name) => packageDir(hostDir, name))).then((dirs) =>
+  hostRoots ??= Promise.all(HOST_PACKAGES.map((name) => packageDir(PACKAGE_ROOT, name))).then((dirs) =>
     dirs.filter((dir) => dir !== undefined),
   );
   return { pluginRoot: await realpathOr(pluginDir), hostRoots: await hostRoots };
-}
-
-function isInside(root: string, file: string): boolean {
-  const rel = path.relative(root, file);
-  return rel === '' || (!rel.startsWith(`..${path.sep}`) && rel !== '..' && !path.isAbsolute(rel));
 }
 
 /** Whether a build under `scope` may read `file` (a real path). */
@@ -176,7 +172,7 @@ export function confinementPlugin(scope: BuildScope, run: BuildRun, reader: Buil
           kind: args.kind,
           importer: args.importer,
           namespace: 'file',
-          resolveDir: hostPackage ? hostDir : args.resolveDir,
+          resolveDir: hostPackage ? PACKAGE_ROOT : args.resolveDir,
           pluginData: RESOLVING,
           with: args.with,
         });

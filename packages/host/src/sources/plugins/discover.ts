@@ -1,5 +1,6 @@
-import { readdir, readFile, stat } from 'node:fs/promises';
+import { readdir, readFile } from 'node:fs/promises';
 import * as path from 'node:path';
+import { isFile } from '../../util/stat.js';
 
 /** A folder under `plugins/` that has an entry. */
 export interface DiscoveredPlugin {
@@ -17,14 +18,6 @@ export interface DiscoveryProblem {
 }
 
 const ENTRY_CANDIDATES = ['index.ts', 'index.mts', 'index.js', 'index.mjs'];
-
-async function isFile(file: string): Promise<boolean> {
-  try {
-    return (await stat(file)).isFile();
-  } catch {
-    return false;
-  }
-}
 
 /** The entry of a plugin folder: `package.json` `main`, else `index.ts` / `index.js`. */
 async function findEntry(dir: string): Promise<{ entry?: string; problem?: string }> {

@@ -22,7 +22,7 @@ interface FileShape {
 }
 
 /** The text a person reads about a quarantined plugin: what happened and how to clear it. */
-export function quarantineMessage(pluginId: string, record: QuarantineRecord): string {
+function quarantineMessage(pluginId: string, record: QuarantineRecord): string {
   return (
     `plugin "${pluginId}" is quarantined: it crashed the executor process ${record.crashes} times ` +
     `(last: ${record.lastCrash}); it runs again once plugins/${pluginId}/ or its settings change, ` +

@@ -1,9 +1,9 @@
 import * as fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { compileGlob } from '../../../src/sources/builtin/glob.js';
+import { compilePathGlob } from '../../../src/sources/builtin/glob.js';
 import { referenceGlobToRegExp, referenceMatchesGlob } from './grep-reference.js';
 
-const matches = (glob: string, rel: string) => compileGlob(glob).matches(rel);
+const matches = (glob: string, rel: string) => compilePathGlob(glob).matches(rel);
 
 describe('glob', () => {
   it('matches * within one segment and against the file name when there is no slash', () => {
@@ -27,7 +27,7 @@ describe('glob', () => {
   });
 
   it('explains an unclosed brace', () => {
-    expect(() => compileGlob('{a,{b}')).toThrow('glob "{a,{b}" has an unclosed "{"');
+    expect(() => compilePathGlob('{a,{b}')).toThrow('glob "{a,{b}" has an unclosed "{"');
   });
 
   it('answers at once where a backtracking matcher would try every way to split the name', () => {
@@ -61,7 +61,7 @@ describe('glob', () => {
       .map((p) => p.join(''));
     fc.assert(
       fc.property(glob, fc.array(path, { minLength: 1, maxLength: 5 }), (source, paths) => {
-        const compiled = compileGlob(source);
+        const compiled = compilePathGlob(source);
         const reference = referenceGlobToRegExp(source);
         for (const rel of paths) {
           expect([source, rel, compiled.matches(rel)]).toEqual([
