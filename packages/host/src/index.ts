@@ -12,6 +12,8 @@
 
 // The host: create one, read its plan, hand out sessions, listen for changes.
 
+export type { ToolHost } from './host/host.js';
+export { createHost } from './host/host.js';
 export type {
   ChangeListener,
   ErrorListener,
@@ -21,9 +23,7 @@ export type {
   HostOptions,
   NewlyHidden,
   PluginsOptions,
-  ToolHost,
-} from './host/host.js';
-export { createHost } from './host/host.js';
+} from './host/types.js';
 
 // A session: the tools one conversation sees, and dispatch of the model's calls.
 

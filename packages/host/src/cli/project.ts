@@ -1,6 +1,7 @@
 import * as path from 'node:path';
 import { type ConfigOutcome, loadConfigFile } from '../config/load.js';
-import { createHost, type HostOptions, type ToolHost } from '../host/host.js';
+import { createHost, type ToolHost } from '../host/host.js';
+import type { HostOptions } from '../host/types.js';
 import { isDirectory, isFile } from '../util/stat.js';
 import { UsageError } from './args.js';
 import { type Io, startProgress } from './io.js';

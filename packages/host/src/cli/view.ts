@@ -2,7 +2,7 @@
 import * as path from 'node:path';
 import type { ToolPlan } from '@toolhost/plugin-sdk';
 import { formatExecutor, formatOwner } from '../core/refs.js';
-import type { HostChange } from '../host/host.js';
+import type { HostChange } from '../host/types.js';
 import type { PluginReport } from '../sources/plugins/manager.js';
 import type { Style } from './io.js';
 import type { ListJson } from './types.js';

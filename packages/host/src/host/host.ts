@@ -17,17 +17,6 @@ import { type EffectiveSettings, hostSettings } from './settings.js';
 import type { ChangeListener, ErrorListener, HostChange, HostError, HostOptions } from './types.js';
 import { type ProjectWatcher, watchProject } from './watch.js';
 
-export type {
-  ChangeListener,
-  ErrorListener,
-  HostChange,
-  HostError,
-  HostMcpOptions,
-  HostOptions,
-  NewlyHidden,
-  PluginsOptions,
-} from './types.js';
-
 /** How long `close()` waits for calls in flight. */
 const DRAIN_MS = 5_000;
 

@@ -16,6 +16,7 @@ import type { HostSnapshot } from '../core/dispatch/session.js';
 import { planRegistry } from '../core/filter/plan.js';
 import { buildRegistry } from '../core/register/registry.js';
 import type { MapHold, RefreshReason, SourceAdapter, ToolHooks } from '../types.js';
+import { messageOf } from '../util/errors.js';
 import { Listeners } from '../util/listeners.js';
 import { AsyncMutex } from '../util/lock.js';
 import { diffPlans } from './diff.js';
@@ -121,7 +122,7 @@ export class ReloadPipeline {
           // The host keeps serving the Map it has; a failed refresh never ends the process.
           const error: HostError = {
             kind: 'load',
-            message: `rebuild (${request.cause}) failed: ${fault instanceof Error ? fault.message : String(fault)}`,
+            message: `rebuild (${request.cause}) failed: ${messageOf(fault)}`,
           };
           this.errors.emit(error);
           return error;

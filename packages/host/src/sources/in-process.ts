@@ -5,15 +5,9 @@ import {
   type ToolDefinition,
 } from '@toolhost/plugin-sdk';
 import type * as z from 'zod';
-import type { InputCheck, InputIssue, RegisteredTool } from '../types.js';
-
-/** Renders zod issues as `path: message` pairs a model can act on. */
-export function zodIssues(error: z.ZodError): InputIssue[] {
-  return error.issues.map((issue) => ({
-    path: issue.path.length === 0 ? '(root)' : issue.path.map(String).join('.'),
-    message: issue.message,
-  }));
-}
+import type { InputCheck, RegisteredTool } from '../types.js';
+import { sleepUnlessAborted } from '../util/sleep.js';
+import { zodIssues } from '../util/zod-issues.js';
 
 /** Checks a value against a zod schema, as an {@link InputCheck}. */
 export function checkWithZod(schema: z.ZodType, value: unknown): InputCheck {
@@ -38,19 +32,6 @@ const pluginOnlyCapabilities: Pick<ToolContext, 'fetch' | 'fs' | 'env'> = {
   },
   env: { get: () => pluginOnly('env') },
 };
-
-/** A sleep that ends (never resolving) when the call's signal aborts, so no timer outlives the call. */
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal.aborted) return;
-    const timer = setTimeout(() => {
-      signal.removeEventListener('abort', cancel);
-      resolve();
-    }, ms);
-    const cancel = () => clearTimeout(timer);
-    signal.addEventListener('abort', cancel, { once: true });
-  });
-}
 
 /** How an in-process tool enters the registry. */
 export interface InProcessToolOptions {
@@ -81,7 +62,7 @@ export function inProcessTool(definition: ToolDefinition, options: InProcessTool
         signal: ctx.signal,
         config: undefined,
         ...pluginOnlyCapabilities,
-        sleep: (ms) => sleep(ms, ctx.signal),
+        sleep: (ms) => sleepUnlessAborted(ms, ctx.signal),
       });
       const result = normalizeToolReturn(returned);
       if (

@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import type { ToolPlan } from '@toolhost/plugin-sdk';
 import { afterEach, beforeEach } from 'vitest';
-import { createHost, type HostOptions, type ToolHost } from '../../src/host/host.js';
+import { createHost, type ToolHost } from '../../src/host/host.js';
+import type { HostOptions } from '../../src/host/types.js';
 
 export const CONFIG_FILE = 'toolhost.config.json';
 

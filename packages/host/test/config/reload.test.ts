@@ -2,7 +2,7 @@ import { rm } from 'node:fs/promises';
 import { context, defineTool } from '@toolhost/plugin-sdk';
 import { describe, expect, it } from 'vitest';
 import * as z from 'zod';
-import type { HostChange, HostError } from '../../src/host/host.js';
+import type { HostChange, HostError } from '../../src/host/types.js';
 import { hiddenReasons, tempProject, visibleNames } from './helpers.js';
 
 const project = tempProject();

@@ -2,7 +2,8 @@ import { defineTool } from '@toolhost/plugin-sdk';
 import { describe, expect, it } from 'vitest';
 import * as z from 'zod';
 import { resultText } from '../../src/core/wrap/results.js';
-import { createHost, type HostChange } from '../../src/host/host.js';
+import { createHost } from '../../src/host/host.js';
+import type { HostChange } from '../../src/host/types.js';
 import { fakeTool } from '../helpers.js';
 
 const hello = defineTool({

@@ -16,7 +16,7 @@ import {
   bridgedToolName,
   callFailureMessage,
   isUnreachable,
-  messageOf,
+  messageWithCause,
   protocolCode,
   toBridgedResult,
 } from './bridge-tools.js';
@@ -170,7 +170,7 @@ export class ServerLink {
     try {
       channel = openChannel(this.config, this.settings.root);
     } catch (error) {
-      this.#fail(`cannot be started: ${messageOf(error)}`);
+      this.#fail(`cannot be started: ${messageWithCause(error)}`);
       return false;
     }
     const client = new Client({ name: 'toolhost', version: '0.1.0' }, { capabilities: {} });
@@ -182,7 +182,7 @@ export class ServerLink {
         void this.#lost(session, 'closed the connection');
     };
     client.onerror = (error) => {
-      if (this.#epoch === epoch) this.settings.log(`MCP server "${this.name}": ${messageOf(error)}`);
+      if (this.#epoch === epoch) this.settings.log(`MCP server "${this.name}": ${messageWithCause(error)}`);
     };
 
     let tools: Tool[];
@@ -226,7 +226,7 @@ export class ServerLink {
       case ErrorCode.RequestTimeout:
         return `the server did not finish initializing within ${this.settings.connectTimeoutMs} ms`;
       default:
-        return `could not connect: ${messageOf(error)}`;
+        return `could not connect: ${messageWithCause(error)}`;
     }
   }
 
@@ -288,7 +288,9 @@ export class ServerLink {
           tools = await listTools(client, this.settings.connectTimeoutMs);
         } catch (error) {
           if (this.#epoch === epoch)
-            this.settings.log(`MCP server "${this.name}": re-listing tools failed: ${messageOf(error)}`);
+            this.settings.log(
+              `MCP server "${this.name}": re-listing tools failed: ${messageWithCause(error)}`,
+            );
           return;
         }
         if (this.#epoch !== epoch || this.#session?.client !== client) return;
@@ -378,10 +380,12 @@ export class ServerLink {
       if (session.channel.kind === 'http' && protocolCode(error) === undefined && isUnreachable(error)) {
         if (this.#session === session) {
           // `#lost` forgets the session first, so the `onclose` that closing fires is ignored.
-          void this.#lost(session, `could not be reached (${messageOf(error)})`);
+          void this.#lost(session, `could not be reached (${messageWithCause(error)})`);
           this.settings.track(closeSession(session));
         }
-        throw new Error(`MCP server "${this.name}" is unavailable: ${messageOf(error)}`, { cause: error });
+        throw new Error(`MCP server "${this.name}" is unavailable: ${messageWithCause(error)}`, {
+          cause: error,
+        });
       }
       const message = callFailureMessage(this.name, toolName, error, timeout);
       // Its own limit ended the call: the status says so.

@@ -4,6 +4,7 @@ import type { ContentBlock, ToolAnnotations, ToolDescriptor, ToolResult } from '
 import * as z from 'zod';
 import type { OwnDeadline } from '../../config/limits.js';
 import { toolResultSchema } from '../../core/wrap/result-schema.js';
+import { issuesText, zodIssues } from '../../util/zod-issues.js';
 
 /**
  * Pure helpers of the MCP bridge: how a server's tools are named, described and hidden, and how
@@ -61,13 +62,6 @@ const annotationsSchema = z.object({
   lastModified: z.string().optional(),
 });
 
-function issuesText(error: z.ZodError): string {
-  return error.issues
-    .slice(0, 5)
-    .map((issue) => `at "${issue.path.join('.') || '(root)'}": ${issue.message}`)
-    .join('; ');
-}
-
 /**
  * Checks what a server answered to `tools/call` and keeps what a `ToolResult` carries: every kind of
  * content block (with its annotations), `isError` and `structuredContent`. Anything else (`_meta`,
@@ -77,7 +71,7 @@ export function toBridgedResult(serverId: string, toolName: string, raw: unknown
   const parsed = toolResultSchema.safeParse(raw);
   if (!parsed.success) {
     throw new Error(
-      `MCP server "${serverId}" returned an invalid result for tool "${toolName}": ${issuesText(parsed.error)}`,
+      `MCP server "${serverId}" returned an invalid result for tool "${toolName}": ${issuesText(zodIssues(parsed.error).slice(0, 5))}`,
     );
   }
   const rawContent = (raw as { content: readonly { annotations?: unknown }[] }).content;
@@ -97,7 +91,7 @@ export function toBridgedResult(serverId: string, toolName: string, raw: unknown
 }
 
 /** The message of anything thrown, with its cause's when that says more (`fetch failed`: why). */
-export function messageOf(error: unknown): string {
+export function messageWithCause(error: unknown): string {
   if (!(error instanceof Error)) return String(error);
   const cause = (error as { cause?: { message?: unknown } }).cause;
   return typeof cause?.message === 'string' && cause.message !== '' && !error.message.includes(cause.message)
@@ -137,8 +131,8 @@ export function callFailureMessage(
     case ErrorCode.ConnectionClosed:
       return `MCP server "${serverId}" is unavailable: the connection closed while tool "${toolName}" was running`;
     case undefined:
-      return `MCP server "${serverId}" failed to run tool "${toolName}": ${messageOf(error)}`;
+      return `MCP server "${serverId}" failed to run tool "${toolName}": ${messageWithCause(error)}`;
     default:
-      return `MCP server "${serverId}" answered the call to tool "${toolName}" with an error: ${messageOf(error)}`;
+      return `MCP server "${serverId}" answered the call to tool "${toolName}" with an error: ${messageWithCause(error)}`;
   }
 }

@@ -1,5 +1,7 @@
 import { DEFAULT_LIMITS, type OwnDeadline } from '../../config/limits.js';
 import type { ToolSource } from '../../types.js';
+import { byCodeUnit } from '../../util/compare.js';
+import { messageOf } from '../../util/errors.js';
 import { type LinkSettings, ServerLink } from './bridge-link.js';
 import type { McpServerConfig, McpServerStatus } from './types.js';
 
@@ -32,7 +34,7 @@ export interface McpBridgeOptions {
 function configKey(config: McpServerConfig): string {
   return JSON.stringify(config, (_key, value: unknown) =>
     value !== null && typeof value === 'object' && !Array.isArray(value)
-      ? Object.fromEntries(Object.entries(value).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+      ? Object.fromEntries(Object.entries(value).sort(([a], [b]) => byCodeUnit(a, b)))
       : value,
   );
 }
@@ -138,9 +140,7 @@ export class McpBridge {
       try {
         this.#onChange();
       } catch (error) {
-        this.#settings.log(
-          `MCP bridge: onChange threw: ${error instanceof Error ? error.message : String(error)}`,
-        );
+        this.#settings.log(`MCP bridge: onChange threw: ${messageOf(error)}`);
       }
     });
   }

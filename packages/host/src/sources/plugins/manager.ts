@@ -3,6 +3,7 @@ import { createCapabilityProvider, type PluginGrants } from '../../capabilities/
 import { type LimitsTable, pluginLimits, resolveLimits, type SandboxLimits } from '../../config/limits.js';
 import type { Sandbox } from '../../sandbox/types.js';
 import type { ToolHooks, ToolSource } from '../../types.js';
+import { messageOf } from '../../util/errors.js';
 import { type PluginCache, sha256 } from './cache.js';
 import type { DiscoveredPlugin } from './discover.js';
 import { parseDescribeReply } from './manifest.js';
@@ -104,10 +105,7 @@ export async function loadPlugin(
   try {
     return await loadFromBundle(plugin.id, await bundle(), options, cache);
   } catch (error) {
-    return failed(
-      plugin.id,
-      `plugin "${plugin.id}" failed to load: ${error instanceof Error ? error.message : String(error)}`,
-    );
+    return failed(plugin.id, `plugin "${plugin.id}" failed to load: ${messageOf(error)}`);
   }
 }
 

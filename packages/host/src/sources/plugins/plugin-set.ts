@@ -1,5 +1,6 @@
 import * as path from 'node:path';
 import type { SandboxCrash } from '../../sandbox/types.js';
+import { byCodeUnit } from '../../util/compare.js';
 import { createIncrementalBundler, type IncrementalBundler } from './bundle.js';
 import { PluginCache } from './cache.js';
 import { discoverPlugins } from './discover.js';
@@ -146,7 +147,7 @@ export class PluginSet {
 
   #rawLoads(): PluginLoad[] {
     return [...[...this.#entries.values()].map((e) => e.load), ...this.#problems].sort((a, b) =>
-      a.report.id < b.report.id ? -1 : a.report.id > b.report.id ? 1 : 0,
+      byCodeUnit(a.report.id, b.report.id),
     );
   }
 

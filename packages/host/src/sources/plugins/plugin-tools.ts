@@ -4,7 +4,8 @@ import type { CallReply, PluginManifest, ToolManifest } from '@toolhost/plugin-s
 import * as z from 'zod';
 import type { CapabilityProvider } from '../../capabilities/index.js';
 import type { OwnDeadline, SandboxLimits } from '../../config/limits.js';
-import { sourcePlaceholder, unavailableEntries } from '../../core/register/unavailable.js';
+import { placeholderDescriptor } from '../../core/refs.js';
+import { unavailableEntries } from '../../core/register/unavailable.js';
 import { callStopped, invalidInput, type StoppedStatus } from '../../core/wrap/errors.js';
 import { errorResult } from '../../core/wrap/results.js';
 import type { CallSinks, LimitName, Sandbox, SandboxOutcome } from '../../sandbox/types.js';
@@ -15,6 +16,7 @@ import type {
   RegisteredTool,
   ToolHooks,
 } from '../../types.js';
+import { issuesText } from '../../util/zod-issues.js';
 import { afterVerdictSchema, beforeVerdictSchema, callReplySchema, hookReplySchema } from './replies.js';
 
 /** The descriptor the host builds from a plugin's manifest entry. */
@@ -39,7 +41,7 @@ export function hiddenEntries(
   const owner = { kind: 'plugin' as const, pluginId };
   const known = (tools ?? []).map((tool) =>
     typeof tool === 'string'
-      ? { ...sourcePlaceholder(owner, message), name: tool }
+      ? { ...placeholderDescriptor(owner, message), name: tool }
       : pluginDescriptor(pluginId, tool),
   );
   return unavailableEntries(owner, known, { reason, message });
@@ -53,10 +55,6 @@ function sinksOf(ctx: ExecutionContext): CallSinks {
     },
     progress: (done, total, message) => ctx.progress(done, total, message),
   };
-}
-
-function issuesText(issues: readonly { path: string; message: string }[]): string {
-  return issues.map((i) => `at "${i.path}": ${i.message}`).join('; ');
 }
 
 /** The call status each sandbox limit means. */

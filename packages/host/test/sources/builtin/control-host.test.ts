@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { resultText } from '../../../src/core/wrap/results.js';
-import { createHost, type HostChange, type HostOptions, type ToolHost } from '../../../src/host/host.js';
+import { createHost, type ToolHost } from '../../../src/host/host.js';
+import type { HostChange, HostOptions } from '../../../src/host/types.js';
 
 /**
  * End to end: a watching host reloads its config file, so a model that could write it could turn
