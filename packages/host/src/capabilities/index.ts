@@ -1,3 +1,4 @@
+export { DEFAULT_CAPABILITY_LIMITS } from '../config/limits.js';
 export type { CapabilityErrorCode } from './errors.js';
 export { CapabilityError, isCapabilityError } from './errors.js';
 export type { FetchReply } from './fetch.js';
@@ -7,7 +8,7 @@ export { normalizeFsRoot } from './fs-roots.js';
 export { effectivePermissions, missingGrants } from './grants.js';
 export type { HostPattern } from './host-patterns.js';
 export { parseHostPattern } from './host-patterns.js';
-export { createCapabilityProvider, DEFAULT_CAPABILITY_LIMITS } from './provider.js';
+export { createCapabilityProvider } from './provider.js';
 export type {
   CapabilityLimits,
   CapabilityProvider,

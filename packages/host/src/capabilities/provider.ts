@@ -3,6 +3,7 @@
  * the host. Every request is validated (`args.ts`), checked against the effective permissions
  * (declared ∩ granted, fixed when the provider is made) and bounded by the limits.
  */
+import { capabilityLimits } from '../config/limits.js';
 import { fetchArgs, parseArgs, pathArgs, writeFileArgs } from './args.js';
 import { aborted, unknownCapability } from './errors.js';
 import { createFetchCapability } from './fetch.js';
@@ -11,20 +12,13 @@ import { nodeTransport } from './fetch-transport.js';
 import { createFsCapability } from './fs.js';
 import { declaredHostPatterns, effectivePermissions, grantedHostPatterns } from './grants.js';
 import { type HostPattern, parseHostPattern } from './host-patterns.js';
-import type { CapabilityLimits, CapabilityProvider, CapabilityProviderOptions } from './types.js';
-
-export const DEFAULT_CAPABILITY_LIMITS: CapabilityLimits = {
-  fetchTimeoutMs: 10_000,
-  fetchMaxBytes: 5 * 1024 * 1024,
-  fetchMaxRedirects: 5,
-  fsMaxBytes: 5 * 1024 * 1024,
-};
+import type { CapabilityProvider, CapabilityProviderOptions } from './types.js';
 
 /** The capabilities served here; `Record` makes a new name fail to compile until handled. */
 type CapabilityName = 'fetch' | 'fs.readFile' | 'fs.writeFile' | 'fs.readdir' | 'fs.stat';
 
 export function createCapabilityProvider(options: CapabilityProviderOptions): CapabilityProvider {
-  const limits = resolveLimits(options.limits);
+  const limits = capabilityLimits(options.limits);
   const effective = effectivePermissions(options.permissions, options.grants);
   const fs = createFsCapability({ ...options, effective, limits });
   const serveFetch = createFetchCapability({
@@ -70,18 +64,4 @@ export function createCapabilityProvider(options: CapabilityProviderOptions): Ca
     },
     effective,
   };
-}
-
-/** The defaults with `overrides` applied; each limit must be a non-negative safe integer. */
-function resolveLimits(overrides: Partial<CapabilityLimits> | undefined): CapabilityLimits {
-  const limits = { ...DEFAULT_CAPABILITY_LIMITS };
-  for (const key of Object.keys(DEFAULT_CAPABILITY_LIMITS) as (keyof CapabilityLimits)[]) {
-    const value = overrides?.[key];
-    if (value === undefined) continue;
-    if (!Number.isSafeInteger(value) || value < 0) {
-      throw new Error(`capability limit ${key} must be a non-negative integer, got ${String(value)}`);
-    }
-    limits[key] = value;
-  }
-  return limits;
 }

@@ -23,17 +23,9 @@ export interface PluginGrants {
   readonly env?: readonly string[];
 }
 
-/** Limits applied to every capability request of one plugin. */
-export interface CapabilityLimits {
-  /** Wall-clock limit of one `ctx.fetch`, every redirect hop and the body read included. */
-  readonly fetchTimeoutMs: number;
-  /** Largest request body and largest response body of `ctx.fetch`, in bytes. */
-  readonly fetchMaxBytes: number;
-  /** Redirect hops `ctx.fetch` follows before refusing. */
-  readonly fetchMaxRedirects: number;
-  /** Largest file `ctx.fs.readFile` reads and `ctx.fs.writeFile` writes, in bytes. */
-  readonly fsMaxBytes: number;
-}
+import type { CapabilityLimits } from '../config/limits.js';
+
+export type { CapabilityLimits } from '../config/limits.js';
 
 /** What a plugin may actually use: its declared permissions narrowed by the grants. */
 export interface EffectivePermissions {

@@ -163,3 +163,40 @@ export function execDeadline(callTimeoutMs: number, own: number | undefined): Ow
     ? { ms: timerMs(callTimeoutMs), setting: 'limits.timeoutMs', selfEnforced: true }
     : { ms: timerMs(own), setting: 'builtins.exec.timeoutMs', selfEnforced: true };
 }
+
+/** Limits applied to every capability request of one plugin. */
+export interface CapabilityLimits {
+  /** Wall-clock limit of one `ctx.fetch`, every redirect hop and the body read included. */
+  readonly fetchTimeoutMs: number;
+  /** Largest request body and largest response body of `ctx.fetch`, in bytes. */
+  readonly fetchMaxBytes: number;
+  /** Redirect hops `ctx.fetch` follows before refusing. */
+  readonly fetchMaxRedirects: number;
+  /** Largest file `ctx.fs.readFile` reads and `ctx.fs.writeFile` writes, in bytes. */
+  readonly fsMaxBytes: number;
+}
+
+export const DEFAULT_CAPABILITY_LIMITS: CapabilityLimits = {
+  fetchTimeoutMs: 10_000,
+  fetchMaxBytes: 5 * 1024 * 1024,
+  fetchMaxRedirects: 5,
+  fsMaxBytes: 5 * 1024 * 1024,
+};
+
+/**
+ * A plugin's capability limits: the defaults with the overrides given in code; each must be a
+ * non-negative integer, and `fetchTimeoutMs` is capped at what a timer holds. A capability also
+ * ends with its call: the call's own limit (above) ends it sooner.
+ */
+export function capabilityLimits(overrides: Partial<CapabilityLimits> | undefined): CapabilityLimits {
+  const limits = { ...DEFAULT_CAPABILITY_LIMITS };
+  for (const key of Object.keys(DEFAULT_CAPABILITY_LIMITS) as (keyof CapabilityLimits)[]) {
+    const value = overrides?.[key];
+    if (value === undefined) continue;
+    if (!Number.isSafeInteger(value) || value < 0) {
+      throw new Error(`capability limit ${key} must be a non-negative integer, got ${String(value)}`);
+    }
+    limits[key] = key === 'fetchTimeoutMs' ? timerMs(value) : value;
+  }
+  return limits;
+}
