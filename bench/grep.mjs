@@ -57,7 +57,7 @@ async function makeTree(root) {
     while (size < BYTES_PER_FILE) {
       const words = Array.from({ length: 3 + Math.floor(rnd() * 8) }, identifier);
       let line = `${'  '.repeat(Math.floor(rnd() * 4))}${words.join(rnd() < 0.5 ? ' ' : '.')}${rnd() < 0.6 ? ';' : ' {'}`;
-      if (rnd() < 0.04) line = `  // ${rnd() < 0.003 ? 'TODO: fix ' : ''}${words.join(' ')}`;
+      if (rnd() < 0.04) line = `  // ${rnd() < 0.003 ? 'MARKER: fix ' : ''}${words.join(' ')}`;
       lines.push(line);
       size += line.length + 1;
     }
