@@ -39,7 +39,36 @@ const LOAD_TIMEOUT_MS = 5_000;
 /** How long a call that ran out of time may take to hear its `ctx.signal` abort before its isolate is reset. */
 const ABORT_GRACE_MS = 50;
 
+/**
+ * Sync entries. A call or hook is entered with `applySync` — its reply often arrives before the
+ * entry returns, with no thread hand-off, timer or promise — once its tool has shown it is quick:
+ * its first call runs on the async path, and if the isolate spent under {@link PROMOTE_CPU_MS} of
+ * CPU on it (with no other call running there), the tool goes sync. A sync entry that holds the
+ * thread longer than {@link DEMOTE_MS} sends its tool back to the async path for the life of the
+ * isolate, so a tool stalls its process at most once per version, and never past its CPU budget
+ * (`cpuMs`, the sync entry's timeout).
+ */
+const PROMOTE_CPU_MS = 2;
+const DEMOTE_MS = 5;
+
 type EntryRef = ivm.Reference<(...args: unknown[]) => unknown>;
+
+const GONE: LimitBreach = { kind: 'limit', limit: 'crashed', message: 'the plugin isolate is gone' };
+const NON_STRING: LimitBreach = {
+  kind: 'limit',
+  limit: 'crashed',
+  message: 'the plugin runtime returned a non-string reply',
+};
+
+/** Options of a sync entry: arguments copied in, at most `timeout` ms of the thread. */
+function SYNC_ARGS(timeout: number) {
+  return { arguments: { copy: true }, timeout } as const;
+}
+
+/** A reply's text parsed, or the breach that ended the call instead. */
+function outcomeOf<R>(outcome: string | LimitBreach): IsolateOutcome<R> {
+  return typeof outcome === 'string' ? { kind: 'reply', reply: JSON.parse(outcome) as R } : outcome;
+}
 
 /** Maps an isolated-vm failure to the limit it means. */
 function breachOf(error: unknown, limits: SandboxLimits): LimitBreach {
@@ -71,9 +100,13 @@ function breachOf(error: unknown, limits: SandboxLimits): LimitBreach {
 export class PluginIsolate {
   readonly #isolate: ivm.Isolate;
   readonly #limits: SandboxLimits;
-  #entry:
-    | { call: EntryRef; hook: EntryRef; describe: EntryRef; settle: EntryRef; abort: EntryRef }
-    | undefined;
+  #entry: { begin: EntryRef; describe: EntryRef; settle: EntryRef; abort: EntryRef } | undefined;
+  /** Calls and hooks waiting for their reply, by call id: the runtime's `reply` lands here. */
+  readonly #waiting = new Map<string, (outcome: string | LimitBreach) => void>();
+  /** How each tool (or hook phase) is entered: `sync` once it proved quick, `async` after a long entry. */
+  readonly #mode = new Map<string, 'sync' | 'async'>();
+  /** The mode key of each call in flight, for its capability replies (`settle`). */
+  readonly #callKey = new Map<string, string>();
   #breach: LimitBreach | undefined;
   #active = 0;
   #watchdog: NodeJS.Timeout | undefined;
@@ -147,18 +180,25 @@ export class PluginIsolate {
       request: new ivm.Callback(
         guarded((callId, requestId, capability, args) => {
           const id = Number(requestId);
+          const call = String(callId);
           handlers
-            .request(String(callId), String(capability), String(args))
+            .request(call, String(capability), String(args))
             .catch(() => JSON.stringify({ ok: false, error: 'the capability failed on the host' }))
-            .then((reply) => this.#settle(id, reply));
+            .then((reply) => this.#settle(id, reply, call));
+        }),
+      ),
+      reply: new ivm.Callback(
+        guarded((callId, replyJson) => {
+          const waiter = this.#waiting.get(String(callId));
+          this.#waiting.delete(String(callId));
+          waiter?.(String(replyJson));
         }),
       ),
     };
-    await context.evalClosure(`globalThis.${BRIDGE_GLOBAL} = { log: $0, progress: $1, request: $2 };`, [
-      bridge.log,
-      bridge.progress,
-      bridge.request,
-    ]);
+    await context.evalClosure(
+      `globalThis.${BRIDGE_GLOBAL} = { log: $0, progress: $1, request: $2, reply: $3 };`,
+      [bridge.log, bridge.progress, bridge.request, bridge.reply],
+    );
     const runtime = await this.#isolate.compileScript(runtimeScript, { filename: 'toolhost:runtime.js' });
     await runtime.run(context, { timeout: LOAD_TIMEOUT_MS });
     runtime.release();
@@ -167,8 +207,7 @@ export class PluginIsolate {
     >;
     const pick = (name: string) => entry.get(name, { reference: true }) as Promise<EntryRef>;
     this.#entry = {
-      call: await pick('call'),
-      hook: await pick('hook'),
+      begin: await pick('begin'),
       describe: await pick('describe'),
       settle: await pick('settle'),
       abort: await pick('abort'),
@@ -187,16 +226,133 @@ export class PluginIsolate {
     return this.#isolate.isDisposed;
   }
 
-  describe(configJson: string): Promise<IsolateOutcome<DescribeReply>> {
-    return this.#invoke('describe', [configJson], 'describe');
+  async describe(configJson: string): Promise<IsolateOutcome<DescribeReply>> {
+    if (this.#breach !== undefined) return this.#breach;
+    const entry = this.#entry;
+    if (entry === undefined || this.#isolate.isDisposed) return GONE;
+    try {
+      const text = await this.#guard(
+        () =>
+          entry.describe.apply(undefined, [configJson], {
+            arguments: { copy: true },
+            result: { promise: true, copy: true },
+            timeout: this.#limits.timeoutMs,
+          }) as Promise<unknown>,
+        'describe',
+      );
+      return typeof text === 'string'
+        ? { kind: 'reply', reply: JSON.parse(text) as DescribeReply }
+        : NON_STRING;
+    } catch (error) {
+      return this.#breachFrom(error);
+    }
   }
 
   call(request: CallRequest): Promise<IsolateOutcome<CallReply>> {
-    return this.#invoke('call', [JSON.stringify(request)], request.callId);
+    return this.#begin('call', `call:${request.toolName}`, request.callId, JSON.stringify(request));
   }
 
   hook(request: HookRequest): Promise<IsolateOutcome<HookReply>> {
-    return this.#invoke('hook', [JSON.stringify(request)], request.callId);
+    return this.#begin('hook', `hook:${request.phase}`, request.callId, JSON.stringify(request));
+  }
+
+  /**
+   * Starts a call or hook and waits for its reply: on the sync path when its tool has proved
+   * quick (see {@link PROMOTE_CPU_MS}), returning at once when the reply came within the entry;
+   * otherwise (and for what waits on the host) under the wall-clock deadline and CPU watchdog.
+   */
+  async #begin<R>(
+    kind: 'call' | 'hook',
+    key: string,
+    callId: string,
+    json: string,
+  ): Promise<IsolateOutcome<R>> {
+    if (this.#breach !== undefined) return this.#breach;
+    const entry = this.#entry;
+    if (entry === undefined || this.#isolate.isDisposed) return GONE;
+    let settled: string | LimitBreach | undefined;
+    let wake: ((outcome: string | LimitBreach) => void) | undefined;
+    this.#waiting.set(callId, (outcome) => {
+      settled = outcome;
+      wake?.(outcome);
+    });
+    this.#callKey.set(callId, key);
+    const sync = this.#mode.get(key) === 'sync';
+    const cpuBefore = sync ? 0n : this.#isolate.cpuTime;
+    const alone = this.#active === 0;
+    try {
+      if (sync) {
+        if (
+          !this.#enterSync(key, () =>
+            entry.begin.applySync(undefined, [kind, json], SYNC_ARGS(this.#syncBudget())),
+          )
+        ) {
+          return this.#breach ?? GONE;
+        }
+        if (settled !== undefined) return outcomeOf<R>(settled);
+      } else {
+        entry.begin
+          .apply(undefined, [kind, json], { arguments: { copy: true }, timeout: this.#limits.timeoutMs })
+          .catch((error: unknown) => {
+            if (!this.#isolate.isDisposed) this.#fail(breachOf(error, this.#limits));
+          });
+      }
+      const outcome = await this.#guard(
+        () =>
+          new Promise<string | LimitBreach>((resolve) => {
+            if (settled !== undefined) resolve(settled);
+            else wake = resolve;
+          }),
+        callId,
+      );
+      // A first call that used little CPU, alone in the isolate: its tool goes sync.
+      if (!sync && alone && this.#active === 0 && !this.#mode.has(key) && typeof outcome === 'string') {
+        if (Number(this.#isolate.cpuTime - cpuBefore) / 1e6 < PROMOTE_CPU_MS) this.#mode.set(key, 'sync');
+      }
+      return outcomeOf<R>(outcome);
+    } catch (error) {
+      return this.#breachFrom(error);
+    } finally {
+      this.#waiting.delete(callId);
+      this.#callKey.delete(callId);
+    }
+  }
+
+  /** The longest a sync entry may hold the thread: the CPU budget, within the wall-clock limit. */
+  #syncBudget(): number {
+    return Math.min(this.#limits.cpuMs, this.#limits.timeoutMs);
+  }
+
+  /**
+   * Runs a sync entry; a long one demotes its tool (`key`) to the async path. False when it ran
+   * past its budget: the isolate is then reset with a `cpuMs` breach.
+   */
+  #enterSync(key: string, run: () => unknown): boolean {
+    const started = performance.now();
+    try {
+      run();
+    } catch (error) {
+      const budget = this.#syncBudget();
+      const breach = /timed out/i.test(messageOf(error))
+        ? {
+            kind: 'limit' as const,
+            limit: 'cpuMs' as const,
+            message: `the plugin ran synchronously past its CPU time limit (cpuMs: ${budget})`,
+          }
+        : breachOf(error, this.#limits);
+      if (!this.#isolate.isDisposed || this.#breach === undefined) this.#fail(breach);
+      return false;
+    } finally {
+      if (performance.now() - started > DEMOTE_MS) this.#mode.set(key, 'async');
+    }
+    return true;
+  }
+
+  #breachFrom(error: unknown): LimitBreach {
+    if (this.#breach !== undefined) return this.#breach;
+    const breach = breachOf(error, this.#limits);
+    this.#fail(breach);
+    return breach;
   }
 
   /** Aborts `ctx.signal` of a call in this isolate (best effort: the isolate may be gone). */
@@ -230,46 +386,26 @@ export class PluginIsolate {
     if (!this.#isolate.isDisposed) this.#isolate.dispose();
   }
 
-  #settle(requestId: number, replyJson: string): void {
-    if (this.#isolate.isDisposed || this.#entry === undefined) return;
-    this.#entry.settle
-      .apply(undefined, [requestId, replyJson], { timeout: this.#limits.timeoutMs })
+  /** Answers a capability request: a sync entry when the call's tool is on the sync path. */
+  #settle(requestId: number, replyJson: string, callId: string): void {
+    const entry = this.#entry;
+    if (this.#isolate.isDisposed || entry === undefined) return;
+    const key = this.#callKey.get(callId);
+    if (key !== undefined && this.#mode.get(key) === 'sync') {
+      this.#enterSync(key, () =>
+        entry.settle.applySync(undefined, [requestId, replyJson], SYNC_ARGS(this.#syncBudget())),
+      );
+      return;
+    }
+    entry.settle
+      .apply(undefined, [requestId, replyJson], {
+        arguments: { copy: true },
+        timeout: this.#limits.timeoutMs,
+      })
       .catch((error) => {
         // A continuation that spins past the timeout breaches like any synchronous loop.
         if (!this.#isolate.isDisposed) this.#fail(breachOf(error, this.#limits));
       });
-  }
-
-  async #invoke<R>(
-    name: 'describe' | 'call' | 'hook',
-    args: string[],
-    callId: string,
-  ): Promise<IsolateOutcome<R>> {
-    if (this.#breach !== undefined) return this.#breach;
-    const entry = this.#entry;
-    if (entry === undefined || this.#isolate.isDisposed) {
-      return { kind: 'limit', limit: 'crashed', message: 'the plugin isolate is gone' };
-    }
-    try {
-      const text = await this.#guard(
-        () =>
-          entry[name].apply(undefined, args, {
-            arguments: { copy: true },
-            result: { promise: true, copy: true },
-            timeout: this.#limits.timeoutMs,
-          }) as Promise<unknown>,
-        callId,
-      );
-      if (typeof text !== 'string') {
-        return { kind: 'limit', limit: 'crashed', message: 'the plugin runtime returned a non-string reply' };
-      }
-      return { kind: 'reply', reply: JSON.parse(text) as R };
-    } catch (error) {
-      if (this.#breach !== undefined) return this.#breach;
-      const breach = breachOf(error, this.#limits);
-      this.#fail(breach);
-      return breach;
-    }
   }
 
   /** Runs one entry call under the wall-clock deadline and the CPU watchdog. */
@@ -329,5 +465,9 @@ export class PluginIsolate {
   #fail(breach: LimitBreach): void {
     this.#breach ??= breach;
     this.dispose();
+    const first = this.#breach;
+    const waiting = [...this.#waiting.values()];
+    this.#waiting.clear();
+    for (const waiter of waiting) waiter(first);
   }
 }

@@ -29,7 +29,10 @@ export interface ProcessSandboxOptions {
   readonly entry?: string;
   /** A new executor process must say it is ready within this, ms; default 10 000. */
   readonly startupTimeoutMs?: number;
-  /** A busy executor must answer a ping within this, ms, or it is killed; default 5 000. */
+  /**
+   * A busy executor must answer a ping within this, ms, beyond the longest CPU budget of a live
+   * plugin (a sync entry may hold its thread that long), or it is killed; default 5 000.
+   */
   readonly heartbeatMs?: number;
 }
 
@@ -282,7 +285,7 @@ export class ProcessSandbox implements Sandbox {
       const plugins = new Set(running.flatMap((p) => (p.plugin === undefined ? [] : [p.plugin.id])));
       const died =
         executor.killedBy === 'heartbeat'
-          ? `the executor process stopped answering for ${this.#heartbeatMs} ms and was killed`
+          ? `the executor process stopped answering for ${this.#silenceAllowedMs()} ms and was killed`
           : `the executor process died (${how})`;
       for (const pending of running) {
         const others = plugins.size > 1 ? ` (plugins running there: ${[...plugins].join(', ')})` : '';
@@ -326,6 +329,19 @@ export class ProcessSandbox implements Sandbox {
     return () => this.#crashListeners.delete(listener);
   }
 
+  /**
+   * How long the executor may go without answering a ping: the heartbeat, plus the longest a sync
+   * entry of a live plugin may legitimately hold its thread (its CPU budget, see plugin-isolate.ts),
+   * so the heartbeat never kills a process doing a plugin's work within its budget.
+   */
+  #silenceAllowedMs(): number {
+    let longest = 0;
+    for (const entry of this.#versions.live()) {
+      longest = Math.max(longest, Math.min(entry.limits.cpuMs, entry.limits.timeoutMs));
+    }
+    return this.#heartbeatMs + longest;
+  }
+
   /** Pings the live process while requests are in flight; one that stops answering is killed. */
   #updateHeartbeat(): void {
     const busy = this.#pending.size > 0;
@@ -335,7 +351,7 @@ export class ProcessSandbox implements Sandbox {
       this.#heartbeat = setInterval(() => {
         const executor = this.#executor;
         if (executor === undefined || !executor.ready || executor.ended !== undefined) return;
-        if (Date.now() - executor.lastPong > this.#heartbeatMs) {
+        if (Date.now() - executor.lastPong > this.#silenceAllowedMs()) {
           executor.killedBy = 'heartbeat';
           executor.child.kill('SIGKILL');
           return;

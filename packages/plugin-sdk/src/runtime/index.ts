@@ -30,6 +30,7 @@ const stringify = JSON.stringify;
 const parse = JSON.parse;
 const hasOwn = Object.hasOwn;
 const PromiseCtor = Promise;
+const promiseThen = Promise.prototype.then;
 const ErrorCtor = Error;
 const StringCtor = String;
 const getOwnPropertyDescriptor = Object.getOwnPropertyDescriptor;
@@ -425,14 +426,16 @@ async function tracked(
 const entry: RuntimeEntry = {
   describe,
 
-  call(requestJson) {
-    const req = parse(requestJson) as CallRequest;
-    return tracked(req.callId, req.maxResultChars, () => runCall(req));
-  },
-
-  hook(requestJson) {
-    const req = parse(requestJson) as HookRequest;
-    return tracked(req.callId, req.maxResultChars, () => runHook(req));
+  begin(kind, requestJson) {
+    const req = parse(requestJson) as CallRequest & HookRequest;
+    const callId = StringCtor(req.callId);
+    const done =
+      kind === 'hook'
+        ? tracked(callId, req.maxResultChars, () => runHook(req))
+        : tracked(callId, req.maxResultChars, () => runCall(req));
+    // `tracked` never rejects; the reply leaves as one sealed string. (`then` as captured: plugin
+    // code may have replaced Promise.prototype.then by now.)
+    promiseThen.call(done, (text: string) => bridge.reply(callId, text));
   },
 
   settle(requestId, replyJson) {

@@ -11,16 +11,22 @@ export interface RuntimeBridge {
   progress(callId: string, done: number, total: number, message: string): void;
   /** Starts an asynchronous capability request; the host answers later with `settle`. */
   request(callId: string, requestId: number, capability: string, argsJson: string): void;
+  /** The sealed JSON reply of a call or hook started with `begin`, once it has settled. */
+  reply(callId: string, replyJson: string): void;
 }
 
 /** Runtime functions the host captures before plugin code runs. */
 export interface RuntimeEntry {
   /** Describes the registered plugin, validating `configJson` against its config schema. */
   describe(configJson: string): string;
-  /** Runs one tool call; resolves with a JSON {@link CallReply}, never rejects. */
-  call(requestJson: string): Promise<string>;
-  /** Runs one plugin hook; resolves with a JSON {@link HookReply}, never rejects. */
-  hook(requestJson: string): Promise<string>;
+  /**
+   * Starts one tool call (`call`: a {@link CallRequest}) or plugin hook (`hook`: a
+   * {@link HookRequest}) and returns at once; its JSON reply goes to the bridge's `reply` once it
+   * has settled — within this very entry when nothing waits on the host (the microtask checkpoint
+   * runs before the entry returns), so a synchronous entry can get its reply before it returns.
+   * Never throws for the call's own faults: they are error replies.
+   */
+  begin(kind: 'call' | 'hook', requestJson: string): void;
   /** Answers a capability request with a JSON {@link CapabilityReply}. */
   settle(requestId: number, replyJson: string): void;
   /** Aborts `ctx.signal` of a call. */

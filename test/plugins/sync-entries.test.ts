@@ -1,0 +1,108 @@
+import * as path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { DEFAULT_SANDBOX_LIMITS, type ToolHost } from '@toolhost/host';
+import { bundlePlugin, ProcessSandbox } from '@toolhost/host/internal';
+import { afterEach, describe, expect, it } from 'vitest';
+import { hostFor, project, textOf } from './project.js';
+
+const fixtures = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../fixtures/plugins');
+
+/**
+ * Quick tools are entered synchronously once they proved quick; a sync entry that runs long sends
+ * its tool back to the async path, so a CPU-heavy tool stalls its process at most once per version
+ * and never past its CPU budget. Observed as the order in which calls finish, not as timings.
+ */
+describe.each(['inline', 'process'] as const)('sync entries (%s sandbox)', (sandbox) => {
+  let host: ToolHost | undefined;
+  let cleanup: (() => Promise<void>) | undefined;
+  afterEach(async () => {
+    await host?.close();
+    await cleanup?.();
+    host = undefined;
+  });
+
+  it('a tool that turns heavy stalls a neighbour once at most, then runs beside it', async () => {
+    const made = await project(['burner', 'healthy']);
+    cleanup = made.cleanup;
+    host = await hostFor(made.root, { sandbox });
+    const session = host.session();
+    // Quick calls: the tool is promoted to sync entries.
+    for (let i = 0; i < 3; i++)
+      expect(textOf((await session.call('burn', { ms: 0 })).result)).toMatch(/^burned 0/);
+
+    const race = async () => {
+      const order: string[] = [];
+      const heavy = session.call('burn', { ms: 400 }).then((o) => {
+        order.push('heavy');
+        return o;
+      });
+      const neighbour = session.call('healthy_echo', { text: 'x' }).then((o) => {
+        order.push('neighbour');
+        return o;
+      });
+      const [h, n] = await Promise.all([heavy, neighbour]);
+      expect(textOf(h.result)).toMatch(/^burned 400 ms/);
+      expect(textOf(n.result)).toBe('echo: x');
+      return order;
+    };
+    // However the first heavy call went (in inline mode its sync entry holds the host's thread),
+    // the second runs on the async path: the neighbour is answered while it burns.
+    await race();
+    expect(await race()).toEqual(['neighbour', 'heavy']);
+  });
+
+  it('a sync entry that spins forever ends at the CPU budget, and the plugin serves again', async () => {
+    const made = await project(['burner']);
+    cleanup = made.cleanup;
+    host = await hostFor(made.root, {
+      sandbox,
+      settings: { burner: { limits: { cpuMs: 300, timeoutMs: 5_000 } } },
+    });
+    const session = host.session();
+    for (let i = 0; i < 3; i++) await session.call('burn', { ms: 0 });
+    const spun = await session.call('burn', { ms: 60_000 });
+    expect(spun.result.isError).toBe(true);
+    expect(spun.status).toBe('limit-exceeded');
+    expect(textOf(spun.result)).toMatch(/CPU time limit \(cpuMs: 300\)/);
+    expect(textOf((await session.call('burn', { ms: 0 })).result)).toMatch(/^burned 0/);
+  });
+});
+
+describe('the executor heartbeat and sync entries', () => {
+  it('never kills an executor whose sync entry is doing a plugin’s work within its CPU budget', async () => {
+    const sandbox = new ProcessSandbox({ heartbeatMs: 200 });
+    try {
+      const built = await bundlePlugin(path.join(fixtures, 'burner', 'index.ts'));
+      if (!built.ok) throw new Error(built.error);
+      const limits = { ...DEFAULT_SANDBOX_LIMITS, cpuMs: 5_000, timeoutMs: 10_000 };
+      const version = sandbox.load('burner', built.code, limits);
+      const sinks = { log: () => {}, progress: () => {} };
+      const call = (ms: number, n: number) =>
+        sandbox.call(
+          'burner',
+          version,
+          {
+            callId: `c${n}`,
+            toolName: 'burn',
+            toolUseId: 't',
+            sessionId: 's',
+            input: { ms },
+            config: null,
+            env: {},
+            envGranted: [],
+            maxResultChars: 10_000,
+          },
+          async () => null,
+          sinks,
+          new AbortController().signal,
+        );
+      for (let i = 0; i < 3; i++) expect(await call(0, i)).toMatchObject({ kind: 'reply' });
+      const generation = sandbox.generation;
+      // 800 ms in one sync entry: four times the heartbeat, well within cpuMs.
+      expect(await call(800, 9)).toMatchObject({ kind: 'reply', reply: { kind: 'ok' } });
+      expect(sandbox.generation).toBe(generation);
+    } finally {
+      await sandbox.close();
+    }
+  });
+});
