@@ -12,7 +12,7 @@
 // executor) from utime+stime in /proc/<pid>/stat. Every result is checked; any failure exits 1.
 //
 // Run: `npm run bench` (all benches), or `npm run build && node bench/boundary.mjs`.
-// Environment: BENCH_BLOCKS (default 200), BENCH_WARMUP (2000), BENCH_ROUNDS (3),
+// Environment: BENCH_BLOCKS (default 300), BENCH_WARMUP (2000), BENCH_ROUNDS (5),
 // BENCH_JSON=<file> (write the results there, for bench/boundary-compare.mjs), BENCH_STRICT=1
 // (exit 1 when a goal is missed), BENCH_TIMEOUT_S (600: a run that takes longer fails).
 // This machine is noisy: compare the ratios, not the absolute numbers.
@@ -55,9 +55,9 @@ function positiveInt(name, fallback) {
   return value;
 }
 
-const BLOCKS = positiveInt('BENCH_BLOCKS', 200);
+const BLOCKS = positiveInt('BENCH_BLOCKS', 300);
 const WARMUP = positiveInt('BENCH_WARMUP', 2_000);
-const ROUNDS = positiveInt('BENCH_ROUNDS', 3);
+const ROUNDS = positiveInt('BENCH_ROUNDS', 5);
 const TIMEOUT_S = positiveInt('BENCH_TIMEOUT_S', 600);
 const BLOCK_SIZE = 100;
 const STRICT = process.env.BENCH_STRICT === '1';
@@ -417,10 +417,16 @@ async function latencyPhase(paths) {
 /** `calls` calls of one path with `inFlight` of them in flight at every moment (until the drain). */
 async function burst(p, inFlight, calls) {
   let next = 0;
+  let failed = false;
   const worker = async () => {
-    while (next < calls) {
-      const text = `c${next++}`;
-      p.check(await p.call(text), text);
+    try {
+      while (next < calls && !failed) {
+        const text = `c${next++}`;
+        p.check(await p.call(text), text);
+      }
+    } catch (error) {
+      failed = true; // the other workers stop too: the run is over
+      throw error;
     }
   };
   const pids = p.childPids();
