@@ -1,0 +1,716 @@
+// The boundary benchmark: what a call costs on each path a tool can take, as ratios to the
+// alternative a user would pick, a plain MCP server over stdio (the published
+// @modelcontextprotocol/server-everything `echo`, called through the official SDK client).
+//
+// Paths, all running the same small echo: the MCP baseline; an in-process custom tool through the
+// full wrapper (`host.session().call`); the echo plugin in an `inline` and in a `process` sandbox;
+// and `toolhost serve` over stdio (default sandbox) called through the SDK client. Method: every
+// path gets BENCH_WARMUP sequential warm-up calls, then BENCH_BLOCKS rounds in which each path runs
+// a block of 100 sequential calls (the order rotates each round), for p50/p95; then BENCH_ROUNDS
+// interleaved bursts per path at 64 and at 5,000 calls in flight, for calls/s. CPU per call: this
+// process from `process.cpuUsage()`, child processes (executor, MCP server, `serve` and its
+// executor) from utime+stime in /proc/<pid>/stat. Every result is checked; any failure exits 1.
+//
+// Run: `npm run bench` (all benches), or `npm run build && node bench/boundary.mjs`.
+// Environment: BENCH_BLOCKS (default 300), BENCH_WARMUP (2000), BENCH_ROUNDS (5),
+// BENCH_JSON=<file> (write the results there, for bench/boundary-compare.mjs), BENCH_STRICT=1
+// (exit 1 when a goal is missed), BENCH_TIMEOUT_S (600: a run that takes longer fails).
+// This machine is noisy: compare the ratios, not the absolute numbers.
+import { execFileSync, spawnSync } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { cp, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { createHost } from '@toolhost/host';
+import { defineTool } from '@toolhost/plugin-sdk';
+import * as z from 'zod';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const REPO = path.resolve(here, '..');
+
+// isolated-vm needs --no-node-snapshot on Node >= 20 (the inline path runs isolates here).
+if (!process.execArgv.includes('--no-node-snapshot')) {
+  const child = spawnSync(
+    process.execPath,
+    ['--no-node-snapshot', ...process.execArgv, fileURLToPath(import.meta.url), ...process.argv.slice(2)],
+    { stdio: 'inherit' },
+  );
+  process.exit(child.status ?? 1);
+}
+
+// ---- settings ----
+
+function positiveInt(name, fallback) {
+  const raw = process.env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < 1) {
+    console.error(`bench: ${name} must be a positive integer, got ${JSON.stringify(raw)}`);
+    process.exit(2);
+  }
+  return value;
+}
+
+const BLOCKS = positiveInt('BENCH_BLOCKS', 300);
+const WARMUP = positiveInt('BENCH_WARMUP', 2_000);
+const ROUNDS = positiveInt('BENCH_ROUNDS', 5);
+const TIMEOUT_S = positiveInt('BENCH_TIMEOUT_S', 600);
+const BLOCK_SIZE = 100;
+const STRICT = process.env.BENCH_STRICT === '1';
+const JSON_FILE = process.env.BENCH_JSON || undefined;
+/** In flight → calls per burst: enough that the ramp-up and the drain do not dominate. */
+const CONCURRENCY = [
+  { inFlight: 64, calls: 5_000 },
+  { inFlight: 5_000, calls: 20_000 },
+];
+
+const require = createRequire(import.meta.url);
+const EVERYTHING_BIN = (() => {
+  const manifest = require.resolve('@modelcontextprotocol/server-everything/package.json');
+  const { bin } = require(manifest);
+  return path.join(path.dirname(manifest), bin['mcp-server-everything']);
+})();
+const TOOLHOST_BIN = path.join(REPO, 'packages', 'host', 'bin', 'toolhost.js');
+const ECHO_PLUGIN = path.join(here, 'fixtures', 'plugins', 'echo');
+
+// ---- failing loudly, cleaning up always ----
+
+let phase = 'start';
+/** Seconds each phase took, for the report (and for choosing BENCH_BLOCKS). */
+const phaseSeconds = {};
+let phaseStarted = performance.now();
+function enter(next) {
+  const now = performance.now();
+  phaseSeconds[phase] = (now - phaseStarted) / 1000;
+  phase = next;
+  phaseStarted = now;
+}
+let tempRoot;
+
+/** Every process this run started, directly or through a host, killed: only when it must stop. */
+function killDescendants() {
+  for (const pid of descendantsOf(process.pid)) {
+    try {
+      process.kill(pid, 'SIGKILL');
+    } catch {
+      // already gone
+    }
+  }
+}
+
+/** Last resort (watchdog, stray rejection): kill what we started, remove the temp folder, exit 1. */
+function abandon(reason) {
+  console.error(`bench: FAILED (${phase}): ${reason}`);
+  killDescendants();
+  if (tempRoot !== undefined) rmSync(tempRoot, { recursive: true, force: true });
+  process.exit(1);
+}
+const watchdog = setTimeout(
+  () => abandon(`the run took longer than BENCH_TIMEOUT_S=${TIMEOUT_S} s`),
+  TIMEOUT_S * 1000,
+);
+watchdog.unref();
+process.on('unhandledRejection', (error) => abandon(`unhandled rejection: ${error?.stack ?? error}`));
+
+// ---- CPU of other processes, from /proc ----
+
+const TICKS_PER_SECOND = (() => {
+  try {
+    return Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
+  } catch {
+    return 100;
+  }
+})();
+const HAS_PROC = existsSync('/proc/self/stat');
+
+/** `{ppid, state, cpuUs}` of a process (utime+stime), or undefined when it is gone or unreadable. */
+function procStat(pid) {
+  let text;
+  try {
+    text = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  } catch {
+    return undefined;
+  }
+  // The command name may hold spaces and parentheses: fields are counted after the last ')'.
+  const fields = text.slice(text.lastIndexOf(')') + 2).split(' ');
+  const ticks = Number(fields[11]) + Number(fields[12]);
+  return { state: fields[0], ppid: Number(fields[1]), cpuUs: (ticks * 1e6) / TICKS_PER_SECOND };
+}
+
+/** Every live descendant of `pid`, found by parent pid. */
+function descendantsOf(pid) {
+  return familyOf(pid, true);
+}
+
+/** The live children of `pid`. */
+function childrenOf(pid) {
+  return familyOf(pid, false);
+}
+
+function familyOf(pid, deep) {
+  if (!HAS_PROC) return [];
+  const children = new Map();
+  for (const entry of readdirSync('/proc')) {
+    const child = Number(entry);
+    if (!Number.isInteger(child)) continue;
+    const stat = procStat(child);
+    if (stat === undefined || stat.state === 'Z') continue;
+    const list = children.get(stat.ppid) ?? [];
+    list.push(child);
+    children.set(stat.ppid, list);
+  }
+  const found = [];
+  const queue = [pid];
+  while (queue.length > 0) {
+    for (const child of children.get(queue.shift()) ?? []) {
+      found.push(child);
+      if (deep) queue.push(child);
+    }
+  }
+  return found;
+}
+
+/** Summed CPU µs of `pids`; throws when one has gone (a restarted child would make the delta wrong). */
+function cpuOf(pids, label) {
+  let total = 0;
+  for (const pid of pids) {
+    const stat = procStat(pid);
+    if (stat === undefined || stat.state === 'Z') throw new Error(`${label}: process ${pid} is gone`);
+    total += stat.cpuUs;
+  }
+  return total;
+}
+
+function isAlive(pid) {
+  const stat = procStat(pid);
+  return stat !== undefined && stat.state !== 'Z';
+}
+
+// ---- the paths ----
+
+function preview(value) {
+  const text = JSON.stringify(value);
+  return text.length > 400 ? `${text.slice(0, 400)}…` : text;
+}
+
+/** A checker of `{content:[{type:'text', text}]}` results: not isError, and the echoed text. */
+function textCheck(label, prefix, resultOf) {
+  return (answer, text) => {
+    const result = resultOf(answer);
+    const first = result?.content?.[0];
+    if (result?.isError === true || first?.type !== 'text' || first.text !== prefix + text) {
+      throw new Error(`${label}: call with text "${text}" answered ${preview(answer)}`);
+    }
+  };
+}
+
+/** Whether a process runs code of the host's executor (its command line names the entry). */
+function isExecutor(pid) {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('executor-main');
+  } catch {
+    return false;
+  }
+}
+
+/** Waits (≤ 5 s) for a process to end; a child that outlives its close is a failure. */
+async function gone(pid, label) {
+  for (let i = 0; i < 100 && isAlive(pid); i++) await new Promise((resolve) => setTimeout(resolve, 50));
+  if (isAlive(pid)) throw new Error(`${label}: process ${pid} still runs after close`);
+}
+
+/** Runs `use` and, when it throws, `close` before rethrowing: a half-made path leaves nothing behind. */
+async function closingOnError(close, use) {
+  try {
+    return await use();
+  } catch (error) {
+    await close().catch(() => {});
+    throw error;
+  }
+}
+
+/**
+ * An SDK client over stdio to `args` run by this Node, with the SDK's default environment (what an
+ * MCP client passes); its child's stderr is kept for error messages. `close` also waits for the
+ * child and every process it started to end.
+ */
+async function stdioClient(label, args) {
+  let stderr = '';
+  const transport = new StdioClientTransport({ command: process.execPath, args, stderr: 'pipe' });
+  transport.stderr?.on('data', (chunk) => {
+    stderr = (stderr + chunk.toString('utf8')).slice(-4_000);
+  });
+  const client = new Client({ name: 'toolhost-bench', version: '1.0.0' });
+  try {
+    await client.connect(transport);
+  } catch (error) {
+    await client.close().catch(() => {});
+    throw new Error(`${label}: could not connect (${error.message}); its stderr:\n${stderr}`);
+  }
+  const pid = transport.pid;
+  // The SDK's send adds a 'drain' listener per message written while the pipe is full: thousands
+  // at 5,000 in flight, by design, and Node would warn of a leak each time. (A private field: when
+  // it is renamed the warnings come back, nothing else changes.)
+  transport._process?.stdin?.setMaxListeners(0);
+  return {
+    client,
+    pid,
+    stderr: () => stderr,
+    close: async () => {
+      const family = pid === null ? [] : [pid, ...descendantsOf(pid)];
+      await client.close();
+      for (const each of family) await gone(each, label);
+    },
+  };
+}
+
+async function mcpBaseline() {
+  const label = 'MCP server-everything echo';
+  const server = await stdioClient(label, [EVERYTHING_BIN, 'stdio']);
+  return closingOnError(server.close, async () => {
+    const { tools } = await server.client.listTools();
+    if (!tools.some((tool) => tool.name === 'echo')) throw new Error(`${label}: no "echo" tool listed`);
+    return {
+      key: 'mcp',
+      label: 'MCP SDK server, stdio (baseline)',
+      childLabel: 'server',
+      call: (text) => server.client.callTool({ name: 'echo', arguments: { message: text } }),
+      check: textCheck(label, 'Echo: ', (result) => result),
+      childPids: () => (server.pid === null ? [] : [server.pid]),
+      close: server.close,
+    };
+  });
+}
+
+async function servePath(root) {
+  const label = 'toolhost serve (stdio)';
+  const server = await stdioClient(label, [TOOLHOST_BIN, 'serve', '--root', root]);
+  return closingOnError(server.close, async () => {
+    const { tools } = await server.client.listTools();
+    if (!tools.some((tool) => tool.name === 'echo_text')) {
+      throw new Error(`${label}: "echo_text" is not listed (${preview(tools)}); stderr:\n${server.stderr()}`);
+    }
+    let pids;
+    return {
+      key: 'serve',
+      label: 'toolhost serve, stdio, process sandbox',
+      childLabel: 'serve+executor',
+      goal: { p50: 2 },
+      call: (text) => server.client.callTool({ name: 'echo_text', arguments: { text } }),
+      check: textCheck(label, 'echo: ', (result) => result),
+      // `serve` and its executor, looked up once the warm-up has started the executor.
+      childPids: () => {
+        if (server.pid === null) return [];
+        pids ??= [server.pid, ...descendantsOf(server.pid).filter(isExecutor)];
+        return pids;
+      },
+      close: server.close,
+    };
+  });
+}
+
+async function hostPath({ key, label, goal, childLabel, options, tool }) {
+  const host = await createHost({ builtins: false, ...options });
+  const executors = () =>
+    options.plugins?.sandbox === 'process'
+      ? // Through the host's sandbox plumbing when it says, else by command line.
+        [host.sandbox?.pid ?? childrenOf(process.pid).find(isExecutor)].filter((pid) => pid !== undefined)
+      : [];
+  const close = async () => {
+    const running = executors();
+    await host.close();
+    for (const pid of running) await gone(pid, `${label} executor`);
+  };
+  return closingOnError(close, async () => {
+    if (!host.plan().visible.some((entry) => entry.descriptor.name === tool)) {
+      throw new Error(`${label}: "${tool}" is not visible: ${preview(host.plan().hidden)}`);
+    }
+    const session = host.session();
+    let pids;
+    return {
+      key,
+      label,
+      goal,
+      childLabel,
+      call: (text) => session.call(tool, { text }),
+      check: textCheck(label, 'echo: ', (outcome) => outcome.result),
+      childPids: () => {
+        pids ??= executors();
+        return pids;
+      },
+      close,
+    };
+  });
+}
+
+const inProcessEcho = defineTool({
+  name: 'inproc_echo',
+  description: 'Echoes its text',
+  input: z.object({ text: z.string() }),
+  execute: ({ text }) => `echo: ${text}`,
+});
+
+// ---- measuring ----
+
+function quantile(sorted, q) {
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))];
+}
+
+function rotated(list, by) {
+  const k = by % list.length;
+  return [...list.slice(k), ...list.slice(0, k)];
+}
+
+async function warmUp(p) {
+  for (let i = 0; i < WARMUP; i++) {
+    const text = `w${i}`;
+    p.check(await p.call(text), text);
+  }
+}
+
+/** Interleaved blocks of sequential calls: latency samples (µs), and CPU per path. */
+async function latencyPhase(paths) {
+  const stats = new Map(
+    paths.map((p) => [p.key, { samples: new Float64Array(BLOCKS * BLOCK_SIZE), hostUs: 0, childUs: 0 }]),
+  );
+  // Children idle outside their own path's blocks: one reading around the phase is theirs alone.
+  const childBefore = new Map(paths.map((p) => [p.key, cpuOf(p.childPids(), p.label)]));
+  let n = 0;
+  for (let round = 0; round < BLOCKS; round++) {
+    for (const p of rotated(paths, round)) {
+      const s = stats.get(p.key);
+      const offset = round * BLOCK_SIZE;
+      const cpu = process.cpuUsage();
+      for (let i = 0; i < BLOCK_SIZE; i++) {
+        const text = `s${n++}`;
+        const started = performance.now();
+        const answer = await p.call(text);
+        s.samples[offset + i] = (performance.now() - started) * 1000;
+        p.check(answer, text);
+      }
+      const used = process.cpuUsage(cpu);
+      s.hostUs += used.user + used.system;
+    }
+  }
+  const calls = BLOCKS * BLOCK_SIZE;
+  const result = new Map();
+  for (const p of paths) {
+    const s = stats.get(p.key);
+    const sorted = s.samples.sort();
+    result.set(p.key, {
+      calls,
+      p50Us: quantile(sorted, 0.5),
+      p95Us: quantile(sorted, 0.95),
+      cpu: {
+        hostUs: s.hostUs / calls,
+        childUs: (cpuOf(p.childPids(), p.label) - childBefore.get(p.key)) / calls,
+      },
+    });
+  }
+  return result;
+}
+
+/** `calls` calls of one path with `inFlight` of them in flight at every moment (until the drain). */
+async function burst(p, inFlight, calls) {
+  let next = 0;
+  let failed = false;
+  const worker = async () => {
+    try {
+      while (next < calls && !failed) {
+        const text = `c${next++}`;
+        p.check(await p.call(text), text);
+      }
+    } catch (error) {
+      failed = true; // the other workers stop too: the run is over
+      throw error;
+    }
+  };
+  const pids = p.childPids();
+  const childBefore = cpuOf(pids, p.label);
+  const cpu = process.cpuUsage();
+  const started = performance.now();
+  await Promise.all(Array.from({ length: inFlight }, worker));
+  const seconds = (performance.now() - started) / 1000;
+  const used = process.cpuUsage(cpu);
+  return {
+    perSecond: calls / seconds,
+    hostUs: used.user + used.system,
+    childUs: cpuOf(pids, p.label) - childBefore,
+  };
+}
+
+async function throughputPhase(paths, { inFlight, calls }) {
+  const runs = new Map(paths.map((p) => [p.key, []]));
+  for (let round = 0; round < ROUNDS; round++) {
+    for (const p of rotated(paths, round)) runs.get(p.key).push(await burst(p, inFlight, calls));
+  }
+  const result = new Map();
+  for (const p of paths) {
+    const list = runs.get(p.key);
+    const rates = list.map((r) => r.perSecond).sort((a, b) => a - b);
+    const total = list.length * calls;
+    result.set(p.key, {
+      inFlight,
+      calls: total,
+      perSecond: quantile(rates, 0.5),
+      runs: list.map((r) => r.perSecond),
+      cpu: {
+        hostUs: list.reduce((sum, r) => sum + r.hostUs, 0) / total,
+        childUs: list.reduce((sum, r) => sum + r.childUs, 0) / total,
+      },
+    });
+  }
+  return result;
+}
+
+// ---- report ----
+
+const us = (value) => value.toFixed(1);
+const times = (value) => `${value.toFixed(2)}×`;
+const count = (value) => Math.round(value).toLocaleString('en-US');
+
+function verdict(value, goal, atMost) {
+  if (goal === undefined) return '';
+  const met = atMost ? value <= goal : value >= goal;
+  return `${atMost ? '≤' : '≥'} ${goal}× ${met ? '✓' : '✗'}`;
+}
+
+function table(header, rows) {
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i].length)));
+  const line = (cells) =>
+    cells.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]) : cell.padStart(widths[i])));
+  console.log(line(header).join('  ').trimEnd());
+  for (const row of rows) console.log(line(row).join('  ').trimEnd());
+}
+
+/** Throughput goals: ratio of calls/s to MCP's at the same concurrency. */
+const THROUGHPUT_GOALS = { 5000: { process: 1, inproc: 2 } };
+
+function summarize(paths, latency, throughput) {
+  const base = latency.get('mcp');
+  const summary = {};
+  for (const p of paths) {
+    const l = latency.get(p.key);
+    const ratio = l.p50Us / base.p50Us;
+    const entry = {
+      label: p.label,
+      childProcesses: p.childLabel ?? null,
+      latency: {
+        calls: l.calls,
+        p50Us: l.p50Us,
+        p95Us: l.p95Us,
+        p50Ratio: ratio,
+        goal: p.goal?.p50 ?? null,
+        met: p.goal === undefined ? null : ratio <= p.goal.p50,
+      },
+      cpuSequential: l.cpu,
+      throughput: {},
+    };
+    for (const [inFlight, byPath] of throughput) {
+      const t = byPath.get(p.key);
+      const tRatio = t.perSecond / throughput.get(inFlight).get('mcp').perSecond;
+      const goal = THROUGHPUT_GOALS[inFlight]?.[p.key];
+      entry.throughput[inFlight] = {
+        calls: t.calls,
+        perSecond: t.perSecond,
+        runs: t.runs,
+        ratio: tRatio,
+        goal: goal ?? null,
+        met: goal === undefined ? null : tRatio >= goal,
+        cpu: t.cpu,
+      };
+    }
+    summary[p.key] = entry;
+  }
+  return summary;
+}
+
+function print(summary) {
+  const entries = Object.entries(summary);
+  console.log(
+    `\nlatency: ${WARMUP.toLocaleString('en-US')} warm-up calls per path, then ${BLOCKS} rounds of ${BLOCK_SIZE}-call blocks per path, interleaved`,
+  );
+  table(
+    ['path', 'p50 µs', 'p95 µs', 'p50 ratio', 'goal'],
+    entries.map(([, e]) => [
+      e.label,
+      us(e.latency.p50Us),
+      us(e.latency.p95Us),
+      times(e.latency.p50Ratio),
+      verdict(e.latency.p50Ratio, e.latency.goal ?? undefined, true),
+    ]),
+  );
+  const levels = CONCURRENCY.map((c) => c.inFlight);
+  console.log(
+    `\nthroughput: median of ${ROUNDS} interleaved bursts per path (${CONCURRENCY.map((c) => `${count(c.calls)} calls at ${count(c.inFlight)} in flight`).join(', ')}); ratio to MCP at the same concurrency`,
+  );
+  table(
+    ['path', ...levels.flatMap((n) => [`calls/s @${count(n)}`, 'ratio', 'goal'])],
+    entries.map(([, e]) => [
+      e.label,
+      ...levels.flatMap((n) => {
+        const t = e.throughput[n];
+        return [count(t.perSecond), times(t.ratio), verdict(t.ratio, t.goal ?? undefined, false)];
+      }),
+    ]),
+  );
+  const last = levels[levels.length - 1];
+  console.log(
+    `\nCPU µs per call: this process (host; for MCP paths the SDK client) and the path's child processes`,
+  );
+  table(
+    ['path', 'children', 'seq host', 'seq child', 'seq total', `@${count(last)} host`, 'child', 'total'],
+    entries.map(([, e]) => {
+      const t = e.throughput[last].cpu;
+      const s = e.cpuSequential;
+      const child = (value) => (e.childProcesses === null ? '-' : us(value));
+      return [
+        e.label,
+        e.childProcesses ?? '-',
+        us(s.hostUs),
+        child(s.childUs),
+        us(s.hostUs + s.childUs),
+        us(t.hostUs),
+        child(t.childUs),
+        us(t.hostUs + t.childUs),
+      ];
+    }),
+  );
+  if (!HAS_PROC) console.log('(no /proc here: child CPU reads as 0)');
+}
+
+function commitOf() {
+  try {
+    return execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: REPO, encoding: 'utf8' }).trim();
+  } catch {
+    return null;
+  }
+}
+
+// ---- main ----
+
+const startedAt = new Date();
+const loadStart = os.loadavg();
+console.log(
+  `boundary bench: Node ${process.version}, ${os.cpus().length} CPUs, load average ${loadStart.map((l) => l.toFixed(2)).join(' ')} (1/5/15 min)`,
+);
+
+const paths = [];
+let exitCode = 0;
+try {
+  enter('setup');
+  tempRoot = await mkdtemp(path.join(os.tmpdir(), 'toolhost-boundary-bench-'));
+  await mkdir(path.join(tempRoot, 'plugins'));
+  await cp(ECHO_PLUGIN, path.join(tempRoot, 'plugins', 'echo'), { recursive: true });
+  await writeFile(path.join(tempRoot, 'toolhost.config.json'), JSON.stringify({ builtins: false }));
+
+  paths.push(await mcpBaseline());
+  paths.push(
+    await hostPath({
+      key: 'inproc',
+      label: 'in-process tool, session.call',
+      goal: { p50: 0.15 },
+      options: { root: tempRoot, plugins: false, customTools: [inProcessEcho] },
+      tool: 'inproc_echo',
+    }),
+  );
+  for (const [sandbox, goal] of [
+    ['inline', 0.5],
+    ['process', 1.25],
+  ]) {
+    paths.push(
+      await hostPath({
+        key: sandbox,
+        label: `plugin, ${sandbox} sandbox`,
+        goal: { p50: goal },
+        childLabel: sandbox === 'process' ? 'executor' : undefined,
+        options: { root: tempRoot, plugins: { sandbox, cache: false } },
+        tool: 'echo_text',
+      }),
+    );
+  }
+  paths.push(await servePath(tempRoot));
+
+  enter('warm-up');
+  for (const p of paths) await warmUp(p);
+
+  enter('latency');
+  const latency = await latencyPhase(paths);
+  const throughput = new Map();
+  for (const level of CONCURRENCY) {
+    enter(`throughput at ${level.inFlight} in flight`);
+    throughput.set(level.inFlight, await throughputPhase(paths, level));
+  }
+
+  enter('report');
+  const summary = summarize(paths, latency, throughput);
+  print(summary);
+  const loadEnd = os.loadavg();
+  console.log(
+    `\nload average at the end ${loadEnd.map((l) => l.toFixed(2)).join(' ')}; seconds per phase: ${Object.entries(
+      phaseSeconds,
+    )
+      .filter(([name]) => name !== 'start')
+      .map(([name, seconds]) => `${name} ${seconds.toFixed(1)}`)
+      .join(', ')}`,
+  );
+  const missed = Object.values(summary).flatMap((e) => [
+    ...(e.latency.met === false ? [`${e.label} p50`] : []),
+    ...Object.entries(e.throughput)
+      .filter(([, t]) => t.met === false)
+      .map(([n]) => `${e.label} throughput @${n}`),
+  ]);
+  console.log(missed.length === 0 ? 'every goal met' : `goals missed: ${missed.join('; ')}`);
+  if (STRICT && missed.length > 0) exitCode = 1;
+  if (JSON_FILE !== undefined) {
+    await writeFile(
+      JSON_FILE,
+      `${JSON.stringify(
+        {
+          bench: 'boundary',
+          format: 1,
+          startedAt: startedAt.toISOString(),
+          seconds: (Date.now() - startedAt.getTime()) / 1000,
+          commit: commitOf(),
+          node: process.version,
+          cpus: os.cpus().length,
+          loadavg: { start: loadStart, end: loadEnd },
+          phaseSeconds,
+          settings: {
+            blocks: BLOCKS,
+            blockSize: BLOCK_SIZE,
+            warmup: WARMUP,
+            rounds: ROUNDS,
+            concurrency: CONCURRENCY,
+          },
+          baseline: 'mcp',
+          paths: summary,
+          missed,
+        },
+        null,
+        2,
+      )}\n`,
+    );
+    console.log(`results written to ${JSON_FILE}`);
+  }
+} catch (error) {
+  console.error(`bench: FAILED (${phase}): ${error?.stack ?? error}`);
+  exitCode = 1;
+} finally {
+  enter('cleanup');
+  for (const outcome of await Promise.allSettled(paths.map((p) => p.close()))) {
+    if (outcome.status === 'rejected') {
+      console.error(`bench: FAILED (cleanup): ${outcome.reason?.message ?? outcome.reason}`);
+      exitCode = 1;
+    }
+  }
+  if (exitCode !== 0) killDescendants();
+  if (tempRoot !== undefined) await rm(tempRoot, { recursive: true, force: true });
+  clearTimeout(watchdog);
+}
+// Explicit: a handle someone left open must not hang `npm run bench` (the checks above report leaks).
+process.exit(exitCode);
