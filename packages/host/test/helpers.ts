@@ -1,7 +1,7 @@
 import { defineTool, type ToolDescriptor, type ToolResult } from '@toolhost/plugin-sdk';
 import * as z from 'zod';
 import { inProcessTool } from '../src/sources/in-process.js';
-import type { RegisteredTool, ToolSource, ToolSourceKind } from '../src/types.js';
+import type { ExecutionContext, RegisteredTool, ToolSource, ToolSourceKind } from '../src/types.js';
 
 /** A descriptor for planner tests: only the fields under test vary. */
 export function descriptor(name: string, extra: Partial<ToolDescriptor> = {}): ToolDescriptor {
@@ -20,7 +20,10 @@ export function fakeTool(
   name: string,
   source: ToolSourceKind = 'builtin',
   sourceId: string = source,
-  extra: { groups?: string[]; run?: (input: unknown) => Promise<ToolResult> } = {},
+  extra: {
+    groups?: string[];
+    run?: (input: unknown, execution?: ExecutionContext) => Promise<ToolResult>;
+  } = {},
 ): RegisteredTool {
   const owner: ToolDescriptor['owner'] =
     source === 'plugin'

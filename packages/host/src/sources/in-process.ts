@@ -3,9 +3,10 @@ import {
   normalizeToolReturn,
   type ToolContext,
   type ToolDefinition,
+  type ToolLogger,
 } from '@toolhost/plugin-sdk';
 import type * as z from 'zod';
-import type { InputCheck, RegisteredTool } from '../types.js';
+import type { ExecutionContext, InputCheck, RegisteredTool } from '../types.js';
 import { sleepUnlessAborted } from '../util/sleep.js';
 import { zodIssues } from '../util/zod-issues.js';
 
@@ -33,6 +34,40 @@ const pluginOnlyCapabilities: Pick<ToolContext, 'fetch' | 'fs' | 'env'> = {
   env: { get: () => pluginOnly('env') },
 };
 
+/**
+ * What an in-process tool's `execute` sees. Its signal is the call's, asked for only when the tool
+ * reads it, so a tool that never does costs its call no AbortController.
+ */
+class InProcessContext implements ToolContext {
+  readonly config = undefined;
+  readonly fetch = pluginOnlyCapabilities.fetch;
+  readonly fs = pluginOnlyCapabilities.fs;
+  readonly env = pluginOnlyCapabilities.env;
+  readonly #call: ExecutionContext;
+
+  constructor(call: ExecutionContext) {
+    this.#call = call;
+  }
+
+  get toolUseId(): string {
+    return this.#call.toolUseId;
+  }
+
+  get log(): ToolLogger {
+    return this.#call.log;
+  }
+
+  get signal(): ToolContext['signal'] {
+    return this.#call.signal;
+  }
+
+  // Fields, not methods: a tool may take them out of the context (`const { progress } = ctx`).
+  readonly progress = (done: number, total?: number, message?: string): void =>
+    this.#call.progress(done, total, message);
+
+  readonly sleep = (ms: number): Promise<void> => sleepUnlessAborted(ms, this.#call.signal);
+}
+
 /** How an in-process tool enters the registry. */
 export interface InProcessToolOptions {
   readonly source: 'builtin' | 'custom';
@@ -55,15 +90,7 @@ export function inProcessTool(definition: ToolDefinition, options: InProcessTool
     ref,
     validateInput: (input) => checkWithZod(definition.input, input),
     async run(input, ctx) {
-      const returned = await definition.execute(input as Record<string, unknown>, {
-        toolUseId: ctx.toolUseId,
-        log: ctx.log,
-        progress: ctx.progress,
-        signal: ctx.signal,
-        config: undefined,
-        ...pluginOnlyCapabilities,
-        sleep: (ms) => sleepUnlessAborted(ms, ctx.signal),
-      });
+      const returned = await definition.execute(input as Record<string, unknown>, new InProcessContext(ctx));
       const result = normalizeToolReturn(returned);
       if (
         definition.output !== undefined &&

@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import type {
   AvailabilityContext,
   HiddenToolPlanEntry,
@@ -12,7 +12,13 @@ import { planRegistry } from '../filter/plan.js';
 import { isAllowedTool } from '../register/policy.js';
 import { HookSet } from '../wrap/hooks.js';
 import { errorResult } from '../wrap/results.js';
-import { type CallLimits, type CallObserver, type CallOutcome, callTool } from '../wrap/wrapper.js';
+import {
+  type CallLimits,
+  type CallObserver,
+  type CallOutcome,
+  callTool,
+  type WrapperContext,
+} from '../wrap/wrapper.js';
 import {
   type AnthropicContentBlock,
   type AnthropicTool,
@@ -92,6 +98,26 @@ const shapeConverters: { [K in keyof ToolShapes]: (descriptor: ToolDescriptor) =
   mcp: toMcpTool,
 };
 
+/** Ids for calls made without one: unique in this process, and cheaper than a UUID per call. */
+const callIdPrefix = `toolu_host_${randomBytes(6).toString('hex')}_`;
+let callIdCounter = 0;
+function nextCallId(): string {
+  callIdCounter += 1;
+  return callIdPrefix + callIdCounter.toString(36);
+}
+
+/**
+ * What a session works out once per host snapshot and hook list rather than once per call: the
+ * wrapper context and the tools found callable.
+ */
+interface CallState {
+  readonly snapshot: HostSnapshot;
+  readonly sessionHooks: readonly ToolHooks[];
+  readonly wrapper: WrapperContext;
+  /** Tools that passed every check (policy, plan, active set); refusals are not kept. */
+  readonly callable: Map<string, RegisteredTool>;
+}
+
 function hiddenMessage(name: string, entry: HiddenToolPlanEntry): string {
   const reasons = entry.diagnostics.map((d) => `${d.reason}: ${d.message}`).join('; ');
   return `Tool "${name}" is not available: ${reasons}`;
@@ -110,6 +136,7 @@ export class Session {
   readonly #context: Readonly<Record<string, unknown>>;
   #active: ReadonlySet<string> | undefined;
   #planCache: { snapshot: HostSnapshot; plan: ToolPlan } | undefined;
+  #callState: CallState | undefined;
 
   constructor(snapshot: () => HostSnapshot, options: SessionOptions = {}) {
     this.id = options.id ?? randomUUID();
@@ -146,12 +173,14 @@ export class Session {
     const skipped: string[] = [];
     for (const name of new Set(names)) (tools.has(name) ? active : skipped).push(name);
     this.#active = new Set(active);
+    this.#callState = undefined;
     return { active, skipped };
   }
 
   /** Back to the default: every visible tool is active. */
   activateAll(): void {
     this.#active = undefined;
+    this.#callState = undefined;
   }
 
   /** Descriptors of the tools the model may call now: active ∩ visible, in plan order. */
@@ -220,28 +249,57 @@ export class Session {
   async call(
     name: string,
     input: unknown,
-    toolUseId: string = randomUUID(),
+    toolUseId: string = nextCallId(),
     options: CallOptions = {},
   ): Promise<CallOutcome> {
-    const snapshot = this.#snapshot();
-    const { check, tool } = this.#resolve(name, snapshot);
-    if (!check.ok || tool === undefined) {
-      const message = check.ok ? `Tool "${name}" cannot be called` : check.message;
-      return { result: errorResult(message), status: 'blocked', durationMs: 0 };
+    const state = this.#stateFor(this.#snapshot());
+    let tool = state.callable.get(name);
+    if (tool === undefined) {
+      const resolved = this.#resolve(name, state.snapshot);
+      if (!resolved.check.ok || resolved.tool === undefined) {
+        const message = resolved.check.ok ? `Tool "${name}" cannot be called` : resolved.check.message;
+        return { result: errorResult(message), status: 'blocked', durationMs: 0 };
+      }
+      tool = resolved.tool;
+      state.callable.set(name, tool);
     }
-    const end = snapshot.track?.();
+    const { signal, observer } = options;
+    const ctx =
+      signal === undefined && observer === undefined
+        ? state.wrapper
+        : {
+            ...state.wrapper,
+            ...(signal === undefined ? {} : { signal }),
+            ...(observer === undefined ? {} : { observer }),
+          };
+    const end = state.snapshot.track?.();
     try {
-      return await callTool(tool, toolUseId, input, {
-        sessionId: this.id,
-        lock: this.#lock,
-        hooks: [...snapshot.hooks, ...this.#hooks.snapshot()],
-        limits: snapshot.limits,
-        ...(options.signal === undefined ? {} : { signal: options.signal }),
-        ...(options.observer === undefined ? {} : { observer: options.observer }),
-      });
+      return await callTool(tool, toolUseId, input, ctx);
     } finally {
       end?.();
     }
+  }
+
+  /** The call state for `snapshot`, made anew when the snapshot or the session's hooks changed. */
+  #stateFor(snapshot: HostSnapshot): CallState {
+    const sessionHooks = this.#hooks.snapshot();
+    const state = this.#callState;
+    if (state !== undefined && state.snapshot === snapshot && state.sessionHooks === sessionHooks)
+      return state;
+    const hooks =
+      sessionHooks.length === 0
+        ? snapshot.hooks
+        : snapshot.hooks.length === 0
+          ? sessionHooks
+          : [...snapshot.hooks, ...sessionHooks];
+    const fresh: CallState = {
+      snapshot,
+      sessionHooks,
+      wrapper: { sessionId: this.id, lock: this.#lock, hooks, limits: snapshot.limits },
+      callable: new Map(),
+    };
+    this.#callState = fresh;
+    return fresh;
   }
 
   /** Answers one Anthropic `tool_use` block with its `tool_result` block. Never throws. */

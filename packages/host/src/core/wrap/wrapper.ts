@@ -103,26 +103,50 @@ async function ownWords(
   }
 }
 
+/** The input check of `tool`: the executor's own (zod, for in-process tools), else the descriptor's JSON Schema. */
+function validate(tool: RegisteredTool, value: unknown): InputCheck {
+  const own = tool.executor.validateInput;
+  return own === undefined
+    ? checkWithJsonSchema(tool.descriptor.inputSchema, value)
+    : own.call(tool.executor, value);
+}
+
+/** The hooks of a list that have each phase, worked out once per list (sessions reuse their list). */
+interface HookPhases {
+  readonly before: readonly ToolHooks[];
+  readonly after: readonly ToolHooks[];
+}
+const phasesOfList = new WeakMap<readonly ToolHooks[], HookPhases>();
+const NO_HOOKS: HookPhases = { before: [], after: [] };
+
+function phasesOf(hooks: readonly ToolHooks[]): HookPhases {
+  if (hooks.length === 0) return NO_HOOKS;
+  let phases = phasesOfList.get(hooks);
+  if (phases === undefined) {
+    phases = {
+      before: hooks.filter((h) => h.beforeToolCall !== undefined),
+      after: hooks.filter((h) => h.afterToolCall !== undefined),
+    };
+    phasesOfList.set(hooks, phases);
+  }
+  return phases;
+}
+
 /**
- * Stage 1: validate the model's input, then run the before-hooks under the session lock.
- * Every rewrite is validated again before the next hook sees it.
+ * Stage 1, when it has work: report an input that failed its check, or run the before-hooks
+ * under the session lock. Every rewrite is validated again before the next hook sees it.
+ * Hooks and executors only ever see input that passed the check, whatever the source.
  */
 async function prepare(
   tool: RegisteredTool,
   toolUseId: string,
   rawInput: unknown,
+  checked: InputCheck,
+  hooks: readonly ToolHooks[],
   ctx: WrapperContext,
   signal: AbortSignal,
 ): Promise<Prepared> {
   const name = tool.descriptor.name;
-  // The executor's own check (zod, for in-process tools), else the descriptor's JSON Schema:
-  // whatever the source, hooks and executors only ever see input that passed one of them.
-  const own = tool.executor.validateInput;
-  const validate = (value: unknown): InputCheck =>
-    own === undefined
-      ? checkWithJsonSchema(tool.descriptor.inputSchema, value)
-      : own.call(tool.executor, value);
-  const checked = validate(rawInput);
   if (!checked.ok) {
     const issues = await ownWords(tool, rawInput, checked.issues, {
       toolUseId,
@@ -131,7 +155,6 @@ async function prepare(
     });
     return { kind: 'done', status: 'invalid-input', result: invalidInputResult(name, issues) };
   }
-  const hooks = ctx.hooks.filter((h) => h.beforeToolCall !== undefined);
   if (hooks.length === 0) return { kind: 'ready', input: checked.value };
 
   const { sessionId } = ctx;
@@ -162,7 +185,7 @@ async function prepare(
         };
       }
       if ('input' in verdict) {
-        const rewritten = validate(verdict.input);
+        const rewritten = validate(tool, verdict.input);
         if (!rewritten.ok) {
           return {
             kind: 'done',
@@ -179,48 +202,139 @@ async function prepare(
   });
 }
 
-/** Stage 2: the executor, under the wall-clock limit and the caller's signal. */
-async function execute(
-  tool: RegisteredTool,
-  toolUseId: string,
-  input: unknown,
-  ctx: WrapperContext,
-  controller: AbortController,
-): Promise<{ status: CallStatus; result: ToolResult }> {
-  const name = tool.descriptor.name;
-  const { limits, observer } = ctx;
-  // An observer's fault is the host's own: it must never reach the executor (or plugin code).
-  const log = (level: keyof ToolLogger) => (message: string, data?: unknown) => {
+/** The reason a call's signal carries when the call simply ended: shared, so a call allocates no Error. */
+const CALL_ENDED = new Error('call ended');
+/** The signal after-hooks see when the caller gave none: never aborted. */
+const NEVER_ABORTED = new AbortController().signal;
+const noop = (): void => {};
+const SILENT: ToolLogger = { debug: noop, info: noop, warn: noop, error: noop };
+
+/**
+ * The signal of one call, made only when something asks for it (most in-process tools never do):
+ * aborted on cancel, on timeout and when the call ends, even if first asked for afterwards.
+ */
+class CallControl {
+  #controller: AbortController | undefined;
+  #reason: unknown;
+  stopped = false;
+
+  get signal(): AbortSignal {
+    if (this.#controller === undefined) {
+      this.#controller = new AbortController();
+      if (this.stopped) this.#controller.abort(this.#reason);
+    }
+    return this.#controller.signal;
+  }
+
+  stop(reason: unknown): void {
+    if (this.stopped) return;
+    this.stopped = true;
+    this.#reason = reason;
+    this.#controller?.abort(reason);
+  }
+}
+
+/** Log lines to the observer; an observer's fault is the host's own and never reaches the executor. */
+function loggerFor(observer: CallObserver | undefined): ToolLogger {
+  const sink = observer?.log;
+  if (sink === undefined) return SILENT;
+  const line = (level: keyof ToolLogger) => (message: string, data?: unknown) => {
     try {
-      observer?.log?.(level, message, data);
+      sink.call(observer, level, message, data);
     } catch {
       // Dropped: a broken log sink loses a line, never a call.
     }
   };
-  const execution: ExecutionContext = {
-    toolUseId,
-    sessionId: ctx.sessionId,
-    signal: controller.signal,
-    log: { debug: log('debug'), info: log('info'), warn: log('warn'), error: log('error') },
-    progress: (done, total, message) => {
-      try {
-        if (!controller.signal.aborted) observer?.progress?.(done, total, message);
-      } catch {
-        // As for log lines.
-      }
-    },
-  };
+  return { debug: line('debug'), info: line('info'), warn: line('warn'), error: line('error') };
+}
 
+/** What the executor sees of its call. Its signal is made on first use. */
+class Execution implements ExecutionContext {
+  readonly toolUseId: string;
+  readonly sessionId: string;
+  readonly log: ToolLogger;
+  readonly #control: CallControl;
+  readonly #observer: CallObserver | undefined;
+
+  constructor(toolUseId: string, ctx: WrapperContext, control: CallControl) {
+    this.toolUseId = toolUseId;
+    this.sessionId = ctx.sessionId;
+    this.log = loggerFor(ctx.observer);
+    this.#control = control;
+    this.#observer = ctx.observer;
+  }
+
+  get signal(): ExecutionContext['signal'] {
+    return this.#control.signal;
+  }
+
+  // A field, not a method: an executor may take it out of the context.
+  readonly progress = (done: number, total?: number, message?: string): void => {
+    const observer = this.#observer;
+    if (observer?.progress === undefined || this.#control.stopped) return;
+    try {
+      observer.progress(done, total, message);
+    } catch {
+      // As for log lines.
+    }
+  };
+}
+
+type Executed = { readonly status: CallStatus; readonly result: ToolResult };
+
+/** How the executor's result is reported: as it is, or as over the result limit. */
+function executedResult(name: string, result: ToolResult, limits: CallLimits): Executed {
+  const size = resultSize(result);
+  if (size > limits.maxResultChars) {
+    return {
+      status: 'limit-exceeded',
+      result: errorResult(
+        `Tool "${name}" returned ${size} characters, over the limit maxResultChars (${limits.maxResultChars})`,
+      ),
+    };
+  }
+  return { status: result.isError === true ? 'tool-error' : 'ok', result };
+}
+
+/** How an executor's failure is reported. */
+function executorFailure(name: string, error: unknown): Executed {
+  if (isInvalidInputError(error)) {
+    return { status: 'invalid-input', result: invalidInputResult(name, error.issues) };
+  }
+  if (isCallStopped(error)) return { status: error.status, result: errorResult(error.message) };
+  return { status: 'executor-threw', result: errorResult(`Tool "${name}" failed: ${messageOf(error)}`) };
+}
+
+/**
+ * Stage 2: the executor, under the wall-clock limit and the caller's signal. One timer per call,
+ * and the first of result, deadline and cancellation settles it.
+ */
+function execute(
+  tool: RegisteredTool,
+  toolUseId: string,
+  input: unknown,
+  ctx: WrapperContext,
+  control: CallControl,
+): Promise<Executed> {
+  const name = tool.descriptor.name;
+  const { limits, signal: caller } = ctx;
   // The source's own wall clock when it sets one, else the call limit (limits.ts has the rule).
   const own = tool.timeout;
   const deadlineMs =
     own === undefined ? limits.timeoutMs : own.selfEnforced ? timerMs(own.ms + BACKSTOP_MS) : own.ms;
-  let timer: NodeJS.Timeout | undefined;
-  let onAbort: (() => void) | undefined;
-  const stopped = new Promise<{ status: CallStatus; result: ToolResult }>((resolve) => {
-    timer = setTimeout(() => {
-      controller.abort(new Error(`timed out after ${deadlineMs} ms`));
-      resolve({
+  return new Promise<Executed>((resolve) => {
+    let settled = false;
+    const onCancel =
+      caller === undefined
+        ? undefined
+        : () =>
+            settle({
+              status: 'cancelled',
+              result: errorResult(`Tool "${name}" was cancelled by the caller`),
+            });
+    const timer = setTimeout(() => {
+      control.stop(new Error(`timed out after ${deadlineMs} ms`));
+      settle({
         status: 'timeout',
         result: errorResult(
           own?.selfEnforced
@@ -230,44 +344,26 @@ async function execute(
       });
     }, deadlineMs);
     timer.unref();
-    onAbort = () =>
-      resolve({ status: 'cancelled', result: errorResult(`Tool "${name}" was cancelled by the caller`) });
-    ctx.signal?.addEventListener('abort', onAbort, { once: true });
-  });
-
-  const running = (async () => {
-    try {
-      const result = await tool.executor.run(input, execution);
-      const size = resultSize(result);
-      if (size > limits.maxResultChars) {
-        return {
-          status: 'limit-exceeded' as const,
-          result: errorResult(
-            `Tool "${name}" returned ${size} characters, over the limit maxResultChars (${limits.maxResultChars})`,
-          ),
-        };
-      }
-      return { status: result.isError === true ? ('tool-error' as const) : ('ok' as const), result };
-    } catch (error) {
-      if (isInvalidInputError(error)) {
-        return { status: 'invalid-input' as const, result: invalidInputResult(name, error.issues) };
-      }
-      if (isCallStopped(error)) return { status: error.status, result: errorResult(error.message) };
-      return {
-        status: 'executor-threw' as const,
-        result: errorResult(`Tool "${name}" failed: ${messageOf(error)}`),
-      };
+    function settle(executed: Executed): void {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      if (onCancel !== undefined) caller?.removeEventListener('abort', onCancel);
+      resolve(executed);
     }
-  })();
-
-  try {
-    return await Promise.race([running, stopped]);
-  } finally {
-    clearTimeout(timer);
-    if (onAbort !== undefined) ctx.signal?.removeEventListener('abort', onAbort);
-    // Whatever happens next, the executor's own work is over as far as the caller is concerned.
-    if (!controller.signal.aborted) controller.abort(new Error('call ended'));
-  }
+    if (onCancel !== undefined) caller?.addEventListener('abort', onCancel, { once: true });
+    let running: Promise<ToolResult>;
+    try {
+      running = tool.executor.run(input, new Execution(toolUseId, ctx, control));
+    } catch (error) {
+      settle(executorFailure(name, error));
+      return;
+    }
+    running.then(
+      (result) => settle(executedResult(name, result, limits)),
+      (error: unknown) => settle(executorFailure(name, error)),
+    );
+  });
 }
 
 /** Stage 3: the after-hooks, under the session lock; see `AfterToolCallResult` for the merge rules. */
@@ -277,11 +373,10 @@ async function finalize(
   input: unknown,
   first: ToolResult,
   durationMs: number,
+  hooks: readonly ToolHooks[],
   ctx: WrapperContext,
   signal: AbortSignal,
 ): Promise<{ result: ToolResult; failed: boolean }> {
-  const hooks = ctx.hooks.filter((h) => h.afterToolCall !== undefined);
-  if (hooks.length === 0) return { result: first, failed: false };
   const name = tool.descriptor.name;
   const { sessionId } = ctx;
   const { descriptor } = tool;
@@ -318,10 +413,24 @@ async function finalize(
   });
 }
 
+/** A finished call's outcome. */
+function outcome(status: CallStatus, result: ToolResult, started: number, executorMs?: number): CallOutcome {
+  const durationMs = performance.now() - started;
+  return executorMs === undefined
+    ? { status, result, durationMs }
+    : { status, result, durationMs, executorMs };
+}
+
+function cancelledResult(tool: RegisteredTool): ToolResult {
+  return errorResult(`Tool "${tool.descriptor.name}" was cancelled by the caller`);
+}
+
 /**
  * The one wrapper every executor runs under, whatever its kind: validation, before-hooks,
  * executor (with timeout and cancellation), after-hooks, error capture and timing.
  * Never throws: every failure is an `is_error` result whose text says what happened.
+ * Without hooks or a caller's signal, a call allocates only its result, one promise chain and
+ * one deadline timer; its abort signal exists only if the executor asks for it.
  */
 export async function callTool(
   tool: RegisteredTool,
@@ -330,47 +439,50 @@ export async function callTool(
   ctx: WrapperContext,
 ): Promise<CallOutcome> {
   const started = performance.now();
-  const controller = new AbortController();
-  const done = (status: CallStatus, result: ToolResult, executorMs?: number): CallOutcome => ({
-    status,
-    result,
-    durationMs: performance.now() - started,
-    ...(executorMs === undefined ? {} : { executorMs }),
-  });
+  const caller = ctx.signal;
+  if (caller?.aborted) return outcome('cancelled', cancelledResult(tool), started);
   // Hooks and the executor see one signal: aborted on cancel, on timeout, and when the call ends.
-  const cancel = () => controller.abort(ctx.signal?.reason);
-  const cancelled = () =>
-    done('cancelled', errorResult(`Tool "${tool.descriptor.name}" was cancelled by the caller`));
-  if (ctx.signal?.aborted) return cancelled();
-  ctx.signal?.addEventListener('abort', cancel, { once: true });
+  const control = new CallControl();
+  const cancel = caller === undefined ? undefined : () => control.stop(caller.reason);
+  if (cancel !== undefined) caller?.addEventListener('abort', cancel, { once: true });
   try {
-    const prepared = await prepare(tool, toolUseId, rawInput, ctx, controller.signal);
-    if (prepared.kind === 'done') return done(prepared.status, prepared.result);
-    // A caller that gave up while the before-hooks ran gets nothing executed on its behalf.
-    if (controller.signal.aborted) return cancelled();
+    const { before, after } = phasesOf(ctx.hooks);
+    const checked = validate(tool, rawInput);
+    let input: unknown;
+    if (checked.ok && before.length === 0) {
+      input = checked.value;
+    } else {
+      const prepared = await prepare(tool, toolUseId, rawInput, checked, before, ctx, control.signal);
+      if (prepared.kind === 'done') return outcome(prepared.status, prepared.result, started);
+      input = prepared.input;
+      // A caller that gave up while the before-hooks ran gets nothing executed on its behalf.
+      if (control.stopped) return outcome('cancelled', cancelledResult(tool), started);
+    }
     const executorStarted = performance.now();
-    const executed = await execute(tool, toolUseId, prepared.input, ctx, controller);
+    const executed = await execute(tool, toolUseId, input, ctx, control);
     const executorMs = performance.now() - executorStarted;
-    const afterSignal = ctx.signal ?? new AbortController().signal;
+    if (after.length === 0) return outcome(executed.status, executed.result, started, executorMs);
     const finalized = await finalize(
       tool,
       toolUseId,
-      prepared.input,
+      input,
       executed.result,
       executorMs,
+      after,
       ctx,
-      afterSignal,
+      caller ?? NEVER_ABORTED,
     );
-    return done(finalized.failed ? 'hook-failed' : executed.status, finalized.result, executorMs);
+    return outcome(finalized.failed ? 'hook-failed' : executed.status, finalized.result, started, executorMs);
   } catch (error) {
-    return done(
+    return outcome(
       'executor-threw',
       errorResult(`Internal error while calling "${tool.descriptor.name}": ${messageOf(error)}`),
+      started,
     );
   } finally {
-    ctx.signal?.removeEventListener('abort', cancel);
+    if (cancel !== undefined) caller?.removeEventListener('abort', cancel);
     // Whatever ended the call (a block, a hook timeout, a result), work still holding its signal
     // — an abandoned hook, a stray executor promise — is told to stop.
-    if (!controller.signal.aborted) controller.abort(new Error('call ended'));
+    control.stop(CALL_ENDED);
   }
 }

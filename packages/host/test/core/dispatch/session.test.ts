@@ -96,6 +96,35 @@ describe('Session.dispatch', () => {
     );
   });
 
+  it('what a session learned of a callable tool does not outlive a change of policy, active set or hooks', async () => {
+    const built = snapshotOf([registeredRepeat(), fakeTool('other', 'custom')]);
+    let current = built;
+    const session = new Session(() => current);
+    const call = () => session.call('repeat', { text: 'x' });
+    expect((await call()).status).toBe('ok');
+    // A new snapshot with a policy that denies it: refused at once.
+    current = { ...built, policy: { deny: ['repeat'] } };
+    expect((await call()).result.content).toEqual([
+      {
+        type: 'text',
+        text: 'Tool "repeat" is denied by policy: "repeat" is denied by tools.deny pattern "repeat"',
+      },
+    ]);
+    current = built;
+    expect((await call()).status).toBe('ok');
+    session.setActiveToolsByName(['other']);
+    expect((await call()).status).toBe('blocked');
+    session.activateAll();
+    expect((await call()).status).toBe('ok');
+    // A session hook added after calls were made runs on the next call, and stops when removed.
+    const seen: string[] = [];
+    const remove = session.addHooks({ name: 'late', beforeToolCall: (e) => void seen.push(e.toolName) });
+    await call();
+    remove();
+    await call();
+    expect(seen).toEqual(['repeat']);
+  });
+
   it('inactive tool: an error saying it is not active in this session', async () => {
     const session = new Session(() => snapshotOf([registeredRepeat(), fakeTool('other', 'custom')]), {
       activeTools: ['other'],

@@ -7,7 +7,7 @@ import {
   DEFAULT_LIMITS,
   type WrapperContext,
 } from '../../../src/core/wrap/wrapper.js';
-import type { ToolHooks } from '../../../src/types.js';
+import type { ExecutionContext, ToolHooks } from '../../../src/types.js';
 import { AsyncMutex } from '../../../src/util/lock.js';
 import { deferred, fakeTool, registeredRepeat } from '../../helpers.js';
 
@@ -51,6 +51,42 @@ describe('callTool: validation and execution', () => {
       /Invalid input for tool "repeat": at "text": .*; at "times": /,
     );
     expect(ran).toBe(false);
+  });
+
+  it('a signal the executor first asks for after its call ended is already aborted', async () => {
+    let kept: ExecutionContext | undefined;
+    const tool = fakeTool('keeper', 'custom', 'custom', {
+      run: async (_input, execution) => {
+        kept = execution;
+        return { content: [{ type: 'text', text: 'done' }] };
+      },
+    });
+    const outcome = await callTool(tool, 't', {}, ctx());
+    expect(outcome.status).toBe('ok');
+    const signal = kept?.signal;
+    expect(signal?.aborted).toBe(true);
+    expect((signal?.reason as Error | undefined)?.message).toBe('call ended');
+  });
+
+  it('an executor may take progress and log out of its context and still reach the observer', async () => {
+    const events: string[] = [];
+    const tool = fakeTool('loose', 'custom', 'custom', {
+      run: async (_input, execution) => {
+        if (execution === undefined) throw new Error('no execution context');
+        const { progress, log } = execution;
+        progress(1, 2, 'half');
+        log.info('hello');
+        return { content: [{ type: 'text', text: 'done' }] };
+      },
+    });
+    const observer = {
+      progress: (done: number, total?: number, message?: string) =>
+        events.push(`${done}/${total} ${message}`),
+      log: (level: string, message: string) => events.push(`${level} ${message}`),
+    };
+    const outcome = await callTool(tool, 't', {}, ctx([], { observer }));
+    expect(outcome.status).toBe('ok');
+    expect(events).toEqual(['1/2 half', 'info hello']);
   });
 
   it('turns an executor throw into an error result with its message', async () => {
