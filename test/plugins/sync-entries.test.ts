@@ -1,7 +1,7 @@
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { DEFAULT_SANDBOX_LIMITS, type ToolHost } from '@toolhost/host';
-import { bundlePlugin, ProcessSandbox } from '@toolhost/host/internal';
+import { bundlePlugin, type InlineSandbox, ProcessSandbox } from '@toolhost/host/internal';
 import { afterEach, describe, expect, it } from 'vitest';
 import { hostFor, project, textOf } from './project.js';
 
@@ -103,6 +103,30 @@ describe('the executor heartbeat and sync entries', () => {
       expect(sandbox.generation).toBe(generation);
     } finally {
       await sandbox.close();
+    }
+  });
+});
+
+describe('sync entries that reply within the entry', () => {
+  it('sequential calls of a quick tool mostly finish inside their sync entry (inline)', async () => {
+    const made = await project(['healthy']);
+    const host = await hostFor(made.root, { sandbox: 'inline' });
+    try {
+      const session = host.session();
+      // A caller that awaits each call and makes the next one at once: the next entry must not
+      // start while the previous reply's callback still holds the isolate (it would then miss
+      // its own reply, and so would every call after it).
+      for (let i = 0; i < 300; i++) {
+        expect(textOf((await session.call('healthy_echo', { text: `${i}` })).result)).toBe(`echo: ${i}`);
+      }
+      const sandbox = host.sandbox as InlineSandbox;
+      const { inEntry, waited } = sandbox.replyStats();
+      expect(inEntry + waited).toBe(300);
+      // The first call, and a few after V8 recompiles the hot code, go the async way.
+      expect(inEntry).toBeGreaterThan(200);
+    } finally {
+      await host.close();
+      await made.cleanup();
     }
   });
 });

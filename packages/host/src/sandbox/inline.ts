@@ -120,6 +120,11 @@ export class InlineSandbox implements Sandbox {
     return () => {};
   }
 
+  /** How calls got their replies: within their sync entry, or by waiting. */
+  replyStats(): { inEntry: number; waited: number } {
+    return this.#pool.replyStats();
+  }
+
   async isolateCount(): Promise<number> {
     return this.#pool.liveIsolates;
   }

@@ -172,21 +172,21 @@ export class IsolatePool {
     // Counted at once: a reload that retires this generation meanwhile waits for this call.
     generation.inFlight += 1;
     this.#calls.set(callId, handlers);
-    let onAbort: (() => void) | undefined;
     try {
-      const isolate = await this.#isolateOf(generation);
+      // The isolate already running (the common case) without a detour through a promise.
+      const started = generation.started;
+      const isolate =
+        started !== undefined && started.from === generation.isolate && !started.isolate.disposed
+          ? started.isolate
+          : await this.#isolateOf(generation);
       if ('error' in isolate) return { kind: 'limit', limit: 'crashed', message: isolate.error };
       // A caller that gave up before the plugin started gets nothing run on its behalf.
       if (signal?.aborted)
         return { kind: 'limit', limit: 'cancelled', message: 'the call was cancelled before it started' };
-      const abort = () => isolate.abort(callId, String(signal?.reason ?? 'cancelled'));
-      onAbort = abort;
-      signal?.addEventListener('abort', abort, { once: true });
       const outcome = await invoke(isolate);
       if (isolate.disposed) this.#live.delete(isolate);
       return outcome;
     } finally {
-      if (onAbort !== undefined) signal?.removeEventListener('abort', onAbort);
       this.#calls.delete(callId);
       generation.inFlight -= 1;
       this.#releaseIfDrained(generation);
@@ -199,11 +199,22 @@ export class IsolatePool {
     handlers: CallHandlers,
     signal?: AbortSignal,
   ): Promise<IsolateOutcome<CallReply>> {
-    return this.#run(key, request.callId, handlers, signal, (isolate) => isolate.call(request));
+    return this.#run(key, request.callId, handlers, signal, (isolate) => isolate.call(request, signal));
   }
 
   hook(key: string, request: HookRequest, handlers: CallHandlers): Promise<IsolateOutcome<HookReply>> {
     return this.#run(key, request.callId, handlers, undefined, (isolate) => isolate.hook(request));
+  }
+
+  /** How the calls of the live isolates got their replies (see `PluginIsolate.replies`). */
+  replyStats(): { inEntry: number; waited: number } {
+    let inEntry = 0;
+    let waited = 0;
+    for (const isolate of this.#live) {
+      inEntry += isolate.replies.inEntry;
+      waited += isolate.replies.waited;
+    }
+    return { inEntry, waited };
   }
 
   /** Isolates alive now, including retired ones still draining. */

@@ -42,14 +42,23 @@ const ABORT_GRACE_MS = 50;
 /**
  * Sync entries. A call or hook is entered with `applySync` — its reply often arrives before the
  * entry returns, with no thread hand-off, timer or promise — once its tool has shown it is quick:
- * its first call runs on the async path, and if the isolate spent under {@link PROMOTE_CPU_MS} of
- * CPU on it (with no other call running there), the tool goes sync. A sync entry that holds the
- * thread longer than {@link DEMOTE_MS} sends its tool back to the async path for the life of the
- * isolate, so a tool stalls its process at most once per version, and never past its CPU budget
- * (`cpuMs`, the sync entry's timeout).
+ * a call on the async path for which the isolate spent under {@link PROMOTE_CPU_MS} of CPU (with
+ * no other call running there) sends its tool to the sync path. A sync entry that holds the
+ * thread longer than {@link DEMOTE_MS} sends its tool back to the async path. "Longer" counts the
+ * isolate's own CPU time as well as the clock: on a busy machine a quick entry can be descheduled
+ * for milliseconds, and that is no reason to slow its tool down.
+ *
+ * How often a tool may stall its thread, per isolate: once for as long as its CPU budget (`cpuMs`,
+ * the sync entry's timeout), after which it stays async; and besides, at most
+ * {@link MAX_SHORT_STALLS} times for under {@link SHORT_STALL_MS} each, after which it may be
+ * promoted again. The short ones are V8 at work inside a quick tool — its optimizing compiler
+ * tiers up the hot code once, a few hundred calls in, and a garbage collection runs now and then —
+ * and sending the tool to the slow path for good on the first of them would cost every later call.
  */
 const PROMOTE_CPU_MS = 2;
 const DEMOTE_MS = 5;
+const SHORT_STALL_MS = 50;
+const MAX_SHORT_STALLS = 8;
 
 type EntryRef = ivm.Reference<(...args: unknown[]) => unknown>;
 
@@ -105,12 +114,25 @@ export class PluginIsolate {
   readonly #waiting = new Map<string, (outcome: string | LimitBreach) => void>();
   /** How each tool (or hook phase) is entered: `sync` once it proved quick, `async` after a long entry. */
   readonly #mode = new Map<string, 'sync' | 'async'>();
+  /** Short stalls of each tool's sync entries so far (see {@link MAX_SHORT_STALLS}). */
+  readonly #shortStalls = new Map<string, number>();
   /** The mode key of each call in flight, for its capability replies (`settle`). */
   readonly #callKey = new Map<string, string>();
   #breach: LimitBreach | undefined;
   #active = 0;
+  /**
+   * Async entries (`apply`) not yet settled. No sync entry starts while one runs: the isolate's
+   * thread may be calling back into this one, and a sync entry would wait for its lock (deadlock).
+   */
+  #asyncEntries = 0;
   #watchdog: NodeJS.Timeout | undefined;
   readonly #callCpuStart = new Map<string, bigint>();
+
+  /**
+   * How calls and hooks got their replies: within their sync entry, or by waiting (the async
+   * path, capability round trips). For tests and benchmarks: a quick tool should mostly do the first.
+   */
+  readonly replies = { inEntry: 0, waited: 0 };
 
   /**
    * Set in the executor process: when V8 loses control of an isolate, end the process at once (the
@@ -222,6 +244,16 @@ export class PluginIsolate {
     script.release();
   }
 
+  /** Counts an async entry while it runs (see {@link #asyncEntries}). */
+  #tracked<T>(entered: Promise<T>): Promise<T> {
+    this.#asyncEntries += 1;
+    const done = () => {
+      this.#asyncEntries -= 1;
+    };
+    entered.then(done, done);
+    return entered;
+  }
+
   get disposed(): boolean {
     return this.#isolate.isDisposed;
   }
@@ -233,11 +265,13 @@ export class PluginIsolate {
     try {
       const text = await this.#guard(
         () =>
-          entry.describe.apply(undefined, [configJson], {
-            arguments: { copy: true },
-            result: { promise: true, copy: true },
-            timeout: this.#limits.timeoutMs,
-          }) as Promise<unknown>,
+          this.#tracked(
+            entry.describe.apply(undefined, [configJson], {
+              arguments: { copy: true },
+              result: { promise: true, copy: true },
+              timeout: this.#limits.timeoutMs,
+            }) as Promise<unknown>,
+          ),
         'describe',
       );
       return typeof text === 'string'
@@ -248,8 +282,9 @@ export class PluginIsolate {
     }
   }
 
-  call(request: CallRequest): Promise<IsolateOutcome<CallReply>> {
-    return this.#begin('call', `call:${request.toolName}`, request.callId, JSON.stringify(request));
+  /** Runs a call; `signal` aborts the call's `ctx.signal` in the isolate while the host waits for it. */
+  call(request: CallRequest, signal?: AbortSignal): Promise<IsolateOutcome<CallReply>> {
+    return this.#begin('call', `call:${request.toolName}`, request.callId, JSON.stringify(request), signal);
   }
 
   hook(request: HookRequest): Promise<IsolateOutcome<HookReply>> {
@@ -266,6 +301,7 @@ export class PluginIsolate {
     key: string,
     callId: string,
     json: string,
+    signal?: AbortSignal,
   ): Promise<IsolateOutcome<R>> {
     if (this.#breach !== undefined) return this.#breach;
     const entry = this.#entry;
@@ -274,12 +310,19 @@ export class PluginIsolate {
     let wake: ((outcome: string | LimitBreach) => void) | undefined;
     this.#waiting.set(callId, (outcome) => {
       settled = outcome;
-      wake?.(outcome);
+      // Never resume the host inside the isolate's callback: Node runs the host's microtasks when
+      // the callback returns, so the caller's next call would enter this isolate while it is
+      // still locked by the entry that replied — nested, without its own microtask checkpoint —
+      // and every later sync entry would miss its reply too. A turn later, the isolate is free.
+      if (wake !== undefined) setImmediate(wake, outcome);
     });
     this.#callKey.set(callId, key);
-    const sync = this.#mode.get(key) === 'sync';
+    const sync = this.#mode.get(key) === 'sync' && this.#asyncEntries === 0;
     const cpuBefore = sync ? 0n : this.#isolate.cpuTime;
     const alone = this.#active === 0;
+    // Listened to only while the host waits: a call that finishes within its sync entry never
+    // touches the signal (adding and removing an abort listener costs more than the entry).
+    let onAbort: (() => void) | undefined;
     try {
       if (sync) {
         if (
@@ -289,13 +332,24 @@ export class PluginIsolate {
         ) {
           return this.#breach ?? GONE;
         }
-        if (settled !== undefined) return outcomeOf<R>(settled);
+        if (settled !== undefined) {
+          this.replies.inEntry += 1;
+          return outcomeOf<R>(settled);
+        }
       } else {
-        entry.begin
-          .apply(undefined, [kind, json], { arguments: { copy: true }, timeout: this.#limits.timeoutMs })
-          .catch((error: unknown) => {
-            if (!this.#isolate.isDisposed) this.#fail(breachOf(error, this.#limits));
-          });
+        this.#tracked(
+          entry.begin.apply(undefined, [kind, json], {
+            arguments: { copy: true },
+            timeout: this.#limits.timeoutMs,
+          }),
+        ).catch((error: unknown) => {
+          if (!this.#isolate.isDisposed) this.#fail(breachOf(error, this.#limits));
+        });
+      }
+      this.replies.waited += 1;
+      if (signal !== undefined) {
+        onAbort = () => this.abort(callId, String(signal.reason ?? 'cancelled'));
+        signal.addEventListener('abort', onAbort, { once: true });
       }
       const outcome = await this.#guard(
         () =>
@@ -313,6 +367,7 @@ export class PluginIsolate {
     } catch (error) {
       return this.#breachFrom(error);
     } finally {
+      if (onAbort !== undefined) signal?.removeEventListener('abort', onAbort);
       this.#waiting.delete(callId);
       this.#callKey.delete(callId);
     }
@@ -329,6 +384,7 @@ export class PluginIsolate {
    */
   #enterSync(key: string, run: () => unknown): boolean {
     const started = performance.now();
+    const cpuBefore = this.#isolate.cpuTime;
     try {
       run();
     } catch (error) {
@@ -343,9 +399,22 @@ export class PluginIsolate {
       if (!this.#isolate.isDisposed || this.#breach === undefined) this.#fail(breach);
       return false;
     } finally {
-      if (performance.now() - started > DEMOTE_MS) this.#mode.set(key, 'async');
+      // Long by the clock and by the isolate's own CPU: a process that was merely descheduled
+      // (a busy machine) or a host-side pause does not demote a quick tool.
+      if (performance.now() - started > DEMOTE_MS && !this.#isolate.isDisposed) {
+        const cpuMs = Number(this.#isolate.cpuTime - cpuBefore) / 1e6;
+        if (cpuMs > DEMOTE_MS) this.#demote(key, cpuMs);
+      }
     }
     return true;
+  }
+
+  /** After a long sync entry: async for good, or (a short stall, not too many) until it proves quick again. */
+  #demote(key: string, cpuMs: number): void {
+    const stalls = (this.#shortStalls.get(key) ?? 0) + 1;
+    this.#shortStalls.set(key, stalls);
+    if (cpuMs < SHORT_STALL_MS && stalls <= MAX_SHORT_STALLS) this.#mode.delete(key);
+    else this.#mode.set(key, 'async');
   }
 
   #breachFrom(error: unknown): LimitBreach {
@@ -357,9 +426,11 @@ export class PluginIsolate {
 
   /** Aborts `ctx.signal` of a call in this isolate (best effort: the isolate may be gone). */
   abort(callId: string, reason: string): void {
-    this.#entry?.abort
-      .apply(undefined, [callId, reason], { timeout: this.#limits.timeoutMs })
-      .catch(() => {});
+    const entry = this.#entry;
+    if (entry === undefined) return;
+    this.#tracked(entry.abort.apply(undefined, [callId, reason], { timeout: this.#limits.timeoutMs })).catch(
+      () => {},
+    );
   }
 
   /** Aborts a call's `ctx.signal` and waits for it, at most {@link ABORT_GRACE_MS}. */
@@ -372,7 +443,9 @@ export class PluginIsolate {
     });
     try {
       await Promise.race([
-        entry.abort.apply(undefined, [callId, reason], { timeout: ABORT_GRACE_MS }).catch(() => {}),
+        this.#tracked(entry.abort.apply(undefined, [callId, reason], { timeout: ABORT_GRACE_MS })).catch(
+          () => {},
+        ),
         grace,
       ]);
     } finally {
@@ -391,21 +464,21 @@ export class PluginIsolate {
     const entry = this.#entry;
     if (this.#isolate.isDisposed || entry === undefined) return;
     const key = this.#callKey.get(callId);
-    if (key !== undefined && this.#mode.get(key) === 'sync') {
+    if (key !== undefined && this.#mode.get(key) === 'sync' && this.#asyncEntries === 0) {
       this.#enterSync(key, () =>
         entry.settle.applySync(undefined, [requestId, replyJson], SYNC_ARGS(this.#syncBudget())),
       );
       return;
     }
-    entry.settle
-      .apply(undefined, [requestId, replyJson], {
+    this.#tracked(
+      entry.settle.apply(undefined, [requestId, replyJson], {
         arguments: { copy: true },
         timeout: this.#limits.timeoutMs,
-      })
-      .catch((error) => {
-        // A continuation that spins past the timeout breaches like any synchronous loop.
-        if (!this.#isolate.isDisposed) this.#fail(breachOf(error, this.#limits));
-      });
+      }),
+    ).catch((error) => {
+      // A continuation that spins past the timeout breaches like any synchronous loop.
+      if (!this.#isolate.isDisposed) this.#fail(breachOf(error, this.#limits));
+    });
   }
 
   /** Runs one entry call under the wall-clock deadline and the CPU watchdog. */
