@@ -99,12 +99,14 @@ async function served(io: Io, { project, port, watch, supervision }: ServeRun): 
   const tools = host.plan().visible.length;
   const watching = watch ? 'watching for changes' : 'not watching';
   const where =
-    sandbox === 'inline' ? 'isolates in this supervised process' : 'isolates in an executor process';
+    sandbox === 'inline'
+      ? 'plugin isolates in this supervised process'
+      : 'plugin isolates in an executor process';
   await serveUntilStopped(host, io.err, async (): Promise<Served> => {
     if (port !== undefined) {
       const http = await serveHttp(host, { port, version });
       io.err.write(
-        `toolhost: serving ${tools} tools over MCP streamable HTTP at ${http.url} (${watching}; ${where})\n`,
+        `toolhost: serving ${tools} tools over MCP streamable HTTP at ${http.url} (${watching}); ${where}\n`,
       );
       if (supervision !== undefined) report({ t: 'ready' });
       return http;
@@ -121,7 +123,7 @@ async function served(io: Io, { project, port, watch, supervision }: ServeRun): 
           }
         : {}),
     });
-    io.err.write(`toolhost: serving ${tools} tools over MCP stdio (${watching}; ${where})\n`);
+    io.err.write(`toolhost: serving ${tools} tools over MCP stdio (${watching}); ${where}\n`);
     if (supervision !== undefined) report({ t: 'ready' });
     // The client closing stdin ends the session, as a signal does.
     const stdinEnded = new Promise<void>((resolve) => {
