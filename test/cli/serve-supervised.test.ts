@@ -46,7 +46,10 @@ async function connect(plugins: string[], config: unknown) {
     env: cleanEnv() as Record<string, string>,
     stderr: 'pipe',
   });
-  const stderr = new StreamWatch('toolhost serve (stderr)', transport.stderr as unknown as NodeJS.ReadableStream);
+  const stderr = new StreamWatch(
+    'toolhost serve (stderr)',
+    transport.stderr as unknown as NodeJS.ReadableStream,
+  );
   const client = new Client({ name: 'serve-supervised-test', version: '1.0.0' });
   const logs: string[] = [];
   client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => {
