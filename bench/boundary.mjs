@@ -4,7 +4,8 @@
 //
 // Paths, all running the same small echo: the MCP baseline; an in-process custom tool through the
 // full wrapper (`host.session().call`); the echo plugin in an `inline` and in a `process` sandbox;
-// and `toolhost serve` over stdio (default sandbox) called through the SDK client. Method: every
+// and `toolhost serve` over stdio called through the SDK client, in both shapes: isolates in the
+// supervised serve process (the default) and in an executor process (`--sandbox process`). Method: every
 // path gets BENCH_WARMUP sequential warm-up calls, then BENCH_BLOCKS rounds in which each path runs
 // a block of 100 sequential calls (the order rotates each round), for p50/p95; then BENCH_ROUNDS
 // interleaved bursts per path at 64 and at 5,000 calls in flight, for calls/s. CPU per call: this
@@ -286,9 +287,10 @@ async function mcpBaseline() {
   });
 }
 
-async function servePath(root) {
-  const label = 'toolhost serve (stdio)';
-  const server = await stdioClient(label, [TOOLHOST_BIN, 'serve', '--root', root]);
+/** `toolhost serve` over stdio: isolates in the supervised serve process (default), or `--sandbox process`. */
+async function servePath(root, sandbox) {
+  const label = `toolhost serve (stdio, ${sandbox})`;
+  const server = await stdioClient(label, [TOOLHOST_BIN, 'serve', '--root', root, '--sandbox', sandbox]);
   return closingOnError(server.close, async () => {
     const { tools } = await server.client.listTools();
     if (!tools.some((tool) => tool.name === 'echo_text')) {
@@ -296,16 +298,20 @@ async function servePath(root) {
     }
     let pids;
     return {
-      key: 'serve',
-      label: 'toolhost serve, stdio, process sandbox',
-      childLabel: 'serve+executor',
+      key: sandbox === 'inline' ? 'serve' : 'serve-process',
+      label:
+        sandbox === 'inline'
+          ? 'toolhost serve, stdio, inline isolates (default)'
+          : 'toolhost serve, stdio, process sandbox',
+      childLabel: sandbox === 'inline' ? 'supervisor+serve' : 'serve+executor',
       goal: { p50: 2 },
       call: (text) => server.client.callTool({ name: 'echo_text', arguments: { text } }),
       check: textCheck(label, 'echo: ', (result) => result),
-      // `serve` and its executor, looked up once the warm-up has started the executor.
+      // The supervisor and `serve`, or `serve` and its executor, looked up once the warm-up has
+      // started the executor.
       childPids: () => {
         if (server.pid === null) return [];
-        pids ??= [server.pid, ...descendantsOf(server.pid).filter(isExecutor)];
+        pids ??= [server.pid, ...descendantsOf(server.pid)];
         return pids;
       },
       close: server.close,
@@ -633,7 +639,8 @@ try {
       }),
     );
   }
-  paths.push(await servePath(tempRoot));
+  paths.push(await servePath(tempRoot, 'inline'));
+  paths.push(await servePath(tempRoot, 'process'));
 
   enter('warm-up');
   for (const p of paths) await warmUp(p);

@@ -68,15 +68,22 @@ export const HELP = {
     ],
   },
   serve: {
-    usage: 'toolhost serve [--http PORT] [--no-watch] [--root DIR] [--config FILE]',
+    usage:
+      'toolhost serve [--http PORT] [--no-watch] [--sandbox inline|process] [--root DIR] [--config FILE]',
     summary: 'Serves the project over MCP: stdio by default, streamable HTTP on 127.0.0.1 with --http.',
     details: [
       'In stdio mode stdout carries the protocol only; every log line goes to stderr.',
       'Watches plugins/ and the config file unless --no-watch; clients get tools/list_changed.',
+      'Over stdio, plugin isolates run in the serve process by default, under a supervisor that',
+      'restarts it (same stdio, no new initialize) when a plugin makes V8 abort.',
     ],
     options: [
       ['--http PORT', 'Serve streamable HTTP at http://127.0.0.1:PORT/mcp (0: any free port)'],
       ['--no-watch', 'Do not rebuild on changes'],
+      [
+        '--sandbox MODE',
+        "inline: isolates in the supervised serve process (stdio default); process: in an executor process (HTTP default; config 'sandbox' too)",
+      ],
     ],
   },
   new: {

@@ -58,7 +58,7 @@ export async function resolveProject(
 export async function openHost(
   project: Project,
   io: Io,
-  options: Pick<HostOptions, 'watch'> & { cache?: boolean } = {},
+  options: Pick<HostOptions, 'watch'> & { cache?: boolean; sandbox?: 'process' | 'inline' } = {},
 ): Promise<ToolHost> {
   const progress = startProgress(io.err, 'loading plugins');
   try {
@@ -66,7 +66,10 @@ export async function openHost(
       root: project.root,
       ...(project.configGiven ? { config: project.configFile } : {}),
       watch: options.watch ?? false,
-      plugins: { ...(options.cache === undefined ? {} : { cache: options.cache }) },
+      plugins: {
+        ...(options.cache === undefined ? {} : { cache: options.cache }),
+        ...(options.sandbox === undefined ? {} : { sandbox: options.sandbox }),
+      },
     });
   } finally {
     progress.stop();

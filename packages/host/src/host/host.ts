@@ -150,6 +150,14 @@ export class ToolHost {
     return this.#plugins?.sandbox;
   }
 
+  /**
+   * Charges a death of a process that ran `pluginId` inline to the version loaded now (plumbing
+   * for the `serve` supervisor, which restarts that process); true when it starts a quarantine.
+   */
+  chargePluginCrash(pluginId: string, message: string): boolean {
+    return this.#plugins?.chargeCrash(pluginId, message) ?? false;
+  }
+
   /** Adds a custom tool; the Map is rebuilt. The disposer removes it (and rebuilds). */
   addTool(definition: ToolDefinition): Disposer {
     return this.#api.addTool(definition);

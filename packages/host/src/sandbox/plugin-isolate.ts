@@ -141,6 +141,12 @@ export class PluginIsolate {
    */
   static abortOnCatastrophe = false;
 
+  /**
+   * With {@link abortOnCatastrophe}: runs synchronously just before that abort, the process's last
+   * word (the supervised `serve` process answers its requests in flight and names the plugins).
+   */
+  static onCatastrophe: ((message: string) => void) | undefined;
+
   private constructor(limits: SandboxLimits) {
     this.#limits = limits;
     this.#isolate = new ivm.Isolate({
@@ -148,6 +154,11 @@ export class PluginIsolate {
       ...(PluginIsolate.abortOnCatastrophe
         ? {
             onCatastrophicError: (message: string) => {
+              try {
+                PluginIsolate.onCatastrophe?.(message);
+              } catch {
+                // Nothing may stand between a lost isolate and the abort.
+              }
               process.stderr.write(`toolhost executor: catastrophic isolate error: ${message}\n`);
               process.abort();
             },

@@ -1,40 +1,136 @@
+import type { ToolHost } from '../../host/host.js';
 import { serveHttp } from '../../serve/http.js';
+import {
+  abortWithLastWords,
+  applyCharges,
+  type RequestId,
+  report,
+  SANDBOX_ENV,
+  type Supervision,
+  supervisionOf,
+} from '../../serve/reports.js';
 import { serveStdio } from '../../serve/stdio.js';
-import { COMMON_OPTIONS, parseCommand, portOf } from '../args.js';
+import { supervise } from '../../serve/supervisor.js';
+import { COMMON_OPTIONS, parseCommand, portOf, UsageError } from '../args.js';
 import type { Io } from '../io.js';
 import { openHost, resolveProject } from '../project.js';
-import { serveUntilStopped } from '../running.js';
+import { SNAPSHOT_FLAG } from '../restart.js';
+import { type Served, serveUntilStopped } from '../running.js';
 import { EXIT } from '../types.js';
 import { version } from '../version.js';
 
+type Sandbox = 'process' | 'inline';
+
+function sandboxOf(flag: string | undefined): Sandbox | undefined {
+  if (flag === undefined || flag === 'process' || flag === 'inline') return flag;
+  throw new UsageError(`--sandbox must be "process" or "inline", not ${JSON.stringify(flag)}`);
+}
+
+/**
+ * `toolhost serve`. Where isolates live: `--sandbox`, else the config's `sandbox`, else `inline`
+ * over stdio (the serve process is already apart from the agent: isolates run in it, and a
+ * supervisor restarts it when a plugin makes V8 abort) and `process` over HTTP (a restart would
+ * lose every HTTP session). `process` keeps the executor process and no supervisor.
+ */
 export async function serve(argv: readonly string[], io: Io): Promise<number> {
   const { values } = parseCommand('serve', argv, {
     ...COMMON_OPTIONS,
     http: { type: 'string' },
     'no-watch': { type: 'boolean' },
+    sandbox: { type: 'string' },
   });
   const port = values.http === undefined ? undefined : portOf('--http', values.http);
   const watch = values['no-watch'] !== true;
-  const project = await resolveProject(values);
-  const host = await openHost(project, io, { watch });
+  const flag = sandboxOf(values.sandbox);
+  const project = await resolveProject(values, { forHost: false });
+  const supervision = supervisionOf(process.env);
+  if (supervision !== undefined) return served(io, { project, port, watch, supervision });
+  const configured = project.config.ok ? project.config.config.sandbox : undefined;
+  const sandbox = flag ?? configured ?? (port === undefined ? 'inline' : 'process');
+  if (sandbox === 'process') return served(io, { project, port, watch, supervision: undefined });
+  return superviseServe(argv, io);
+}
+
+/** Runs this same command as a supervised child with isolates inline; resolves with its exit code. */
+async function superviseServe(argv: readonly string[], io: Io): Promise<number> {
+  const script = process.argv[1] ?? '';
+  const supervisor = supervise({
+    command: process.execPath,
+    args: [SNAPSHOT_FLAG, ...process.execArgv.filter((a) => a !== SNAPSHOT_FLAG), script, 'serve', ...argv],
+    log: (line) => io.err.write(`${line}\n`),
+  });
+  const signals = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
+  const onSignal = (signal: NodeJS.Signals) => supervisor.stop(signal);
+  for (const signal of signals) process.on(signal, onSignal);
+  try {
+    return await supervisor.done;
+  } finally {
+    for (const signal of signals) process.off(signal, onSignal);
+  }
+}
+
+interface ServeRun {
+  readonly project: Awaited<ReturnType<typeof resolveProject>>;
+  readonly port: number | undefined;
+  readonly watch: boolean;
+  /** Set in a process a supervisor runs: isolates inline, reports on fd 3. */
+  readonly supervision: Supervision | undefined;
+}
+
+async function served(io: Io, { project, port, watch, supervision }: ServeRun): Promise<number> {
+  // Under a supervisor the sandbox is its call: `inline`, or `process` after a crash at load.
+  const sandbox: Sandbox | undefined =
+    supervision === undefined ? 'process' : process.env[SANDBOX_ENV] === 'process' ? 'process' : 'inline';
+  const inFlight = supervision === undefined ? undefined : new Map<RequestId, string | undefined>();
+  let opened: ToolHost | undefined;
+  if (inFlight !== undefined) abortWithLastWords(() => opened, inFlight);
+  const host = await openHost(project, io, { watch, sandbox });
+  opened = host;
+  const quarantined = supervision === undefined ? [] : applyCharges(host, supervision.charges);
+  if (quarantined.length > 0) {
+    // The quarantine rebuilds the Map: serve the plan without those plugins' tools.
+    await new Promise<void>((resolve) => {
+      const off = host.on('change', () => {
+        off();
+        resolve();
+      });
+    });
+  }
   const tools = host.plan().visible.length;
   const watching = watch ? 'watching for changes' : 'not watching';
-  await serveUntilStopped(host, io.err, async () => {
+  const where =
+    sandbox === 'inline'
+      ? 'plugin isolates in this supervised process'
+      : 'plugin isolates in an executor process';
+  await serveUntilStopped(host, io.err, async (): Promise<Served> => {
     if (port !== undefined) {
-      const served = await serveHttp(host, { port, version });
+      const http = await serveHttp(host, { port, version });
       io.err.write(
-        `toolhost: serving ${tools} tools over MCP streamable HTTP at ${served.url} (${watching})\n`,
+        `toolhost: serving ${tools} tools over MCP streamable HTTP at ${http.url} (${watching}); ${where}\n`,
       );
-      return served;
+      if (supervision !== undefined) report({ t: 'ready' });
+      return http;
     }
-    const served = await serveStdio(host, { version });
-    io.err.write(`toolhost: serving ${tools} tools over MCP stdio (${watching})\n`);
+    const restarted = (supervision?.restart ?? 0) > 0;
+    const stdio = await serveStdio(host, {
+      version,
+      ...(inFlight === undefined ? {} : { inFlight }),
+      ...(restarted
+        ? {
+            announce:
+              'toolhost serve restarted after a crash (a plugin made V8 abort or the process died); ' +
+              'requests that were in flight failed; the tool list may have changed',
+          }
+        : {}),
+    });
+    io.err.write(`toolhost: serving ${tools} tools over MCP stdio (${watching}); ${where}\n`);
+    if (supervision !== undefined) report({ t: 'ready' });
     // The client closing stdin ends the session, as a signal does.
     const stdinEnded = new Promise<void>((resolve) => {
       process.stdin.once('end', resolve);
       process.stdin.once('close', resolve);
     });
-    return { close: served.close, stopped: Promise.race([served.closed, stdinEnded]) };
+    return { close: stdio.close, stopped: Promise.race([stdio.closed, stdinEnded]) };
   });
   return EXIT.ok;
 }

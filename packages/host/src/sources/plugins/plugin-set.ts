@@ -124,6 +124,11 @@ export class PluginSet {
    * replaced version's death says nothing about the current code). True when it starts the
    * plugin's quarantine: `loads()` has changed.
    */
+  /** The version of `pluginId` loaded now (its lease), if it is loaded. */
+  currentVersion(pluginId: string): number | undefined {
+    return this.#entries.get(pluginId)?.load?.lease?.version;
+  }
+
   recordCrash(crash: SandboxCrash): boolean {
     const load = this.#entries.get(crash.pluginId)?.load;
     if (load?.lease?.version !== crash.version || load.fingerprint === undefined) return false;

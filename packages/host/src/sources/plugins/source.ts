@@ -86,10 +86,21 @@ export class PluginSource implements SourceAdapter {
    * An executor death charged to a plugin; the third one quarantines it. Recorded at once, so no
    * call starts there after it (the tools refuse); the rebuild that hides the tools follows.
    */
-  #onCrash(crash: SandboxCrash): void {
-    if (this.#closed || !this.#set.recordCrash(crash)) return;
+  #onCrash(crash: SandboxCrash): boolean {
+    if (this.#closed || !this.#set.recordCrash(crash)) return false;
     this.#loads = this.#set.loads();
     this.#changed.emit(`quarantine:${crash.pluginId}`);
+    return true;
+  }
+
+  /**
+   * A death no sandbox here saw: the supervised `serve` process that ran `pluginId` inline died,
+   * and its successor hears of it from the supervisor. Charged to the version loaded now, as an
+   * executor death is; true when that starts the plugin's quarantine.
+   */
+  chargeCrash(pluginId: string, message: string): boolean {
+    const version = this.#set.currentVersion(pluginId);
+    return version !== undefined && this.#onCrash({ pluginId, version, message });
   }
 
   contributions(): readonly ToolSource[] {

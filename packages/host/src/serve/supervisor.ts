@@ -1,0 +1,201 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { createInterface } from 'node:readline';
+import {
+  CRASHES_ENV,
+  type CrashCharges,
+  RESTART_ENV,
+  SANDBOX_ENV,
+  type ServeReport,
+  SUPERVISED_ENV,
+} from './reports.js';
+
+/** How a supervisor restarts its child; every field has a default. */
+export interface SupervisorOptions {
+  /** The child: a program and its arguments (the `serve` command run by this Node). */
+  readonly command: string;
+  readonly args: readonly string[];
+  /** The child's environment; default `process.env`. The supervisor adds its own variables. */
+  readonly env?: NodeJS.ProcessEnv;
+  /** Where the supervisor's lines go (stderr: stdout belongs to the protocol). */
+  readonly log: (line: string) => void;
+  /** Delay before the first restart, ms, doubled after each crash up to `maxMs`; default 100 / 5 000. */
+  readonly backoff?: { readonly initialMs: number; readonly maxMs: number };
+  /** Gives up after `crashes` abnormal exits within `windowMs`; default 5 within 60 000 ms. */
+  readonly crashLoop?: { readonly crashes: number; readonly windowMs: number };
+}
+
+/** What a supervisor reports: its child's pid changes, for tests and diagnostics. */
+export interface Supervisor {
+  /** The running child's pid, undefined between a crash and its restart. */
+  readonly pid: number | undefined;
+  /** The exit code the supervisor's process should end with. */
+  readonly done: Promise<number>;
+  /** Passes a signal on to the child; no restart follows its exit. */
+  stop(signal: NodeJS.Signals): void;
+}
+
+const SIGNAL_NUMBERS: Partial<Record<NodeJS.Signals, number>> = {
+  SIGHUP: 1,
+  SIGINT: 2,
+  SIGABRT: 6,
+  SIGKILL: 9,
+  SIGSEGV: 11,
+  SIGTERM: 15,
+};
+
+/**
+ * Runs the `serve` process and restarts it when it dies abnormally. The supervisor owns nothing
+ * but the child: stdin and stdout are the child's own (inherited fds, no hop per message), and the
+ * child reports on fd 3 (`ServeReport` lines) when it is ready, when a plugin made V8 abort, and
+ * when a plugin got quarantined.
+ *
+ * - A child that ends with code 0, or after a signal the supervisor passed on, is not restarted.
+ * - A child that ends before it reported ready is not restarted either: its failure (bad config,
+ *   usage) would only repeat. Its exit code is the supervisor's.
+ * - Any other end (a signal such as SIGABRT, a non-zero code) is a crash: logged on stderr with what
+ *   the client lost, and the child restarts after a backoff. A crash charged to one plugin is passed
+ *   to the next child, which quarantines that plugin after three, as the executor process does.
+ * - `crashLoop.crashes` crashes within `crashLoop.windowMs` end the supervisor with code 1 and a
+ *   message saying so.
+ */
+export function supervise(options: SupervisorOptions): Supervisor {
+  const backoff = options.backoff ?? { initialMs: 100, maxMs: 5_000 };
+  const crashLoop = options.crashLoop ?? { crashes: 5, windowMs: 60_000 };
+  const charges: Record<string, CrashCharges[string]> = {};
+  const crashTimes: number[] = [];
+  let child: ChildProcess | undefined;
+  let stopping: NodeJS.Signals | undefined;
+  let restartTimer: NodeJS.Timeout | undefined;
+  let restarts = 0;
+  /** `inline` until a child dies while loading plugins: then the executor process takes the risk. */
+  let sandbox: 'inline' | 'process' = 'inline';
+  let delay = backoff.initialMs;
+  let finish: (code: number) => void = () => {};
+  const done = new Promise<number>((resolve) => {
+    finish = resolve;
+  });
+
+  const start = () => {
+    restartTimer = undefined;
+    let ready = false;
+    let lastWords: Extract<ServeReport, { t: 'crash' }> | undefined;
+    const env = {
+      ...(options.env ?? process.env),
+      [SUPERVISED_ENV]: '1',
+      [RESTART_ENV]: String(restarts),
+      [CRASHES_ENV]: JSON.stringify(charges),
+      [SANDBOX_ENV]: sandbox,
+    };
+    const spawned = spawn(options.command, [...options.args], {
+      env,
+      stdio: ['inherit', 'inherit', 'inherit', 'pipe'],
+    });
+    child = spawned;
+    const reports = spawned.stdio[3];
+    if (reports !== null && reports !== undefined) {
+      createInterface({ input: reports as NodeJS.ReadableStream }).on('line', (line) => {
+        let report: ServeReport;
+        try {
+          report = JSON.parse(line) as ServeReport;
+        } catch {
+          return;
+        }
+        if (report.t === 'ready') {
+          ready = true;
+        } else if (report.t === 'crash') {
+          lastWords = report;
+        } else if (report.t === 'quarantined') {
+          // Its quarantine now lives in the project's .toolhost/quarantine.json.
+          delete charges[report.pluginId];
+        }
+      });
+    }
+    spawned.once('error', (error) => {
+      options.log(`toolhost serve: cannot start the serve process: ${error.message}`);
+    });
+    spawned.once('close', (code, signal) => {
+      child = undefined;
+      const exitCode = code ?? 128 + (signal === null ? 0 : (SIGNAL_NUMBERS[signal] ?? 0));
+      if (stopping !== undefined || code === 0) {
+        finish(exitCode);
+        return;
+      }
+      if (!ready) {
+        // A plugin that makes V8 abort while it is described would do it again at every start:
+        // the next start describes it in an executor process, which survives that.
+        if (sandbox === 'inline' && (signal !== null || lastWords !== undefined)) {
+          sandbox = 'process';
+          onCrash(
+            `${how(code, signal)} while loading plugins; it restarts with isolates in an executor process`,
+            lastWords,
+          );
+          return;
+        }
+        options.log(`toolhost serve: the serve process ended before it served (${how(code, signal)})`);
+        finish(exitCode === 0 ? 1 : exitCode);
+        return;
+      }
+      onCrash(how(code, signal), lastWords);
+    });
+  };
+
+  const onCrash = (ending: string, lastWords: Extract<ServeReport, { t: 'crash' }> | undefined) => {
+    const now = Date.now();
+    while (crashTimes.length > 0 && (crashTimes[0] ?? now) <= now - crashLoop.windowMs) crashTimes.shift();
+    // A child that outlived the window starts the backoff afresh.
+    if (crashTimes.length === 0) delay = backoff.initialMs;
+    crashTimes.push(now);
+    const cause =
+      lastWords === undefined
+        ? `the serve process died (${ending}); requests in flight were lost (the client hears nothing of them)`
+        : `a plugin made V8 abort (${lastWords.message}) while ${describePlugins(lastWords.plugins)} ran; ` +
+          `the serve process died (${ending}) and answered its ${lastWords.answered} request(s) in flight with an error`;
+    const [only, ...others] = lastWords?.plugins ?? [];
+    if (only !== undefined && others.length === 0) {
+      const previous = charges[only];
+      charges[only] = { count: (previous?.count ?? 0) + 1, message: `the serve process died (${ending})` };
+    }
+    if (crashTimes.length >= crashLoop.crashes) {
+      options.log(
+        `toolhost serve: ${cause}. It crashed ${crashTimes.length} times within ${crashLoop.windowMs / 1000} s: giving up; the client's connection ends now`,
+      );
+      finish(1);
+      return;
+    }
+    restarts += 1;
+    options.log(
+      `toolhost serve: ${cause}. Restarting it in ${delay} ms (restart ${restarts}); the client stays connected, its session state (log level) starts afresh`,
+    );
+    restartTimer = setTimeout(start, delay);
+    delay = Math.min(delay * 2, backoff.maxMs);
+  };
+
+  start();
+  return {
+    get pid() {
+      return child?.pid;
+    },
+    done,
+    stop(signal) {
+      stopping = signal;
+      if (restartTimer !== undefined) {
+        clearTimeout(restartTimer);
+        restartTimer = undefined;
+        finish(0);
+        return;
+      }
+      child?.kill(signal);
+    },
+  };
+}
+
+function how(code: number | null, signal: NodeJS.Signals | null): string {
+  return signal !== null ? `signal ${signal}` : `exit code ${code}`;
+}
+
+function describePlugins(plugins: readonly string[]): string {
+  if (plugins.length === 0) return 'no plugin tool call';
+  return plugins.length === 1
+    ? `plugin "${plugins[0]}"`
+    : `plugins ${plugins.map((p) => `"${p}"`).join(', ')}`;
+}
