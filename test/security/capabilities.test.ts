@@ -504,11 +504,11 @@ describe('ctx.env and capabilities after the call', () => {
         const gate = new Promise<void>((resolve) => { release = resolve; });
         ${
           subvert
-            ? `// Defeat the runtime's own bookkeeping: every unknown call id looks alive.
+            ? `// Defeat the runtime's own bookkeeping: every unknown call id (8 hex digits, a dash, more) looks alive.
         const get = Map.prototype.get;
         Map.prototype.get = function (key: any) {
           const value = get.call(this, key);
-          if (value === undefined && typeof key === 'string' && key.length === 36)
+          if (value === undefined && typeof key === 'string' && /^[0-9a-f]{8}-/.test(key))
             return { ended: false, aborted: false, reason: undefined, listeners: [] };
           return value;
         };`

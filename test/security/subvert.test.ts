@@ -140,7 +140,9 @@ describe('subverting the runtime from plugin code', () => {
             : this;
         },
       });`);
-    expect(s.outcome.result.isError).toBe(true);
+    // An ok reply is serialized from the tool's result, not from an envelope object, so the
+    // forgery finds nothing to replace there: the genuine result, or a clean error elsewhere.
+    if (s.outcome.result.isError !== true) expect(textOf(s.outcome)).toBe('plain');
     expectValidOrCleanError(s.outcome);
     expectValidOrCleanError(s.loadOutcome);
     expect(textOf(s.outcome)).not.toBe('forged');
@@ -171,7 +173,7 @@ describe('subverting the runtime from plugin code', () => {
           return this && this.kind !== undefined ? { kind: 'invalid-input', issues: 'not-an-array' } : this;
         },
       });`);
-    expect(s.outcome.result.isError).toBe(true);
+    if (s.outcome.result.isError !== true) expect(textOf(s.outcome)).toBe('plain');
     expectValidOrCleanError(s.outcome);
     expectValidOrCleanError(s.loadOutcome);
     await expectHealthy(s.session);

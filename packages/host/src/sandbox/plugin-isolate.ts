@@ -334,6 +334,8 @@ export class PluginIsolate {
     // Listened to only while the host waits: a call that finishes within its sync entry never
     // touches the signal (adding and removing an abort listener costs more than the entry).
     let onAbort: (() => void) | undefined;
+    /** The async entry, until it has left the isolate. */
+    let entered: Promise<unknown> | undefined;
     try {
       if (sync) {
         if (
@@ -348,7 +350,7 @@ export class PluginIsolate {
           return outcomeOf<R>(settled);
         }
       } else {
-        this.#tracked(
+        entered = this.#tracked(
           entry.begin.apply(undefined, [kind, json], {
             arguments: { copy: true },
             timeout: this.#limits.timeoutMs,
@@ -370,6 +372,9 @@ export class PluginIsolate {
           }),
         callId,
       );
+      // The reply can come before the entry has left the isolate (a quick tool replies from
+      // within it); the caller's next call should find the isolate free for a sync entry.
+      if (entered !== undefined) await entered;
       // A first call that used little CPU, alone in the isolate: its tool goes sync.
       if (!sync && alone && this.#active === 0 && !this.#mode.has(key) && typeof outcome === 'string') {
         if (Number(this.#isolate.cpuTime - cpuBefore) / 1e6 < PROMOTE_CPU_MS) this.#mode.set(key, 'sync');

@@ -30,6 +30,7 @@ const stringify = JSON.stringify;
 const parse = JSON.parse;
 const hasOwn = Object.hasOwn;
 const PromiseCtor = Promise;
+const PromiseProto = Promise.prototype;
 const promiseThen = Promise.prototype.then;
 const ErrorCtor = Error;
 const StringCtor = String;
@@ -288,7 +289,26 @@ function parseConfig(
   return parsed.success ? { ok: true, value: parsed.data } : { ok: false, issues: issuesOf(parsed) };
 }
 
-async function runCall(req: CallRequest): Promise<CallReply> {
+/**
+ * A reply already serialized (the `ok` reply of a call: its result is serialized once, here, and
+ * leaves as it is). Every other reply is an object that `seal` serializes.
+ */
+type Outgoing = CallReply | HookReply | string;
+
+/** Whether a tool's return value is a promise (or thenable) to wait for. */
+function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return (
+    value !== null &&
+    (typeof value === 'object' || typeof value === 'function') &&
+    typeof (value as { then?: unknown }).then === 'function'
+  );
+}
+
+/**
+ * Runs one call. A tool whose `execute` returns its value (not a promise) is answered at once,
+ * within the host's entry, with no microtask in between; one that returns a promise is awaited.
+ */
+function runCall(req: CallRequest): Outgoing | Promise<Outgoing> {
   const plugin = requirePlugin();
   const tool = plugin.tools.find((t) => t.name === req.toolName);
   if (tool === undefined) return { kind: 'unknown-tool' };
@@ -298,7 +318,20 @@ async function runCall(req: CallRequest): Promise<CallReply> {
   if (!input.success) return { kind: 'invalid-input', issues: issuesOf(input) };
   if (req.checkOnly === true) return { kind: 'valid' };
   const state = calls.get(req.callId) as CallState;
-  const returned = await tool.execute(input.data, contextFor(req, state, config.value));
+  const returned = tool.execute(input.data, contextFor(req, state, config.value));
+  return isThenable(returned) ? settleCall(tool, req, returned) : finishCall(tool, req, returned);
+}
+
+async function settleCall(
+  tool: RegisteredTool,
+  req: CallRequest,
+  returned: PromiseLike<unknown>,
+): Promise<Outgoing> {
+  return finishCall(tool, req, await returned);
+}
+
+/** The reply to a call whose tool returned `returned`: checked against its output schema, serialized. */
+function finishCall(tool: RegisteredTool, req: CallRequest, returned: unknown): Outgoing {
   const result: ToolResult = normalizeToolReturn(returned);
   if (tool.output !== undefined && result.structuredContent !== undefined && result.isError !== true) {
     const checked = tool.output.safeParse(result.structuredContent);
@@ -312,8 +345,8 @@ async function runCall(req: CallRequest): Promise<CallReply> {
       };
     }
   }
-  // A plain copy: getters, proxies and toJSON run here, inside the time limit, not on the host.
-  return { kind: 'ok', result: parse(cappedStringify(result, req.maxResultChars)) as ToolResult };
+  // Serialized here, once: getters, proxies and toJSON run inside the time limit, not on the host.
+  return `{"kind":"ok","result":${cappedStringify(result, req.maxResultChars)}}`;
 }
 
 function endCall(callId: string): void {
@@ -399,28 +432,44 @@ async function runHook(req: HookRequest): Promise<HookReply> {
   };
 }
 
+/** The reply to a call or hook that threw `error`. */
+function failure(error: unknown, maxChars: number): CallReply {
+  return error === TOO_LARGE
+    ? { kind: 'too-large', size: maxChars }
+    : { kind: 'error', message: messageOf(error) };
+}
+
+/** Ends a call or hook and sends its reply as one sealed string. */
+function finish(callId: string, reply: Outgoing, maxChars: number): void {
+  endCall(callId);
+  bridge.reply(callId, typeof reply === 'string' ? reply : seal(reply, maxChars));
+}
+
 /**
- * Runs one call or hook as a tracked call (its signal, its capability requests), turns any throw
- * into an error reply, and serializes the reply inside the isolate.
+ * Runs one call or hook as a tracked call (its signal, its capability requests) and turns any
+ * throw into an error reply. Work that finishes without waiting replies before this returns.
  */
-async function tracked(
-  callId: string,
-  maxChars: number,
-  work: () => Promise<CallReply | HookReply>,
-): Promise<string> {
+function track(callId: string, maxChars: number, work: () => Outgoing | Promise<Outgoing>): void {
   calls.set(callId, { ended: false, aborted: false, reason: undefined, listeners: [] });
-  let reply: CallReply | HookReply;
+  let outcome: Outgoing | Promise<Outgoing>;
   try {
-    reply = await work();
+    outcome = work();
   } catch (error) {
-    reply =
-      error === TOO_LARGE
-        ? { kind: 'too-large', size: maxChars }
-        : { kind: 'error', message: messageOf(error) };
-  } finally {
-    endCall(callId);
+    finish(callId, failure(error, maxChars), maxChars);
+    return;
   }
-  return seal(reply, maxChars);
+  // By its prototype, captured, not `instanceof`: plugin code can redefine Promise[Symbol.hasInstance].
+  if (typeof outcome === 'string' || getPrototypeOf(outcome) !== PromiseProto) {
+    finish(callId, outcome as Outgoing, maxChars);
+    return;
+  }
+  // `then` as captured: plugin code may have replaced Promise.prototype.then by now. The promise
+  // is the runtime's own (an async function's), so it settles exactly once.
+  promiseThen.call(
+    outcome,
+    (reply: Outgoing) => finish(callId, reply, maxChars),
+    (error: unknown) => finish(callId, failure(error, maxChars), maxChars),
+  );
 }
 
 const entry: RuntimeEntry = {
@@ -429,13 +478,7 @@ const entry: RuntimeEntry = {
   begin(kind, requestJson) {
     const req = parse(requestJson) as CallRequest & HookRequest;
     const callId = StringCtor(req.callId);
-    const done =
-      kind === 'hook'
-        ? tracked(callId, req.maxResultChars, () => runHook(req))
-        : tracked(callId, req.maxResultChars, () => runCall(req));
-    // `tracked` never rejects; the reply leaves as one sealed string. (`then` as captured: plugin
-    // code may have replaced Promise.prototype.then by now.)
-    promiseThen.call(done, (text: string) => bridge.reply(callId, text));
+    track(callId, req.maxResultChars, kind === 'hook' ? () => runHook(req) : () => runCall(req));
   },
 
   settle(requestId, replyJson) {

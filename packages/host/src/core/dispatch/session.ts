@@ -118,6 +118,8 @@ interface CallState {
   readonly callable: Map<string, RegisteredTool>;
 }
 
+const CALLABLE: ToolCheck = Object.freeze({ ok: true });
+
 function hiddenMessage(name: string, entry: HiddenToolPlanEntry): string {
   const reasons = entry.diagnostics.map((d) => `${d.reason}: ${d.message}`).join('; ');
   return `Tool "${name}" is not available: ${reasons}`;
@@ -210,7 +212,16 @@ export class Session {
    * `inactive`. The message is written for the model.
    */
   check(name: string): ToolCheck {
-    return this.#resolve(name, this.#snapshot()).check;
+    return this.#callable(name, this.#stateFor(this.#snapshot())).check;
+  }
+
+  /** `name` resolved against `state`: a tool found callable is kept there until the state changes. */
+  #callable(name: string, state: CallState): { check: ToolCheck; tool?: RegisteredTool } {
+    const known = state.callable.get(name);
+    if (known !== undefined) return { check: CALLABLE, tool: known };
+    const resolved = this.#resolve(name, state.snapshot);
+    if (resolved.check.ok && resolved.tool !== undefined) state.callable.set(name, resolved.tool);
+    return resolved;
   }
 
   #resolve(name: string, snapshot: HostSnapshot): { check: ToolCheck; tool?: RegisteredTool } {
@@ -239,7 +250,7 @@ export class Session {
     if (this.#active !== undefined && !this.#active.has(name)) {
       return refuse('inactive', `Tool "${name}" is not active in this session`);
     }
-    return { check: { ok: true }, tool };
+    return { check: CALLABLE, tool };
   }
 
   /**
@@ -253,15 +264,10 @@ export class Session {
     options: CallOptions = {},
   ): Promise<CallOutcome> {
     const state = this.#stateFor(this.#snapshot());
-    let tool = state.callable.get(name);
-    if (tool === undefined) {
-      const resolved = this.#resolve(name, state.snapshot);
-      if (!resolved.check.ok || resolved.tool === undefined) {
-        const message = resolved.check.ok ? `Tool "${name}" cannot be called` : resolved.check.message;
-        return { result: errorResult(message), status: 'blocked', durationMs: 0 };
-      }
-      tool = resolved.tool;
-      state.callable.set(name, tool);
+    const { check, tool } = this.#callable(name, state);
+    if (!check.ok || tool === undefined) {
+      const message = check.ok ? `Tool "${name}" cannot be called` : check.message;
+      return { result: errorResult(message), status: 'blocked', durationMs: 0 };
     }
     const { signal, observer } = options;
     const ctx =

@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import type { HiddenToolPlanEntry, ToolDescriptor, ToolResult } from '@toolhost/plugin-sdk';
 import type { CallReply, PluginManifest, ToolManifest } from '@toolhost/plugin-sdk/protocol';
 import * as z from 'zod';
@@ -130,6 +130,17 @@ export interface LoadedPlugin {
   readonly hookScope: 'own' | 'all';
 }
 
+/**
+ * Call ids pair a call with its replies, aborts and capability requests in a sandbox: unique in
+ * this process, which every sandbox of it serves (a random prefix, then a counter).
+ */
+const callIdPrefix = `${randomBytes(4).toString('hex')}-`;
+let callIdCounter = 0;
+function nextCallId(): string {
+  callIdCounter += 1;
+  return callIdPrefix + callIdCounter.toString(36);
+}
+
 const NO_SINKS: CallSinks = { log: () => {}, progress: () => {} };
 
 /** The registered tools of a loaded plugin; their executors call into its isolate. */
@@ -146,7 +157,7 @@ export function pluginTools(plugin: LoadedPlugin): RegisteredTool[] {
         plugin.id,
         plugin.version,
         {
-          callId: randomUUID(),
+          callId: nextCallId(),
           toolName: tool.name,
           toolUseId: call.toolUseId,
           sessionId: call.sessionId,
@@ -206,7 +217,7 @@ export function pluginHooks(plugin: LoadedPlugin): ToolHooks | undefined {
       plugin.id,
       plugin.version,
       {
-        callId: randomUUID(),
+        callId: nextCallId(),
         phase,
         event,
         config: plugin.config ?? null,
