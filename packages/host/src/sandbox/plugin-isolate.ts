@@ -65,9 +65,10 @@ function SYNC_ARGS(timeout: number) {
   return { arguments: { copy: true }, timeout } as const;
 }
 
-/** A reply's text parsed, or the breach that ended the call instead. */
-function outcomeOf<R>(outcome: string | LimitBreach): IsolateOutcome<R> {
-  return typeof outcome === 'string' ? { kind: 'reply', reply: JSON.parse(outcome) as R } : outcome;
+/** A reply's text parsed (or left as text when `raw`), or the breach that ended the call instead. */
+function outcomeOf<R>(outcome: string | LimitBreach, raw: boolean): IsolateOutcome<R> {
+  if (typeof outcome !== 'string') return outcome;
+  return { kind: 'reply', reply: (raw ? outcome : JSON.parse(outcome)) as R };
 }
 
 /** Maps an isolated-vm failure to the limit it means. */
@@ -249,11 +250,20 @@ export class PluginIsolate {
   }
 
   call(request: CallRequest): Promise<IsolateOutcome<CallReply>> {
-    return this.#begin('call', `call:${request.toolName}`, request.callId, JSON.stringify(request));
+    return this.#begin('call', `call:${request.toolName}`, request.callId, JSON.stringify(request), false);
   }
 
   hook(request: HookRequest): Promise<IsolateOutcome<HookReply>> {
-    return this.#begin('hook', `hook:${request.phase}`, request.callId, JSON.stringify(request));
+    return this.#begin('hook', `hook:${request.phase}`, request.callId, JSON.stringify(request), false);
+  }
+
+  /**
+   * A call or hook whose request is already JSON, answered with the reply's JSON text as the
+   * runtime wrote it (the executor process passes both through; the host parses the reply).
+   * `name` is the tool's name for a call, the phase for a hook.
+   */
+  text(kind: 'call' | 'hook', name: string, callId: string, json: string): Promise<IsolateOutcome<string>> {
+    return this.#begin(kind, `${kind}:${name}`, callId, json, true);
   }
 
   /**
@@ -266,6 +276,7 @@ export class PluginIsolate {
     key: string,
     callId: string,
     json: string,
+    raw: boolean,
   ): Promise<IsolateOutcome<R>> {
     if (this.#breach !== undefined) return this.#breach;
     const entry = this.#entry;
@@ -289,7 +300,7 @@ export class PluginIsolate {
         ) {
           return this.#breach ?? GONE;
         }
-        if (settled !== undefined) return outcomeOf<R>(settled);
+        if (settled !== undefined) return outcomeOf<R>(settled, raw);
       } else {
         entry.begin
           .apply(undefined, [kind, json], { arguments: { copy: true }, timeout: this.#limits.timeoutMs })
@@ -309,7 +320,7 @@ export class PluginIsolate {
       if (!sync && alone && this.#active === 0 && !this.#mode.has(key) && typeof outcome === 'string') {
         if (Number(this.#isolate.cpuTime - cpuBefore) / 1e6 < PROMOTE_CPU_MS) this.#mode.set(key, 'sync');
       }
-      return outcomeOf<R>(outcome);
+      return outcomeOf<R>(outcome, raw);
     } catch (error) {
       return this.#breachFrom(error);
     } finally {

@@ -1,4 +1,5 @@
-import { type ChildProcess, fork } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
+import type { Socket } from 'node:net';
 import type {
   CallReply,
   CallRequest,
@@ -7,6 +8,7 @@ import type {
   HookRequest,
 } from '@toolhost/plugin-sdk/protocol';
 import { builtEntry } from '../util/package.js';
+import { type Frame, FrameReader, FrameWriter } from './channel.js';
 import { callHandlers } from './inline.js';
 import type { FromExecutor, ToExecutor } from './ipc.js';
 import type { CallHandlers } from './isolate-pool.js';
@@ -42,18 +44,27 @@ export interface ProcessSandboxOptions {
  */
 const MAX_SENDS = 3;
 
+const PING = JSON.stringify({ t: 'ping', id: 0 } satisfies ToExecutor);
+
 type Outcome = SandboxOutcome<unknown> | { kind: 'count'; count: number };
 
 /** One executor process and what the host knows of it. */
 interface Executor {
   readonly child: ChildProcess;
+  /** Its end of the channel (the child's fd 3) and the frames queued for it. */
+  readonly channel: Socket;
+  readonly writer: FrameWriter;
   /** 1 for the first process of this sandbox, then one more per restart. */
   readonly generation: number;
   ready: boolean;
+  /** The channel still carries messages both ways. */
+  open: boolean;
   /** How it ended (`exit code 1`, `signal SIGABRT`), once it has. */
   ended?: string;
   /** Why the host killed it, when it did. */
-  killedBy?: 'heartbeat' | 'startup';
+  killedBy?: 'heartbeat' | 'startup' | 'protocol';
+  /** What was wrong with what it sent, when the host killed it for that. */
+  protocolError?: string;
   startup?: NodeJS.Timeout;
   lastPong: number;
 }
@@ -61,7 +72,9 @@ interface Executor {
 /** A request waiting for its reply. */
 interface Pending {
   readonly id: number;
-  readonly message: ToExecutor;
+  /** The request's frame, head and body, kept to send it again to the next process. */
+  readonly head: string;
+  readonly body: string;
   /** The plugin whose code it runs, and which version (calls and hooks). */
   readonly plugin?: { readonly id: string; readonly version: number };
   readonly resolve: (outcome: Outcome) => void;
@@ -76,6 +89,15 @@ interface Pending {
 }
 
 const crashed = (message: string) => ({ kind: 'limit', limit: 'crashed', message }) as const;
+/** A reply's text from the plugin runtime, parsed here, once. */
+function replyOf(text: string): Outcome {
+  try {
+    return { kind: 'reply', reply: JSON.parse(text) };
+  } catch {
+    return crashed('the executor process sent a reply that is not JSON');
+  }
+}
+
 const notStarted = {
   kind: 'limit',
   limit: 'cancelled',
@@ -114,19 +136,26 @@ export class ProcessSandbox implements Sandbox {
   /** The process new requests go to: the live one, a new one, or none while a dead one is closing. */
   #live(): Executor | undefined {
     const current = this.#executor;
-    if (current !== undefined)
-      return current.ended === undefined && current.child.connected ? current : undefined;
+    if (current !== undefined) return current.ended === undefined && current.open ? current : undefined;
     return this.#spawn();
   }
 
   #spawn(): Executor {
-    const child = fork(this.#entry, [], {
-      execArgv: ['--no-node-snapshot'],
-      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-      serialization: 'json',
+    // fd 3 is the channel: a socket pair, both ways (the fork IPC channel is not used: see channel.ts).
+    const child = spawn(process.execPath, ['--no-node-snapshot', this.#entry], {
+      stdio: ['ignore', 'inherit', 'inherit', 'pipe'],
     });
+    const channel = child.stdio[3] as Socket;
     this.#generation += 1;
-    const executor: Executor = { child, generation: this.#generation, ready: false, lastPong: Date.now() };
+    const executor: Executor = {
+      child,
+      channel,
+      writer: new FrameWriter(channel),
+      generation: this.#generation,
+      ready: false,
+      open: true,
+      lastPong: Date.now(),
+    };
     this.#executor = executor;
     executor.startup = setTimeout(() => {
       if (executor.ready || executor.ended !== undefined) return;
@@ -134,16 +163,26 @@ export class ProcessSandbox implements Sandbox {
       child.kill('SIGKILL');
     }, this.#startupMs);
     executor.startup.unref();
-    child.on('message', (message: FromExecutor) => {
-      try {
-        this.#onMessage(message, executor);
-      } catch {
-        // A host-side fault handling one message (a throwing sink) must not take the host down.
-      }
-    });
+    const reader = new FrameReader(
+      (frame) => {
+        try {
+          this.#onMessage(frame, executor);
+        } catch {
+          // A host-side fault handling one message (a throwing sink) must not take the host down.
+        }
+      },
+      (error) => {
+        // Only our executor writes there: whatever it sends now cannot be trusted. A crash: its
+        // running requests fail, the others go to the next process.
+        executor.protocolError ??= error.message;
+        executor.killedBy ??= 'protocol';
+        executor.open = false;
+        child.kill('SIGKILL');
+      },
+    );
+    channel.on('data', (chunk: Buffer) => reader.push(chunk));
     // Settled once it has exited *and* its channel is closed, i.e. after every message it managed
-    // to send: only then is it known which requests it had started. (Node's 'close' is not used:
-    // it never comes after a disconnect the host starts.)
+    // to send: only then is it known which requests it had started.
     let waiting = 2;
     const settle = () => {
       waiting -= 1;
@@ -154,7 +193,10 @@ export class ProcessSandbox implements Sandbox {
       clearTimeout(executor.startup);
       settle();
     });
-    child.once('disconnect', () => {
+    // A write to a process that died fails here; its exit is what counts.
+    channel.on('error', () => {});
+    channel.once('close', () => {
+      executor.open = false;
       settle();
       // A process without its channel is of no use, and would keep requests waiting: end it.
       if (!this.#closed && executor.ended === undefined) child.kill('SIGKILL');
@@ -167,12 +209,10 @@ export class ProcessSandbox implements Sandbox {
       settle();
     });
     for (const entry of this.#versions.live()) {
-      child.send({
-        t: 'load',
-        key: entry.key,
-        bundle: entry.bundle,
-        limits: entry.limits,
-      } satisfies ToExecutor);
+      executor.writer.send(
+        JSON.stringify({ t: 'load', key: entry.key, limits: entry.limits } satisfies ToExecutor),
+        entry.bundle,
+      );
     }
     return executor;
   }
@@ -182,17 +222,19 @@ export class ProcessSandbox implements Sandbox {
     if (executor === undefined) return; // #onEnded sends it to the next process
     pending.sentTo = executor;
     pending.sends += 1;
-    executor.child.send(pending.message);
+    executor.writer.send(pending.head, pending.body);
   }
 
   /** Sends to the live process only: a message for a dead one is dropped (a new one reloads). */
-  #post(message: ToExecutor): void {
+  #post(message: ToExecutor, body?: string): void {
     const executor = this.#executor;
-    if (executor !== undefined && executor.ended === undefined && executor.child.connected)
-      executor.child.send(message);
+    if (executor !== undefined && executor.ended === undefined && executor.open)
+      executor.writer.send(JSON.stringify(message), body);
   }
 
-  #onMessage(message: FromExecutor, from: Executor): void {
+  #onMessage(frame: Frame, from: Executor): void {
+    if (!from.open) return;
+    const message = frame.head as unknown as FromExecutor;
     if (message.t === 'ready') {
       from.ready = true;
       from.lastPong = Date.now();
@@ -218,7 +260,7 @@ export class ProcessSandbox implements Sandbox {
       case 'reply':
         if (mine === undefined) return;
         this.#pending.delete(message.id);
-        mine.resolve(message.outcome);
+        mine.resolve(message.outcome ?? replyOf(frame.body));
         this.#updateHeartbeat();
         return;
       case 'log':
@@ -230,7 +272,7 @@ export class ProcessSandbox implements Sandbox {
       case 'capability': {
         const reply =
           mine?.handlers !== undefined
-            ? mine.handlers.request(message.capability, message.args)
+            ? mine.handlers.request(message.capability, frame.body)
             : Promise.resolve(
                 JSON.stringify({
                   ok: false,
@@ -240,12 +282,11 @@ export class ProcessSandbox implements Sandbox {
         // Only to the process that asked: a restarted executor reuses request ids, and an answer
         // meant for a plugin of the old one must never resolve another plugin's request.
         void reply.then((text) => {
-          if (from.ended === undefined && from.child.connected) {
-            from.child.send({
-              t: 'capability-reply',
-              requestId: message.requestId,
-              reply: text,
-            } satisfies ToExecutor);
+          if (from.ended === undefined && from.open) {
+            from.writer.send(
+              JSON.stringify({ t: 'capability-reply', requestId: message.requestId } satisfies ToExecutor),
+              text,
+            );
           }
         });
         return;
@@ -286,7 +327,9 @@ export class ProcessSandbox implements Sandbox {
       const died =
         executor.killedBy === 'heartbeat'
           ? `the executor process stopped answering for ${this.#silenceAllowedMs()} ms and was killed`
-          : `the executor process died (${how})`;
+          : executor.killedBy === 'protocol'
+            ? `the executor process sent a malformed message (${executor.protocolError}) and was killed`
+            : `the executor process died (${how})`;
       for (const pending of running) {
         const others = plugins.size > 1 ? ` (plugins running there: ${[...plugins].join(', ')})` : '';
         fail(pending, `${died} while this call was running${others}; the next call starts a new one`);
@@ -356,7 +399,7 @@ export class ProcessSandbox implements Sandbox {
           executor.child.kill('SIGKILL');
           return;
         }
-        executor.child.send({ t: 'ping', id: 0 } satisfies ToExecutor);
+        executor.writer.send(PING);
       }, this.#heartbeatMs / 5);
       this.#heartbeat.unref();
     } else if (!busy && this.#heartbeat !== undefined) {
@@ -365,8 +408,10 @@ export class ProcessSandbox implements Sandbox {
     }
   }
 
+  /** Sends a request (`head` built for its id, `body` as it is) and waits for its outcome. */
   #request<R>(
-    build: (id: number) => ToExecutor,
+    head: (id: number) => ToExecutor,
+    body: string,
     about: Pick<Pending, 'plugin' | 'handlers' | 'signal'> = {},
   ): Promise<R> {
     if (this.#closed) return Promise.resolve(crashed('the sandbox is closed') as R);
@@ -374,7 +419,8 @@ export class ProcessSandbox implements Sandbox {
     return new Promise<R>((resolve) => {
       const pending: Pending = {
         id,
-        message: build(id),
+        head: JSON.stringify(head(id)),
+        body,
         resolve: resolve as Pending['resolve'],
         sentTo: undefined,
         started: false,
@@ -392,13 +438,13 @@ export class ProcessSandbox implements Sandbox {
     configJson: string,
     limits: SandboxLimits,
   ): Promise<SandboxOutcome<DescribeReply>> {
-    return this.#request((id) => ({ t: 'describe', id, bundle, configJson, limits }));
+    return this.#request((id) => ({ t: 'describe', id, configJson, limits }), bundle);
   }
 
   load(pluginId: string, bundle: string, limits: SandboxLimits): number {
     const { entry, created } = this.#versions.acquire(pluginId, bundle, limits);
     // A process started later loads every live version itself.
-    if (created) this.#post({ t: 'load', key: entry.key, bundle, limits: entry.limits });
+    if (created) this.#post({ t: 'load', key: entry.key, limits: entry.limits }, bundle);
     return entry.version;
   }
 
@@ -429,12 +475,15 @@ export class ProcessSandbox implements Sandbox {
         this.#updateHeartbeat();
         return;
       }
-      if (pending.sentTo.ended === undefined) {
-        pending.sentTo.child.send({
-          t: 'abort',
-          id,
-          reason: String(signal.reason ?? 'cancelled'),
-        } satisfies ToExecutor);
+      const executor = pending.sentTo;
+      if (executor.ended === undefined && executor.open) {
+        executor.writer.send(
+          JSON.stringify({
+            t: 'abort',
+            id,
+            reason: String(signal.reason ?? 'cancelled'),
+          } satisfies ToExecutor),
+        );
       }
     };
     signal.addEventListener('abort', onAbort, { once: true });
@@ -442,8 +491,9 @@ export class ProcessSandbox implements Sandbox {
     return this.#request<SandboxOutcome<CallReply>>(
       (assigned) => {
         id = assigned;
-        return { t: 'call', id: assigned, key, request };
+        return { t: 'call', id: assigned, key, callId: request.callId, tool: request.toolName };
       },
+      JSON.stringify(request),
       { plugin: { id: pluginId, version }, handlers: callHandlers(sinks, capabilities, signal), signal },
     ).finally(() => signal.removeEventListener('abort', onAbort));
   }
@@ -455,15 +505,19 @@ export class ProcessSandbox implements Sandbox {
     sinks: CallSinks,
   ): Promise<SandboxOutcome<HookReply>> {
     const key = versionKey(pluginId, version);
-    return this.#request((id) => ({ t: 'hook', id, key, request }), {
-      plugin: { id: pluginId, version },
-      handlers: callHandlers(sinks, undefined, new AbortController().signal),
-    });
+    return this.#request(
+      (id) => ({ t: 'hook', id, key, callId: request.callId, phase: request.phase }),
+      JSON.stringify(request),
+      {
+        plugin: { id: pluginId, version },
+        handlers: callHandlers(sinks, undefined, new AbortController().signal),
+      },
+    );
   }
 
   async isolateCount(): Promise<number> {
     if (this.#executor === undefined) return 0;
-    const outcome = await this.#request<Outcome>((id) => ({ t: 'count', id }));
+    const outcome = await this.#request<Outcome>((id) => ({ t: 'count', id }), '');
     return outcome.kind === 'count' ? outcome.count : 0;
   }
 
@@ -484,7 +538,8 @@ export class ProcessSandbox implements Sandbox {
     const closed = new Promise<void>((resolve) => {
       this.#closing = resolve;
     });
-    if (executor.child.connected) executor.child.disconnect();
+    // The executor ends when its end of the channel closes.
+    if (executor.open) executor.channel.end();
     const timer = setTimeout(() => executor.child.kill('SIGKILL'), 2_000);
     await closed;
     clearTimeout(timer);
