@@ -539,7 +539,10 @@ export class ProcessSandbox implements Sandbox {
       this.#closing = resolve;
     });
     // The executor ends when its end of the channel closes.
-    if (executor.open) executor.channel.end();
+    if (executor.open) {
+      executor.writer.flush();
+      executor.channel.end();
+    }
     const timer = setTimeout(() => executor.child.kill('SIGKILL'), 2_000);
     await closed;
     clearTimeout(timer);
