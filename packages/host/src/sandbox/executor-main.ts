@@ -28,17 +28,29 @@ function reply(id: number, outcome: ReplyOutcome): void {
   send({ t: 'reply', id, outcome });
 }
 
-function handlersFor(id: number): CallHandlers {
-  return {
-    log: (level, message, data) => send({ t: 'log', id, level, message, data }),
-    progress: (done, total, message) => send({ t: 'progress', id, done, total, message }),
-    request: (capability, args) =>
-      new Promise<string>((resolve) => {
-        const requestId = nextRequest++;
-        capabilityWaits.set(requestId, resolve);
-        send({ t: 'capability', id, requestId, capability }, args);
-      }),
-  };
+/** Where one request's log lines, progress and capability requests go: frames naming it. */
+class Outbound implements CallHandlers {
+  readonly #id: number;
+
+  constructor(id: number) {
+    this.#id = id;
+  }
+
+  log(level: string, message: string, data: string): void {
+    send({ t: 'log', id: this.#id, level, message, data });
+  }
+
+  progress(done: number, total: number, message: string): void {
+    send({ t: 'progress', id: this.#id, done, total, message });
+  }
+
+  request(capability: string, args: string): Promise<string> {
+    return new Promise<string>((resolve) => {
+      const requestId = nextRequest++;
+      capabilityWaits.set(requestId, resolve);
+      send({ t: 'capability', id: this.#id, requestId, capability }, args);
+    });
+  }
 }
 
 async function run(message: ToExecutor & { t: 'call' | 'hook' }, body: string): Promise<void> {
@@ -53,7 +65,7 @@ async function run(message: ToExecutor & { t: 'call' | 'hook' }, body: string): 
       name,
       message.callId,
       body,
-      handlersFor(id),
+      new Outbound(id),
       controller?.signal,
     );
     // The reply's text goes on as the isolate wrote it; only the host parses it.

@@ -46,13 +46,16 @@ const MAX_SENDS = 3;
 
 const PING = JSON.stringify({ t: 'ping', id: 0 } satisfies ToExecutor);
 
+/** Where frames for a process without a channel go: nowhere. */
+const NOWHERE = { write: () => true, once: () => undefined };
+
 type Outcome = SandboxOutcome<unknown> | { kind: 'count'; count: number };
 
 /** One executor process and what the host knows of it. */
 interface Executor {
   readonly child: ChildProcess;
-  /** Its end of the channel (the child's fd 3) and the frames queued for it. */
-  readonly channel: Socket;
+  /** Its end of the channel (the child's fd 3; none when it could not be spawned) and the frames queued for it. */
+  readonly channel: Socket | undefined;
   readonly writer: FrameWriter;
   /** 1 for the first process of this sandbox, then one more per restart. */
   readonly generation: number;
@@ -78,7 +81,13 @@ interface Pending {
   /** The plugin whose code it runs, and which version (calls and hooks). */
   readonly plugin?: { readonly id: string; readonly version: number };
   readonly resolve: (outcome: Outcome) => void;
-  readonly handlers?: CallHandlers;
+  /**
+   * Where a call's or hook's log lines, progress and capability requests go; the handlers over
+   * them are made when the first of these arrives (most calls send none).
+   */
+  readonly sinks?: CallSinks;
+  readonly capabilities?: CapabilityRunner;
+  handlers?: CallHandlers;
   /** The caller's signal (calls): a call cancelled while it waits for a new process is not sent. */
   readonly signal?: AbortSignal;
   /** The process it was last sent to; undefined while it waits for the next one. */
@@ -98,6 +107,18 @@ function replyOf(text: string): Outcome {
   }
 }
 
+/** The handlers of a request's log lines, progress and capability requests, made on first use. */
+function handlersOf(pending: Pending | undefined): CallHandlers | undefined {
+  if (pending?.sinks === undefined) return undefined;
+  pending.handlers ??= callHandlers(
+    pending.sinks,
+    pending.capabilities,
+    // Hooks have no caller's signal: theirs never aborts.
+    pending.signal ?? new AbortController().signal,
+  );
+  return pending.handlers;
+}
+
 const notStarted = {
   kind: 'limit',
   limit: 'cancelled',
@@ -110,7 +131,7 @@ const notStarted = {
  * acknowledged them) end with an `is_error` result naming the crash; requests it had not started,
  * and requests that arrive while it is down, go to the next process, which is started at once
  * when there is work. A death is charged to a plugin when only that plugin was running there; the
- * host hears of it through `onCrash`. Costs an IPC round trip per call.
+ * host hears of it through `onCrash`. Costs a round trip over the channel (`channel.ts`) per call.
  */
 export class ProcessSandbox implements Sandbox {
   readonly mode = 'process';
@@ -145,15 +166,16 @@ export class ProcessSandbox implements Sandbox {
     const child = spawn(process.execPath, ['--no-node-snapshot', this.#entry], {
       stdio: ['ignore', 'inherit', 'inherit', 'pipe'],
     });
-    const channel = child.stdio[3] as Socket;
+    // Absent only when the spawn failed at once (too many open files): 'error' then says so.
+    const channel = (child.stdio[3] ?? undefined) as Socket | undefined;
     this.#generation += 1;
     const executor: Executor = {
       child,
       channel,
-      writer: new FrameWriter(channel),
+      writer: new FrameWriter(channel ?? NOWHERE),
       generation: this.#generation,
       ready: false,
-      open: true,
+      open: channel !== undefined,
       lastPong: Date.now(),
     };
     this.#executor = executor;
@@ -180,7 +202,7 @@ export class ProcessSandbox implements Sandbox {
         child.kill('SIGKILL');
       },
     );
-    channel.on('data', (chunk: Buffer) => reader.push(chunk));
+    channel?.on('data', (chunk: Buffer) => reader.push(chunk));
     // Settled once it has exited *and* its channel is closed, i.e. after every message it managed
     // to send: only then is it known which requests it had started.
     let waiting = 2;
@@ -194,8 +216,8 @@ export class ProcessSandbox implements Sandbox {
       settle();
     });
     // A write to a process that died fails here; its exit is what counts.
-    channel.on('error', () => {});
-    channel.once('close', () => {
+    channel?.on('error', () => {});
+    channel?.once('close', () => {
       executor.open = false;
       settle();
       // A process without its channel is of no use, and would keep requests waiting: end it.
@@ -264,15 +286,16 @@ export class ProcessSandbox implements Sandbox {
         this.#updateHeartbeat();
         return;
       case 'log':
-        mine?.handlers?.log(message.level, message.message, message.data);
+        handlersOf(mine)?.log(message.level, message.message, message.data);
         return;
       case 'progress':
-        mine?.handlers?.progress(message.done, message.total, message.message);
+        handlersOf(mine)?.progress(message.done, message.total, message.message);
         return;
       case 'capability': {
+        const handlers = handlersOf(mine);
         const reply =
-          mine?.handlers !== undefined
-            ? mine.handlers.request(message.capability, frame.body)
+          handlers !== undefined
+            ? handlers.request(message.capability, frame.body)
             : Promise.resolve(
                 JSON.stringify({
                   ok: false,
@@ -408,20 +431,33 @@ export class ProcessSandbox implements Sandbox {
     }
   }
 
-  /** Sends a request (`head` built for its id, `body` as it is) and waits for its outcome. */
+  /**
+   * Sends a request (`head` built for its id, `body` as it is) and waits for its outcome;
+   * `onSettled` runs when it has one, however it ended.
+   */
   #request<R>(
     head: (id: number) => ToExecutor,
     body: string,
-    about: Pick<Pending, 'plugin' | 'handlers' | 'signal'> = {},
+    about: Pick<Pending, 'plugin' | 'sinks' | 'capabilities' | 'signal'> = {},
+    onSettled?: () => void,
   ): Promise<R> {
-    if (this.#closed) return Promise.resolve(crashed('the sandbox is closed') as R);
+    if (this.#closed) {
+      onSettled?.();
+      return Promise.resolve(crashed('the sandbox is closed') as R);
+    }
     const id = this.#nextId++;
     return new Promise<R>((resolve) => {
       const pending: Pending = {
         id,
         head: JSON.stringify(head(id)),
         body,
-        resolve: resolve as Pending['resolve'],
+        resolve:
+          onSettled === undefined
+            ? (resolve as Pending['resolve'])
+            : (outcome) => {
+                onSettled();
+                resolve(outcome as R);
+              },
         sentTo: undefined,
         started: false,
         sends: 0,
@@ -494,8 +530,9 @@ export class ProcessSandbox implements Sandbox {
         return { t: 'call', id: assigned, key, callId: request.callId, tool: request.toolName };
       },
       JSON.stringify(request),
-      { plugin: { id: pluginId, version }, handlers: callHandlers(sinks, capabilities, signal), signal },
-    ).finally(() => signal.removeEventListener('abort', onAbort));
+      { plugin: { id: pluginId, version }, sinks, capabilities, signal },
+      () => signal.removeEventListener('abort', onAbort),
+    );
   }
 
   hook(
@@ -510,7 +547,7 @@ export class ProcessSandbox implements Sandbox {
       JSON.stringify(request),
       {
         plugin: { id: pluginId, version },
-        handlers: callHandlers(sinks, undefined, new AbortController().signal),
+        sinks,
       },
     );
   }
@@ -541,7 +578,7 @@ export class ProcessSandbox implements Sandbox {
     // The executor ends when its end of the channel closes.
     if (executor.open) {
       executor.writer.flush();
-      executor.channel.end();
+      executor.channel?.end();
     }
     const timer = setTimeout(() => executor.child.kill('SIGKILL'), 2_000);
     await closed;
