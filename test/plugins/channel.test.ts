@@ -82,6 +82,27 @@ describe('the executor channel carrying real calls', () => {
       expect(heard[i]).toEqual([`t${i}:1`, `t${i}:2`, 'reply']);
     });
   });
+
+  it('runs a plugin hook there, its request and verdict passed through as JSON', async () => {
+    const heard: string[] = [];
+    const outcome = await sandbox.hook(
+      'probe',
+      version,
+      {
+        callId: 'hook-1',
+        phase: 'before',
+        event: { sessionId: 's', toolUseId: 'u', toolName: 'tagged', input: { tag: 'ü "quoted"' } },
+        config: null,
+        maxResultChars: 1_000,
+      },
+      { log: (_level, message) => heard.push(message), progress: () => {} },
+    );
+    expect(outcome).toEqual({
+      kind: 'reply',
+      reply: { kind: 'ok', verdict: { block: true, reason: 'blocked {"tag":"ü \\"quoted\\""}' } },
+    });
+    expect(heard).toEqual(['before tagged']);
+  });
 });
 
 describe('an executor that breaks the channel', () => {
