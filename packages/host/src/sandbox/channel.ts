@@ -7,6 +7,8 @@
  * a request already serialized by the host, a reply as the plugin runtime serialized it inside its
  * isolate — so a call is serialized once each way and parsed once where it is used. Lengths, not
  * delimiters, bound the body: nothing inside it can end a frame early or forge the next one.
+ * UTF-8 cannot carry a lone surrogate; nothing sent needs to: heads and bodies are JSON from
+ * `JSON.stringify`, which escapes them, and bundles are ASCII (esbuild's default charset).
  */
 
 import { constants } from 'node:buffer';
