@@ -1,10 +1,12 @@
 /**
  * The executor process: holds every plugin isolate, so that a plugin that makes V8 abort kills
  * only this process, which the host restarts. Started by `ProcessSandbox` with
- * `--no-node-snapshot`; speaks the messages of `ipc.ts` over the fork channel.
+ * `--no-node-snapshot`; speaks the messages of `ipc.ts` in frames (`channel.ts`) over fd 3.
  */
 
-import type { FromExecutor, ToExecutor } from './ipc.js';
+import { Socket } from 'node:net';
+import { type Frame, FrameReader, FrameWriter } from './channel.js';
+import type { FromExecutor, ReplyOutcome, ToExecutor } from './ipc.js';
 import { type CallHandlers, IsolatePool } from './isolate-pool.js';
 import { loadRuntimeScript } from './isolate-script.js';
 import { PluginIsolate } from './plugin-isolate.js';
@@ -15,89 +17,90 @@ const aborts = new Map<number, AbortController>();
 const capabilityWaits = new Map<number, (reply: string) => void>();
 let nextRequest = 1;
 
-/** Requests received and not yet acknowledged (see `started` in ipc.ts). */
-let started: number[] = [];
+const channel = new Socket({ fd: 3, readable: true, writable: true });
+const writer = new FrameWriter(channel);
 
-function flushStarted(): void {
-  if (started.length === 0) return;
-  const ids = started;
-  started = [];
-  process.send?.({ t: 'started', ids } satisfies FromExecutor);
+function send(message: FromExecutor, body?: string): void {
+  writer.send(JSON.stringify(message), body);
 }
 
-/** Acknowledges a request in one message per turn, and always before anything else is sent. */
-function acknowledge(id: number): void {
-  if (started.length === 0) queueMicrotask(flushStarted);
-  started.push(id);
+function reply(id: number, outcome: ReplyOutcome): void {
+  send({ t: 'reply', id, outcome });
 }
 
-function send(message: FromExecutor): void {
-  flushStarted();
-  process.send?.(message);
+/** Where one request's log lines, progress and capability requests go: frames naming it. */
+class Outbound implements CallHandlers {
+  readonly #id: number;
+
+  constructor(id: number) {
+    this.#id = id;
+  }
+
+  log(level: string, message: string, data: string): void {
+    send({ t: 'log', id: this.#id, level, message, data });
+  }
+
+  progress(done: number, total: number, message: string): void {
+    send({ t: 'progress', id: this.#id, done, total, message });
+  }
+
+  request(capability: string, args: string): Promise<string> {
+    return new Promise<string>((resolve) => {
+      const requestId = nextRequest++;
+      capabilityWaits.set(requestId, resolve);
+      send({ t: 'capability', id: this.#id, requestId, capability }, args);
+    });
+  }
 }
 
-function handlersFor(id: number): CallHandlers {
-  return {
-    log: (level, message, data) => send({ t: 'log', id, level, message, data }),
-    progress: (done, total, message) => send({ t: 'progress', id, done, total, message }),
-    request: (capability, args) =>
-      new Promise<string>((resolve) => {
-        const requestId = nextRequest++;
-        capabilityWaits.set(requestId, resolve);
-        send({ t: 'capability', id, requestId, capability, args });
-      }),
-  };
+async function run(message: ToExecutor & { t: 'call' | 'hook' }, body: string): Promise<void> {
+  const { id } = message;
+  const controller = message.t === 'call' ? new AbortController() : undefined;
+  if (controller !== undefined) aborts.set(id, controller);
+  try {
+    const name = message.t === 'call' ? message.tool : message.phase;
+    const outcome = await pool.text(
+      message.t,
+      message.key,
+      name,
+      message.callId,
+      body,
+      new Outbound(id),
+      controller?.signal,
+    );
+    // The reply's text goes on as the isolate wrote it; only the host parses it.
+    if (outcome.kind === 'reply') writer.send(`{"t":"reply","id":${id}}`, outcome.reply);
+    else reply(id, outcome);
+  } finally {
+    if (controller !== undefined) aborts.delete(id);
+  }
 }
 
-async function handle(message: ToExecutor): Promise<void> {
+async function handle(message: ToExecutor, body: string): Promise<void> {
   switch (message.t) {
     case 'describe':
-      send({
-        t: 'reply',
-        id: message.id,
-        outcome: await pool.describe(message.bundle, message.configJson, message.limits),
-      });
+      reply(message.id, await pool.describe(body, message.configJson, message.limits));
       return;
     case 'load':
-      pool.load(message.key, message.bundle, message.limits);
+      pool.load(message.key, body, message.limits);
       return;
     case 'unload':
       pool.unload(message.key);
       return;
-    case 'call': {
-      const controller = new AbortController();
-      aborts.set(message.id, controller);
-      try {
-        const outcome = await pool.call(
-          message.key,
-          message.request,
-          handlersFor(message.id),
-          controller.signal,
-        );
-        send({ t: 'reply', id: message.id, outcome });
-      } finally {
-        aborts.delete(message.id);
-      }
-      return;
-    }
+    case 'call':
     case 'hook':
-      send({
-        t: 'reply',
-        id: message.id,
-        outcome: await pool.hook(message.key, message.request, handlersFor(message.id)),
-      });
-      return;
+      return run(message, body);
     case 'abort':
       aborts.get(message.id)?.abort(message.reason);
       return;
     case 'capability-reply': {
       const resolve = capabilityWaits.get(message.requestId);
       capabilityWaits.delete(message.requestId);
-      resolve?.(message.reply);
+      resolve?.(body);
       return;
     }
     case 'count':
-      send({ t: 'reply', id: message.id, outcome: { kind: 'count', count: pool.liveIsolates } });
+      reply(message.id, { kind: 'count', count: pool.liveIsolates });
       return;
     case 'ping':
       send({ t: 'pong', id: message.id });
@@ -105,16 +108,46 @@ async function handle(message: ToExecutor): Promise<void> {
   }
 }
 
-process.on('message', (message: ToExecutor) => {
-  // Before the request runs: anything it makes the executor send comes after this acknowledgement.
-  if ('id' in message && message.t !== 'ping' && message.t !== 'abort') acknowledge(message.id);
-  handle(message).catch((error: unknown) => {
-    process.stderr.write(`toolhost executor: ${error instanceof Error ? error.stack : String(error)}\n`);
-  });
+/** Frames of the chunk being read, handled once all of them are acknowledged. */
+const inbox: Frame[] = [];
+/** Requests of that chunk to acknowledge (see `started` in ipc.ts). */
+const started: number[] = [];
+
+const reader = new FrameReader(
+  (frame) => {
+    const message = frame.head as unknown as ToExecutor;
+    if ('id' in message && message.t !== 'ping' && message.t !== 'abort') started.push(message.id);
+    inbox.push(frame);
+  },
+  (error) => {
+    // The host is the only writer: a broken stream means the channel cannot be trusted.
+    process.stderr.write(`toolhost executor: ${error.message}\n`);
+    process.exit(70);
+  },
+);
+
+channel.on('data', (chunk: Buffer) => {
+  reader.push(chunk);
+  // Written before any of these requests runs: anything a request makes this process send, and
+  // the process dying under it, come after its acknowledgement.
+  if (started.length > 0) {
+    send({ t: 'started', ids: started });
+    started.length = 0;
+    writer.flush();
+  }
+  for (const frame of inbox) {
+    handle(frame.head as unknown as ToExecutor, frame.body).catch((error: unknown) => {
+      process.stderr.write(`toolhost executor: ${error instanceof Error ? error.stack : String(error)}\n`);
+    });
+  }
+  inbox.length = 0;
 });
-send({ t: 'ready' });
-// The host going away ends this process; no isolate outlives it.
-process.on('disconnect', () => {
+
+// The host going away (its end of the channel closed) ends this process; no isolate outlives it.
+const exit = () => {
   pool.close();
   process.exit(0);
-});
+};
+channel.on('end', exit);
+channel.on('error', exit);
+send({ t: 'ready' });

@@ -1,30 +1,47 @@
-import type {
-  CallReply,
-  CallRequest,
-  DescribeReply,
-  HookReply,
-  HookRequest,
-} from '@toolhost/plugin-sdk/protocol';
+import type { DescribeReply } from '@toolhost/plugin-sdk/protocol';
 import type { SandboxLimits, SandboxOutcome } from './types.js';
+
+/**
+ * Messages between the host and the executor process, carried as the heads of `channel.ts`
+ * frames. A message that names a body carries that text in its frame's body, uninterpreted.
+ */
 
 /** Messages from the host to the executor process. `id` pairs a request with its reply. */
 export type ToExecutor =
+  /** Body: the bundle. */
   | {
       readonly t: 'describe';
       readonly id: number;
-      readonly bundle: string;
       readonly configJson: string;
       readonly limits: SandboxLimits;
     }
-  /** `key` names a plugin version (`versionKey`). */
-  | { readonly t: 'load'; readonly key: string; readonly bundle: string; readonly limits: SandboxLimits }
+  /** `key` names a plugin version (`versionKey`). Body: the bundle. */
+  | { readonly t: 'load'; readonly key: string; readonly limits: SandboxLimits }
   | { readonly t: 'unload'; readonly key: string }
-  | { readonly t: 'call'; readonly id: number; readonly key: string; readonly request: CallRequest }
-  | { readonly t: 'hook'; readonly id: number; readonly key: string; readonly request: HookRequest }
+  /** Body: the `CallRequest` as JSON, passed to the isolate as it is. */
+  | {
+      readonly t: 'call';
+      readonly id: number;
+      readonly key: string;
+      readonly callId: string;
+      readonly tool: string;
+    }
+  /** Body: the `HookRequest` as JSON, passed to the isolate as it is. */
+  | {
+      readonly t: 'hook';
+      readonly id: number;
+      readonly key: string;
+      readonly callId: string;
+      readonly phase: string;
+    }
   | { readonly t: 'abort'; readonly id: number; readonly reason: string }
-  | { readonly t: 'capability-reply'; readonly requestId: number; readonly reply: string }
+  /** Body: the JSON `CapabilityReply`. */
+  | { readonly t: 'capability-reply'; readonly requestId: number }
   | { readonly t: 'count'; readonly id: number }
   | { readonly t: 'ping'; readonly id: number };
+
+/** How a request ended when it has no reply text: a limit, a describe's reply, a count. */
+export type ReplyOutcome = SandboxOutcome<DescribeReply> | { readonly kind: 'count'; readonly count: number };
 
 /** Messages from the executor process to the host. */
 export type FromExecutor =
@@ -36,13 +53,11 @@ export type FromExecutor =
    * host sends it to the next process instead of failing it.
    */
   | { readonly t: 'started'; readonly ids: readonly number[] }
-  | {
-      readonly t: 'reply';
-      readonly id: number;
-      readonly outcome:
-        | SandboxOutcome<CallReply | HookReply | DescribeReply>
-        | { readonly kind: 'count'; readonly count: number };
-    }
+  /**
+   * Without `outcome`, the body is the reply's JSON as the plugin runtime wrote it in its isolate
+   * (a `CallReply` or `HookReply`), parsed only by the host.
+   */
+  | { readonly t: 'reply'; readonly id: number; readonly outcome?: ReplyOutcome }
   | {
       readonly t: 'log';
       readonly id: number;
@@ -57,11 +72,11 @@ export type FromExecutor =
       readonly total: number;
       readonly message: string;
     }
+  /** Body: the capability's arguments as JSON. */
   | {
       readonly t: 'capability';
       readonly id: number;
       readonly requestId: number;
       readonly capability: string;
-      readonly args: string;
     }
   | { readonly t: 'pong'; readonly id: number };

@@ -217,6 +217,24 @@ export class IsolatePool {
     return { inEntry, waited };
   }
 
+  /**
+   * A call (`name`: the tool) or hook (`name`: the phase) whose request is already JSON, answered
+   * with the reply's JSON text untouched: the executor process passes both through.
+   */
+  text(
+    kind: 'call' | 'hook',
+    key: string,
+    name: string,
+    callId: string,
+    json: string,
+    handlers: CallHandlers,
+    signal?: AbortSignal,
+  ): Promise<IsolateOutcome<string>> {
+    return this.#run(key, callId, handlers, signal, (isolate) =>
+      isolate.text(kind, name, callId, json, signal),
+    );
+  }
+
   /** Isolates alive now, including retired ones still draining. */
   get liveIsolates(): number {
     for (const isolate of this.#live) if (isolate.disposed) this.#live.delete(isolate);

@@ -74,9 +74,10 @@ function SYNC_ARGS(timeout: number) {
   return { arguments: { copy: true }, timeout } as const;
 }
 
-/** A reply's text parsed, or the breach that ended the call instead. */
-function outcomeOf<R>(outcome: string | LimitBreach): IsolateOutcome<R> {
-  return typeof outcome === 'string' ? { kind: 'reply', reply: JSON.parse(outcome) as R } : outcome;
+/** A reply's text parsed (or left as text when `raw`), or the breach that ended the call instead. */
+function outcomeOf<R>(outcome: string | LimitBreach, raw: boolean): IsolateOutcome<R> {
+  if (typeof outcome !== 'string') return outcome;
+  return { kind: 'reply', reply: (raw ? outcome : JSON.parse(outcome)) as R };
 }
 
 /** Maps an isolated-vm failure to the limit it means. */
@@ -295,11 +296,33 @@ export class PluginIsolate {
 
   /** Runs a call; `signal` aborts the call's `ctx.signal` in the isolate while the host waits for it. */
   call(request: CallRequest, signal?: AbortSignal): Promise<IsolateOutcome<CallReply>> {
-    return this.#begin('call', `call:${request.toolName}`, request.callId, JSON.stringify(request), signal);
+    return this.#begin(
+      'call',
+      `call:${request.toolName}`,
+      request.callId,
+      JSON.stringify(request),
+      false,
+      signal,
+    );
   }
 
   hook(request: HookRequest): Promise<IsolateOutcome<HookReply>> {
-    return this.#begin('hook', `hook:${request.phase}`, request.callId, JSON.stringify(request));
+    return this.#begin('hook', `hook:${request.phase}`, request.callId, JSON.stringify(request), false);
+  }
+
+  /**
+   * A call or hook whose request is already JSON, answered with the reply's JSON text as the
+   * runtime wrote it (the executor process passes both through; the host parses the reply).
+   * `name` is the tool's name for a call, the phase for a hook.
+   */
+  text(
+    kind: 'call' | 'hook',
+    name: string,
+    callId: string,
+    json: string,
+    signal?: AbortSignal,
+  ): Promise<IsolateOutcome<string>> {
+    return this.#begin(kind, `${kind}:${name}`, callId, json, true, signal);
   }
 
   /**
@@ -312,6 +335,7 @@ export class PluginIsolate {
     key: string,
     callId: string,
     json: string,
+    raw: boolean,
     signal?: AbortSignal,
   ): Promise<IsolateOutcome<R>> {
     if (this.#breach !== undefined) return this.#breach;
@@ -347,7 +371,7 @@ export class PluginIsolate {
         }
         if (settled !== undefined) {
           this.replies.inEntry += 1;
-          return outcomeOf<R>(settled);
+          return outcomeOf<R>(settled, raw);
         }
       } else {
         entered = this.#tracked(
@@ -379,7 +403,7 @@ export class PluginIsolate {
       if (!sync && alone && this.#active === 0 && !this.#mode.has(key) && typeof outcome === 'string') {
         if (Number(this.#isolate.cpuTime - cpuBefore) / 1e6 < PROMOTE_CPU_MS) this.#mode.set(key, 'sync');
       }
-      return outcomeOf<R>(outcome);
+      return outcomeOf<R>(outcome, raw);
     } catch (error) {
       return this.#breachFrom(error);
     } finally {
