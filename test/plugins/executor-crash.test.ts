@@ -224,3 +224,37 @@ describe('an executor process that does not come up', () => {
     },
   );
 });
+
+describe('a crash inside a sync entry', () => {
+  it('ends the executor at once (no hang), fails only that call, and is not sent again', async () => {
+    const made = await project(['synccrasher']);
+    const host = await hostFor(
+      made.root,
+      {
+        sandbox: 'process',
+        settings: { synccrasher: { limits: { memoryMb: 64, timeoutMs: 60_000, cpuMs: 60_000 } } },
+      },
+      {},
+    );
+    try {
+      const session = host.session();
+      const sandbox = host.sandbox as ProcessSandbox;
+      // Quick calls first: the tool goes to sync entries, which run on the executor's main thread.
+      // (With a catastrophic-error handler there, the abort would wait for that thread forever;
+      // the call would end only at its 60 s limit.)
+      for (let i = 0; i < 5; i++)
+        expect(textOf((await session.call('crash_when', { crash: false })).result)).toBe('quick');
+      const generation = sandbox.generation;
+      const crash = await session.call('crash_when', { crash: true });
+      expect(textOf(crash.result)).toMatch(
+        /^Tool "crash_when" of plugin "synccrasher" was stopped: the executor process died \(signal SIGABRT\) while this call was running; /,
+      );
+      expect(textOf((await session.call('crash_when', { crash: false })).result)).toBe('quick');
+      // One new process for the call after it: the crashing call was not sent to a second one.
+      expect(sandbox.generation).toBe(generation + 1);
+    } finally {
+      await host.close();
+      await made.cleanup();
+    }
+  });
+});

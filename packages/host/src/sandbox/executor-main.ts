@@ -9,9 +9,12 @@ import { type Frame, FrameReader, FrameWriter } from './channel.js';
 import type { FromExecutor, ReplyOutcome, ToExecutor } from './ipc.js';
 import { type CallHandlers, IsolatePool } from './isolate-pool.js';
 import { loadRuntimeScript } from './isolate-script.js';
-import { PluginIsolate } from './plugin-isolate.js';
 
-PluginIsolate.abortOnCatastrophe = true;
+// No catastrophic-error handler here: isolated-vm runs it on the main thread and parks the
+// failing thread until it has, so an out-of-memory abort inside a sync entry (which runs on the
+// main thread) would wait for itself forever. Without one, V8's own out-of-memory abort ends this
+// process at once (the host restarts it), and the `started` acknowledgement already sent says
+// which calls were running here.
 const pool = new IsolatePool(loadRuntimeScript);
 const aborts = new Map<number, AbortController>();
 const capabilityWaits = new Map<number, (reply: string) => void>();

@@ -136,9 +136,12 @@ export class PluginIsolate {
   readonly replies = { inEntry: 0, waited: 0 };
 
   /**
-   * Set in the executor process: when V8 loses control of an isolate, end the process at once (the
-   * host restarts it) rather than risk a hung or corrupt process. Left off inline, where the process
-   * is the host itself.
+   * Set by the supervised `serve` process: when V8 loses control of an isolate, run
+   * {@link onCatastrophe} (its last word) and end the process. With it, tools never take sync
+   * entries: isolated-vm runs the handler on the main thread and parks the failing thread until it
+   * has run, so an out-of-memory abort inside a sync entry — on the main thread — would wait for
+   * itself forever. Without it (the executor process, inline hosts), V8's own out-of-memory abort
+   * ends the process at once.
    */
   static abortOnCatastrophe = false;
 
@@ -400,7 +403,15 @@ export class PluginIsolate {
       // within it); the caller's next call should find the isolate free for a sync entry.
       if (entered !== undefined) await entered;
       // A first call that used little CPU, alone in the isolate: its tool goes sync.
-      if (!sync && alone && this.#active === 0 && !this.#mode.has(key) && typeof outcome === 'string') {
+      // Never with a catastrophic-error handler (see `abortOnCatastrophe`).
+      if (
+        !sync &&
+        alone &&
+        this.#active === 0 &&
+        !this.#mode.has(key) &&
+        !PluginIsolate.abortOnCatastrophe &&
+        typeof outcome === 'string'
+      ) {
         if (Number(this.#isolate.cpuTime - cpuBefore) / 1e6 < PROMOTE_CPU_MS) this.#mode.set(key, 'sync');
       }
       return outcomeOf<R>(outcome, raw);
