@@ -287,7 +287,7 @@ async function mcpBaseline() {
   });
 }
 
-/** `toolhost serve` over stdio: isolates in the supervised serve process (default), or `--sandbox process`. */
+/** `toolhost serve` over stdio: isolates in an executor process (default), or `--sandbox inline` (the supervised serve process). */
 async function servePath(root, sandbox) {
   const label = `toolhost serve (stdio, ${sandbox})`;
   const server = await stdioClient(label, [TOOLHOST_BIN, 'serve', '--root', root, '--sandbox', sandbox]);
@@ -301,8 +301,8 @@ async function servePath(root, sandbox) {
       key: sandbox === 'inline' ? 'serve' : 'serve-process',
       label:
         sandbox === 'inline'
-          ? 'toolhost serve, stdio, inline isolates (default)'
-          : 'toolhost serve, stdio, process sandbox',
+          ? 'toolhost serve, stdio, inline isolates'
+          : 'toolhost serve, stdio, process sandbox (default)',
       childLabel: sandbox === 'inline' ? 'supervisor+serve' : 'serve+executor',
       goal: { p50: 2 },
       call: (text) => server.client.callTool({ name: 'echo_text', arguments: { text } }),

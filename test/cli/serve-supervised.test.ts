@@ -42,7 +42,7 @@ async function connect(plugins: string[], config: unknown) {
   const { root, dispose } = await project(plugins, config);
   const transport = new StdioClientTransport({
     command: process.execPath,
-    args: [CLI, 'serve', '--no-watch', '--root', root],
+    args: [CLI, 'serve', '--no-watch', '--sandbox', 'inline', '--root', root],
     env: cleanEnv() as Record<string, string>,
     stderr: 'pipe',
   });
@@ -110,10 +110,14 @@ describe('toolhost serve over stdio, isolates in a supervised serve process (the
   it('ends cleanly when the client closes stdin: exit code 0, and the serve child is gone', async () => {
     const { root, dispose } = await project(['healthy'], { builtins: false });
     cleanups.push(dispose);
-    const child = spawn(process.execPath, [CLI, 'serve', '--no-watch', '--root', root], {
-      env: cleanEnv(),
-      stdio: ['pipe', 'pipe', 'pipe'],
-    });
+    const child = spawn(
+      process.execPath,
+      [CLI, 'serve', '--no-watch', '--sandbox', 'inline', '--root', root],
+      {
+        env: cleanEnv(),
+        stdio: ['pipe', 'pipe', 'pipe'],
+      },
+    );
     const exited = new Promise<[number | null, NodeJS.Signals | null]>((resolve) =>
       child.once('exit', (code, signal) => resolve([code, signal])),
     );

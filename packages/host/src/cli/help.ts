@@ -82,7 +82,7 @@ export const HELP = {
       ['--no-watch', 'Do not rebuild on changes'],
       [
         '--sandbox MODE',
-        "inline: isolates in the supervised serve process (stdio default); process: in an executor process (HTTP default; config 'sandbox' too)",
+        "process (default): isolates in an executor process; inline: in the serve process itself, supervised (config 'sandbox' too)",
       ],
     ],
   },

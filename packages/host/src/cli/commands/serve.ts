@@ -27,10 +27,12 @@ function sandboxOf(flag: string | undefined): Sandbox | undefined {
 }
 
 /**
- * `toolhost serve`. Where isolates live: `--sandbox`, else the config's `sandbox`, else `inline`
- * over stdio (the serve process is already apart from the agent: isolates run in it, and a
- * supervisor restarts it when a plugin makes V8 abort) and `process` over HTTP (a restart would
- * lose every HTTP session). `process` keeps the executor process and no supervisor.
+ * `toolhost serve`. Where isolates live: `--sandbox`, else the config's `sandbox`, else `process`
+ * (an executor process: a plugin that makes V8 abort takes down only that process, and every
+ * other request is answered). `inline` runs isolates in the serve process itself, under a
+ * supervisor that restarts it and a last word that answers the requests in flight; that last word
+ * needs isolated-vm's catastrophic-error handler, which rules out sync entries (plugin-isolate.ts),
+ * so it is measured no faster than `process` (bench/boundary.mjs) and is not the default.
  */
 export async function serve(argv: readonly string[], io: Io): Promise<number> {
   const { values } = parseCommand('serve', argv, {
@@ -46,7 +48,7 @@ export async function serve(argv: readonly string[], io: Io): Promise<number> {
   const supervision = supervisionOf(process.env);
   if (supervision !== undefined) return served(io, { project, port, watch, supervision });
   const configured = project.config.ok ? project.config.config.sandbox : undefined;
-  const sandbox = flag ?? configured ?? (port === undefined ? 'inline' : 'process');
+  const sandbox = flag ?? configured ?? 'process';
   if (sandbox === 'process') return served(io, { project, port, watch, supervision: undefined });
   return superviseServe(argv, io);
 }
