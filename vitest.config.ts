@@ -8,8 +8,26 @@ export default defineConfig({
   resolve: { conditions },
   ssr: { resolve: { conditions, externalConditions: ['@toolhost/source'] } },
   test: {
-    include: ['packages/*/test/**/*.test.ts', 'test/**/*.test.ts', 'plugins/*/**/*.test.ts'],
     exclude: ['**/node_modules/**', '**/dist/**', 'test/fixtures/**'],
+    projects: [
+      {
+        extends: true,
+        test: {
+          name: 'toolhost',
+          include: ['packages/*/test/**/*.test.ts', 'test/**/*.test.ts', 'plugins/*/**/*.test.ts'],
+        },
+      },
+      // The security suite once more with every plugin it does not place itself in the executor
+      // process: escapes must fail the same way whichever sandbox holds the isolate.
+      {
+        extends: true,
+        test: {
+          name: 'security (process sandbox)',
+          include: ['test/security/**/*.test.ts'],
+          env: { TOOLHOST_SECURITY_SANDBOX: 'process' },
+        },
+      },
+    ],
     // isolated-vm requires it on Node >= 20 (V8 heap sharing with Node's snapshot corrupts isolates).
     pool: 'forks',
     execArgv: ['--no-node-snapshot'],

@@ -18,6 +18,13 @@ import {
 import type { AvailabilityContext, ToolResult } from '@toolhost/plugin-sdk';
 import { afterEach, expect } from 'vitest';
 
+/**
+ * The sandbox the security suite runs its plugins in unless a test names one: `inline`, and
+ * `process` in the suite's second run (vitest.config.ts sets TOOLHOST_SECURITY_SANDBOX).
+ */
+export const SECURITY_SANDBOX: 'inline' | 'process' =
+  process.env.TOOLHOST_SECURITY_SANDBOX === 'process' ? 'process' : 'inline';
+
 /** The repository checkout: no message a plugin or model sees may name it. */
 export const REPO_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 
@@ -147,7 +154,7 @@ export function useHarness() {
       availability: options.availability ?? { env: {} },
       ...(options.hooks === undefined ? {} : { hooks: options.hooks }),
       plugins: {
-        sandbox: options.sandbox ?? 'inline',
+        sandbox: options.sandbox ?? SECURITY_SANDBOX,
         cache: false,
         ...(options.settings === undefined ? {} : { settings: options.settings }),
         ...(options.limits === undefined ? {} : { limits: options.limits }),

@@ -10,6 +10,7 @@ import {
   expectRealmIntact,
   HEADER,
   HEALTHY_SOURCE,
+  SECURITY_SANDBOX,
   SMALL_LIMITS,
   snapshotRealm,
   useHarness,
@@ -25,7 +26,7 @@ describe('hostile manifests and loads', () => {
   async function expectLoadFailure(
     source: string,
     message?: RegExp,
-    sandbox: 'inline' | 'process' = 'inline',
+    sandbox: 'inline' | 'process' = SECURITY_SANDBOX,
   ) {
     const before = snapshotRealm();
     const t0 = performance.now();
