@@ -1,6 +1,6 @@
 import type { ToolHost } from '@toolhost/host';
-import { afterEach, describe, expect, it } from 'vitest';
-import { hostFor, project, textOf } from './project.js';
+import { describe, expect, it } from 'vitest';
+import { textOf, useHosts } from './project.js';
 
 const hiddenOf = (host: ToolHost, pluginId: string) =>
   host
@@ -8,18 +8,11 @@ const hiddenOf = (host: ToolHost, pluginId: string) =>
     .hidden.filter((h) => h.descriptor.owner.kind === 'plugin' && h.descriptor.owner.pluginId === pluginId);
 
 describe('plugins at and over the size limits', () => {
-  let host: ToolHost | undefined;
-  let cleanup: (() => Promise<void>) | undefined;
-  afterEach(async () => {
-    await host?.close();
-    await cleanup?.();
-    host = undefined;
-  });
+  const h = useHosts();
 
   it('refuses a plugin of 257 tools with an error naming the limit and the count; others load', async () => {
-    const made = await project(['too-many-tools', 'healthy']);
-    cleanup = made.cleanup;
-    host = await hostFor(made.root);
+    const made = await h.project(['too-many-tools', 'healthy']);
+    const host = await h.hostFor(made.root);
     const report = host.plugins.find((p) => p.id === 'too-many-tools');
     expect(report?.status).toBe('failed');
     expect(report?.diagnostics).toEqual([
@@ -34,9 +27,8 @@ describe('plugins at and over the size limits', () => {
   });
 
   it('refuses a plugin with a description over the limit, naming the tool, the length and the limit', async () => {
-    const made = await project(['long-description']);
-    cleanup = made.cleanup;
-    host = await hostFor(made.root);
+    const made = await h.project(['long-description']);
+    const host = await h.hostFor(made.root);
     expect(host.plugins[0]?.diagnostics).toEqual([
       'plugin "long-description" failed to load: Tool "long_winded" has a description of 10001 ' +
         'characters; the limit is 10000 (MAX_DESCRIPTION_CHARS): shorten it',
@@ -45,9 +37,8 @@ describe('plugins at and over the size limits', () => {
   });
 
   it('loads a plugin of exactly 256 tools, each with a description of exactly the limit', async () => {
-    const made = await project(['most-tools']);
-    cleanup = made.cleanup;
-    host = await hostFor(made.root);
+    const made = await h.project(['most-tools']);
+    const host = await h.hostFor(made.root);
     expect(host.plugins[0]?.status).toBe('loaded');
     expect(host.plan().visible).toHaveLength(256);
     expect(textOf((await host.session().call('most_255', {})).result)).toBe('255');

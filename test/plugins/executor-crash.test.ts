@@ -5,7 +5,7 @@ import { DEFAULT_SANDBOX_LIMITS, type ToolHost } from '@toolhost/host';
 import { ProcessSandbox } from '@toolhost/host/internal';
 import { afterEach, describe, expect, it } from 'vitest';
 import { latchServer } from './latch.js';
-import { hostFor, project, textOf } from './project.js';
+import { hostFor, project, textOf, useHosts } from './project.js';
 
 const executors = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../fixtures/executors');
 
@@ -226,9 +226,11 @@ describe('an executor process that does not come up', () => {
 });
 
 describe('a crash inside a sync entry', () => {
+  const h = useHosts();
+
   it('ends the executor at once (no hang), fails only that call, and is not sent again', async () => {
-    const made = await project(['synccrasher']);
-    const host = await hostFor(
+    const made = await h.project(['synccrasher']);
+    const host = await h.hostFor(
       made.root,
       {
         sandbox: 'process',
@@ -236,25 +238,20 @@ describe('a crash inside a sync entry', () => {
       },
       {},
     );
-    try {
-      const session = host.session();
-      const sandbox = host.sandbox as ProcessSandbox;
-      // Quick calls first: the tool goes to sync entries, which run on the executor's main thread.
-      // (With a catastrophic-error handler there, the abort would wait for that thread forever;
-      // the call would end only at its 60 s limit.)
-      for (let i = 0; i < 5; i++)
-        expect(textOf((await session.call('crash_when', { crash: false })).result)).toBe('quick');
-      const generation = sandbox.generation;
-      const crash = await session.call('crash_when', { crash: true });
-      expect(textOf(crash.result)).toMatch(
-        /^Tool "crash_when" of plugin "synccrasher" was stopped: the executor process died \(signal SIGABRT\) while this call was running; /,
-      );
+    const session = host.session();
+    const sandbox = host.sandbox as ProcessSandbox;
+    // Quick calls first: the tool goes to sync entries, which run on the executor's main thread.
+    // (With a catastrophic-error handler there, the abort would wait for that thread forever;
+    // the call would end only at its 60 s limit.)
+    for (let i = 0; i < 5; i++)
       expect(textOf((await session.call('crash_when', { crash: false })).result)).toBe('quick');
-      // One new process for the call after it: the crashing call was not sent to a second one.
-      expect(sandbox.generation).toBe(generation + 1);
-    } finally {
-      await host.close();
-      await made.cleanup();
-    }
+    const generation = sandbox.generation;
+    const crash = await session.call('crash_when', { crash: true });
+    expect(textOf(crash.result)).toMatch(
+      /^Tool "crash_when" of plugin "synccrasher" was stopped: the executor process died \(signal SIGABRT\) while this call was running; /,
+    );
+    expect(textOf((await session.call('crash_when', { crash: false })).result)).toBe('quick');
+    // One new process for the call after it: the crashing call was not sent to a second one.
+    expect(sandbox.generation).toBe(generation + 1);
   });
 });

@@ -1,8 +1,8 @@
 import { access, mkdir } from 'node:fs/promises';
 import * as path from 'node:path';
 import type { ToolHost } from '@toolhost/host';
-import { afterEach, describe, expect, it } from 'vitest';
-import { hostFor, project, textOf } from './project.js';
+import { describe, expect, it } from 'vitest';
+import { textOf, useHosts } from './project.js';
 
 const pluginHidden = (host: ToolHost) =>
   host.plan().hidden.filter((h) => h.descriptor.owner.kind === 'plugin');
@@ -21,19 +21,11 @@ const broken = {
 } as const;
 
 describe('loading plugins', () => {
-  let host: ToolHost | undefined;
-  let cleanup: (() => Promise<void>) | undefined;
-
-  afterEach(async () => {
-    await host?.close();
-    await cleanup?.();
-    host = undefined;
-  });
+  const h = useHosts();
 
   it('reports every broken fixture with its diagnostic while a healthy plugin beside them works', async () => {
-    const made = await project(['healthy', ...Object.keys(broken)]);
-    cleanup = made.cleanup;
-    host = await hostFor(made.root);
+    const made = await h.project(['healthy', ...Object.keys(broken)]);
+    const host = await h.hostFor(made.root);
 
     for (const [id, pattern] of Object.entries(broken)) {
       const report = host.plugins.find((p) => p.id === id);
@@ -54,16 +46,14 @@ describe('loading plugins', () => {
   });
 
   it('lists one hidden entry per declared tool when the names can be read', async () => {
-    const made = await project(['id-mismatch']);
-    cleanup = made.cleanup;
-    host = await hostFor(made.root);
+    const made = await h.project(['id-mismatch']);
+    const host = await h.hostFor(made.root);
     expect(pluginHidden(host).map((h) => h.descriptor.name)).toEqual(['mismatch_tool']);
   });
 
   it('lets a plugin tool replace a built-in of the same name, and says so', async () => {
-    const made = await project(['clashes-builtin']);
-    cleanup = made.cleanup;
-    host = await hostFor(made.root, {}, { builtins: {} });
+    const made = await h.project(['clashes-builtin']);
+    const host = await h.hostFor(made.root, {}, { builtins: {} });
     expect(host.registry.tools.get('read')?.source).toBe('plugin');
     expect(host.registry.diagnostics).toContainEqual(
       expect.objectContaining({
@@ -76,10 +66,11 @@ describe('loading plugins', () => {
   });
 
   it('reads descriptors without running any executor', async () => {
-    const made = await project(['side-effect']);
-    cleanup = made.cleanup;
+    const made = await h.project(['side-effect']);
     await mkdir(path.join(made.root, 'out'));
-    host = await hostFor(made.root, { settings: { 'side-effect': { grants: { fs: { write: ['out'] } } } } });
+    const host = await h.hostFor(made.root, {
+      settings: { 'side-effect': { grants: { fs: { write: ['out'] } } } },
+    });
     const marker = path.join(made.root, 'out', 'marker.txt');
     expect(host.plan().visible.map((v) => v.descriptor.name)).toEqual(['mark']);
     await expect(access(marker)).rejects.toThrow();
@@ -88,9 +79,8 @@ describe('loading plugins', () => {
   });
 
   it('validates input against the plugin schema before anything runs', async () => {
-    const made = await project(['healthy']);
-    cleanup = made.cleanup;
-    host = await hostFor(made.root);
+    const made = await h.project(['healthy']);
+    const host = await h.hostFor(made.root);
     const outcome = await host.session().call('healthy_echo', { text: 42 });
     expect(outcome.result.isError).toBe(true);
     expect(textOf(outcome.result)).toMatch(
@@ -99,9 +89,8 @@ describe('loading plugins', () => {
   });
 
   it('hides a disabled plugin with plugin-disabled', async () => {
-    const made = await project(['healthy']);
-    cleanup = made.cleanup;
-    host = await hostFor(made.root, { settings: { healthy: { enabled: false } } });
+    const made = await h.project(['healthy']);
+    const host = await h.hostFor(made.root, { settings: { healthy: { enabled: false } } });
     expect(host.plugins[0]?.status).toBe('disabled');
     expect(pluginHidden(host)[0]?.diagnostics[0]).toMatchObject({
       reason: 'plugin-disabled',
@@ -110,12 +99,11 @@ describe('loading plugins', () => {
   });
 
   it('reuses the on-disk cache on the next start', async () => {
-    const made = await project(['healthy']);
-    cleanup = made.cleanup;
-    host = await hostFor(made.root, { cache: true });
-    await host.close();
+    const made = await h.project(['healthy']);
+    const first = await h.hostFor(made.root, { cache: true });
+    await first.close();
     await access(path.join(made.root, '.toolhost', 'cache', 'bundles', 'healthy.json'));
-    host = await hostFor(made.root, { cache: true });
+    const host = await h.hostFor(made.root, { cache: true });
     expect(textOf((await host.session().call('healthy_echo', { text: 'cached' })).result)).toBe(
       'echo: cached',
     );

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createHost, type HostOptions, type PluginsOptions, type ToolHost } from '@toolhost/host';
+import { afterEach } from 'vitest';
 
 const fixtures = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../fixtures/plugins');
 
@@ -30,6 +31,34 @@ export function hostFor(
     ...options,
     plugins: { sandbox: 'inline', cache: false, ...plugins },
   });
+}
+
+/**
+ * Temp projects and hosts that the test file's `afterEach` closes (hosts first, newest first) and
+ * removes, whatever the test did: `project` and `hostFor` with the cleanup done for you.
+ */
+export function useHosts(): {
+  project(names: readonly string[]): Promise<{ root: string }>;
+  hostFor(...args: Parameters<typeof hostFor>): Promise<ToolHost>;
+} {
+  const hosts: ToolHost[] = [];
+  const cleanups: (() => Promise<void>)[] = [];
+  afterEach(async () => {
+    for (const host of hosts.splice(0).reverse()) await host.close();
+    for (const cleanup of cleanups.splice(0)) await cleanup();
+  });
+  return {
+    async project(names) {
+      const made = await project(names);
+      cleanups.push(made.cleanup);
+      return { root: made.root };
+    },
+    async hostFor(...args) {
+      const host = await hostFor(...args);
+      hosts.push(host);
+      return host;
+    },
+  };
 }
 
 export function textOf(result: { content: readonly { type: string; text?: string }[] }): string {

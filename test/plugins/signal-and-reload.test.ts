@@ -2,11 +2,11 @@ import { cp, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { DEFAULT_SANDBOX_LIMITS, type ToolHost } from '@toolhost/host';
+import { DEFAULT_SANDBOX_LIMITS } from '@toolhost/host';
 import { bundlePlugin, InlineSandbox } from '@toolhost/host/internal';
 import type { CallRequest } from '@toolhost/plugin-sdk/protocol';
-import { afterEach, describe, expect, it } from 'vitest';
-import { hostFor, project } from './project.js';
+import { describe, expect, it } from 'vitest';
+import { useHosts } from './project.js';
 
 function deferred<T = void>() {
   let resolve: (value: T) => void = () => {};
@@ -17,19 +17,13 @@ function deferred<T = void>() {
 }
 
 describe('ctx.signal of a plugin call', () => {
-  let host: ToolHost | undefined;
-  let cleanup: (() => Promise<void>) | undefined;
-  afterEach(async () => {
-    await host?.close();
-    await cleanup?.();
-  });
+  const h = useHosts();
 
   it.each(['inline', 'process'] as const)(
     'aborts inside the isolate when the caller cancels (%s)',
     async (sandbox) => {
-      const made = await project(['waits']);
-      cleanup = made.cleanup;
-      host = await hostFor(made.root, { sandbox });
+      const made = await h.project(['waits']);
+      const host = await h.hostFor(made.root, { sandbox });
       const seen = deferred<string>();
       const controller = new AbortController();
       const pending = host.session().call('wait_for_abort', {}, 't1', {
@@ -49,9 +43,8 @@ describe('ctx.signal of a plugin call', () => {
   );
 
   it('aborts inside the isolate when the host time limit ends the call', async () => {
-    const made = await project(['waits']);
-    cleanup = made.cleanup;
-    host = await hostFor(made.root, {}, { limits: { timeoutMs: 300 } });
+    const made = await h.project(['waits']);
+    const host = await h.hostFor(made.root, {}, { limits: { timeoutMs: 300 } });
     const seen = deferred<string>();
     const outcome = await host.session().call('wait_for_abort', {}, 't1', {
       observer: { log: (_level, message) => message.startsWith('aborted') && seen.resolve(message) },

@@ -1,9 +1,9 @@
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { DEFAULT_SANDBOX_LIMITS, type ToolHost } from '@toolhost/host';
+import { DEFAULT_SANDBOX_LIMITS } from '@toolhost/host';
 import { bundlePlugin, type InlineSandbox, ProcessSandbox } from '@toolhost/host/internal';
-import { afterEach, describe, expect, it } from 'vitest';
-import { hostFor, project, textOf } from './project.js';
+import { describe, expect, it } from 'vitest';
+import { textOf, useHosts } from './project.js';
 
 const fixtures = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../fixtures/plugins');
 
@@ -13,18 +13,11 @@ const fixtures = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../
  * and never past its CPU budget. Observed as the order in which calls finish, not as timings.
  */
 describe.each(['inline', 'process'] as const)('sync entries (%s sandbox)', (sandbox) => {
-  let host: ToolHost | undefined;
-  let cleanup: (() => Promise<void>) | undefined;
-  afterEach(async () => {
-    await host?.close();
-    await cleanup?.();
-    host = undefined;
-  });
+  const h = useHosts();
 
   it('a tool that turns heavy stalls a neighbour once at most, then runs beside it', async () => {
-    const made = await project(['burner', 'healthy']);
-    cleanup = made.cleanup;
-    host = await hostFor(made.root, { sandbox });
+    const made = await h.project(['burner', 'healthy']);
+    const host = await h.hostFor(made.root, { sandbox });
     const session = host.session();
     // Quick calls: the tool is promoted to sync entries.
     for (let i = 0; i < 3; i++)
@@ -52,9 +45,8 @@ describe.each(['inline', 'process'] as const)('sync entries (%s sandbox)', (sand
   });
 
   it('a sync entry that spins forever ends at the CPU budget, and the plugin serves again', async () => {
-    const made = await project(['burner']);
-    cleanup = made.cleanup;
-    host = await hostFor(made.root, {
+    const made = await h.project(['burner']);
+    const host = await h.hostFor(made.root, {
       sandbox,
       settings: { burner: { limits: { cpuMs: 300, timeoutMs: 5_000 } } },
     });
@@ -108,25 +100,22 @@ describe('the executor heartbeat and sync entries', () => {
 });
 
 describe('sync entries that reply within the entry', () => {
+  const h = useHosts();
+
   it('sequential calls of a quick tool mostly finish inside their sync entry (inline)', async () => {
-    const made = await project(['healthy']);
-    const host = await hostFor(made.root, { sandbox: 'inline' });
-    try {
-      const session = host.session();
-      // A caller that awaits each call and makes the next one at once: the next entry must not
-      // start while the previous reply's callback still holds the isolate (it would then miss
-      // its own reply, and so would every call after it).
-      for (let i = 0; i < 300; i++) {
-        expect(textOf((await session.call('healthy_echo', { text: `${i}` })).result)).toBe(`echo: ${i}`);
-      }
-      const sandbox = host.sandbox as InlineSandbox;
-      const { inEntry, waited } = sandbox.replyStats();
-      expect(inEntry + waited).toBe(300);
-      // The first call, and a few after V8 recompiles the hot code, go the async way.
-      expect(inEntry).toBeGreaterThan(200);
-    } finally {
-      await host.close();
-      await made.cleanup();
+    const made = await h.project(['healthy']);
+    const host = await h.hostFor(made.root, { sandbox: 'inline' });
+    const session = host.session();
+    // A caller that awaits each call and makes the next one at once: the next entry must not
+    // start while the previous reply's callback still holds the isolate (it would then miss
+    // its own reply, and so would every call after it).
+    for (let i = 0; i < 300; i++) {
+      expect(textOf((await session.call('healthy_echo', { text: `${i}` })).result)).toBe(`echo: ${i}`);
     }
+    const sandbox = host.sandbox as InlineSandbox;
+    const { inEntry, waited } = sandbox.replyStats();
+    expect(inEntry + waited).toBe(300);
+    // The first call, and a few after V8 recompiles the hot code, go the async way.
+    expect(inEntry).toBeGreaterThan(200);
   });
 });
