@@ -9,8 +9,9 @@ const fixtures = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../
 
 /**
  * Quick tools are entered synchronously once they proved quick; a sync entry that runs long sends
- * its tool back to the async path, so a CPU-heavy tool stalls its process at most once per version
- * and never past its CPU budget. Observed as the order in which calls finish, not as timings.
+ * its tool back to the async path, so a CPU-heavy tool stalls its process once per version, never
+ * past its CPU budget (the rule itself, short stalls included, is entry-modes.test.ts). Observed
+ * as the order in which calls finish, not as timings.
  */
 describe.each(['inline', 'process'] as const)('sync entries (%s sandbox)', (sandbox) => {
   const h = useHosts();

@@ -9,6 +9,7 @@ import {
 } from '@toolhost/plugin-sdk/protocol';
 import ivm from 'isolated-vm';
 import { messageOf } from '../util/errors.js';
+import { EntryModes } from './entry-modes.js';
 import type { IsolateHandlers, LimitName, SandboxLimits } from './types.js';
 
 /** A call ended by a limit (or a dead isolate) instead of a reply. */
@@ -38,27 +39,6 @@ const LOAD_TIMEOUT_MS = 5_000;
 
 /** How long a call that ran out of time may take to hear its `ctx.signal` abort before its isolate is reset. */
 const ABORT_GRACE_MS = 50;
-
-/**
- * Sync entries. A call or hook is entered with `applySync` — its reply often arrives before the
- * entry returns, with no thread hand-off, timer or promise — once its tool has shown it is quick:
- * a call on the async path for which the isolate spent under {@link PROMOTE_CPU_MS} of CPU (with
- * no other call running there) sends its tool to the sync path. A sync entry that holds the
- * thread longer than {@link DEMOTE_MS} sends its tool back to the async path. "Longer" counts the
- * isolate's own CPU time as well as the clock: on a busy machine a quick entry can be descheduled
- * for milliseconds, and that is no reason to slow its tool down.
- *
- * How often a tool may stall its thread, per isolate: once for as long as its CPU budget (`cpuMs`,
- * the sync entry's timeout), after which it stays async; and besides, at most
- * {@link MAX_SHORT_STALLS} times for under {@link SHORT_STALL_MS} each, after which it may be
- * promoted again. The short ones are V8 at work inside a quick tool — its optimizing compiler
- * tiers up the hot code once, a few hundred calls in, and a garbage collection runs now and then —
- * and sending the tool to the slow path for good on the first of them would cost every later call.
- */
-const PROMOTE_CPU_MS = 2;
-const DEMOTE_MS = 5;
-const SHORT_STALL_MS = 50;
-const MAX_SHORT_STALLS = 8;
 
 type EntryRef = ivm.Reference<(...args: unknown[]) => unknown>;
 
@@ -101,11 +81,13 @@ function breachOf(error: unknown, limits: SandboxLimits): LimitBreach {
 }
 
 /**
- * One plugin's isolate: the runtime first, then the plugin bundle. Every entry point is async
- * (`apply`), so a spinning plugin blocks only its own isolate thread, never this process's event
- * loop; calls are bounded by isolated-vm's `timeout` (synchronous work), a CPU-time watchdog
- * (async continuations) and a wall-clock deadline (promises that never settle). A breach disposes
- * the isolate; the owner creates a fresh one for the next call.
+ * One plugin's isolate: the runtime first, then the plugin bundle. A tool's calls enter it async
+ * (`apply`, on the isolate's own thread, so a spinning plugin never blocks this process's event
+ * loop) until they prove quick; then sync (`applySync`, see entry-modes.ts for how long that may
+ * hold the thread). Calls are bounded by isolated-vm's `timeout` (synchronous work: the CPU
+ * budget for a sync entry), a CPU-time watchdog (async continuations) and a wall-clock deadline
+ * (promises that never settle). A breach disposes the isolate; the owner creates a fresh one for
+ * the next call.
  */
 export class PluginIsolate {
   readonly #isolate: ivm.Isolate;
@@ -114,9 +96,7 @@ export class PluginIsolate {
   /** Calls and hooks waiting for their reply, by call id: the runtime's `reply` lands here. */
   readonly #waiting = new Map<string, (outcome: string | LimitBreach) => void>();
   /** How each tool (or hook phase) is entered: `sync` once it proved quick, `async` after a long entry. */
-  readonly #mode = new Map<string, 'sync' | 'async'>();
-  /** Short stalls of each tool's sync entries so far (see {@link MAX_SHORT_STALLS}). */
-  readonly #shortStalls = new Map<string, number>();
+  readonly #modes = new EntryModes();
   /** The mode key of each call in flight, for its capability replies (`settle`). */
   readonly #callKey = new Map<string, string>();
   #breach: LimitBreach | undefined;
@@ -330,7 +310,7 @@ export class PluginIsolate {
 
   /**
    * Starts a call or hook and waits for its reply: on the sync path when its tool has proved
-   * quick (see {@link PROMOTE_CPU_MS}), returning at once when the reply came within the entry;
+   * quick (see entry-modes.ts), returning at once when the reply came within the entry;
    * otherwise (and for what waits on the host) under the wall-clock deadline and CPU watchdog.
    */
   async #begin<R>(
@@ -355,7 +335,7 @@ export class PluginIsolate {
       if (wake !== undefined) setImmediate(wake, outcome);
     });
     this.#callKey.set(callId, key);
-    const sync = this.#mode.get(key) === 'sync' && this.#asyncEntries === 0;
+    const sync = this.#modes.isSync(key) && this.#asyncEntries === 0;
     const cpuBefore = sync ? 0n : this.#isolate.cpuTime;
     const alone = this.#active === 0;
     // Listened to only while the host waits: a call that finishes within its sync entry never
@@ -408,11 +388,11 @@ export class PluginIsolate {
         !sync &&
         alone &&
         this.#active === 0 &&
-        !this.#mode.has(key) &&
+        this.#modes.undecided(key) &&
         !PluginIsolate.abortOnCatastrophe &&
         typeof outcome === 'string'
       ) {
-        if (Number(this.#isolate.cpuTime - cpuBefore) / 1e6 < PROMOTE_CPU_MS) this.#mode.set(key, 'sync');
+        this.#modes.afterAsyncEntry(key, Number(this.#isolate.cpuTime - cpuBefore) / 1e6);
       }
       return outcomeOf<R>(outcome, raw);
     } catch (error) {
@@ -452,20 +432,11 @@ export class PluginIsolate {
     } finally {
       // Long by the clock and by the isolate's own CPU: a process that was merely descheduled
       // (a busy machine) or a host-side pause does not demote a quick tool.
-      if (performance.now() - started > DEMOTE_MS && !this.#isolate.isDisposed) {
-        const cpuMs = Number(this.#isolate.cpuTime - cpuBefore) / 1e6;
-        if (cpuMs > DEMOTE_MS) this.#demote(key, cpuMs);
+      if (EntryModes.mayBeLong(performance.now() - started) && !this.#isolate.isDisposed) {
+        this.#modes.afterLongSyncEntry(key, Number(this.#isolate.cpuTime - cpuBefore) / 1e6);
       }
     }
     return true;
-  }
-
-  /** After a long sync entry: async for good, or (a short stall, not too many) until it proves quick again. */
-  #demote(key: string, cpuMs: number): void {
-    const stalls = (this.#shortStalls.get(key) ?? 0) + 1;
-    this.#shortStalls.set(key, stalls);
-    if (cpuMs < SHORT_STALL_MS && stalls <= MAX_SHORT_STALLS) this.#mode.delete(key);
-    else this.#mode.set(key, 'async');
   }
 
   #breachFrom(error: unknown): LimitBreach {
@@ -515,7 +486,7 @@ export class PluginIsolate {
     const entry = this.#entry;
     if (this.#isolate.isDisposed || entry === undefined) return;
     const key = this.#callKey.get(callId);
-    if (key !== undefined && this.#mode.get(key) === 'sync' && this.#asyncEntries === 0) {
+    if (key !== undefined && this.#modes.isSync(key) && this.#asyncEntries === 0) {
       this.#enterSync(key, () =>
         entry.settle.applySync(undefined, [requestId, replyJson], SYNC_ARGS(this.#syncBudget())),
       );

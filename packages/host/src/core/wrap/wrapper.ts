@@ -111,7 +111,10 @@ function validate(tool: RegisteredTool, value: unknown): InputCheck {
     : own.call(tool.executor, value);
 }
 
-/** The hooks of a list that have each phase, worked out once per list (sessions reuse their list). */
+/**
+ * The hooks of a list that have each phase, worked out once per list: sessions reuse their list,
+ * and lists are never changed once made (`HookSet` replaces its array, hooks are copied on add).
+ */
 interface HookPhases {
   readonly before: readonly ToolHooks[];
   readonly after: readonly ToolHooks[];

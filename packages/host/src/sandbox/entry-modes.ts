@@ -1,0 +1,58 @@
+/**
+ * Sync entries: which tools (or hook phases) of one isolate are entered with `applySync`. Such an
+ * entry often gets its reply before it returns, with no thread hand-off, timer or promise; but it
+ * holds the thread it runs on (the host's own, inline; the executor's main thread), so only tools
+ * that have shown they are quick get one.
+ *
+ * - A call on the async path for which the isolate spent under {@link PROMOTE_CPU_MS} of CPU, with
+ *   no other call running there, sends its tool to the sync path.
+ * - A sync entry that held the thread longer than {@link DEMOTE_MS}, by the clock and by the
+ *   isolate's own CPU time, sends its tool back (on a busy machine a quick entry can be
+ *   descheduled for milliseconds, and that is no reason to slow its tool down).
+ *
+ * How often a tool may stall its thread, per isolate: once for as long as its CPU budget (`cpuMs`,
+ * the sync entry's timeout), after which it stays async; and besides, at most
+ * {@link MAX_SHORT_STALLS} times for under {@link SHORT_STALL_MS} each, after which it may be
+ * promoted again. The short ones are V8 at work inside a quick tool — its optimizing compiler
+ * tiers up the hot code once, a few hundred calls in, and a garbage collection runs now and then —
+ * and sending the tool to the slow path for good on the first of them would cost every later call.
+ */
+export const PROMOTE_CPU_MS = 2;
+export const DEMOTE_MS = 5;
+export const SHORT_STALL_MS = 50;
+export const MAX_SHORT_STALLS = 8;
+
+export class EntryModes {
+  /** `sync` once promoted; `async` for good; absent while undecided. */
+  readonly #mode = new Map<string, 'sync' | 'async'>();
+  /** Long sync entries of each tool so far. */
+  readonly #stalls = new Map<string, number>();
+
+  isSync(key: string): boolean {
+    return this.#mode.get(key) === 'sync';
+  }
+
+  /** Whether a call of an undecided tool should measure its CPU, to be judged by {@link afterAsyncEntry}. */
+  undecided(key: string): boolean {
+    return !this.#mode.has(key);
+  }
+
+  /** After an async entry that ran alone in the isolate and used `cpuMs` of it. */
+  afterAsyncEntry(key: string, cpuMs: number): void {
+    if (!this.#mode.has(key) && cpuMs < PROMOTE_CPU_MS) this.#mode.set(key, 'sync');
+  }
+
+  /** Whether a sync entry that held the thread `wallMs` needs its CPU time read ({@link afterLongSyncEntry}). */
+  static mayBeLong(wallMs: number): boolean {
+    return wallMs > DEMOTE_MS;
+  }
+
+  /** After a sync entry that took `cpuMs` of the isolate's CPU (and longer than DEMOTE_MS by the clock). */
+  afterLongSyncEntry(key: string, cpuMs: number): void {
+    if (cpuMs <= DEMOTE_MS) return;
+    const stalls = (this.#stalls.get(key) ?? 0) + 1;
+    this.#stalls.set(key, stalls);
+    if (cpuMs < SHORT_STALL_MS && stalls <= MAX_SHORT_STALLS) this.#mode.delete(key);
+    else this.#mode.set(key, 'async');
+  }
+}

@@ -1,0 +1,58 @@
+import { describe, expect, it } from 'vitest';
+import {
+  DEMOTE_MS,
+  EntryModes,
+  MAX_SHORT_STALLS,
+  PROMOTE_CPU_MS,
+  SHORT_STALL_MS,
+} from '../../src/sandbox/entry-modes.js';
+
+describe('EntryModes: which tools take sync entries', () => {
+  it('promotes a tool whose async entry was quick, and leaves a slow one undecided', () => {
+    const modes = new EntryModes();
+    modes.afterAsyncEntry('slow', PROMOTE_CPU_MS + 1);
+    expect(modes.isSync('slow')).toBe(false);
+    expect(modes.undecided('slow')).toBe(true);
+    modes.afterAsyncEntry('quick', PROMOTE_CPU_MS / 2);
+    expect(modes.isSync('quick')).toBe(true);
+    expect(modes.undecided('quick')).toBe(false);
+  });
+
+  it('ignores an entry long by the clock but short in the isolate (descheduled, not busy)', () => {
+    const modes = new EntryModes();
+    modes.afterAsyncEntry('t', 0);
+    modes.afterLongSyncEntry('t', DEMOTE_MS);
+    expect(modes.isSync('t')).toBe(true);
+  });
+
+  it('a stall of its CPU budget sends the tool to the async path for good', () => {
+    const modes = new EntryModes();
+    modes.afterAsyncEntry('t', 0);
+    modes.afterLongSyncEntry('t', SHORT_STALL_MS);
+    expect(modes.isSync('t')).toBe(false);
+    expect(modes.undecided('t')).toBe(false);
+    modes.afterAsyncEntry('t', 0);
+    expect(modes.isSync('t')).toBe(false);
+  });
+
+  it(`short stalls (V8 tiering up, a collection) may re-promote a tool ${MAX_SHORT_STALLS} times, then not`, () => {
+    const modes = new EntryModes();
+    for (let stall = 1; stall <= MAX_SHORT_STALLS; stall++) {
+      modes.afterAsyncEntry('t', 0);
+      expect(modes.isSync('t')).toBe(true);
+      modes.afterLongSyncEntry('t', DEMOTE_MS + 1);
+      expect(modes.isSync('t')).toBe(false);
+      expect(modes.undecided('t')).toBe(true);
+    }
+    modes.afterAsyncEntry('t', 0);
+    modes.afterLongSyncEntry('t', DEMOTE_MS + 1);
+    expect(modes.undecided('t')).toBe(false);
+    modes.afterAsyncEntry('t', 0);
+    expect(modes.isSync('t')).toBe(false);
+  });
+
+  it('only an entry longer than DEMOTE_MS by the clock is worth reading the CPU time of', () => {
+    expect(EntryModes.mayBeLong(DEMOTE_MS)).toBe(false);
+    expect(EntryModes.mayBeLong(DEMOTE_MS + 0.1)).toBe(true);
+  });
+});
