@@ -6,14 +6,15 @@
 
 import { Socket } from 'node:net';
 import { type Frame, FrameReader, FrameWriter } from './channel.js';
-import type { FromExecutor, ReplyOutcome, ToExecutor } from './ipc.js';
+import { type FromExecutor, isRequest, type ReplyOutcome, type ToExecutor } from './ipc.js';
 import { type CallHandlers, IsolatePool } from './isolate-pool.js';
 import { loadRuntimeScript } from './isolate-script.js';
+import { StartedMarkWriter } from './started-mark.js';
 
 // No catastrophic-error handler here: isolated-vm runs it on the main thread and parks the
 // failing thread until it has, so an out-of-memory abort inside a sync entry (which runs on the
 // main thread) would wait for itself forever. Without one, V8's own out-of-memory abort ends this
-// process at once (the host restarts it), and the `started` acknowledgement already sent says
+// process at once (the host restarts it), and the count of requests read (started-mark.ts) says
 // which calls were running here.
 const pool = new IsolatePool(loadRuntimeScript);
 const aborts = new Map<number, AbortController>();
@@ -111,15 +112,15 @@ async function handle(message: ToExecutor, body: string): Promise<void> {
   }
 }
 
-/** Frames of the chunk being read, handled once all of them are acknowledged. */
+/** Frames of the chunk being read, handled once all of them are counted. */
 const inbox: Frame[] = [];
-/** Requests of that chunk to acknowledge (see `started` in ipc.ts). */
-const started: number[] = [];
+/** Requests of that chunk (the messages the host counts as sent: see `isRequest` in ipc.ts). */
+let requests = 0;
+const startedMark = new StartedMarkWriter();
 
 const reader = new FrameReader(
   (frame) => {
-    const message = frame.head as unknown as ToExecutor;
-    if ('id' in message && message.t !== 'ping' && message.t !== 'abort') started.push(message.id);
+    if (isRequest(frame.head as unknown as ToExecutor)) requests += 1;
     inbox.push(frame);
   },
   (error) => {
@@ -131,13 +132,10 @@ const reader = new FrameReader(
 
 channel.on('data', (chunk: Buffer) => {
   reader.push(chunk);
-  // Written before any of these requests runs: anything a request makes this process send, and
-  // the process dying under it, come after its acknowledgement.
-  if (started.length > 0) {
-    send({ t: 'started', ids: started });
-    started.length = 0;
-    writer.flush();
-  }
+  // Counted before any of these requests runs: the process dying under one comes after the
+  // count that names it started.
+  startedMark.add(requests);
+  requests = 0;
   for (const frame of inbox) {
     handle(frame.head as unknown as ToExecutor, frame.body).catch((error: unknown) => {
       process.stderr.write(`toolhost executor: ${error instanceof Error ? error.stack : String(error)}\n`);

@@ -40,6 +40,15 @@ export type ToExecutor =
   | { readonly t: 'count'; readonly id: number }
   | { readonly t: 'ping'; readonly id: number };
 
+/**
+ * The messages that wait for a reply: the host counts them in the order it sends them to a
+ * process, the process counts them as it reads them (started-mark.ts).
+ */
+export function isRequest(message: ToExecutor): boolean {
+  const t = message.t;
+  return t === 'call' || t === 'hook' || t === 'describe' || t === 'count';
+}
+
 /** How a request ended when it has no reply text: a limit, a describe's reply, a count. */
 export type ReplyOutcome = SandboxOutcome<DescribeReply> | { readonly kind: 'count'; readonly count: number };
 
@@ -47,12 +56,6 @@ export type ReplyOutcome = SandboxOutcome<DescribeReply> | { readonly kind: 'cou
 export type FromExecutor =
   /** Sent once, first: the process is up and reads requests. */
   | { readonly t: 'ready' }
-  /**
-   * These requests reached the executor and run there now. A request not acknowledged when the
-   * process dies never ran there (anything it did would have come after this message), so the
-   * host sends it to the next process instead of failing it.
-   */
-  | { readonly t: 'started'; readonly ids: readonly number[] }
   /**
    * Without `outcome`, the body is the reply's JSON as the plugin runtime wrote it in its isolate
    * (a `CallReply` or `HookReply`), parsed only by the host.

@@ -12,6 +12,7 @@ import { type Frame, FrameReader, FrameWriter } from './channel.js';
 import { callHandlers } from './inline.js';
 import type { FromExecutor, ToExecutor } from './ipc.js';
 import type { CallHandlers } from './isolate-pool.js';
+import { STARTED_MARK_FD, StartedMarkFile } from './started-mark.js';
 import type {
   CallSinks,
   CapabilityRunner,
@@ -40,7 +41,7 @@ export interface ProcessSandboxOptions {
 
 /**
  * How many executor processes may die before a request that none of them started is failed.
- * A request is sent again only when no process acknowledged it, so it never ran twice.
+ * A request is sent again only when no process had read it (started-mark.ts), so it never ran twice.
  */
 const MAX_SENDS = 3;
 
@@ -57,6 +58,10 @@ interface Executor {
   /** Its end of the channel (the child's fd 3; none when it could not be spawned) and the frames queued for it. */
   readonly channel: Socket | undefined;
   readonly writer: FrameWriter;
+  /** Where it counts the requests it has read (see started-mark.ts); none when it could not be made. */
+  readonly startedMark: StartedMarkFile | undefined;
+  /** Requests sent to it so far: the next one's place in its order. */
+  sent: number;
   /** 1 for the first process of this sandbox, then one more per restart. */
   readonly generation: number;
   ready: boolean;
@@ -92,8 +97,8 @@ interface Pending {
   readonly signal?: AbortSignal;
   /** The process it was last sent to; undefined while it waits for the next one. */
   sentTo: Executor | undefined;
-  /** The process `sentTo` acknowledged it: it is running there. */
-  started: boolean;
+  /** Its place among the requests sent to `sentTo`: started there when below the process's count. */
+  seq: number;
   sends: number;
 }
 
@@ -128,7 +133,7 @@ const notStarted = {
 /**
  * Isolates in a supervised child process. A plugin that makes V8 abort (isolated-vm issues #457,
  * #527) kills only the child. Exactly the requests that were running there (the child had
- * acknowledged them) end with an `is_error` result naming the crash; requests it had not started,
+ * counted them read: started-mark.ts) end with an `is_error` result naming the crash; requests it had not started,
  * and requests that arrive while it is down, go to the next process, which is started at once
  * when there is work. A death is charged to a plugin when only that plugin was running there; the
  * host hears of it through `onCrash`. Costs a round trip over the channel (`channel.ts`) per call.
@@ -166,9 +171,17 @@ export class ProcessSandbox implements Sandbox {
 
   #spawn(): Executor {
     // fd 3 is the channel: a socket pair, both ways (the fork IPC channel is not used: see channel.ts).
-    const child = spawn(process.execPath, ['--no-node-snapshot', this.#entry], {
-      stdio: ['ignore', 'inherit', 'inherit', 'pipe'],
-    });
+    // fd 4 is where it counts the requests it has read (started-mark.ts).
+    let startedMark: StartedMarkFile | undefined;
+    try {
+      startedMark = StartedMarkFile.open();
+    } catch {
+      // No temp file (disk full, no temp folder): the process still runs, and if it dies every
+      // request sent to it counts as started, so none can run twice.
+    }
+    const stdio: ('ignore' | 'inherit' | 'pipe' | number)[] = ['ignore', 'inherit', 'inherit', 'pipe'];
+    if (startedMark !== undefined) stdio[STARTED_MARK_FD] = startedMark.fd;
+    const child = spawn(process.execPath, ['--no-node-snapshot', this.#entry], { stdio });
     // Absent only when the spawn failed at once (too many open files): 'error' then says so.
     const channel = (child.stdio[3] ?? undefined) as Socket | undefined;
     this.#generation += 1;
@@ -176,6 +189,8 @@ export class ProcessSandbox implements Sandbox {
       child,
       channel,
       writer: new FrameWriter(channel ?? NOWHERE),
+      startedMark,
+      sent: 0,
       generation: this.#generation,
       ready: false,
       open: channel !== undefined,
@@ -207,7 +222,7 @@ export class ProcessSandbox implements Sandbox {
     );
     channel?.on('data', (chunk: Buffer) => reader.push(chunk));
     // Settled once it has exited *and* its channel is closed, i.e. after every message it managed
-    // to send: only then is it known which requests it had started.
+    // to send, and after its last count of the requests it had started.
     let waiting = 2;
     const settle = () => {
       waiting -= 1;
@@ -246,6 +261,7 @@ export class ProcessSandbox implements Sandbox {
     const executor = this.#live();
     if (executor === undefined) return; // #onEnded sends it to the next process
     pending.sentTo = executor;
+    pending.seq = executor.sent++;
     pending.sends += 1;
     executor.writer.send(pending.head, pending.body);
   }
@@ -269,13 +285,6 @@ export class ProcessSandbox implements Sandbox {
     }
     if (message.t === 'pong') {
       from.lastPong = Date.now();
-      return;
-    }
-    if (message.t === 'started') {
-      for (const id of message.ids) {
-        const pending = this.#pending.get(id);
-        if (pending?.sentTo === from) pending.started = true;
-      }
       return;
     }
     // Only the process a request was sent to may answer it or act for it.
@@ -323,11 +332,14 @@ export class ProcessSandbox implements Sandbox {
   #onEnded(executor: Executor): void {
     if (this.#executor === executor) this.#executor = undefined;
     const how = executor.ended ?? 'an unknown cause';
+    // Read once it has exited: nothing can add to the count any more.
+    const started = executor.startedMark === undefined ? executor.sent : executor.startedMark.read();
+    executor.startedMark?.close();
     const running: Pending[] = [];
     const unstarted: Pending[] = [];
     for (const pending of this.#pending.values()) {
       if (pending.sentTo !== executor) continue;
-      (pending.started ? running : unstarted).push(pending);
+      (pending.seq < started ? running : unstarted).push(pending);
     }
     const fail = (pending: Pending, message: string) => {
       this.#pending.delete(pending.id);
@@ -462,7 +474,7 @@ export class ProcessSandbox implements Sandbox {
                 resolve(outcome as R);
               },
         sentTo: undefined,
-        started: false,
+        seq: 0,
         sends: 0,
         ...about,
       };
