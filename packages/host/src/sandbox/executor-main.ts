@@ -5,6 +5,7 @@
  */
 
 import { Socket } from 'node:net';
+import { CancelSource } from '../util/cancel.js';
 import { type Frame, FrameReader, FrameWriter } from './channel.js';
 import { type FromExecutor, isRequest, type ReplyOutcome, type ToExecutor } from './ipc.js';
 import { type CallHandlers, IsolatePool } from './isolate-pool.js';
@@ -17,7 +18,7 @@ import { StartedMarkWriter } from './started-mark.js';
 // process at once (the host restarts it), and the count of requests read (started-mark.ts) says
 // which calls were running here.
 const pool = new IsolatePool(loadRuntimeScript);
-const aborts = new Map<number, AbortController>();
+const aborts = new Map<number, CancelSource>();
 const capabilityWaits = new Map<number, (reply: string) => void>();
 let nextRequest = 1;
 
@@ -59,7 +60,7 @@ class Outbound implements CallHandlers {
 
 async function run(message: ToExecutor & { t: 'call' | 'hook' }, body: string): Promise<void> {
   const { id } = message;
-  const controller = message.t === 'call' ? new AbortController() : undefined;
+  const controller = message.t === 'call' ? new CancelSource() : undefined;
   if (controller !== undefined) aborts.set(id, controller);
   try {
     const name = message.t === 'call' ? message.tool : message.phase;
@@ -70,7 +71,7 @@ async function run(message: ToExecutor & { t: 'call' | 'hook' }, body: string): 
       message.callId,
       body,
       new Outbound(id),
-      controller?.signal,
+      controller,
     );
     // The reply's text goes on as the isolate wrote it; only the host parses it.
     if (outcome.kind === 'reply') writer.send(`{"t":"reply","id":${id}}`, outcome.reply);
@@ -95,7 +96,7 @@ async function handle(message: ToExecutor, body: string): Promise<void> {
     case 'hook':
       return run(message, body);
     case 'abort':
-      aborts.get(message.id)?.abort(message.reason);
+      aborts.get(message.id)?.stop(message.reason);
       return;
     case 'capability-reply': {
       const resolve = capabilityWaits.get(message.requestId);

@@ -6,6 +6,7 @@ import type {
   HookReply,
   HookRequest,
 } from '@toolhost/plugin-sdk/protocol';
+import { asCancellation, type Cancellation, CancelSource } from '../util/cancel.js';
 import { messageOf } from '../util/errors.js';
 import { sleepUnlessAborted } from '../util/sleep.js';
 import { type CallHandlers, IsolatePool } from './isolate-pool.js';
@@ -23,18 +24,18 @@ function parseData(json: string): unknown {
 }
 
 /** `ctx.sleep` runs on a host timer that dies with the call: a sleep pending at its end never resolves. */
-function sleepFor(args: unknown, signal: AbortSignal): Promise<void> {
+function sleepFor(args: unknown, cancel: Cancellation): Promise<void> {
   const ms = Number((args as { ms?: unknown } | null)?.ms);
   if (!Number.isFinite(ms) || ms < 0)
     return Promise.reject(new Error('ctx.sleep(ms) needs a non-negative number'));
-  return sleepUnlessAborted(ms, signal);
+  return sleepUnlessAborted(ms, cancel.signal);
 }
 
 /** Turns host-side sinks and a capability runner into the handlers the isolate pool calls. */
 export function callHandlers(
   sinks: CallSinks,
   capabilities: CapabilityRunner | undefined,
-  signal: AbortSignal,
+  cancel: Cancellation,
 ): CallHandlers {
   return {
     log: (level, message, data) => sinks.log(level, message, parseData(data)),
@@ -44,12 +45,12 @@ export function callHandlers(
       let reply: CapabilityReply;
       try {
         if (capability === 'sleep') {
-          await sleepFor(JSON.parse(argsJson), signal);
+          await sleepFor(JSON.parse(argsJson), cancel);
           return JSON.stringify({ ok: true, value: null });
         }
         if (capabilities === undefined)
           throw new Error(`ctx capability "${capability}" is not available in hooks`);
-        reply = { ok: true, value: await capabilities(capability, JSON.parse(argsJson), signal) };
+        reply = { ok: true, value: await capabilities(capability, JSON.parse(argsJson), cancel.signal) };
       } catch (error) {
         reply = { ok: false, error: messageOf(error) };
       }
@@ -92,13 +93,14 @@ export class InlineSandbox implements Sandbox {
     request: CallRequest,
     capabilities: CapabilityRunner,
     sinks: CallSinks,
-    signal: AbortSignal,
+    cancel: Cancellation | AbortSignal,
   ): Promise<SandboxOutcome<CallReply>> {
+    const cancellation = asCancellation(cancel);
     return this.#pool.call(
       versionKey(pluginId, version),
       request,
-      callHandlers(sinks, capabilities, signal),
-      signal,
+      callHandlers(sinks, capabilities, cancellation),
+      cancellation,
     );
   }
 
@@ -111,7 +113,7 @@ export class InlineSandbox implements Sandbox {
     return this.#pool.hook(
       versionKey(pluginId, version),
       request,
-      callHandlers(sinks, undefined, new AbortController().signal),
+      callHandlers(sinks, undefined, new CancelSource()),
     );
   }
 

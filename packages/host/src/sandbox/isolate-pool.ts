@@ -5,6 +5,7 @@ import type {
   HookReply,
   HookRequest,
 } from '@toolhost/plugin-sdk/protocol';
+import type { Cancellation } from '../util/cancel.js';
 import { type IsolateOutcome, PluginIsolate, PluginLoadError } from './plugin-isolate.js';
 import type { IsolateHandlers, SandboxLimits } from './types.js';
 
@@ -161,7 +162,7 @@ export class IsolatePool {
     key: string,
     callId: string,
     handlers: CallHandlers,
-    signal: AbortSignal | undefined,
+    cancel: Cancellation | undefined,
     invoke: (isolate: PluginIsolate) => Promise<IsolateOutcome<R>>,
   ): Promise<IsolateOutcome<R>> {
     const generation = this.#plugins.get(key);
@@ -181,7 +182,7 @@ export class IsolatePool {
           : await this.#isolateOf(generation);
       if ('error' in isolate) return { kind: 'limit', limit: 'crashed', message: isolate.error };
       // A caller that gave up before the plugin started gets nothing run on its behalf.
-      if (signal?.aborted)
+      if (cancel?.aborted)
         return { kind: 'limit', limit: 'cancelled', message: 'the call was cancelled before it started' };
       const outcome = await invoke(isolate);
       if (isolate.disposed) this.#live.delete(isolate);
@@ -197,9 +198,9 @@ export class IsolatePool {
     key: string,
     request: CallRequest,
     handlers: CallHandlers,
-    signal?: AbortSignal,
+    cancel?: Cancellation,
   ): Promise<IsolateOutcome<CallReply>> {
-    return this.#run(key, request.callId, handlers, signal, (isolate) => isolate.call(request, signal));
+    return this.#run(key, request.callId, handlers, cancel, (isolate) => isolate.call(request, cancel));
   }
 
   hook(key: string, request: HookRequest, handlers: CallHandlers): Promise<IsolateOutcome<HookReply>> {
@@ -228,10 +229,10 @@ export class IsolatePool {
     callId: string,
     json: string,
     handlers: CallHandlers,
-    signal?: AbortSignal,
+    cancel?: Cancellation,
   ): Promise<IsolateOutcome<string>> {
-    return this.#run(key, callId, handlers, signal, (isolate) =>
-      isolate.text(kind, name, callId, json, signal),
+    return this.#run(key, callId, handlers, cancel, (isolate) =>
+      isolate.text(kind, name, callId, json, cancel),
     );
   }
 

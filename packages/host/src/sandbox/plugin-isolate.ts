@@ -8,6 +8,7 @@ import {
   type HookRequest,
 } from '@toolhost/plugin-sdk/protocol';
 import ivm from 'isolated-vm';
+import type { Cancellation } from '../util/cancel.js';
 import { messageOf } from '../util/errors.js';
 import { EntryModes } from './entry-modes.js';
 import type { IsolateHandlers, LimitName, SandboxLimits } from './types.js';
@@ -277,15 +278,15 @@ export class PluginIsolate {
     }
   }
 
-  /** Runs a call; `signal` aborts the call's `ctx.signal` in the isolate while the host waits for it. */
-  call(request: CallRequest, signal?: AbortSignal): Promise<IsolateOutcome<CallReply>> {
+  /** Runs a call; `cancel` aborts the call's `ctx.signal` in the isolate while the host waits for it. */
+  call(request: CallRequest, cancel?: Cancellation): Promise<IsolateOutcome<CallReply>> {
     return this.#begin(
       'call',
       `call:${request.toolName}`,
       request.callId,
       JSON.stringify(request),
       false,
-      signal,
+      cancel,
     );
   }
 
@@ -303,9 +304,9 @@ export class PluginIsolate {
     name: string,
     callId: string,
     json: string,
-    signal?: AbortSignal,
+    cancel?: Cancellation,
   ): Promise<IsolateOutcome<string>> {
-    return this.#begin(kind, `${kind}:${name}`, callId, json, true, signal);
+    return this.#begin(kind, `${kind}:${name}`, callId, json, true, cancel);
   }
 
   /**
@@ -319,7 +320,7 @@ export class PluginIsolate {
     callId: string,
     json: string,
     raw: boolean,
-    signal?: AbortSignal,
+    cancel?: Cancellation,
   ): Promise<IsolateOutcome<R>> {
     if (this.#breach !== undefined) return this.#breach;
     const entry = this.#entry;
@@ -339,8 +340,8 @@ export class PluginIsolate {
     const cpuBefore = sync ? 0n : this.#isolate.cpuTime;
     const alone = this.#active === 0;
     // Listened to only while the host waits: a call that finishes within its sync entry never
-    // touches the signal (adding and removing an abort listener costs more than the entry).
-    let onAbort: (() => void) | undefined;
+    // touches its cancellation (adding and removing a listener costs more than the entry).
+    let stopListening: (() => void) | undefined;
     /** The async entry, until it has left the isolate. */
     let entered: Promise<unknown> | undefined;
     try {
@@ -367,10 +368,7 @@ export class PluginIsolate {
         });
       }
       this.replies.waited += 1;
-      if (signal !== undefined) {
-        onAbort = () => this.abort(callId, String(signal.reason ?? 'cancelled'));
-        signal.addEventListener('abort', onAbort, { once: true });
-      }
+      stopListening = cancel?.onAbort((reason) => this.abort(callId, String(reason ?? 'cancelled')));
       const outcome = await this.#guard(
         () =>
           new Promise<string | LimitBreach>((resolve) => {
@@ -398,7 +396,7 @@ export class PluginIsolate {
     } catch (error) {
       return this.#breachFrom(error);
     } finally {
-      if (onAbort !== undefined) signal?.removeEventListener('abort', onAbort);
+      stopListening?.();
       this.#waiting.delete(callId);
       this.#callKey.delete(callId);
     }

@@ -7,6 +7,7 @@ import type {
   HookReply,
   HookRequest,
 } from '@toolhost/plugin-sdk/protocol';
+import { asCancellation, type Cancellation, CancelSource } from '../util/cancel.js';
 import { builtEntry } from '../util/package.js';
 import { type Frame, FrameReader, FrameWriter } from './channel.js';
 import { callHandlers } from './inline.js';
@@ -93,8 +94,8 @@ interface Pending {
   readonly sinks?: CallSinks;
   readonly capabilities?: CapabilityRunner;
   handlers?: CallHandlers;
-  /** The caller's signal (calls): a call cancelled while it waits for a new process is not sent. */
-  readonly signal?: AbortSignal;
+  /** The caller's cancellation (calls): a call cancelled while it waits for a new process is not sent. */
+  readonly cancel?: Cancellation;
   /** The process it was last sent to; undefined while it waits for the next one. */
   sentTo: Executor | undefined;
   /** Its place among the requests sent to `sentTo`: started there when below the process's count. */
@@ -118,8 +119,8 @@ function handlersOf(pending: Pending | undefined): CallHandlers | undefined {
   pending.handlers ??= callHandlers(
     pending.sinks,
     pending.capabilities,
-    // Hooks have no caller's signal: theirs never aborts.
-    pending.signal ?? new AbortController().signal,
+    // Hooks have no caller's cancellation: theirs never comes.
+    pending.cancel ?? new CancelSource(),
   );
   return pending.handlers;
 }
@@ -373,7 +374,7 @@ export class ProcessSandbox implements Sandbox {
         fail(pending, `${died} while this call was running${others}; the next call starts a new one`);
       }
       for (const pending of unstarted) {
-        if (pending.signal?.aborted === true) {
+        if (pending.cancel?.aborted === true) {
           this.#pending.delete(pending.id);
           pending.resolve(notStarted);
         } else if (pending.sends >= MAX_SENDS)
@@ -453,7 +454,7 @@ export class ProcessSandbox implements Sandbox {
   #request<R>(
     head: (id: number) => ToExecutor,
     body: string,
-    about: Pick<Pending, 'plugin' | 'sinks' | 'capabilities' | 'signal'> = {},
+    about: Pick<Pending, 'plugin' | 'sinks' | 'capabilities' | 'cancel'> = {},
     onSettled?: () => void,
   ): Promise<R> {
     if (this.#closed) {
@@ -510,13 +511,14 @@ export class ProcessSandbox implements Sandbox {
     request: CallRequest,
     capabilities: CapabilityRunner,
     sinks: CallSinks,
-    signal: AbortSignal,
+    cancelWith: Cancellation | AbortSignal,
   ): Promise<SandboxOutcome<CallReply>> {
-    if (signal.aborted) {
+    const cancel = asCancellation(cancelWith);
+    if (cancel.aborted) {
       return Promise.resolve(notStarted);
     }
     let id = 0;
-    const onAbort = () => {
+    const onAbort = (reason: unknown) => {
       const pending = this.#pending.get(id);
       if (pending === undefined) return;
       if (pending.sentTo === undefined) {
@@ -532,12 +534,12 @@ export class ProcessSandbox implements Sandbox {
           JSON.stringify({
             t: 'abort',
             id,
-            reason: String(signal.reason ?? 'cancelled'),
+            reason: String(reason ?? 'cancelled'),
           } satisfies ToExecutor),
         );
       }
     };
-    signal.addEventListener('abort', onAbort, { once: true });
+    const stopListening = cancel.onAbort(onAbort);
     const key = versionKey(pluginId, version);
     return this.#request<SandboxOutcome<CallReply>>(
       (assigned) => {
@@ -545,8 +547,8 @@ export class ProcessSandbox implements Sandbox {
         return { t: 'call', id: assigned, key, callId: request.callId, tool: request.toolName };
       },
       JSON.stringify(request),
-      { plugin: { id: pluginId, version }, sinks, capabilities, signal },
-      () => signal.removeEventListener('abort', onAbort),
+      { plugin: { id: pluginId, version }, sinks, capabilities, cancel },
+      stopListening,
     );
   }
 

@@ -7,6 +7,7 @@ import type {
 } from '@toolhost/plugin-sdk/protocol';
 
 import type { SandboxLimits } from '../config/limits.js';
+import type { Cancellation } from '../util/cancel.js';
 
 export type { SandboxLimits } from '../config/limits.js';
 export { DEFAULT_SANDBOX_LIMITS } from '../config/limits.js';
@@ -71,7 +72,8 @@ export interface Sandbox {
     request: CallRequest,
     capabilities: CapabilityRunner,
     sinks: CallSinks,
-    signal: AbortSignal,
+    /** The call's cancellation (an `AbortSignal` will do; a `Cancellation` spares making one). */
+    cancel: Cancellation | AbortSignal,
   ): Promise<SandboxOutcome<CallReply>>;
   hook(
     pluginId: string,

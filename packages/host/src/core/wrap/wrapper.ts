@@ -1,5 +1,6 @@
 import type { ToolLogger, ToolResult } from '@toolhost/plugin-sdk';
 import { BACKSTOP_MS, type CallLimits, timerMs } from '../../config/limits.js';
+import { type Cancellation, CancelSource, signalCancellation } from '../../util/cancel.js';
 import { messageOf } from '../../util/errors.js';
 import type { AsyncMutex } from '../../util/lock.js';
 import { issuesText } from '../../util/zod-issues.js';
@@ -213,27 +214,12 @@ const noop = (): void => {};
 const SILENT: ToolLogger = { debug: noop, info: noop, warn: noop, error: noop };
 
 /**
- * The signal of one call, made only when something asks for it (most in-process tools never do):
- * aborted on cancel, on timeout and when the call ends, even if first asked for afterwards.
+ * The cancellation of one call, its signal made only when something asks for it (most tools never
+ * do): stopped on cancel, on timeout and when the call ends, even if first asked for afterwards.
  */
-class CallControl {
-  #controller: AbortController | undefined;
-  #reason: unknown;
-  stopped = false;
-
-  get signal(): AbortSignal {
-    if (this.#controller === undefined) {
-      this.#controller = new AbortController();
-      if (this.stopped) this.#controller.abort(this.#reason);
-    }
-    return this.#controller.signal;
-  }
-
-  stop(reason: unknown): void {
-    if (this.stopped) return;
-    this.stopped = true;
-    this.#reason = reason;
-    this.#controller?.abort(reason);
+class CallControl extends CancelSource {
+  get stopped(): boolean {
+    return this.aborted;
   }
 }
 
@@ -271,6 +257,11 @@ class Execution implements ExecutionContext {
     return this.#control.signal;
   }
 
+  /** Its call's cancellation, for paths that can do without a signal (see `cancellationOf`). */
+  get cancellation(): Cancellation {
+    return this.#control;
+  }
+
   // A field, not a method: an executor may take it out of the context.
   readonly progress = (done: number, total?: number, message?: string): void => {
     const observer = this.#observer;
@@ -281,6 +272,14 @@ class Execution implements ExecutionContext {
       // As for log lines.
     }
   };
+}
+
+/**
+ * The cancellation of the call an executor runs: the wrapper's own for an `ExecutionContext` it
+ * made (no signal made until something needs one), else its signal's.
+ */
+export function cancellationOf(ctx: Pick<ExecutionContext, 'signal'>): Cancellation {
+  return ctx instanceof Execution ? ctx.cancellation : signalCancellation(ctx.signal);
 }
 
 type Executed = { readonly status: CallStatus; readonly result: ToolResult };

@@ -8,6 +8,7 @@ import { placeholderDescriptor } from '../../core/refs.js';
 import { unavailableEntries } from '../../core/register/unavailable.js';
 import { callStopped, invalidInput, type StoppedStatus } from '../../core/wrap/errors.js';
 import { errorResult } from '../../core/wrap/results.js';
+import { cancellationOf } from '../../core/wrap/wrapper.js';
 import type { CallSinks, LimitName, Sandbox, SandboxOutcome } from '../../sandbox/types.js';
 import type {
   AfterToolCallResult,
@@ -16,6 +17,7 @@ import type {
   RegisteredTool,
   ToolHooks,
 } from '../../types.js';
+import type { Cancellation } from '../../util/cancel.js';
 import { issuesText } from '../../util/zod-issues.js';
 import { afterVerdictSchema, beforeVerdictSchema, callReplySchema, hookReplySchema } from './replies.js';
 
@@ -149,7 +151,8 @@ export function pluginTools(plugin: LoadedPlugin): RegisteredTool[] {
     const descriptor = pluginDescriptor(plugin.id, tool);
     const request = (
       input: unknown,
-      call: { toolUseId: string; sessionId: string; signal: AbortSignal },
+      call: { toolUseId: string; sessionId: string },
+      cancel: Cancellation,
       sinks: CallSinks,
       checkOnly: boolean,
     ) =>
@@ -170,7 +173,7 @@ export function pluginTools(plugin: LoadedPlugin): RegisteredTool[] {
         },
         (capability, args, signal) => plugin.capabilities.invoke(capability, args, signal),
         sinks,
-        call.signal,
+        cancel,
       );
     return {
       descriptor,
@@ -184,12 +187,12 @@ export function pluginTools(plugin: LoadedPlugin): RegisteredTool[] {
           // the executor under other plugins' calls.
           const blocked = plugin.blocked();
           if (blocked !== undefined) return errorResult(`Tool "${tool.name}" was not run: ${blocked}`);
-          const outcome = await request(input, ctx, sinksOf(ctx), false);
+          const outcome = await request(input, ctx, cancellationOf(ctx), sinksOf(ctx), false);
           return resultOf(plugin.id, tool.name, outcome, plugin.limits);
         },
         async explainInvalidInput(input, call) {
           if (plugin.blocked() !== undefined) return undefined;
-          const outcome = await request(input, call, NO_SINKS, true);
+          const outcome = await request(input, call, cancellationOf(call), NO_SINKS, true);
           if (outcome.kind !== 'reply') return undefined;
           const reply = callReplySchema.safeParse(outcome.reply);
           return reply.success && reply.data.kind === 'invalid-input' ? reply.data.issues : undefined;
