@@ -10,6 +10,7 @@ import { type Frame, FrameReader, FrameWriter } from './channel.js';
 import { type FromExecutor, isRequest, type ReplyOutcome, type ToExecutor } from './ipc.js';
 import { type CallHandlers, IsolatePool } from './isolate-pool.js';
 import { loadRuntimeScript } from './isolate-script.js';
+import type { IsolateOutcome } from './plugin-isolate.js';
 import { StartedMarkWriter } from './started-mark.js';
 
 // No catastrophic-error handler here: isolated-vm runs it on the main thread and parks the
@@ -58,33 +59,49 @@ class Outbound implements CallHandlers {
   }
 }
 
-async function run(message: ToExecutor & { t: 'call' | 'hook' }, body: string): Promise<void> {
-  const { id } = message;
-  const controller = message.t === 'call' ? new CancelSource() : undefined;
-  if (controller !== undefined) aborts.set(id, controller);
-  try {
-    const name = message.t === 'call' ? message.tool : message.phase;
-    const outcome = await pool.text(
-      message.t,
-      message.key,
-      name,
-      message.callId,
-      body,
-      new Outbound(id),
-      controller,
-    );
-    // The reply's text goes on as the isolate wrote it; only the host parses it.
-    if (outcome.kind === 'reply') writer.send(`{"t":"reply","id":${id}}`, outcome.reply);
-    else reply(id, outcome);
-  } finally {
-    if (controller !== undefined) aborts.delete(id);
-  }
+/** Sends a call's or hook's outcome: a reply's text goes on as the isolate wrote it; only the host parses it. */
+function answer(id: number, outcome: IsolateOutcome<string>): void {
+  if (outcome.kind === 'reply') writer.send(`{"t":"reply","id":${id}}`, outcome.reply);
+  else reply(id, outcome);
 }
 
-async function handle(message: ToExecutor, body: string): Promise<void> {
+/**
+ * Runs a call or hook. One answered within its sync entry is answered in this same turn, with no
+ * promise made; only one that waits is listened to for an abort (none can arrive before then).
+ */
+function run(message: ToExecutor & { t: 'call' | 'hook' }, body: string): void {
+  const { id } = message;
+  const cancel = message.t === 'call' ? new CancelSource() : undefined;
+  const name = message.t === 'call' ? message.tool : message.phase;
+  const outcome = pool.text(message.t, message.key, name, message.callId, body, new Outbound(id), cancel);
+  if (!(outcome instanceof Promise)) {
+    answer(id, outcome);
+    return;
+  }
+  if (cancel !== undefined) aborts.set(id, cancel);
+  outcome.then(
+    (settled) => {
+      aborts.delete(id);
+      answer(id, settled);
+    },
+    (error: unknown) => {
+      aborts.delete(id);
+      fault(error);
+    },
+  );
+}
+
+/** A fault of this process's own code: said on stderr; the request it hit gets no reply. */
+function fault(error: unknown): void {
+  process.stderr.write(`toolhost executor: ${error instanceof Error ? error.stack : String(error)}\n`);
+}
+
+function handle(message: ToExecutor, body: string): void {
   switch (message.t) {
     case 'describe':
-      reply(message.id, await pool.describe(body, message.configJson, message.limits));
+      pool
+        .describe(body, message.configJson, message.limits)
+        .then((outcome) => reply(message.id, outcome), fault);
       return;
     case 'load':
       pool.load(message.key, body, message.limits);
@@ -94,7 +111,8 @@ async function handle(message: ToExecutor, body: string): Promise<void> {
       return;
     case 'call':
     case 'hook':
-      return run(message, body);
+      run(message, body);
+      return;
     case 'abort':
       aborts.get(message.id)?.stop(message.reason);
       return;
@@ -138,9 +156,11 @@ channel.on('data', (chunk: Buffer) => {
   startedMark.add(requests);
   requests = 0;
   for (const frame of inbox) {
-    handle(frame.head as unknown as ToExecutor, frame.body).catch((error: unknown) => {
-      process.stderr.write(`toolhost executor: ${error instanceof Error ? error.stack : String(error)}\n`);
-    });
+    try {
+      handle(frame.head as unknown as ToExecutor, frame.body);
+    } catch (error) {
+      fault(error);
+    }
   }
   inbox.length = 0;
 });

@@ -11,6 +11,7 @@ import { messageOf } from '../util/errors.js';
 import { sleepUnlessAborted } from '../util/sleep.js';
 import { type CallHandlers, IsolatePool } from './isolate-pool.js';
 import { loadRuntimeScript } from './isolate-script.js';
+import type { IsolateAnswer, IsolateOutcome } from './plugin-isolate.js';
 import type { CallSinks, CapabilityRunner, Sandbox, SandboxLimits, SandboxOutcome } from './types.js';
 import { PluginVersions, versionKey } from './versions.js';
 
@@ -59,6 +60,11 @@ export function callHandlers(
   };
 }
 
+/** The sandbox interface answers with a promise; an answer the pool had at once becomes one here. */
+function settled<R>(answer: IsolateAnswer<R>): Promise<IsolateOutcome<R>> {
+  return answer instanceof Promise ? answer : Promise.resolve(answer);
+}
+
 /**
  * Isolates in the host process: the fastest path, but a plugin that makes V8 abort (the
  * catastrophic out-of-memory cases) takes the host down with it. Needs `--no-node-snapshot`.
@@ -96,11 +102,13 @@ export class InlineSandbox implements Sandbox {
     cancel: Cancellation | AbortSignal,
   ): Promise<SandboxOutcome<CallReply>> {
     const cancellation = asCancellation(cancel);
-    return this.#pool.call(
-      versionKey(pluginId, version),
-      request,
-      callHandlers(sinks, capabilities, cancellation),
-      cancellation,
+    return settled(
+      this.#pool.call(
+        versionKey(pluginId, version),
+        request,
+        callHandlers(sinks, capabilities, cancellation),
+        cancellation,
+      ),
     );
   }
 
@@ -110,10 +118,12 @@ export class InlineSandbox implements Sandbox {
     request: HookRequest,
     sinks: CallSinks,
   ): Promise<SandboxOutcome<HookReply>> {
-    return this.#pool.hook(
-      versionKey(pluginId, version),
-      request,
-      callHandlers(sinks, undefined, new CancelSource()),
+    return settled(
+      this.#pool.hook(
+        versionKey(pluginId, version),
+        request,
+        callHandlers(sinks, undefined, new CancelSource()),
+      ),
     );
   }
 

@@ -6,8 +6,14 @@ import type {
   HookRequest,
 } from '@toolhost/plugin-sdk/protocol';
 import type { Cancellation } from '../util/cancel.js';
-import { type IsolateOutcome, PluginIsolate, PluginLoadError } from './plugin-isolate.js';
+import { type IsolateAnswer, type IsolateOutcome, PluginIsolate, PluginLoadError } from './plugin-isolate.js';
 import type { IsolateHandlers, SandboxLimits } from './types.js';
+
+const NOT_STARTED: IsolateOutcome<never> = {
+  kind: 'limit',
+  limit: 'cancelled',
+  message: 'the call was cancelled before it started',
+};
 
 /** The handlers of one call, found by call id when the isolate calls back. */
 export interface CallHandlers {
@@ -158,40 +164,87 @@ export class IsolatePool {
     return { error: 'the plugin isolate could not be started' };
   }
 
-  async #run<R>(
+  /**
+   * Runs `invoke` on the generation's isolate. With the isolate already running (the common
+   * case) and a call answered within its sync entry, the outcome comes back at once, not as a
+   * promise: the executor then replies in the same turn.
+   */
+  #run<R>(
     key: string,
     callId: string,
     handlers: CallHandlers,
     cancel: Cancellation | undefined,
-    invoke: (isolate: PluginIsolate) => Promise<IsolateOutcome<R>>,
-  ): Promise<IsolateOutcome<R>> {
+    invoke: (isolate: PluginIsolate) => IsolateAnswer<R>,
+  ): IsolateAnswer<R> {
     const generation = this.#plugins.get(key);
     if (generation === undefined) {
       // The host keeps a version loaded while any call it admitted may still reach it: this is a bug.
       return { kind: 'limit', limit: 'crashed', message: `plugin version ${key} is not loaded` };
     }
+    const started = generation.started;
+    if (started === undefined || started.from !== generation.isolate || started.isolate.disposed) {
+      return this.#runWhenStarted(generation, callId, handlers, cancel, invoke);
+    }
+    // A caller that gave up before the plugin started gets nothing run on its behalf.
+    if (cancel?.aborted) return NOT_STARTED;
     // Counted at once: a reload that retires this generation meanwhile waits for this call.
+    this.#admit(generation, callId, handlers);
+    let answer: IsolateAnswer<R>;
+    try {
+      answer = invoke(started.isolate);
+    } catch (error) {
+      this.#leave(generation, callId, started.isolate);
+      throw error;
+    }
+    if (answer instanceof Promise) return this.#leaveAfter(answer, generation, callId, started.isolate);
+    this.#leave(generation, callId, started.isolate);
+    return answer;
+  }
+
+  /** `#run` when the isolate is still to be created (or re-created after a breach). */
+  async #runWhenStarted<R>(
+    generation: Generation,
+    callId: string,
+    handlers: CallHandlers,
+    cancel: Cancellation | undefined,
+    invoke: (isolate: PluginIsolate) => IsolateAnswer<R>,
+  ): Promise<IsolateOutcome<R>> {
+    this.#admit(generation, callId, handlers);
+    let isolate: PluginIsolate | undefined;
+    try {
+      const made = await this.#isolateOf(generation);
+      if ('error' in made) return { kind: 'limit', limit: 'crashed', message: made.error };
+      isolate = made;
+      if (cancel?.aborted) return NOT_STARTED;
+      return await invoke(isolate);
+    } finally {
+      this.#leave(generation, callId, isolate);
+    }
+  }
+
+  async #leaveAfter<R>(
+    answer: Promise<IsolateOutcome<R>>,
+    generation: Generation,
+    callId: string,
+    isolate: PluginIsolate,
+  ): Promise<IsolateOutcome<R>> {
+    try {
+      return await answer;
+    } finally {
+      this.#leave(generation, callId, isolate);
+    }
+  }
+
+  #admit(generation: Generation, callId: string, handlers: CallHandlers): void {
     generation.inFlight += 1;
     this.#calls.set(callId, handlers);
-    try {
-      // The isolate already running (the common case) without a detour through a promise.
-      const started = generation.started;
-      const isolate =
-        started !== undefined && started.from === generation.isolate && !started.isolate.disposed
-          ? started.isolate
-          : await this.#isolateOf(generation);
-      if ('error' in isolate) return { kind: 'limit', limit: 'crashed', message: isolate.error };
-      // A caller that gave up before the plugin started gets nothing run on its behalf.
-      if (cancel?.aborted)
-        return { kind: 'limit', limit: 'cancelled', message: 'the call was cancelled before it started' };
-      const outcome = await invoke(isolate);
-      if (isolate.disposed) this.#live.delete(isolate);
-      return outcome;
-    } finally {
-      this.#calls.delete(callId);
-      generation.inFlight -= 1;
-      this.#releaseIfDrained(generation);
-    }
+  }
+
+  #leave(generation: Generation, callId: string, isolate: PluginIsolate | undefined): void {
+    if (isolate?.disposed === true) this.#live.delete(isolate);
+    this.#calls.delete(callId);
+    generation.inFlight -= 1;
+    this.#releaseIfDrained(generation);
   }
 
   call(
@@ -199,11 +252,11 @@ export class IsolatePool {
     request: CallRequest,
     handlers: CallHandlers,
     cancel?: Cancellation,
-  ): Promise<IsolateOutcome<CallReply>> {
+  ): IsolateAnswer<CallReply> {
     return this.#run(key, request.callId, handlers, cancel, (isolate) => isolate.call(request, cancel));
   }
 
-  hook(key: string, request: HookRequest, handlers: CallHandlers): Promise<IsolateOutcome<HookReply>> {
+  hook(key: string, request: HookRequest, handlers: CallHandlers): IsolateAnswer<HookReply> {
     return this.#run(key, request.callId, handlers, undefined, (isolate) => isolate.hook(request));
   }
 
@@ -230,7 +283,7 @@ export class IsolatePool {
     json: string,
     handlers: CallHandlers,
     cancel?: Cancellation,
-  ): Promise<IsolateOutcome<string>> {
+  ): IsolateAnswer<string> {
     return this.#run(key, callId, handlers, cancel, (isolate) =>
       isolate.text(kind, name, callId, json, cancel),
     );

@@ -22,6 +22,9 @@ export interface LimitBreach {
 
 export type IsolateOutcome<R> = { readonly kind: 'reply'; readonly reply: R } | LimitBreach;
 
+/** An outcome at once (a call answered within its sync entry, or refused), or a promise of one. */
+export type IsolateAnswer<R> = IsolateOutcome<R> | Promise<IsolateOutcome<R>>;
+
 /** A plugin bundle that could not be loaded into a fresh isolate; `detail` says why, without the prefix. */
 export class PluginLoadError extends Error {
   readonly detail: string;
@@ -42,6 +45,13 @@ const LOAD_TIMEOUT_MS = 5_000;
 const ABORT_GRACE_MS = 50;
 
 type EntryRef = ivm.Reference<(...args: unknown[]) => unknown>;
+/** The runtime's entry points into the isolate. */
+interface Entry {
+  readonly begin: EntryRef;
+  readonly describe: EntryRef;
+  readonly settle: EntryRef;
+  readonly abort: EntryRef;
+}
 
 const GONE: LimitBreach = { kind: 'limit', limit: 'crashed', message: 'the plugin isolate is gone' };
 const NON_STRING: LimitBreach = {
@@ -81,6 +91,20 @@ function breachOf(error: unknown, limits: SandboxLimits): LimitBreach {
   return { kind: 'limit', limit: 'crashed', message: `the plugin's isolate failed: ${text}` };
 }
 
+/** A call waiting for its reply: the runtime's `reply` lands in `settle`, which wakes the waiter (if any). */
+class WaitingCall {
+  settled: string | LimitBreach | undefined;
+  wake: ((outcome: string | LimitBreach) => void) | undefined;
+  readonly settle = (outcome: string | LimitBreach): void => {
+    this.settled = outcome;
+    // Never resume the host inside the isolate's callback: Node runs the host's microtasks when
+    // the callback returns, so the caller's next call would enter this isolate while it is
+    // still locked by the entry that replied — nested, without its own microtask checkpoint —
+    // and every later sync entry would miss its reply too. A turn later, the isolate is free.
+    if (this.wake !== undefined) setImmediate(this.wake, outcome);
+  };
+}
+
 /**
  * One plugin's isolate: the runtime first, then the plugin bundle. A tool's calls enter it async
  * (`apply`, on the isolate's own thread, so a spinning plugin never blocks this process's event
@@ -93,7 +117,7 @@ function breachOf(error: unknown, limits: SandboxLimits): LimitBreach {
 export class PluginIsolate {
   readonly #isolate: ivm.Isolate;
   readonly #limits: SandboxLimits;
-  #entry: { begin: EntryRef; describe: EntryRef; settle: EntryRef; abort: EntryRef } | undefined;
+  #entry: Entry | undefined;
   /** Calls and hooks waiting for their reply, by call id: the runtime's `reply` lands here. */
   readonly #waiting = new Map<string, (outcome: string | LimitBreach) => void>();
   /** How each tool (or hook phase) is entered: `sync` once it proved quick, `async` after a long entry. */
@@ -279,7 +303,7 @@ export class PluginIsolate {
   }
 
   /** Runs a call; `cancel` aborts the call's `ctx.signal` in the isolate while the host waits for it. */
-  call(request: CallRequest, cancel?: Cancellation): Promise<IsolateOutcome<CallReply>> {
+  call(request: CallRequest, cancel?: Cancellation): IsolateAnswer<CallReply> {
     return this.#begin(
       'call',
       `call:${request.toolName}`,
@@ -290,7 +314,7 @@ export class PluginIsolate {
     );
   }
 
-  hook(request: HookRequest): Promise<IsolateOutcome<HookReply>> {
+  hook(request: HookRequest): IsolateAnswer<HookReply> {
     return this.#begin('hook', `hook:${request.phase}`, request.callId, JSON.stringify(request), false);
   }
 
@@ -305,92 +329,110 @@ export class PluginIsolate {
     callId: string,
     json: string,
     cancel?: Cancellation,
-  ): Promise<IsolateOutcome<string>> {
+  ): IsolateAnswer<string> {
     return this.#begin(kind, `${kind}:${name}`, callId, json, true, cancel);
   }
 
   /**
-   * Starts a call or hook and waits for its reply: on the sync path when its tool has proved
-   * quick (see entry-modes.ts), returning at once when the reply came within the entry;
-   * otherwise (and for what waits on the host) under the wall-clock deadline and CPU watchdog.
+   * Starts a call or hook and gets its reply: on the sync path when its tool has proved quick
+   * (see entry-modes.ts), answering at once — not a promise — when the reply came within the
+   * entry (a quick tool's call then costs no promise, no microtask and no timer here); otherwise
+   * (and for what waits on the host) a promise, under the wall-clock deadline and CPU watchdog.
    */
-  async #begin<R>(
+  #begin<R>(
     kind: 'call' | 'hook',
     key: string,
     callId: string,
     json: string,
     raw: boolean,
     cancel?: Cancellation,
-  ): Promise<IsolateOutcome<R>> {
+  ): IsolateAnswer<R> {
     if (this.#breach !== undefined) return this.#breach;
     const entry = this.#entry;
     if (entry === undefined || this.#isolate.isDisposed) return GONE;
-    let settled: string | LimitBreach | undefined;
-    let wake: ((outcome: string | LimitBreach) => void) | undefined;
-    this.#waiting.set(callId, (outcome) => {
-      settled = outcome;
-      // Never resume the host inside the isolate's callback: Node runs the host's microtasks when
-      // the callback returns, so the caller's next call would enter this isolate while it is
-      // still locked by the entry that replied — nested, without its own microtask checkpoint —
-      // and every later sync entry would miss its reply too. A turn later, the isolate is free.
-      if (wake !== undefined) setImmediate(wake, outcome);
-    });
+    const call = new WaitingCall();
+    this.#waiting.set(callId, call.settle);
     this.#callKey.set(callId, key);
-    const sync = this.#modes.isSync(key) && this.#asyncEntries === 0;
-    const cpuBefore = sync ? 0n : this.#isolate.cpuTime;
-    const alone = this.#active === 0;
+    if (!(this.#modes.isSync(key) && this.#asyncEntries === 0)) {
+      const cpuBefore = this.#isolate.cpuTime;
+      const alone = this.#active === 0;
+      const entered = this.#enterAsync(entry, kind, json);
+      return this.#waitFor<R>(call, key, callId, raw, cancel, { entered, cpuBefore, alone });
+    }
+    let answered: IsolateOutcome<R> | undefined;
+    try {
+      if (
+        !this.#enterSync(key, () =>
+          entry.begin.applySync(undefined, [kind, json], SYNC_ARGS(this.#syncBudget())),
+        )
+      ) {
+        answered = this.#breach ?? GONE;
+      } else if (call.settled !== undefined) {
+        this.replies.inEntry += 1;
+        answered = outcomeOf<R>(call.settled, raw);
+      }
+    } catch (error) {
+      answered = this.#breachFrom(error);
+    }
+    if (answered === undefined) return this.#waitFor<R>(call, key, callId, raw, cancel, undefined);
+    this.#waiting.delete(callId);
+    this.#callKey.delete(callId);
+    return answered;
+  }
+
+  /** An async entry of a call (`apply`): settled once it has left the isolate; a failure breaches. */
+  #enterAsync(entry: Entry, kind: string, json: string): Promise<unknown> {
+    return this.#tracked(
+      entry.begin.apply(undefined, [kind, json], {
+        arguments: { copy: true },
+        timeout: this.#limits.timeoutMs,
+      }),
+    ).catch((error: unknown) => {
+      if (!this.#isolate.isDisposed) this.#fail(breachOf(error, this.#limits));
+    });
+  }
+
+  /**
+   * Waits for the reply of a call that did not get it within a sync entry: one that entered async
+   * (`async`: the entry, the isolate's CPU time before it, and whether no other call was running),
+   * or a sync one waiting on the host (a capability).
+   */
+  async #waitFor<R>(
+    call: WaitingCall,
+    key: string,
+    callId: string,
+    raw: boolean,
+    cancel: Cancellation | undefined,
+    async:
+      | { readonly entered: Promise<unknown>; readonly cpuBefore: bigint; readonly alone: boolean }
+      | undefined,
+  ): Promise<IsolateOutcome<R>> {
+    this.replies.waited += 1;
     // Listened to only while the host waits: a call that finishes within its sync entry never
     // touches its cancellation (adding and removing a listener costs more than the entry).
-    let stopListening: (() => void) | undefined;
-    /** The async entry, until it has left the isolate. */
-    let entered: Promise<unknown> | undefined;
+    const stopListening = cancel?.onAbort((reason) => this.abort(callId, String(reason ?? 'cancelled')));
     try {
-      if (sync) {
-        if (
-          !this.#enterSync(key, () =>
-            entry.begin.applySync(undefined, [kind, json], SYNC_ARGS(this.#syncBudget())),
-          )
-        ) {
-          return this.#breach ?? GONE;
-        }
-        if (settled !== undefined) {
-          this.replies.inEntry += 1;
-          return outcomeOf<R>(settled, raw);
-        }
-      } else {
-        entered = this.#tracked(
-          entry.begin.apply(undefined, [kind, json], {
-            arguments: { copy: true },
-            timeout: this.#limits.timeoutMs,
-          }),
-        ).catch((error: unknown) => {
-          if (!this.#isolate.isDisposed) this.#fail(breachOf(error, this.#limits));
-        });
-      }
-      this.replies.waited += 1;
-      stopListening = cancel?.onAbort((reason) => this.abort(callId, String(reason ?? 'cancelled')));
       const outcome = await this.#guard(
         () =>
           new Promise<string | LimitBreach>((resolve) => {
-            if (settled !== undefined) resolve(settled);
-            else wake = resolve;
+            if (call.settled !== undefined) resolve(call.settled);
+            else call.wake = resolve;
           }),
         callId,
       );
       // The reply can come before the entry has left the isolate (a quick tool replies from
       // within it); the caller's next call should find the isolate free for a sync entry.
-      if (entered !== undefined) await entered;
+      if (async !== undefined) await async.entered;
       // A first call that used little CPU, alone in the isolate: its tool goes sync.
       // Never with a catastrophic-error handler (see `abortOnCatastrophe`).
       if (
-        !sync &&
-        alone &&
+        async?.alone === true &&
         this.#active === 0 &&
         this.#modes.undecided(key) &&
         !PluginIsolate.abortOnCatastrophe &&
         typeof outcome === 'string'
       ) {
-        this.#modes.afterAsyncEntry(key, Number(this.#isolate.cpuTime - cpuBefore) / 1e6);
+        this.#modes.afterAsyncEntry(key, Number(this.#isolate.cpuTime - async.cpuBefore) / 1e6);
       }
       return outcomeOf<R>(outcome, raw);
     } catch (error) {
