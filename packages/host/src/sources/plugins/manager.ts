@@ -30,6 +30,11 @@ export interface PluginReport {
   readonly status: PluginStatus;
   readonly diagnostics: readonly string[];
   readonly manifest?: PluginManifest;
+  /**
+   * What is loaded (bundle, limits, plugin config) as one hash, for loaded and disabled plugins:
+   * it changes with the code even when no tool does (`toolhost dev` says "code reloaded").
+   */
+  readonly fingerprint?: string;
 }
 
 export interface LoadPluginsOptions {
@@ -150,7 +155,7 @@ async function loadFromBundle(
         tools: [],
         unavailable: hiddenEntries(id, manifest.tools, 'plugin-disabled', message),
       },
-      report: { id, status: 'disabled', diagnostics: [message], manifest },
+      report: { id, status: 'disabled', diagnostics: [message], manifest, fingerprint },
       fingerprint,
     };
   }
@@ -198,7 +203,7 @@ async function loadFromBundle(
   return {
     source: { kind: 'plugin', id, tools: pluginTools(loaded) },
     ...(hooks === undefined ? {} : { hooks }),
-    report: { id, status: 'loaded', diagnostics: [], manifest },
+    report: { id, status: 'loaded', diagnostics: [], manifest, fingerprint },
     lease,
     fingerprint,
   };
