@@ -28,7 +28,7 @@ export function renderHelp(help: CommandHelp): string {
 }
 
 /** The commands, in the order `toolhost --help` lists them. */
-export type CommandName = 'dev' | 'list' | 'call' | 'serve' | 'new' | 'doctor';
+export type CommandName = 'dev' | 'list' | 'call' | 'serve' | 'new' | 'doctor' | 'grant';
 
 /** Help of every command; kept apart from the commands so `--help` loads none of them. */
 export const HELP = {
@@ -107,5 +107,15 @@ export const HELP = {
       'config gives, and checks each server under mcpServers. Exit code 0 only when all is well; warnings (hidden tools, unused settings) do not fail it.',
     ],
     options: [],
+  },
+  grant: {
+    usage: 'toolhost grant PLUGIN [--yes] [--root DIR] [--config FILE]',
+    summary:
+      'Writes the grants doctor finds missing for PLUGIN into the config file, showing the diff first.',
+    details: [
+      "Keeps the file's key order, indentation and final newline; refuses a file that is not valid JSON.",
+      'On a terminal it asks before writing; elsewhere it prints the diff and exits 1 unless --yes.',
+    ],
+    options: [['-y, --yes', 'Write without asking']],
   },
 } as const satisfies Record<CommandName, CommandHelp>;
