@@ -150,12 +150,24 @@ describe('fetch denials name the permission and the config key', () => {
     );
   });
 
-  it('the same host on another port', async () => {
+  it('the same host on another port says which port, not "must declare"', async () => {
     const p = provider('.', { net: [main.host] }, { net: [main.host] });
     await expect(fetchVia(p, `${other.origin}/hello`)).rejects.toThrow(
-      `ctx.fetch to "${other.host}" is not allowed: plugin "demo" must declare permissions.net ["${other.host}"]`,
+      `ctx.fetch to "${other.host}" is not allowed: plugin "demo" declares permissions.net ["${main.host}"], ` +
+        `which is another port; for port ${other.host.split(':')[1]} declare "${other.host}" in permissions.net and grant it at plugins.demo.grants.net`,
     );
     expect(other.requests).toEqual([]);
+  });
+
+  it('a host declared and granted without its port says that a bare host means the default port', async () => {
+    const p = provider('.', { net: ['127.0.0.1'] }, { net: ['127.0.0.1'] });
+    const before = main.requests.length;
+    await expect(fetchVia(p, `${main.origin}/hello`)).rejects.toThrow(
+      `ctx.fetch to "${main.host}" is not allowed: plugin "demo" declares permissions.net ["127.0.0.1"] without a port, ` +
+        `which allows only the default port (80 for http:, 443 for https:); for port ${main.host.split(':')[1]} declare "${main.host}" ` +
+        'in permissions.net and grant it at plugins.demo.grants.net',
+    );
+    expect(main.requests.length).toBe(before);
   });
 });
 
@@ -204,8 +216,9 @@ describe('wildcard hosts', () => {
 describe('redirects', () => {
   it('a redirect to a host that is not granted is refused, naming that host', async () => {
     await expect(fetchVia(granted(), `${main.origin}/to-other`)).rejects.toThrow(
-      `ctx.fetch to "${other.host}" (redirected from "${main.host}") is not allowed: plugin "demo" must declare ` +
-        `permissions.net ["${other.host}"] and config must grant it at plugins.demo.grants.net`,
+      `ctx.fetch to "${other.host}" (redirected from "${main.host}") is not allowed: plugin "demo" declares ` +
+        `permissions.net ["${main.host}"], which is another port; for port ${other.host.split(':')[1]} declare ` +
+        `"${other.host}" in permissions.net and grant it at plugins.demo.grants.net`,
     );
     expect(other.requests).toEqual([]);
   });
