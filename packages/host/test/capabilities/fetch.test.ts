@@ -292,9 +292,10 @@ describe('content codings', () => {
 });
 
 describe('limits and cancellation', () => {
-  it('a response body over fetchMaxBytes is refused, naming the limit', async () => {
+  it('a response body over fetchMaxBytes is refused, naming the limit and the key that raises it', async () => {
     await expect(fetchVia(granted([], { fetchMaxBytes: 1000 }), `${main.origin}/big`)).rejects.toThrow(
-      `ctx.fetch to "${main.host}": the response body is over the fetchMaxBytes limit of 1000 bytes`,
+      `ctx.fetch to "${main.host}": the response body is over the fetchMaxBytes limit of 1000 bytes; ` +
+        'raise plugins.demo.limits.fetchMaxBytes in the config to allow more',
     );
   });
 
@@ -305,19 +306,24 @@ describe('limits and cancellation', () => {
         method: 'POST',
         body: 'é'.repeat(6),
       }),
-    ).rejects.toThrow('the request body of 12 bytes is over the fetchMaxBytes limit of 10 bytes');
+    ).rejects.toThrow(
+      'the request body of 12 bytes is over the fetchMaxBytes limit of 10 bytes; raise plugins.demo.limits.fetchMaxBytes',
+    );
     await expect(
       fetchVia(granted([], { fetchMaxBytes: 10 }), `${main.origin}/echo`, {
         method: 'POST',
         body: 'x'.repeat(11),
       }),
-    ).rejects.toThrow('options.body: is over the fetchMaxBytes limit of 10 bytes');
+    ).rejects.toThrow(
+      'options.body: is over the fetchMaxBytes limit of 10 bytes; raise plugins.demo.limits.fetchMaxBytes',
+    );
     expect(main.requests.length).toBe(before);
   });
 
-  it('a response slower than fetchTimeoutMs times out, naming the limit', async () => {
+  it('a response slower than fetchTimeoutMs times out, naming the limit and the key that raises it', async () => {
     await expect(fetchVia(granted([], { fetchTimeoutMs: 200 }), `${main.origin}/slow`)).rejects.toThrow(
-      `ctx.fetch to "${main.host}" timed out after 200 ms (the fetchTimeoutMs limit)`,
+      `ctx.fetch to "${main.host}" timed out after 200 ms (the fetchTimeoutMs limit; ` +
+        'raise plugins.demo.limits.fetchTimeoutMs in the config to allow more)',
     );
   });
 

@@ -1,6 +1,12 @@
 import type { PluginManifest } from '@toolhost/plugin-sdk/protocol';
 import { createCapabilityProvider, type PluginGrants } from '../../capabilities/index.js';
-import { type LimitsTable, pluginLimits, resolveLimits, type SandboxLimits } from '../../config/limits.js';
+import {
+  type ConfigurableCapabilityLimits,
+  type LimitsTable,
+  pluginLimits,
+  resolveLimits,
+  type SandboxLimits,
+} from '../../config/limits.js';
 import type { Sandbox } from '../../sandbox/types.js';
 import type { ToolHooks, ToolSource } from '../../types.js';
 import { messageOf } from '../../util/errors.js';
@@ -16,7 +22,7 @@ export interface PluginSettings {
   /** Validated against the plugin's own config schema. */
   readonly config?: unknown;
   readonly grants?: PluginGrants;
-  readonly limits?: Partial<SandboxLimits>;
+  readonly limits?: Partial<SandboxLimits & ConfigurableCapabilityLimits>;
   /** Which calls the plugin's hooks see: its own tools' (default) or every tool's. */
   readonly hooks?: 'own' | 'all';
 }
@@ -121,7 +127,11 @@ async function loadFromBundle(
   cache: PluginCache | undefined,
 ): Promise<PluginLoad> {
   const settings = options.settings?.[id] ?? {};
-  const { limits, timeout } = pluginLimits(options.limits ?? resolveLimits(undefined), id, settings.limits);
+  const {
+    limits,
+    timeout,
+    capabilities: capabilityLimits,
+  } = pluginLimits(options.limits ?? resolveLimits(undefined), id, settings.limits);
   if (!bundled.ok) return failed(id, `plugin "${id}" does not build: ${bundled.error}`);
 
   const configJson = JSON.stringify(settings.config ?? null);
@@ -145,7 +155,9 @@ async function loadFromBundle(
       manifest.tools,
     );
   }
-  const fingerprint = sha256(`${sha256(bundled.code)}\n${JSON.stringify(limits)}\n${configJson}`);
+  const fingerprint = sha256(
+    `${sha256(bundled.code)}\n${JSON.stringify(limits)}\n${JSON.stringify(capabilityLimits)}\n${configJson}`,
+  );
   if (settings.enabled === false) {
     const message = `plugin "${id}" is disabled in config (plugins.${id}.enabled: false)`;
     return {
@@ -171,6 +183,7 @@ async function loadFromBundle(
     root: options.root,
     permissions: manifest.permissions,
     grants: settings.grants ?? {},
+    limits: capabilityLimits,
   });
   const env = capabilities.envValues(options.env ?? process.env);
   // Last: nothing after this can fail, so the hold taken here always ends up in a lease.
