@@ -7,6 +7,7 @@ import type { HiddenReason } from '@toolhost/plugin-sdk';
 import { missingGrants } from '../capabilities/grants.js';
 import type { MissingGrant } from '../capabilities/types.js';
 import type { ToolHost } from '../host/host.js';
+import { shapeOf, unknownKeys } from '../sources/plugins/config-help.js';
 import type { PluginReport } from '../sources/plugins/manager.js';
 import type { Style } from './io.js';
 
@@ -94,6 +95,23 @@ export function grantFindings(
   return findings;
 }
 
+/** Keys of a loaded plugin's `plugins.<id>.config` that its schema does not know (zod drops them). */
+export function configKeyFindings(host: ToolHost): Finding[] {
+  return host.plugins.flatMap((report): Finding[] => {
+    if (report.status !== 'loaded' || report.manifest?.configSchema === undefined) return [];
+    const unknown = unknownKeys(report.manifest.configSchema, host.config.plugins?.[report.id]?.config);
+    if (unknown.length === 0) return [];
+    return [
+      {
+        level: 'warning',
+        subject: `plugins.${report.id}.config`,
+        message: `unknown key${unknown.length === 1 ? '' : 's'} ${unknown.join(', ')}, ignored by the plugin`,
+        fix: `write the config as ${shapeOf(report.manifest.configSchema)}`,
+      },
+    ];
+  });
+}
+
 /** Settings under `plugins.<id>` for a plugin folder that does not exist. */
 export function unknownPluginFindings(host: ToolHost): Finding[] {
   const ids = new Set(host.plugins.map((p) => p.id));
@@ -160,6 +178,7 @@ export function planWarnings(host: ToolHost, configName: string): Finding[] {
   const suggestion: Record<string, unknown> = {};
   return [
     ...host.plugins.flatMap((report) => grantFindings(host, report, configName, suggestion)),
+    ...configKeyFindings(host),
     ...unknownPluginFindings(host),
     ...registryFindings(host),
   ];

@@ -6,6 +6,7 @@ import { describeControlAccess } from '../../sources/builtin/index.js';
 import type { PluginReport } from '../../sources/plugins/manager.js';
 import { COMMON_OPTIONS, parseCommand } from '../args.js';
 import {
+  configKeyFindings,
   type Finding,
   grantFindings,
   hiddenToolFindings,
@@ -62,7 +63,7 @@ function pluginFindings(host: ToolHost, configName: string, suggestion: Record<s
       message: `none in ${path.join(host.root, 'plugins')}`,
     });
   }
-  findings.push(...unknownPluginFindings(host));
+  findings.push(...configKeyFindings(host), ...unknownPluginFindings(host));
   return findings;
 }
 

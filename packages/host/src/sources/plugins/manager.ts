@@ -11,6 +11,7 @@ import type { Sandbox } from '../../sandbox/types.js';
 import type { ToolHooks, ToolSource } from '../../types.js';
 import { messageOf } from '../../util/errors.js';
 import { type PluginCache, sha256 } from './cache.js';
+import { configAdvice } from './config-help.js';
 import type { DiscoveredPlugin } from './discover.js';
 import { parseDescribeReply } from './manifest.js';
 import { hiddenEntries, type LoadedPlugin, pluginHooks, pluginTools } from './plugin-tools.js';
@@ -175,7 +176,8 @@ async function loadFromBundle(
     const detail = manifest.configIssues
       .map((i) => `plugins.${id}.config.${i.path}: ${i.message}`)
       .join('; ');
-    return failed(id, `plugin "${id}" has an invalid config: ${detail}`, manifest.tools);
+    const advice = configAdvice(id, manifest.configSchema, settings.config);
+    return failed(id, `plugin "${id}" has an invalid config: ${detail}. Fix: ${advice}`, manifest.tools);
   }
 
   const capabilities = createCapabilityProvider({
