@@ -25,7 +25,8 @@ export function checkInlineSandbox(
   if (Number(nodeVersion.split('.')[0]) < 20) return;
   throw new InlineSandboxError(
     `sandbox 'inline' runs plugin isolates in this process, and isolated-vm needs Node ${nodeVersion} ` +
-      `started with ${FLAG} for that (without it V8 can crash the process creating an isolate). ` +
+      `started with ${FLAG} for that (without it V8 shares heap data between Node's snapshot and the ` +
+      'isolates, which can corrupt them or crash the process). ' +
       `Run node ${FLAG} your-script.js, or use sandbox 'process' (the default: isolates in a ` +
       'child process that already has the flag). The toolhost CLI restarts itself with the flag.',
   );
