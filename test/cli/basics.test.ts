@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { outputFor, startProgress, styleFor } from '../../packages/host/src/cli/io.js';
 import { ANSI, CLI, cleanEnv, project, REPO, startToolhost, toolhost } from './cli.js';
 
-const COMMANDS = ['dev', 'list', 'call', 'serve', 'new', 'doctor'];
+const COMMANDS = ['dev', 'list', 'call', 'serve', 'new', 'doctor', 'grant'];
 /** An SGR (colour) sequence. */
 // biome-ignore lint/suspicious/noControlCharactersInRegex: detecting escapes is the point.
 const COLOUR = /\x1b\[\d+(;\d+)*m/;

@@ -38,17 +38,22 @@ export interface Run {
   readonly stderr: string;
 }
 
-/** Runs `toolhost ...args` to completion (killed after `timeoutMs`, which fails the run loudly). */
+/**
+ * Runs `toolhost ...args` to completion (killed after `timeoutMs`, which fails the run loudly);
+ * `stdin`, when given, is written to its standard input.
+ */
 export function toolhost(
   args: readonly string[],
-  options: { cwd?: string; env?: NodeJS.ProcessEnv; timeoutMs?: number } = {},
+  options: { cwd?: string; env?: NodeJS.ProcessEnv; timeoutMs?: number; stdin?: string } = {},
 ): Promise<Run> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [CLI, ...args], {
       cwd: options.cwd ?? REPO,
       env: options.env ?? cleanEnv(),
-      stdio: ['ignore', 'pipe', 'pipe'],
+      stdio: ['pipe', 'pipe', 'pipe'],
     });
+    // Closed at once without `stdin`: the command reads end of file, as from /dev/null.
+    child.stdin.end(options.stdin);
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (chunk: string) => {

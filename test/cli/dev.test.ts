@@ -55,7 +55,7 @@ describe('toolhost dev', () => {
   });
 
   it('npm start runs it on the repository plugins', async () => {
-    const npm = start('npm', ['start'], {
+    const npm = start('npm', ['start', '--', '--port', '0'], {
       cwd: REPO,
       env: cleanEnv({ WEATHER_API_KEY: undefined }),
       group: true,

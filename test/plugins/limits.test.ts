@@ -51,6 +51,20 @@ describe.each(['inline', 'process'] as const)('limits (%s sandbox)', (sandbox) =
     expect(textOf(next.result)).toBe('fine');
   });
 
+  it('a breach names the config key that raises the limit', async () => {
+    const session = host.session();
+    const [late, huge] = await Promise.all([
+      session.call('never_settles', {}),
+      session.call('huge_result', {}),
+    ]);
+    expect(textOf(late.result)).toContain(
+      'raise plugins.hostile.limits.timeoutMs in the config to allow more',
+    );
+    expect(textOf(huge.result)).toContain(
+      'raise plugins.hostile.limits.maxResultChars in the config to allow more',
+    );
+  });
+
   it('leaves no isolate behind a breach beyond the ones serving', async () => {
     expect(await host.sandbox?.isolateCount()).toBeLessThanOrEqual(2);
   });

@@ -5,6 +5,7 @@
  */
 
 import * as z from 'zod';
+import { raiseHint } from '../config/limits.js';
 import { clip } from '../util/text.js';
 import { issuePath } from '../util/zod-issues.js';
 import { invalidArgs } from './errors.js';
@@ -52,7 +53,7 @@ const headers = z.preprocess(
     .refine((record) => Object.keys(record).length <= MAX_HEADERS, `at most ${MAX_HEADERS} headers`),
 );
 
-export function fetchArgs(limits: CapabilityLimits) {
+export function fetchArgs(limits: CapabilityLimits, pluginId: string) {
   return z.strictObject({
     url: z.string().min(1, 'must not be empty').max(MAX_URL_CHARS),
     options: z
@@ -61,7 +62,10 @@ export function fetchArgs(limits: CapabilityLimits) {
         headers: headers.optional(),
         body: z
           .string()
-          .max(limits.fetchMaxBytes, `is over the fetchMaxBytes limit of ${limits.fetchMaxBytes} bytes`)
+          .max(
+            limits.fetchMaxBytes,
+            `is over the fetchMaxBytes limit of ${limits.fetchMaxBytes} bytes; ${raiseHint(pluginId, 'fetchMaxBytes')}`,
+          )
           .optional(),
       })
       .nullish(),

@@ -3,6 +3,7 @@
  * config key that grants it, and says which of the two is missing.
  */
 import { type CapabilityError, denied } from './errors.js';
+import { urlPort } from './host-patterns.js';
 
 /** A permission list and the key under `plugins.<id>.grants` that grants its entries. */
 export interface PermissionKind {
@@ -40,6 +41,22 @@ export function notGranted(request: Uncovered, kind: PermissionKind, value: stri
     request,
     `declares ${kind.permission} [${JSON.stringify(value)}] but config does not grant it; add ` +
       `${JSON.stringify(value)} to ${grantKey(request, kind)}`,
+  );
+}
+
+/**
+ * The plugin declares the host as `declared` but for another port: a pattern without a port
+ * means the scheme's default port only, so `127.0.0.1` does not cover `127.0.0.1:8080`.
+ */
+export function otherPort(request: Uncovered, declared: string, url: URL): CapabilityError {
+  const port = urlPort(url);
+  const wanted = port === undefined ? url.host : `${declared.replace(/:\d+$/, '')}:${port}`;
+  const what = /:\d+$/.test(declared)
+    ? `declares ${NET.permission} [${JSON.stringify(declared)}], which is another port`
+    : `declares ${NET.permission} [${JSON.stringify(declared)}] without a port, which allows only the default port (80 for http:, 443 for https:)`;
+  return refuse(
+    request,
+    `${what}; for port ${port ?? '?'} declare ${JSON.stringify(wanted)} in ${NET.permission} and grant it at ${grantKey(request, NET)}`,
   );
 }
 

@@ -13,7 +13,7 @@
  * operator's knowledge, and a plugin that may fetch `api.example.com` should not need to declare
  * the address a split-horizon DNS gives that name.
  */
-import { NET, notDeclared, notGranted } from './denials.js';
+import { NET, notDeclared, notGranted, otherPort } from './denials.js';
 import { denied } from './errors.js';
 import {
   describeSpecial,
@@ -24,7 +24,7 @@ import {
   sameIp,
   specialAddress,
 } from './fetch-address.js';
-import { type HostPattern, patternMatchesUrl, portMatches } from './host-patterns.js';
+import { type HostPattern, hostMatchesUrl, patternMatchesUrl, portMatches } from './host-patterns.js';
 
 export interface FetchTargets {
   readonly pluginId: string;
@@ -60,6 +60,9 @@ export function checkTarget(targets: FetchTargets, url: URL, from?: URL): void {
   const declared = targets.declared.find((pattern) => patternMatchesUrl(pattern, url));
   const request = { capability: 'fetch', subject, pluginId: targets.pluginId };
   if (declared !== undefined) throw notGranted(request, NET, declared.text);
+  // The host is there, the port is not: say exactly that, not "must declare".
+  const samehost = targets.declared.find((pattern) => hostMatchesUrl(pattern, url));
+  if (samehost !== undefined) throw otherPort(request, samehost.text, url);
   throw notDeclared(request, NET, url.host);
 }
 

@@ -11,6 +11,8 @@
  * `expect`, `http2-settings` and `proxy-*`. It may send `authorization` and `cookie` (its own
  * secrets: the host has no cookie jar to leak); both are dropped when a redirect changes origin.
  */
+
+import { raiseHint } from '../config/limits.js';
 import { type FetchArgs, MAX_URL_CHARS } from './args.js';
 import { aborted, failed, invalidArgs, isCapabilityError, limitExceeded, timedOut } from './errors.js';
 import { readCappedText } from './fetch-body.js';
@@ -78,7 +80,7 @@ export function createFetchCapability(options: FetchCapabilityOptions) {
       if (size > limits.fetchMaxBytes) {
         throw limitExceeded(
           'fetch',
-          `${fetchSubject(url, undefined)}: the request body of ${size} bytes is over the fetchMaxBytes limit of ${limits.fetchMaxBytes} bytes`,
+          `${fetchSubject(url, undefined)}: the request body of ${size} bytes is over the fetchMaxBytes limit of ${limits.fetchMaxBytes} bytes; ${raiseHint(options.pluginId, 'fetchMaxBytes')}`,
         );
       }
     }
@@ -116,7 +118,7 @@ export function createFetchCapability(options: FetchCapabilityOptions) {
           if (text === undefined) {
             throw limitExceeded(
               'fetch',
-              `${fetchSubject(url, undefined)}: the response body is over the fetchMaxBytes limit of ${limits.fetchMaxBytes} bytes`,
+              `${fetchSubject(url, undefined)}: the response body is over the fetchMaxBytes limit of ${limits.fetchMaxBytes} bytes; ${raiseHint(options.pluginId, 'fetchMaxBytes')}`,
             );
           }
           return {
@@ -154,7 +156,7 @@ export function createFetchCapability(options: FetchCapabilityOptions) {
       if (stop === 'timeout') {
         throw timedOut(
           'fetch',
-          `${subject} timed out after ${limits.fetchTimeoutMs} ms (the fetchTimeoutMs limit)`,
+          `${subject} timed out after ${limits.fetchTimeoutMs} ms (the fetchTimeoutMs limit; ${raiseHint(options.pluginId, 'fetchTimeoutMs')})`,
         );
       }
       if (stop === 'aborted') throw aborted('fetch', `${subject} was aborted: the call was cancelled`);

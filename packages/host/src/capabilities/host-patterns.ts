@@ -61,11 +61,20 @@ const DEFAULT_PORTS: Readonly<Record<string, number>> = { 'http:': 80, 'https:':
 
 /** Whether `url` (an http: or https: URL) is a host and port `pattern` allows. */
 export function patternMatchesUrl(pattern: HostPattern, url: URL): boolean {
+  return hostMatchesUrl(pattern, url) && portMatches(pattern, url);
+}
+
+/** Whether `url`'s host name is one `pattern` names, whatever the port. */
+export function hostMatchesUrl(pattern: HostPattern, url: URL): boolean {
   const hostname = url.hostname;
-  const hostMatches = pattern.wildcard
+  return pattern.wildcard
     ? hostname.endsWith(`.${pattern.host}`) && hostname.length > pattern.host.length + 1
     : hostname === pattern.host;
-  return hostMatches && portMatches(pattern, url);
+}
+
+/** The port `url` connects to: its own, or its scheme's default. */
+export function urlPort(url: URL): number | undefined {
+  return url.port === '' ? DEFAULT_PORTS[url.protocol] : Number(url.port);
 }
 
 /** Whether `url`'s port is one `pattern` allows: its exact port, or without one the scheme's default. */

@@ -30,7 +30,7 @@ export function createCapabilityProvider(options: CapabilityProviderOptions): Ca
     resolve: options.resolve ?? cachingResolver(systemResolver),
     transport: options.transport ?? nodeTransport(),
   });
-  const fetchSchema = fetchArgs(limits);
+  const fetchSchema = fetchArgs(limits, options.pluginId);
   const writeSchema = writeFileArgs(limits);
 
   const handlers: Record<CapabilityName, (args: unknown, signal: AbortSignal) => Promise<unknown>> = {

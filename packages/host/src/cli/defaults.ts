@@ -1,2 +1,2 @@
-/** `toolhost dev` tries this port first; when it is taken (and no --port was given), the next ones. */
+/** `toolhost dev` serves on this port unless `--port` says otherwise; a taken port is an error. */
 export const DEFAULT_DEV_PORT = 7337;

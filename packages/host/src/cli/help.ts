@@ -28,7 +28,7 @@ export function renderHelp(help: CommandHelp): string {
 }
 
 /** The commands, in the order `toolhost --help` lists them. */
-export type CommandName = 'dev' | 'list' | 'call' | 'serve' | 'new' | 'doctor';
+export type CommandName = 'dev' | 'list' | 'call' | 'serve' | 'new' | 'doctor' | 'grant';
 
 /** Help of every command; kept apart from the commands so `--help` loads none of them. */
 export const HELP = {
@@ -37,8 +37,10 @@ export const HELP = {
     summary:
       'Loads the project, prints the plan, serves it over MCP streamable HTTP and rebuilds on every change.',
     details: [
-      `Serves http://127.0.0.1:PORT/mcp (default port ${DEFAULT_DEV_PORT}, or the next free one).`,
-      'Every save under plugins/ or of the config prints what changed and how long the rebuild took.',
+      `Serves http://127.0.0.1:PORT/mcp (default port ${DEFAULT_DEV_PORT}; a taken port is an error).`,
+      'Every save under plugins/ or of the config prints what changed and how long the rebuild took,',
+      'each build error as it changes, and the warnings (missing grants, patterns that match nothing).',
+      "Every call made over MCP prints a line (session, tool, status, duration) and the tool's log lines.",
     ],
     options: [['--port PORT', `Port to serve on (default ${DEFAULT_DEV_PORT}; 0: any free port)`]],
   },
@@ -52,7 +54,8 @@ export const HELP = {
     options: [['--json', 'Print the plan as one JSON object']],
   },
   call: {
-    usage: 'toolhost call NAME [--input JSON | --input-file FILE] [--json] [--root DIR] [--config FILE]',
+    usage:
+      'toolhost call NAME [--input JSON | --input-file FILE|-] [--json] [--url URL | --root DIR] [--config FILE]',
     summary: 'Calls one tool through the full wrapper (validation, hooks, limits) and prints its result.',
     details: [
       "Prints the text of the result on stdout, and the tool's log lines on stderr. With --json, prints",
@@ -63,8 +66,9 @@ export const HELP = {
     ],
     options: [
       ['--input JSON', 'The input object (default {})'],
-      ['--input-file FILE', 'Read the input object from FILE'],
+      ['--input-file FILE', 'Read the input object from FILE (- for stdin)'],
       ['--json', 'Print the result as JSON'],
+      ['--url URL', 'Call a running server (toolhost dev, serve --http), e.g. http://127.0.0.1:7337/mcp'],
     ],
   },
   serve: {
@@ -103,5 +107,15 @@ export const HELP = {
       'config gives, and checks each server under mcpServers. Exit code 0 only when all is well; warnings (hidden tools, unused settings) do not fail it.',
     ],
     options: [],
+  },
+  grant: {
+    usage: 'toolhost grant PLUGIN [--yes] [--root DIR] [--config FILE]',
+    summary:
+      'Writes the grants doctor finds missing for PLUGIN into the config file, showing the diff first.',
+    details: [
+      "Keeps the file's key order, indentation and final newline; refuses a file that is not valid JSON.",
+      'On a terminal it asks before writing; elsewhere it prints the diff and exits 1 unless --yes.',
+    ],
+    options: [['-y, --yes', 'Write without asking']],
   },
 } as const satisfies Record<CommandName, CommandHelp>;

@@ -17,6 +17,7 @@ const COMMANDS = {
   serve: async () => (await import('./commands/serve.js')).serve,
   new: async () => (await import('./commands/new.js')).scaffold,
   doctor: async () => (await import('./commands/doctor.js')).doctor,
+  grant: async () => (await import('./commands/grant.js')).grant,
 } as const satisfies Record<CommandName, () => Promise<CommandRun>>;
 
 function isCommand(name: string): name is CommandName {

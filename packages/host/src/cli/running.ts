@@ -1,5 +1,6 @@
 import { formatConfigIssues } from '../config/load.js';
 import type { ToolHost } from '../host/host.js';
+import { type Finding, render, warningLines } from './findings.js';
 import { type Output, styleFor } from './io.js';
 import { changeLines } from './view.js';
 
@@ -24,11 +25,69 @@ function untilStopped(also?: Promise<unknown>): Promise<string> {
   });
 }
 
-/** Prints every rebuild (what changed, how long it took) and every host error to `output`. */
-function reportChanges(host: ToolHost, output: Output): () => void {
+/** Where each plugin stood after a rebuild: to tell a code reload and a build error that changed. */
+interface PluginState {
+  readonly status: string;
+  readonly fingerprint: string | undefined;
+  readonly diagnostics: string;
+}
+
+function pluginStates(host: ToolHost): Map<string, PluginState> {
+  return new Map(
+    host.plugins.map((p) => [
+      p.id,
+      { status: p.status, fingerprint: p.fingerprint, diagnostics: p.diagnostics.join('; ') },
+    ]),
+  );
+}
+
+/** How a long-running command reports the host's changes. */
+export interface ReportOptions {
+  /** Warnings to show after a rebuild that changed them (`dev`); none by default. */
+  readonly warnings?: () => readonly Finding[];
+}
+
+/**
+ * Prints every rebuild (what changed, how long it took; "code reloaded" when only a plugin's
+ * code did), each plugin error whenever its text changes (a second broken save is news too),
+ * the warnings when they change, and every host error to `output`.
+ */
+function reportChanges(host: ToolHost, output: Output, options: ReportOptions): () => void {
   const style = styleFor(output);
+  let plugins = pluginStates(host);
+  const warningsText = () => {
+    const findings = options.warnings?.() ?? [];
+    return { findings, text: findings.map((f) => render(f, style).join('\n')).join('\n') };
+  };
+  let shown = warningsText().text;
   const offChange = host.on('change', (change) => {
-    output.write(`${changeLines(change, host.plan(), style).join('\n')}\n`);
+    const before = plugins;
+    plugins = pluginStates(host);
+    const reloaded = [...plugins]
+      .filter(([id, now]) => {
+        const was = before.get(id);
+        return (
+          now.status === 'loaded' && was?.fingerprint !== undefined && was.fingerprint !== now.fingerprint
+        );
+      })
+      .map(([id]) => id);
+    const lines = changeLines(change, host.plan(), style, new Date(), reloaded);
+    const said = lines.join('\n');
+    for (const [id, now] of plugins) {
+      if (now.diagnostics === '' || now.diagnostics === before.get(id)?.diagnostics) continue;
+      if (!said.includes(now.diagnostics))
+        lines.push(`  ${style.red(`plugin ${id} ${now.status}:`)} ${now.diagnostics}`);
+    }
+    if (options.warnings !== undefined) {
+      const { findings, text } = warningsText();
+      if (text !== shown) {
+        lines.push(
+          ...(findings.length === 0 ? ['  warnings: none now'] : warningLines(findings, style).slice(1)),
+        );
+        shown = text;
+      }
+    }
+    output.write(`${lines.join('\n')}\n`);
   });
   const offError = host.on('error', (error) => {
     const detail =
@@ -58,8 +117,9 @@ export async function serveUntilStopped(
   host: ToolHost,
   output: Output,
   start: () => Promise<Served>,
+  options: ReportOptions = {},
 ): Promise<void> {
-  const stopReporting = reportChanges(host, output);
+  const stopReporting = reportChanges(host, output, options);
   try {
     const served = await start();
     await untilStopped(served.stopped);

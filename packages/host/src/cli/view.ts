@@ -106,7 +106,7 @@ export function planLines(plan: ToolPlan, plugins: readonly PluginReport[], styl
 }
 
 /** `HH:MM:SS` of a date, local time. */
-function clock(date: Date): string {
+export function clock(date: Date): string {
   return [date.getHours(), date.getMinutes(), date.getSeconds()]
     .map((n) => String(n).padStart(2, '0'))
     .join(':');
@@ -114,9 +114,16 @@ function clock(date: Date): string {
 
 /**
  * One rebuild, as `12:00:01 plugins:healthy rebuilt in 132 ms: added healthy_echo2; removed
- * healthy_echo`, then one indented line per newly hidden tool with its reasons.
+ * healthy_echo`, then one indented line per newly hidden tool with its reasons. When no tool
+ * changed but the code of the `reloaded` plugins did, it says `code reloaded (<ids>)`.
  */
-export function changeLines(change: HostChange, plan: ToolPlan, style: Style, now = new Date()): string[] {
+export function changeLines(
+  change: HostChange,
+  plan: ToolPlan,
+  style: Style,
+  now = new Date(),
+  reloaded: readonly string[] = [],
+): string[] {
   const hiddenNow = new Map(plan.hidden.map((e) => [e.descriptor.name, e.diagnostics]));
   const added = change.added.map((name) => (hiddenNow.has(name) ? `${name} (hidden)` : name));
   const visible = change.newlyVisible.filter((name) => !change.added.includes(name));
@@ -129,7 +136,11 @@ export function changeLines(change: HostChange, plan: ToolPlan, style: Style, no
   ].filter(Boolean);
   const head =
     `${style.dim(clock(now))} ${change.cause} rebuilt in ${Math.round(change.durationMs)} ms: ` +
-    (parts.length > 0 ? parts.join('; ') : 'no tool changed');
+    (parts.length > 0
+      ? parts.join('; ')
+      : reloaded.length > 0
+        ? `code reloaded (${reloaded.join(', ')})`
+        : 'no tool changed');
   const reasons = [
     ...change.newlyHidden.map((h) => [h.name, h.diagnostics] as const),
     ...change.added.flatMap((name) => {

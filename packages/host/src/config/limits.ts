@@ -82,6 +82,8 @@ export interface LimitsTable {
   readonly call: CallLimits;
   /** The sandbox limits every plugin starts from (`limits.plugin` over the call limits). */
   readonly pluginDefaults: SandboxLimits;
+  /** The capability limits of `limits.plugin` every plugin starts from. */
+  readonly pluginCapabilities: Partial<ConfigurableCapabilityLimits>;
   /** Where `pluginDefaults.timeoutMs` came from. */
   readonly pluginTimeoutSetting: string;
   /** Wall clock of one call to a bridged MCP server. */
@@ -117,9 +119,24 @@ function definedOnly<T extends object>(value: T | undefined): Partial<T> {
   return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;
 }
 
+/** The capability limits config may set, in `limits.plugin` or `plugins.<id>.limits`. */
+export type ConfigurableCapabilityLimits = Pick<CapabilityLimits, 'fetchTimeoutMs' | 'fetchMaxBytes'>;
+
+/** A plugin-limits object of config split into what the sandbox enforces and what capabilities do. */
+function splitPluginLimits<T extends Partial<SandboxLimits & ConfigurableCapabilityLimits>>(
+  limits: T | undefined,
+): { sandbox: Partial<SandboxLimits>; capability: Partial<ConfigurableCapabilityLimits> } {
+  const { fetchTimeoutMs, fetchMaxBytes, ...sandbox } = limits ?? ({} as T);
+  return {
+    sandbox: definedOnly(sandbox),
+    capability: definedOnly({ fetchTimeoutMs, fetchMaxBytes }),
+  };
+}
+
 /** Resolves the call, plugin-default and MCP limits from config and code, by the rule above. */
 export function resolveLimits(config: ToolhostConfig['limits'], overrides: LimitOverrides = {}): LimitsTable {
-  const { plugin: configPlugin, mcpCallTimeoutMs: configMcp, ...configCall } = config ?? {};
+  const { plugin: configPluginAll, mcpCallTimeoutMs: configMcp, ...configCall } = config ?? {};
+  const { sandbox: configPlugin, capability: pluginCapabilities } = splitPluginLimits(configPluginAll);
   const call = capTimes({ ...DEFAULT_LIMITS, ...definedOnly(configCall), ...definedOnly(overrides.call) });
   const pluginOwn = { ...definedOnly(configPlugin), ...definedOnly(overrides.plugin) };
   const pluginDefaults = capTimes({
@@ -132,6 +149,7 @@ export function resolveLimits(config: ToolhostConfig['limits'], overrides: Limit
   return {
     call,
     pluginDefaults,
+    pluginCapabilities,
     pluginTimeoutSetting: pluginOwn.timeoutMs === undefined ? 'limits.timeoutMs' : 'limits.plugin.timeoutMs',
     // The SDK client cancels a request at its timeout (notifications/cancelled) and says which
     // server did not answer: MCP calls stop themselves, like plugin calls.
@@ -142,16 +160,25 @@ export function resolveLimits(config: ToolhostConfig['limits'], overrides: Limit
   };
 }
 
-/** One plugin's limits: its own `plugins.<id>.limits` over the defaults. */
+/**
+ * One plugin's limits: its own `plugins.<id>.limits` over the defaults, for the sandbox and for
+ * its capabilities.
+ */
 export function pluginLimits(
   table: LimitsTable,
   pluginId: string,
-  own: Partial<SandboxLimits> | undefined,
-): { readonly limits: SandboxLimits; readonly timeout: OwnDeadline } {
-  const limits = capTimes({ ...table.pluginDefaults, ...definedOnly(own) });
+  ownAll: Partial<SandboxLimits & ConfigurableCapabilityLimits> | undefined,
+): {
+  readonly limits: SandboxLimits;
+  readonly timeout: OwnDeadline;
+  readonly capabilities: Partial<ConfigurableCapabilityLimits>;
+} {
+  const { sandbox: own, capability } = splitPluginLimits(ownAll);
+  const capabilities = { ...table.pluginCapabilities, ...capability };
+  const limits = capTimes({ ...table.pluginDefaults, ...own });
   const setting =
     own?.timeoutMs === undefined ? table.pluginTimeoutSetting : `plugins.${pluginId}.limits.timeoutMs`;
-  return { limits, timeout: { ms: limits.timeoutMs, setting, selfEnforced: true } };
+  return { limits, timeout: { ms: limits.timeoutMs, setting, selfEnforced: true }, capabilities };
 }
 
 /**
@@ -162,6 +189,14 @@ export function execDeadline(callTimeoutMs: number, own: number | undefined): Ow
   return own === undefined
     ? { ms: timerMs(callTimeoutMs), setting: 'limits.timeoutMs', selfEnforced: true }
     : { ms: timerMs(own), setting: 'builtins.exec.timeoutMs', selfEnforced: true };
+}
+
+/** How to allow more of a plugin's limit `key`: the config key that raises it, for messages. */
+export function raiseHint(
+  pluginId: string,
+  key: keyof SandboxLimits | keyof ConfigurableCapabilityLimits,
+): string {
+  return `raise plugins.${pluginId}.limits.${key} in the config to allow more`;
 }
 
 /** Limits applied to every capability request of one plugin. */

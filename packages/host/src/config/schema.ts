@@ -43,6 +43,15 @@ const pluginLimits = z.strictObject({
     .positive()
     .optional()
     .describe('Largest result, characters (default 4000000)'),
+  fetchTimeoutMs: ms(
+    'Wall-clock limit of one ctx.fetch, every redirect and the body included (default 10000)',
+  ),
+  fetchMaxBytes: z
+    .number()
+    .int()
+    .positive()
+    .optional()
+    .describe('Largest request body and largest response body of ctx.fetch, bytes (default 5242880)'),
 });
 
 const pluginSettings = z.strictObject({

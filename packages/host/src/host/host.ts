@@ -12,6 +12,7 @@ import type { PluginReport } from '../sources/plugins/manager.js';
 import { PluginSource, pluginsDirOf } from '../sources/plugins/source.js';
 import type { Disposer, Registry, SourceAdapter, ToolHooks, ToolPolicy, ToolSource } from '../types.js';
 import { type ConfigState, readStartConfig, rereadConfig } from './config-file.js';
+import { checkInlineSandbox } from './inline-check.js';
 import { planOf, ReloadPipeline } from './pipeline.js';
 import { type EffectiveSettings, hostSettings } from './settings.js';
 import type { ChangeListener, ErrorListener, HostChange, HostError, HostOptions } from './types.js';
@@ -294,6 +295,8 @@ export class ToolHost {
 export async function createHost(options: HostOptions = {}): Promise<ToolHost> {
   const root = path.resolve(options.root ?? process.cwd());
   const { file, ...state } = await readStartConfig(options, root);
+  if (options.plugins !== false)
+    checkInlineSandbox(options.plugins?.sandbox ?? state.config.sandbox ?? 'process');
   const host = new ToolHost({ ...options, root }, state, file);
   try {
     await host.start();

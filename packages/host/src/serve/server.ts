@@ -10,7 +10,8 @@ import {
 import type { jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import type { SessionOptions } from '../core/dispatch/session.js';
-import type { CallObserver } from '../core/wrap/wrapper.js';
+import { errorResult } from '../core/wrap/results.js';
+import type { CallObserver, CallOutcome } from '../core/wrap/wrapper.js';
 import type { ToolHost } from '../host/host.js';
 
 /** How a host is offered as an MCP server. */
@@ -20,6 +21,23 @@ export interface McpServeOptions {
   /** Server name and version announced at initialization. */
   readonly name?: string;
   readonly version?: string;
+  /**
+   * Watches each `tools/call` of every connection (`toolhost dev` prints them): its log lines
+   * and progress as they come, and how it ended. A refused call ends `blocked` at once.
+   */
+  readonly watchCall?: (call: McpCallInfo) => McpCallWatch | undefined;
+}
+
+/** Which call a {@link McpServeOptions.watchCall} watcher sees. */
+export interface McpCallInfo {
+  /** The host session of the MCP connection. */
+  readonly sessionId: string;
+  readonly tool: string;
+}
+
+/** A watcher of one call: the observer's sinks, and its end. */
+export interface McpCallWatch extends CallObserver {
+  end?(outcome: CallOutcome): void;
 }
 
 /** MCP logging levels, least to most severe. */
@@ -83,12 +101,17 @@ export function createMcpServer(
 
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
     const name = request.params.name;
+    const watch = options.watchCall?.({ sessionId: session.id, tool: name });
     const check = session.check(name);
-    if (!check.ok) throw new McpError(ErrorCode.InvalidParams, check.message);
+    if (!check.ok) {
+      watch?.end?.({ result: errorResult(check.message), status: 'blocked', durationMs: 0 });
+      throw new McpError(ErrorCode.InvalidParams, check.message);
+    }
     const progressToken = request.params._meta?.progressToken;
     const observer: CallObserver = {
       // Sent on the call's own stream (before its response), only at or above the client's level.
       log: (level, message, data) => {
+        watch?.log?.(level, message, data);
         if (LEVELS.indexOf(logLevels[level]) < minLevel) return;
         const params = {
           level: logLevels[level],
@@ -101,6 +124,7 @@ export function createMcpServer(
         ? {}
         : {
             progress: (progress: number, total?: number, message?: string) => {
+              watch?.progress?.(progress, total, message);
               const params = {
                 progressToken,
                 progress,
@@ -115,6 +139,7 @@ export function createMcpServer(
       signal: extra.signal,
       observer,
     });
+    watch?.end?.(outcome);
     const { result } = outcome;
     return {
       content: result.content as never[],

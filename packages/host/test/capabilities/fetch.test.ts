@@ -150,12 +150,24 @@ describe('fetch denials name the permission and the config key', () => {
     );
   });
 
-  it('the same host on another port', async () => {
+  it('the same host on another port says which port, not "must declare"', async () => {
     const p = provider('.', { net: [main.host] }, { net: [main.host] });
     await expect(fetchVia(p, `${other.origin}/hello`)).rejects.toThrow(
-      `ctx.fetch to "${other.host}" is not allowed: plugin "demo" must declare permissions.net ["${other.host}"]`,
+      `ctx.fetch to "${other.host}" is not allowed: plugin "demo" declares permissions.net ["${main.host}"], ` +
+        `which is another port; for port ${other.host.split(':')[1]} declare "${other.host}" in permissions.net and grant it at plugins.demo.grants.net`,
     );
     expect(other.requests).toEqual([]);
+  });
+
+  it('a host declared and granted without its port says that a bare host means the default port', async () => {
+    const p = provider('.', { net: ['127.0.0.1'] }, { net: ['127.0.0.1'] });
+    const before = main.requests.length;
+    await expect(fetchVia(p, `${main.origin}/hello`)).rejects.toThrow(
+      `ctx.fetch to "${main.host}" is not allowed: plugin "demo" declares permissions.net ["127.0.0.1"] without a port, ` +
+        `which allows only the default port (80 for http:, 443 for https:); for port ${main.host.split(':')[1]} declare "${main.host}" ` +
+        'in permissions.net and grant it at plugins.demo.grants.net',
+    );
+    expect(main.requests.length).toBe(before);
   });
 });
 
@@ -204,8 +216,9 @@ describe('wildcard hosts', () => {
 describe('redirects', () => {
   it('a redirect to a host that is not granted is refused, naming that host', async () => {
     await expect(fetchVia(granted(), `${main.origin}/to-other`)).rejects.toThrow(
-      `ctx.fetch to "${other.host}" (redirected from "${main.host}") is not allowed: plugin "demo" must declare ` +
-        `permissions.net ["${other.host}"] and config must grant it at plugins.demo.grants.net`,
+      `ctx.fetch to "${other.host}" (redirected from "${main.host}") is not allowed: plugin "demo" declares ` +
+        `permissions.net ["${main.host}"], which is another port; for port ${other.host.split(':')[1]} declare ` +
+        `"${other.host}" in permissions.net and grant it at plugins.demo.grants.net`,
     );
     expect(other.requests).toEqual([]);
   });
@@ -279,9 +292,10 @@ describe('content codings', () => {
 });
 
 describe('limits and cancellation', () => {
-  it('a response body over fetchMaxBytes is refused, naming the limit', async () => {
+  it('a response body over fetchMaxBytes is refused, naming the limit and the key that raises it', async () => {
     await expect(fetchVia(granted([], { fetchMaxBytes: 1000 }), `${main.origin}/big`)).rejects.toThrow(
-      `ctx.fetch to "${main.host}": the response body is over the fetchMaxBytes limit of 1000 bytes`,
+      `ctx.fetch to "${main.host}": the response body is over the fetchMaxBytes limit of 1000 bytes; ` +
+        'raise plugins.demo.limits.fetchMaxBytes in the config to allow more',
     );
   });
 
@@ -292,19 +306,24 @@ describe('limits and cancellation', () => {
         method: 'POST',
         body: 'é'.repeat(6),
       }),
-    ).rejects.toThrow('the request body of 12 bytes is over the fetchMaxBytes limit of 10 bytes');
+    ).rejects.toThrow(
+      'the request body of 12 bytes is over the fetchMaxBytes limit of 10 bytes; raise plugins.demo.limits.fetchMaxBytes',
+    );
     await expect(
       fetchVia(granted([], { fetchMaxBytes: 10 }), `${main.origin}/echo`, {
         method: 'POST',
         body: 'x'.repeat(11),
       }),
-    ).rejects.toThrow('options.body: is over the fetchMaxBytes limit of 10 bytes');
+    ).rejects.toThrow(
+      'options.body: is over the fetchMaxBytes limit of 10 bytes; raise plugins.demo.limits.fetchMaxBytes',
+    );
     expect(main.requests.length).toBe(before);
   });
 
-  it('a response slower than fetchTimeoutMs times out, naming the limit', async () => {
+  it('a response slower than fetchTimeoutMs times out, naming the limit and the key that raises it', async () => {
     await expect(fetchVia(granted([], { fetchTimeoutMs: 200 }), `${main.origin}/slow`)).rejects.toThrow(
-      `ctx.fetch to "${main.host}" timed out after 200 ms (the fetchTimeoutMs limit)`,
+      `ctx.fetch to "${main.host}" timed out after 200 ms (the fetchTimeoutMs limit; ` +
+        'raise plugins.demo.limits.fetchTimeoutMs in the config to allow more)',
     );
   });
 

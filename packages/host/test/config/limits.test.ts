@@ -88,3 +88,25 @@ describe('resolveLimits: one rule for every limit', () => {
     expect(parseConfig({ limits: { timeoutMs: MAX_TIMER_MS } }, 'c.json').ok).toBe(true);
   });
 });
+
+describe('capability limits from config', () => {
+  it('fetchMaxBytes and fetchTimeoutMs come from limits.plugin, then plugins.<id>.limits, and stay out of the sandbox limits', () => {
+    const config = parseConfig(
+      {
+        limits: { plugin: { fetchMaxBytes: 1000, fetchTimeoutMs: 2000 } },
+        plugins: { big: { limits: { fetchMaxBytes: 9000 } } },
+      },
+      'c.json',
+    );
+    if (!config.ok) throw new Error(JSON.stringify(config.issues));
+    const table = resolveLimits(config.config.limits);
+    const big = pluginLimits(table, 'big', config.config.plugins?.big?.limits);
+    expect(big.capabilities).toEqual({ fetchMaxBytes: 9000, fetchTimeoutMs: 2000 });
+    expect(big.limits).not.toHaveProperty('fetchMaxBytes');
+    expect(pluginLimits(table, 'other', undefined).capabilities).toEqual({
+      fetchMaxBytes: 1000,
+      fetchTimeoutMs: 2000,
+    });
+    expect(parseConfig({ limits: { plugin: { fetchMaxBytes: -1 } } }, 'c.json').ok).toBe(false);
+  });
+});

@@ -397,6 +397,8 @@ function describe(configJson: string): string {
         after: typeof plugin.hooks?.afterToolCall === 'function',
       },
       ...(config.ok ? {} : { configIssues: config.issues }),
+      // The expected shape, for messages that say what to write in plugins.<id>.config.
+      ...(plugin.config === undefined ? {} : { configSchema: toJsonSchema(plugin.config, 'input') }),
     };
     reply = { ok: true, manifest };
   } catch (error) {

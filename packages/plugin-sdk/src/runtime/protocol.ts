@@ -109,6 +109,8 @@ export interface PluginManifest {
   readonly hooks: { readonly before: boolean; readonly after: boolean };
   /** Problems of `plugins.<id>.config` against the plugin's schema; absent when it is valid. */
   readonly configIssues?: readonly WireIssue[];
+  /** The JSON Schema of `plugins.<id>.config`, when the plugin has a config. */
+  readonly configSchema?: unknown;
 }
 
 export type DescribeReply =

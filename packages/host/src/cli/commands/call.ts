@@ -1,6 +1,8 @@
 import { readFile } from 'node:fs/promises';
+import type { ToolResult } from '@toolhost/plugin-sdk';
 import { resultText } from '../../core/wrap/results.js';
 import type { CallObserver } from '../../core/wrap/wrapper.js';
+import type { ToolHost } from '../../host/host.js';
 import { COMMON_OPTIONS, parseCommand, UsageError } from '../args.js';
 import { type Io, styleFor } from '../io.js';
 import { openHost, resolveProject } from '../project.js';
@@ -14,6 +16,12 @@ function parseInput(text: string, source: string): unknown {
   }
 }
 
+async function readStdin(): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString('utf8');
+}
+
 async function inputOf(values: { input?: string; 'input-file'?: string }): Promise<unknown> {
   const file = values['input-file'];
   if (values.input !== undefined && file !== undefined) {
@@ -21,6 +29,7 @@ async function inputOf(values: { input?: string; 'input-file'?: string }): Promi
   }
   if (values.input !== undefined) return parseInput(values.input, '--input');
   if (file === undefined) return {};
+  if (file === '-') return parseInput(await readStdin(), '--input-file - (stdin)');
   let text: string;
   try {
     text = await readFile(file, 'utf8');
@@ -32,6 +41,52 @@ async function inputOf(values: { input?: string; 'input-file'?: string }): Promi
   return parseInput(text, `--input-file ${file}`);
 }
 
+/**
+ * For a tool the host does not know: the plugins that failed to load, whose tools nobody can
+ * know, each with why — the one whose id starts the name first, if any does.
+ */
+function failedPluginsNote(host: ToolHost, name: string): string {
+  const failed = host.plugins.filter((p) => p.status === 'failed' || p.status === 'quarantined');
+  if (failed.length === 0) return '';
+  const owner = failed.find((p) => name.startsWith(`${p.id}_`) || name.startsWith(`${p.id}-`));
+  const shown = owner === undefined ? failed : [owner];
+  const lines = shown.map(
+    (p) =>
+      `plugin "${p.id}" ${p.status === 'failed' ? 'failed to load' : 'is quarantined'}: ${p.diagnostics.join('; ')}`,
+  );
+  const head =
+    owner === undefined
+      ? `\nIt may belong to a plugin that did not load (its tools are unknown until it does):`
+      : `\nIt likely belongs to plugin "${owner.id}", which did not load:`;
+  return `${head}\n${lines.map((line) => `  ${line}`).join('\n')}\nRun toolhost doctor for the details.`;
+}
+
+/** Prints a result as `call` does: its text (or JSON) on stdout; the exit code says whether it is an error. */
+function printResult(result: ToolResult, json: boolean, io: Io): number {
+  const isError = result.isError === true;
+  if (json) {
+    const out: CallJson = {
+      content: result.content,
+      isError,
+      ...(result.structuredContent === undefined ? {} : { structuredContent: result.structuredContent }),
+    };
+    io.out.write(`${JSON.stringify(out)}\n`);
+  } else {
+    const text = resultText(result);
+    // An error result is the tool's answer, not the CLI's: stdout, so it can be piped like any other.
+    io.out.write(text.endsWith('\n') || text === '' ? text : `${text}\n`);
+  }
+  return isError ? EXIT.failed : EXIT.ok;
+}
+
+function logLine(io: Io): NonNullable<CallObserver['log']> {
+  const style = styleFor(io.err);
+  return (level, message, data) =>
+    io.err.write(
+      `${style.dim(`[${level}]`)} ${message}${data === undefined ? '' : ` ${JSON.stringify(data)}`}\n`,
+    );
+}
+
 export async function call(argv: readonly string[], io: Io): Promise<number> {
   const { values, positionals } = parseCommand(
     'call',
@@ -41,37 +96,37 @@ export async function call(argv: readonly string[], io: Io): Promise<number> {
       input: { type: 'string' },
       'input-file': { type: 'string' },
       json: { type: 'boolean' },
+      url: { type: 'string' },
     },
     ['NAME'],
   );
   const [name = ''] = positionals;
   const input = await inputOf(values);
+  if (values.url !== undefined) {
+    if (values.root !== undefined || values.config !== undefined) {
+      throw new UsageError(
+        '--url calls a running server, whose project is its own: drop --root and --config',
+      );
+    }
+    const { callOverHttp } = await import('../remote.js');
+    const result = await callOverHttp(values.url, name, input, logLine(io));
+    return printResult(result, values.json === true, io);
+  }
   const project = await resolveProject(values);
   const host = await openHost(project, io);
   try {
-    const style = styleFor(io.err);
-    // The tool's ctx.log lines go to stderr, so stdout stays the result alone.
-    const observer: CallObserver = {
-      log: (level, message, data) =>
-        io.err.write(
-          `${style.dim(`[${level}]`)} ${message}${data === undefined ? '' : ` ${JSON.stringify(data)}`}\n`,
-        ),
-    };
-    const { result } = await host.session().call(name, input, undefined, { observer });
-    const isError = result.isError === true;
-    if (values.json === true) {
-      const json: CallJson = {
-        content: result.content,
-        isError,
-        ...(result.structuredContent === undefined ? {} : { structuredContent: result.structuredContent }),
-      };
-      io.out.write(`${JSON.stringify(json)}\n`);
-    } else {
-      const text = resultText(result);
-      // An error result is the tool's answer, not the CLI's: stdout, so it can be piped like any other.
-      io.out.write(text.endsWith('\n') || text === '' ? text : `${text}\n`);
+    const session = host.session();
+    const check = session.check(name);
+    if (!check.ok && check.refusal === 'unknown') {
+      return printResult(
+        { content: [{ type: 'text', text: check.message + failedPluginsNote(host, name) }], isError: true },
+        values.json === true,
+        io,
+      );
     }
-    return isError ? EXIT.failed : EXIT.ok;
+    // The tool's ctx.log lines go to stderr, so stdout stays the result alone.
+    const { result } = await session.call(name, input, undefined, { observer: { log: logLine(io) } });
+    return printResult(result, values.json === true, io);
   } finally {
     await host.close();
   }

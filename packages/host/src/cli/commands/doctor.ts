@@ -1,95 +1,23 @@
 import * as path from 'node:path';
-import type { HiddenReason } from '@toolhost/plugin-sdk';
-import { missingGrants } from '../../capabilities/grants.js';
-import type { MissingGrant } from '../../capabilities/types.js';
 import { formatConfigIssues } from '../../config/load.js';
 import type { ToolhostConfig } from '../../config/schema.js';
 import type { ToolHost } from '../../host/host.js';
 import { describeControlAccess } from '../../sources/builtin/index.js';
 import type { PluginReport } from '../../sources/plugins/manager.js';
 import { COMMON_OPTIONS, parseCommand } from '../args.js';
-import { type Io, type Style, styleFor } from '../io.js';
+import {
+  configKeyFindings,
+  type Finding,
+  grantFindings,
+  hiddenToolFindings,
+  registryFindings,
+  render,
+  unknownPluginFindings,
+} from '../findings.js';
+import { type Io, styleFor } from '../io.js';
 import { openHost, resolveProject } from '../project.js';
 import { EXIT } from '../types.js';
 import { shownPath } from '../view.js';
-
-type Level = 'ok' | 'info' | 'warning' | 'problem';
-
-interface Finding {
-  readonly level: Level;
-  readonly subject: string;
-  readonly message: string;
-  /** What to do about it. */
-  readonly fix?: string;
-  readonly details?: readonly string[];
-}
-
-const MARKS = { ok: '✔', info: '–', warning: '⚠', problem: '✖' } as const satisfies Record<Level, string>;
-
-function render(finding: Finding, style: Style): string[] {
-  const paint = { ok: style.green, info: style.dim, warning: style.yellow, problem: style.red }[
-    finding.level
-  ];
-  return [
-    `${paint(MARKS[finding.level])} ${style.bold(finding.subject)}: ${finding.message}`,
-    ...(finding.details ?? []).map((line) => `    ${line}`),
-    ...(finding.fix === undefined ? [] : [`    ${style.cyan('fix:')} ${finding.fix}`]),
-  ];
-}
-
-/** The declared value of `permissions.fs.read "notes"` (`notes`), to suggest the grant to add. */
-function grantValue(missing: MissingGrant): unknown {
-  const quoted = /^\S+ (".*")$/.exec(missing.permission)?.[1];
-  return quoted === undefined ? undefined : JSON.parse(quoted);
-}
-
-/** Adds `value` to the list at the dotted `key` of a JSON tree, creating what is missing. */
-function addAt(tree: Record<string, unknown>, key: string, value: unknown): void {
-  const parts = key.split('.');
-  const last = parts.pop() ?? '';
-  let node = tree;
-  for (const part of parts) {
-    const next = node[part];
-    const child = typeof next === 'object' && next !== null ? (next as Record<string, unknown>) : {};
-    node[part] = child;
-    node = child;
-  }
-  const list = node[last];
-  node[last] = [...(Array.isArray(list) ? list : []), value];
-}
-
-/** Declared permissions of one plugin that config does not grant (or that are invalid). */
-function grantFindings(
-  host: ToolHost,
-  report: PluginReport,
-  configName: string,
-  suggestion: Record<string, unknown>,
-): Finding[] {
-  const findings: Finding[] = [];
-  if (report.manifest !== undefined && report.status !== 'disabled') {
-    const grants = host.config.plugins?.[report.id]?.grants ?? {};
-    for (const missing of missingGrants(report.manifest.permissions, grants, report.id)) {
-      if (missing.reason === 'invalid') {
-        findings.push({
-          level: 'problem',
-          subject: `plugin ${report.id}`,
-          message: `declares ${missing.permission}, which is not a valid value`,
-          fix: `correct permissions in plugins/${report.id}/ (no grant can make it valid)`,
-        });
-        continue;
-      }
-      const value = grantValue(missing);
-      if (value !== undefined) addAt(suggestion, missing.configKey, value);
-      findings.push({
-        level: 'problem',
-        subject: `plugin ${report.id}`,
-        message: `asks for ${missing.permission}, which config does not grant`,
-        fix: `add ${value === undefined ? 'it' : JSON.stringify(value)} to ${missing.configKey} in ${configName}`,
-      });
-    }
-  }
-  return findings;
-}
 
 function statusFinding(report: PluginReport): Finding {
   const subject = `plugin ${report.id}`;
@@ -135,59 +63,7 @@ function pluginFindings(host: ToolHost, configName: string, suggestion: Record<s
       message: `none in ${path.join(host.root, 'plugins')}`,
     });
   }
-  const ids = new Set(host.plugins.map((p) => p.id));
-  for (const id of Object.keys(host.config.plugins ?? {})) {
-    if (!ids.has(id)) {
-      findings.push({
-        level: 'warning',
-        subject: `plugins.${id}`,
-        message: `config has settings for "${id}" but plugins/${id}/ does not exist`,
-        fix: 'correct the id (it is the plugin folder name) or remove the settings',
-      });
-    }
-  }
-  return findings;
-}
-
-/**
- * Whether a hidden reason is already explained by another finding (the plugin's status, a
- * registry diagnostic); a tool hidden only for such reasons is not listed again.
- */
-const EXPLAINED_ELSEWHERE = {
-  'auth-missing': false,
-  'config-missing': false,
-  'context-mismatch': false,
-  'env-missing': false,
-  'invalid-name': true,
-  'mcp-unavailable': false,
-  overridden: true,
-  'plugin-disabled': true,
-  'plugin-load-failed': true,
-  'policy-denied': true,
-  quarantined: true,
-  'unsupported-signal': false,
-} as const satisfies Record<HiddenReason, boolean>;
-
-/** Hidden tools not already explained by a plugin finding, and the registry's own diagnostics. */
-function toolFindings(host: ToolHost): Finding[] {
-  const findings: Finding[] = [];
-  for (const entry of host.plan().hidden) {
-    const reasons = entry.diagnostics.filter((d) => !EXPLAINED_ELSEWHERE[d.reason]);
-    if (reasons.length === 0) continue;
-    findings.push({
-      level: 'warning',
-      subject: `tool ${entry.descriptor.name}`,
-      message: `is hidden: ${reasons.map((d) => `${d.reason}: ${d.message}`).join('; ')}`,
-    });
-  }
-  for (const diagnostic of host.registry.diagnostics) {
-    if (diagnostic.level === 'info') continue;
-    findings.push({
-      level: diagnostic.level === 'error' ? 'problem' : 'warning',
-      subject: diagnostic.toolName === undefined ? 'registry' : `tool ${diagnostic.toolName}`,
-      message: diagnostic.message,
-    });
-  }
+  findings.push(...configKeyFindings(host), ...unknownPluginFindings(host));
   return findings;
 }
 
@@ -259,7 +135,8 @@ export async function doctor(argv: readonly string[], io: Io): Promise<number> {
     findings.push(
       controlFilesFinding(host.config),
       ...pluginFindings(host, configName, suggestion),
-      ...toolFindings(host),
+      ...hiddenToolFindings(host),
+      ...registryFindings(host),
       ...mcpFindings(host),
     );
   } finally {

@@ -1,8 +1,9 @@
 import { COMMON_OPTIONS, parseCommand } from '../args.js';
+import { planWarnings, warningLines } from '../findings.js';
 import { type Io, styleFor } from '../io.js';
 import { openHost, resolveProject } from '../project.js';
 import { EXIT } from '../types.js';
-import { listJson, planLines } from '../view.js';
+import { listJson, planLines, shownPath } from '../view.js';
 
 export async function list(argv: readonly string[], io: Io): Promise<number> {
   const { values } = parseCommand('list', argv, { ...COMMON_OPTIONS, json: { type: 'boolean' } });
@@ -11,7 +12,13 @@ export async function list(argv: readonly string[], io: Io): Promise<number> {
   try {
     if (values.json === true)
       io.out.write(`${JSON.stringify(listJson(host.plan(), host.plugins), null, 2)}\n`);
-    else io.out.write(`${planLines(host.plan(), host.plugins, styleFor(io.out)).join('\n')}\n`);
+    else {
+      const style = styleFor(io.out);
+      const warnings = planWarnings(host, shownPath(project.configFile));
+      io.out.write(
+        `${[...planLines(host.plan(), host.plugins, style), ...warningLines(warnings, style)].join('\n')}\n`,
+      );
+    }
   } finally {
     await host.close();
   }

@@ -1,10 +1,17 @@
 import type { PluginManifest } from '@toolhost/plugin-sdk/protocol';
 import { createCapabilityProvider, type PluginGrants } from '../../capabilities/index.js';
-import { type LimitsTable, pluginLimits, resolveLimits, type SandboxLimits } from '../../config/limits.js';
+import {
+  type ConfigurableCapabilityLimits,
+  type LimitsTable,
+  pluginLimits,
+  resolveLimits,
+  type SandboxLimits,
+} from '../../config/limits.js';
 import type { Sandbox } from '../../sandbox/types.js';
 import type { ToolHooks, ToolSource } from '../../types.js';
 import { messageOf } from '../../util/errors.js';
 import { type PluginCache, sha256 } from './cache.js';
+import { configAdvice } from './config-help.js';
 import type { DiscoveredPlugin } from './discover.js';
 import { parseDescribeReply } from './manifest.js';
 import { hiddenEntries, type LoadedPlugin, pluginHooks, pluginTools } from './plugin-tools.js';
@@ -16,7 +23,7 @@ export interface PluginSettings {
   /** Validated against the plugin's own config schema. */
   readonly config?: unknown;
   readonly grants?: PluginGrants;
-  readonly limits?: Partial<SandboxLimits>;
+  readonly limits?: Partial<SandboxLimits & ConfigurableCapabilityLimits>;
   /** Which calls the plugin's hooks see: its own tools' (default) or every tool's. */
   readonly hooks?: 'own' | 'all';
 }
@@ -30,6 +37,11 @@ export interface PluginReport {
   readonly status: PluginStatus;
   readonly diagnostics: readonly string[];
   readonly manifest?: PluginManifest;
+  /**
+   * What is loaded (bundle, limits, plugin config) as one hash, for loaded and disabled plugins:
+   * it changes with the code even when no tool does (`toolhost dev` says "code reloaded").
+   */
+  readonly fingerprint?: string;
 }
 
 export interface LoadPluginsOptions {
@@ -116,7 +128,11 @@ async function loadFromBundle(
   cache: PluginCache | undefined,
 ): Promise<PluginLoad> {
   const settings = options.settings?.[id] ?? {};
-  const { limits, timeout } = pluginLimits(options.limits ?? resolveLimits(undefined), id, settings.limits);
+  const {
+    limits,
+    timeout,
+    capabilities: capabilityLimits,
+  } = pluginLimits(options.limits ?? resolveLimits(undefined), id, settings.limits);
   if (!bundled.ok) return failed(id, `plugin "${id}" does not build: ${bundled.error}`);
 
   const configJson = JSON.stringify(settings.config ?? null);
@@ -140,7 +156,9 @@ async function loadFromBundle(
       manifest.tools,
     );
   }
-  const fingerprint = sha256(`${sha256(bundled.code)}\n${JSON.stringify(limits)}\n${configJson}`);
+  const fingerprint = sha256(
+    `${sha256(bundled.code)}\n${JSON.stringify(limits)}\n${JSON.stringify(capabilityLimits)}\n${configJson}`,
+  );
   if (settings.enabled === false) {
     const message = `plugin "${id}" is disabled in config (plugins.${id}.enabled: false)`;
     return {
@@ -150,7 +168,7 @@ async function loadFromBundle(
         tools: [],
         unavailable: hiddenEntries(id, manifest.tools, 'plugin-disabled', message),
       },
-      report: { id, status: 'disabled', diagnostics: [message], manifest },
+      report: { id, status: 'disabled', diagnostics: [message], manifest, fingerprint },
       fingerprint,
     };
   }
@@ -158,7 +176,8 @@ async function loadFromBundle(
     const detail = manifest.configIssues
       .map((i) => `plugins.${id}.config.${i.path}: ${i.message}`)
       .join('; ');
-    return failed(id, `plugin "${id}" has an invalid config: ${detail}`, manifest.tools);
+    const advice = configAdvice(id, manifest.configSchema, settings.config);
+    return failed(id, `plugin "${id}" has an invalid config: ${detail}. Fix: ${advice}`, manifest.tools);
   }
 
   const capabilities = createCapabilityProvider({
@@ -166,6 +185,7 @@ async function loadFromBundle(
     root: options.root,
     permissions: manifest.permissions,
     grants: settings.grants ?? {},
+    limits: capabilityLimits,
   });
   const env = capabilities.envValues(options.env ?? process.env);
   // Last: nothing after this can fail, so the hold taken here always ends up in a lease.
@@ -198,7 +218,7 @@ async function loadFromBundle(
   return {
     source: { kind: 'plugin', id, tools: pluginTools(loaded) },
     ...(hooks === undefined ? {} : { hooks }),
-    report: { id, status: 'loaded', diagnostics: [], manifest },
+    report: { id, status: 'loaded', diagnostics: [], manifest, fingerprint },
     lease,
     fingerprint,
   };

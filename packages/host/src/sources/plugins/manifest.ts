@@ -70,6 +70,7 @@ const manifestSchema = z.strictObject({
   tools: z.array(toolManifest).max(MAX_TOOLS_PER_PLUGIN),
   hooks: z.strictObject({ before: z.boolean(), after: z.boolean() }),
   configIssues: z.array(z.strictObject({ path: text(1024), message: text(4096) })).optional(),
+  configSchema: z.record(z.string(), z.unknown()).optional(),
 });
 
 const replySchema = z.union([

@@ -3,7 +3,7 @@ import type { HiddenToolPlanEntry, ToolDescriptor, ToolResult } from '@toolhost/
 import type { CallReply, PluginManifest, ToolManifest } from '@toolhost/plugin-sdk/protocol';
 import * as z from 'zod';
 import type { CapabilityProvider } from '../../capabilities/index.js';
-import type { OwnDeadline, SandboxLimits } from '../../config/limits.js';
+import { type OwnDeadline, raiseHint, type SandboxLimits } from '../../config/limits.js';
 import { placeholderDescriptor } from '../../core/refs.js';
 import { unavailableEntries } from '../../core/register/unavailable.js';
 import { callStopped, invalidInput, type StoppedStatus } from '../../core/wrap/errors.js';
@@ -69,6 +69,16 @@ const STATUS_OF_LIMIT = {
   timeoutMs: 'timeout',
 } as const satisfies Record<LimitName, StoppedStatus>;
 
+/** The sandbox limits config can raise (`plugins.<id>.limits.<name>`); the others are events. */
+const RAISABLE = {
+  cancelled: false,
+  cpuMs: true,
+  crashed: false,
+  maxResultChars: true,
+  memoryMb: true,
+  timeoutMs: true,
+} as const satisfies Record<LimitName, boolean>;
+
 /** Turns the sandbox's answer to a call into the result the model reads. */
 function resultOf(
   pluginId: string,
@@ -80,9 +90,12 @@ function resultOf(
     const reset =
       outcome.limit === 'cancelled' ? '' : '; its isolate was reset and the next call starts fresh';
     // Thrown, so the wrapper reports the status the limit means (a timeout, a limit, a crash).
+    const raise = RAISABLE[outcome.limit]
+      ? `; ${raiseHint(pluginId, outcome.limit as keyof SandboxLimits)}`
+      : '';
     throw callStopped(
       STATUS_OF_LIMIT[outcome.limit],
-      `Tool "${toolName}" of plugin "${pluginId}" was stopped: ${outcome.message}${reset}`,
+      `Tool "${toolName}" of plugin "${pluginId}" was stopped: ${outcome.message}${reset}${raise}`,
     );
   }
   const parsed = callReplySchema.safeParse(outcome.reply);
@@ -106,7 +119,7 @@ function resultOf(
       return errorResult(`Plugin "${pluginId}" no longer has a tool "${toolName}"`);
     case 'too-large':
       return errorResult(
-        `Tool "${toolName}" returned a result over the limit maxResultChars (${limits.maxResultChars} characters)`,
+        `Tool "${toolName}" returned a result over the limit maxResultChars (${limits.maxResultChars} characters); ${raiseHint(pluginId, 'maxResultChars')}`,
       );
     case 'error':
       return errorResult(`Tool "${toolName}" failed: ${reply.message}`);

@@ -1,0 +1,109 @@
+import { readFile, writeFile } from 'node:fs/promises';
+import { createInterface } from 'node:readline/promises';
+import { COMMON_OPTIONS, parseCommand, UsageError } from '../args.js';
+import { grantFindings, render } from '../findings.js';
+import { type Io, styleFor } from '../io.js';
+import { formatLike, lineDiff, mergeAdditions } from '../json-edit.js';
+import { openHost, resolveProject } from '../project.js';
+import { EXIT } from '../types.js';
+import { shownPath } from '../view.js';
+
+/** The config file's text, or undefined when there is none; a file that is not JSON is refused. */
+async function readConfigText(file: string, name: string): Promise<string | undefined> {
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw error;
+  }
+  try {
+    const value: unknown = JSON.parse(text);
+    if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new Error('not an object');
+  } catch (error) {
+    throw new Error(
+      `${name} does not parse (${(error as Error).message}); correct it first: grant only edits a config it can read`,
+    );
+  }
+  return text;
+}
+
+async function confirm(question: string): Promise<boolean> {
+  const prompt = createInterface({ input: process.stdin, output: process.stdout });
+  try {
+    return /^y(es)?$/i.test((await prompt.question(question)).trim());
+  } finally {
+    prompt.close();
+  }
+}
+
+/**
+ * `toolhost grant PLUGIN [--yes]`: writes into the config the grants `doctor` finds missing for
+ * PLUGIN, after showing the diff. On a terminal it asks; elsewhere it needs `--yes`.
+ */
+export async function grant(argv: readonly string[], io: Io): Promise<number> {
+  const { values, positionals } = parseCommand(
+    'grant',
+    argv,
+    { ...COMMON_OPTIONS, yes: { type: 'boolean', short: 'y' } },
+    ['PLUGIN'],
+  );
+  const [id = ''] = positionals;
+  const project = await resolveProject(values);
+  const name = shownPath(project.configFile);
+  const before = await readConfigText(project.configFile, name);
+  const style = styleFor(io.out);
+  const host = await openHost(project, io);
+  const suggestion: Record<string, unknown> = {};
+  let findings: ReturnType<typeof grantFindings>;
+  try {
+    const report = host.plugins.find((p) => p.id === id);
+    if (report === undefined) {
+      const ids = host.plugins.map((p) => p.id);
+      throw new UsageError(
+        `no plugin "${id}" in ${shownPath(`${host.root}/plugins`)} (plugins: ${ids.length === 0 ? 'none' : ids.join(', ')})`,
+      );
+    }
+    if (report.manifest === undefined) {
+      throw new Error(
+        `plugin "${id}" did not load, so its permissions are unknown: ${report.diagnostics.join('; ')}`,
+      );
+    }
+    findings = grantFindings(host, report, name, suggestion);
+  } finally {
+    await host.close();
+  }
+  // Permissions no grant can make valid: say so, and write nothing for them.
+  const invalid = findings.filter((f) => f.message.startsWith('declares '));
+  for (const finding of invalid) io.err.write(`${render(finding, styleFor(io.err)).join('\n')}\n`);
+  if (Object.keys(suggestion).length === 0) {
+    io.out.write(
+      invalid.length === 0 ? `plugin ${id} has every grant it asks for in ${name}; nothing to change.\n` : '',
+    );
+    return invalid.length === 0 ? EXIT.ok : EXIT.failed;
+  }
+  const config = (before === undefined ? {} : JSON.parse(before)) as Record<string, unknown>;
+  mergeAdditions(config, suggestion);
+  const after = formatLike(before, config);
+  io.out.write(`${style.bold(before === undefined ? `${name} (new file)` : name)}\n`);
+  for (const line of lineDiff(before ?? '', after)) {
+    io.out.write(
+      `${line.startsWith('+') ? style.green(line) : line.startsWith('-') ? style.red(line) : style.dim(line)}\n`,
+    );
+  }
+  if (values.yes !== true) {
+    if (!(process.stdin.isTTY === true && io.out.tty)) {
+      io.err.write(
+        `toolhost: grant: not a terminal, so not asking: pass --yes to write these grants to ${name}\n`,
+      );
+      return EXIT.failed;
+    }
+    if (!(await confirm(`Write these grants to ${name}? [y/N] `))) {
+      io.out.write('Nothing written.\n');
+      return EXIT.failed;
+    }
+  }
+  await writeFile(project.configFile, after);
+  io.out.write(`Wrote ${name}: plugin ${id} now has the grants it asks for.\n`);
+  return EXIT.ok;
+}

@@ -1,0 +1,76 @@
+/** `toolhost call --url`: one call to a running MCP server over streamable HTTP, with the SDK client. */
+
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { LoggingMessageNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import type { ToolLogger, ToolResult } from '@toolhost/plugin-sdk';
+import { messageOf } from '../util/errors.js';
+import { UsageError } from './args.js';
+import { version } from './version.js';
+
+const LEVELS: Record<string, keyof ToolLogger> = {
+  debug: 'debug',
+  info: 'info',
+  notice: 'info',
+  warning: 'warn',
+};
+
+function urlOf(text: string): URL {
+  try {
+    const url = new URL(text);
+    if (url.protocol === 'http:' || url.protocol === 'https:') return url;
+  } catch {}
+  throw new UsageError(
+    `--url must be an http(s) URL such as http://127.0.0.1:7337/mcp, not ${JSON.stringify(text)}`,
+  );
+}
+
+/** A refusal reads as the host wrote it, without the protocol's `MCP error -32602: ` prefix. */
+function withoutCode(text: string): string {
+  return text.replace(/^(?:MCP error -?\d+: )+/, '');
+}
+
+function unprefixed(block: ToolResult['content'][number]): ToolResult['content'][number] {
+  return block.type === 'text' ? { ...block, text: withoutCode(block.text) } : block;
+}
+
+/**
+ * Calls `name` on the server at `url`; its log notifications go to `log`. A refusal of the server
+ * (unknown or hidden tool: a protocol error) comes back as an error result with its message.
+ */
+export async function callOverHttp(
+  url: string,
+  name: string,
+  input: unknown,
+  log: (level: keyof ToolLogger, message: string, data?: unknown) => void,
+): Promise<ToolResult> {
+  const target = urlOf(url);
+  const client = new Client({ name: 'toolhost-call', version });
+  client.setNotificationHandler(LoggingMessageNotificationSchema, (notification) => {
+    const { level, data } = notification.params;
+    const message =
+      typeof data === 'string'
+        ? data
+        : ((data as { message?: unknown } | null)?.message ?? JSON.stringify(data));
+    const extra = (data as { data?: unknown } | null)?.data;
+    log(LEVELS[level] ?? 'error', String(message), typeof data === 'string' ? undefined : extra);
+  });
+  try {
+    await client.connect(new StreamableHTTPClientTransport(target));
+  } catch (error) {
+    throw new Error(
+      `cannot reach an MCP server at ${target.href}: ${messageOf(error)} (is toolhost dev or serve --http running?)`,
+    );
+  }
+  try {
+    const result = (await client.callTool({
+      name,
+      arguments: input as Record<string, unknown>,
+    })) as ToolResult;
+    return result.isError === true ? { ...result, content: result.content.map(unprefixed) } : result;
+  } catch (error) {
+    return { content: [{ type: 'text', text: withoutCode(messageOf(error)) }], isError: true };
+  } finally {
+    await client.close();
+  }
+}
