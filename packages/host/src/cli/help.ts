@@ -28,7 +28,7 @@ export function renderHelp(help: CommandHelp): string {
 }
 
 /** The commands, in the order `toolhost --help` lists them. */
-export type CommandName = 'dev' | 'list' | 'call' | 'serve' | 'new' | 'doctor';
+export type CommandName = 'dev' | 'list' | 'call' | 'serve' | 'new' | 'doctor' | 'mcp-config';
 
 /** Help of every command; kept apart from the commands so `--help` loads none of them. */
 export const HELP = {
@@ -103,5 +103,17 @@ export const HELP = {
       'config gives, and checks each server under mcpServers. Exit code 0 only when all is well; warnings (hidden tools, unused settings) do not fail it.',
     ],
     options: [],
+  },
+  'mcp-config': {
+    usage: 'toolhost mcp-config [--name NAME] [--json] [--root DIR] [--config FILE]',
+    summary: 'Prints how Claude Desktop, Claude Code or any MCP client starts this project over stdio.',
+    details: [
+      'Prints an "mcpServers" entry and a "claude mcp add" line with absolute paths: this Node, this',
+      "checkout's toolhost and the project root, so they work from any folder and never fetch a package.",
+    ],
+    options: [
+      ['--name NAME', 'Server name in the client (default toolhost)'],
+      ['--json', 'Print only the {"mcpServers": {...}} object'],
+    ],
   },
 } as const satisfies Record<CommandName, CommandHelp>;

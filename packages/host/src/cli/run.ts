@@ -17,6 +17,7 @@ const COMMANDS = {
   serve: async () => (await import('./commands/serve.js')).serve,
   new: async () => (await import('./commands/new.js')).scaffold,
   doctor: async () => (await import('./commands/doctor.js')).doctor,
+  'mcp-config': async () => (await import('./commands/mcp-config.js')).mcpConfig,
 } as const satisfies Record<CommandName, () => Promise<CommandRun>>;
 
 function isCommand(name: string): name is CommandName {
