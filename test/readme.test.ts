@@ -3,6 +3,7 @@ import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseConfig } from '@toolhost/host';
 import { describe, expect, it } from 'vitest';
+import { readmeModules, typeErrors } from './readme-typescript.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -22,5 +23,15 @@ describe('the README', () => {
     const config = JSON.parse(await readFile(path.join(root, 'toolhost.config.json'), 'utf8'));
     const outcome = parseConfig(config, 'toolhost.config.json');
     expect(outcome.ok ? [] : outcome.issues).toEqual([]);
+  });
+});
+
+describe("the README's TypeScript examples", () => {
+  it('compile as shown, each block a module of its own (imports included)', { timeout: 60_000 }, async () => {
+    const readme = await readFile(path.join(root, 'README.md'), 'utf8');
+    const modules = readmeModules(readme, root);
+    // The greeter and weather plugins, createHost with plugin settings.
+    expect(modules.map((m) => m.source).join('\n')).toContain("id: 'weather'");
+    expect(typeErrors(modules, root)).toEqual([]);
   });
 });
