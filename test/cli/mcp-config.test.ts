@@ -80,7 +80,9 @@ describe('toolhost mcp-config', () => {
   });
 
   it('prints the same entry and a claude mcp add line that runs it, quoted for the shell', async () => {
-    const json = await toolhost(['mcp-config', '--json', '--root', root, '--name', 'tools'], { cwd: tmpdir() });
+    const json = await toolhost(['mcp-config', '--json', '--root', root, '--name', 'tools'], {
+      cwd: tmpdir(),
+    });
     const human = await toolhost(['mcp-config', '--root', root, '--name', 'tools'], { cwd: tmpdir() });
     expect(human.code).toBe(0);
     expect(human.stdout).toContain(json.stdout.trim());
