@@ -4,7 +4,6 @@ import {
   ErrorCode,
   ListToolsRequestSchema,
   type LoggingLevel,
-  McpError,
   SetLevelRequestSchema,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation';
@@ -84,7 +83,9 @@ export function createMcpServer(
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
     const name = request.params.name;
     const check = session.check(name);
-    if (!check.ok) throw new McpError(ErrorCode.InvalidParams, check.message);
+    // Not `new McpError(...)`: its message starts with `MCP error -32602: `, which the SDK sends
+    // as the JSON-RPC message, and the client's McpError prefixes again.
+    if (!check.ok) throw Object.assign(new Error(check.message), { code: ErrorCode.InvalidParams });
     const progressToken = request.params._meta?.progressToken;
     const observer: CallObserver = {
       // Sent on the call's own stream (before its response), only at or above the client's level.
