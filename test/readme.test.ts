@@ -3,6 +3,7 @@ import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseConfig } from '@toolhost/host';
 import { describe, expect, it } from 'vitest';
+import { pluginSource } from '../packages/host/src/cli/scaffold.js';
 import { readmeModules, typeErrors } from './readme-typescript.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -33,5 +34,12 @@ describe("the README's TypeScript examples", () => {
     // The greeter and weather plugins, createHost with plugin settings.
     expect(modules.map((m) => m.source).join('\n')).toContain("id: 'weather'");
     expect(typeErrors(modules, root)).toEqual([]);
+  });
+
+  it('shows the greeter exactly as `toolhost new greeter` writes it', async () => {
+    const readme = await readFile(path.join(root, 'README.md'), 'utf8');
+    const section = readme.split('\n## Writing a plugin')[1] ?? '';
+    const first = /```ts\n([\s\S]*?)```/.exec(section)?.[1];
+    expect(first).toBe(pluginSource('greeter'));
   });
 });
