@@ -1,8 +1,8 @@
 import { realpath } from 'node:fs/promises';
 import * as path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { isDirectory, isFile } from '../../util/stat.js';
 import { COMMON_OPTIONS, parseCommand, UsageError } from '../args.js';
+import { BIN, shellWord } from '../invocation.js';
 import type { Io } from '../io.js';
 import { resolveProject } from '../project.js';
 import { SNAPSHOT_FLAG } from '../restart.js';
@@ -24,16 +24,10 @@ export interface McpConfigJson {
 /** MCP clients take server names of letters, digits, `_` and `-` (Claude Code's rule). */
 const SERVER_NAME = /^[A-Za-z0-9_-]{1,64}$/;
 
-/** This package's bin, found from this file (dist/cli/commands/ or src/cli/commands/), real path. */
+/** This package's bin, real path. */
 async function binPath(): Promise<string> {
-  const bin = fileURLToPath(new URL('../../../bin/toolhost.js', import.meta.url));
-  if (!(await isFile(bin))) throw new Error(`cannot find the toolhost bin at ${bin}`);
-  return realpath(bin);
-}
-
-/** `word` as one POSIX shell word: as is when it is safe, else single-quoted. */
-export function shellWord(word: string): string {
-  return /^[A-Za-z0-9_/.:=@%+,-]+$/.test(word) ? word : `'${word.replaceAll("'", `'\\''`)}'`;
+  if (!(await isFile(BIN))) throw new Error(`cannot find the toolhost bin at ${BIN}`);
+  return realpath(BIN);
 }
 
 /**
