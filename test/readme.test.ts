@@ -1,8 +1,11 @@
-import { readFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseConfig } from '@toolhost/host';
+import { createHost, parseConfig } from '@toolhost/host';
 import { describe, expect, it } from 'vitest';
+import { pluginSource } from '../packages/host/src/cli/scaffold.js';
+import { project } from './cli/cli.js';
+import { readmeModules, typeErrors } from './readme-typescript.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -22,5 +25,47 @@ describe('the README', () => {
     const config = JSON.parse(await readFile(path.join(root, 'toolhost.config.json'), 'utf8'));
     const outcome = parseConfig(config, 'toolhost.config.json');
     expect(outcome.ok ? [] : outcome.issues).toEqual([]);
+  });
+});
+
+describe("the README's TypeScript examples", () => {
+  it('compile as shown, each block a module of its own (imports included)', { timeout: 60_000 }, async () => {
+    const readme = await readFile(path.join(root, 'README.md'), 'utf8');
+    const modules = readmeModules(readme, root);
+    // The greeter and weather plugins, createHost with plugin settings.
+    expect(modules.map((m) => m.source).join('\n')).toContain("id: 'weather'");
+    expect(typeErrors(modules, root)).toEqual([]);
+  });
+
+  it('shows the greeter exactly as `toolhost new greeter` writes it', async () => {
+    const readme = await readFile(path.join(root, 'README.md'), 'utf8');
+    const section = readme.split('\n## Writing a plugin')[1] ?? '';
+    const first = /```ts\n([\s\S]*?)```/.exec(section)?.[1];
+    expect(first).toBe(pluginSource('greeter'));
+  });
+
+  it('has a change listener that says which tool went and why when a plugin is disabled', async () => {
+    const readme = await readFile(path.join(root, 'README.md'), 'utf8');
+    // The README's own listener (plain JavaScript as written), run against a real host.
+    const listener = /^host\.on\('change', \(c\) => (?:\{\n[\s\S]*?^\}\);|.*\);)$/m.exec(readme)?.[0];
+    expect(listener).toBeDefined();
+    const { root: projectRoot, dispose } = await project(['healthy'], { builtins: false });
+    const host = await createHost({ root: projectRoot });
+    try {
+      const printed: string[] = [];
+      const console = { error: (line: string) => printed.push(line) };
+      new Function('host', 'console', listener ?? '')(host, console);
+      const changed = new Promise<void>((resolve) => host.on('change', () => resolve()));
+      await writeFile(
+        path.join(projectRoot, 'toolhost.config.json'),
+        JSON.stringify({ builtins: false, plugins: { healthy: { enabled: false } } }),
+      );
+      await host.reload();
+      await changed;
+      expect(printed).toEqual(['tools v2 (reload): healthy_echo hidden (plugin-disabled)']);
+    } finally {
+      await host.close();
+      await dispose();
+    }
   });
 });

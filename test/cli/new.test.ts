@@ -96,4 +96,24 @@ describe('toolhost new', () => {
       stderr: 'toolhost: new: missing NAME (see toolhost new --help)\n',
     });
   });
+
+  it('prints a call command that runs where it was typed, never a bare npx toolhost outside the checkout', async () => {
+    const outside = await project();
+    try {
+      const created = await toolhost(['new', 'hi'], { cwd: outside.root });
+      expect(created.code).toBe(0);
+      const line =
+        created.stdout
+          .split('\n')
+          .find((l) => l.includes(' call hi_hello '))
+          ?.trim() ?? '';
+      expect(line).not.toMatch(/^npx /);
+      const ran = await runToEnd('/bin/sh', ['-c', line], outside.root);
+      expect(ran).toEqual({ code: 0, output: expect.stringContaining('Hello, Ada!') });
+      const inside = await toolhost(['new', 'there', '--root', outside.root]);
+      expect(inside.stdout).toContain('  npx toolhost call there_hello');
+    } finally {
+      await outside.dispose();
+    }
+  });
 });

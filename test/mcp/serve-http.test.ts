@@ -159,6 +159,10 @@ describe('toolhost served over MCP streamable HTTP', () => {
   it('makes an unknown or hidden tool a protocol error that says which', async () => {
     await expect(client.callTool({ name: 'nope', arguments: {} })).rejects.toThrow(McpError);
     await expect(client.callTool({ name: 'nope', arguments: {} })).rejects.toThrow(/Unknown tool "nope"/);
+    // The SDK client prefixes "MCP error <code>: " once; the server must not have put one in already.
+    await expect(client.callTool({ name: 'nope', arguments: {} })).rejects.toThrow(
+      /^MCP error -32602: Unknown tool "nope"/,
+    );
     await expect(client.callTool({ name: 'secret', arguments: {} })).rejects.toThrow(
       /env-missing: environment variable SECRET_KEY/,
     );

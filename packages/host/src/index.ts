@@ -110,6 +110,8 @@ export { formatExecutor, formatOwner } from './core/refs.js';
 
 export type {
   AnthropicContentBlock,
+  AnthropicImageMediaType,
+  AnthropicInputSchema,
   AnthropicTool,
   AnthropicToolResultBlock,
   AnthropicToolResultContent,
@@ -119,11 +121,20 @@ export { toAnthropicTool, toAnthropicToolResult } from './core/dispatch/adapters
 export type { McpTool } from './core/dispatch/adapters/mcp.js';
 export { toMcpTool } from './core/dispatch/adapters/mcp.js';
 export type {
+  OpenAIFunctionCall,
+  OpenAIFunctionCallOutput,
   OpenAIFunctionTool,
+  OpenAIResponseItem,
+  OpenAIResponsesTool,
   OpenAIToolCall,
   OpenAIToolMessage,
 } from './core/dispatch/adapters/openai.js';
-export { toOpenAITool, toOpenAIToolMessage } from './core/dispatch/adapters/openai.js';
+export {
+  toOpenAIFunctionCallOutput,
+  toOpenAIResponsesTool,
+  toOpenAITool,
+  toOpenAIToolMessage,
+} from './core/dispatch/adapters/openai.js';
 
 // Serving a host's tools over MCP from code (what `toolhost serve` does).
 

@@ -33,6 +33,8 @@ const PUBLIC_VALUES = [
   'toAnthropicTool',
   'toAnthropicToolResult',
   'toMcpTool',
+  'toOpenAIFunctionCallOutput',
+  'toOpenAIResponsesTool',
   'toOpenAITool',
   'toOpenAIToolMessage',
 ];
@@ -44,6 +46,8 @@ const PUBLIC_TYPES = [
   'AfterToolCallHook',
   'AfterToolCallResult',
   'AnthropicContentBlock',
+  'AnthropicImageMediaType',
+  'AnthropicInputSchema',
   'AnthropicTool',
   'AnthropicToolResultBlock',
   'AnthropicToolResultContent',
@@ -88,7 +92,11 @@ const PUBLIC_TYPES = [
   'McpStdioOptions',
   'McpTool',
   'NewlyHidden',
+  'OpenAIFunctionCall',
+  'OpenAIFunctionCallOutput',
   'OpenAIFunctionTool',
+  'OpenAIResponseItem',
+  'OpenAIResponsesTool',
   'OpenAIToolCall',
   'OpenAIToolMessage',
   'OwnDeadline',
@@ -146,8 +154,12 @@ const UPDATE_HINT =
   'what users build on changed); if not, move the name back to src/internal.ts';
 
 const EMBEDDING = '## Embedding it in an agent loop';
-/** What the README's Embedding example may import: toolhost's public entry points, zod for inputs. */
-const EXAMPLE_IMPORTS = ['@toolhost/host', '@toolhost/plugin-sdk', 'zod'];
+/**
+ * What the README's Embedding example may import: toolhost's public entry points, zod for inputs,
+ * and the official model SDKs (root devDependencies), so the adapters' shapes are checked against
+ * the SDKs' own types where a user meets them.
+ */
+const EXAMPLE_IMPORTS = ['@toolhost/host', '@toolhost/plugin-sdk', 'zod', '@anthropic-ai/sdk', 'openai'];
 /** Where the example is compiled, as a user's module at the repository root; never written. */
 const EXAMPLE_FILE = path.join(ROOT, '__readme_embedding_example__.ts');
 

@@ -28,7 +28,7 @@ export function renderHelp(help: CommandHelp): string {
 }
 
 /** The commands, in the order `toolhost --help` lists them. */
-export type CommandName = 'dev' | 'list' | 'call' | 'serve' | 'new' | 'doctor' | 'grant';
+export type CommandName = 'dev' | 'list' | 'call' | 'serve' | 'new' | 'doctor' | 'grant' | 'mcp-config';
 
 /** Help of every command; kept apart from the commands so `--help` loads none of them. */
 export const HELP = {
@@ -117,5 +117,17 @@ export const HELP = {
       'On a terminal it asks before writing; elsewhere it prints the diff and exits 1 unless --yes.',
     ],
     options: [['-y, --yes', 'Write without asking']],
+  },
+  'mcp-config': {
+    usage: 'toolhost mcp-config [--name NAME] [--json] [--root DIR] [--config FILE]',
+    summary: 'Prints how Claude Desktop, Claude Code or any MCP client starts this project over stdio.',
+    details: [
+      'Prints an "mcpServers" entry and a "claude mcp add" line with absolute paths: this Node, this',
+      "checkout's toolhost and the project root, so they work from any folder and never fetch a package.",
+    ],
+    options: [
+      ['--name NAME', 'Server name in the client (default toolhost)'],
+      ['--json', 'Print only the {"mcpServers": {...}} object'],
+    ],
   },
 } as const satisfies Record<CommandName, CommandHelp>;

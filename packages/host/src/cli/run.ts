@@ -18,6 +18,7 @@ const COMMANDS = {
   new: async () => (await import('./commands/new.js')).scaffold,
   doctor: async () => (await import('./commands/doctor.js')).doctor,
   grant: async () => (await import('./commands/grant.js')).grant,
+  'mcp-config': async () => (await import('./commands/mcp-config.js')).mcpConfig,
 } as const satisfies Record<CommandName, () => Promise<CommandRun>>;
 
 function isCommand(name: string): name is CommandName {

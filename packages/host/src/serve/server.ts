@@ -4,7 +4,6 @@ import {
   ErrorCode,
   ListToolsRequestSchema,
   type LoggingLevel,
-  McpError,
   SetLevelRequestSchema,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation';
@@ -103,9 +102,11 @@ export function createMcpServer(
     const name = request.params.name;
     const watch = options.watchCall?.({ sessionId: session.id, tool: name });
     const check = session.check(name);
+    // Not `new McpError(...)`: its message starts with `MCP error -32602: `, which the SDK sends
+    // as the JSON-RPC message, and the client's McpError prefixes again.
     if (!check.ok) {
       watch?.end?.({ result: errorResult(check.message), status: 'blocked', durationMs: 0 });
-      throw new McpError(ErrorCode.InvalidParams, check.message);
+      throw Object.assign(new Error(check.message), { code: ErrorCode.InvalidParams });
     }
     const progressToken = request.params._meta?.progressToken;
     const observer: CallObserver = {

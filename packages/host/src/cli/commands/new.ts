@@ -2,6 +2,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import * as path from 'node:path';
 import { exists } from '../../util/stat.js';
 import { COMMON_OPTIONS, parseCommand, UsageError } from '../args.js';
+import { toolhostCommand } from '../invocation.js';
 import { type Io, styleFor } from '../io.js';
 import { resolveProject } from '../project.js';
 import { exampleToolName, PLUGIN_ID, pluginSource, testSource } from '../scaffold.js';
@@ -34,13 +35,14 @@ export async function scaffold(argv: readonly string[], io: Io): Promise<number>
   await mkdir(path.join(dir, 'test'), { recursive: true });
   for (const [file, text] of files) await writeFile(file, text, { flag: 'wx' });
   const style = styleFor(io.out);
+  const command = await toolhostCommand();
   io.out.write(
     [
       `${style.green('created')} ${shownPath(files[0][0])}`,
       `${style.green('created')} ${shownPath(files[1][0])}`,
       '',
       'Try it:',
-      `  toolhost call ${tool} --input '{"name": "Ada"}'${project.root === process.cwd() ? '' : ` --root ${shownPath(project.root)}`}`,
+      `  ${command} call ${tool} --input '{"name": "Ada"}'${project.root === process.cwd() ? '' : ` --root ${shownPath(project.root)}`}`,
       `  npx vitest run ${shownPath(files[1][0])}`,
       '',
     ].join('\n'),

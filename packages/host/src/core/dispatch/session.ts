@@ -1,6 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import type {
   AvailabilityContext,
+  HiddenReason,
   HiddenToolPlanEntry,
   ToolDescriptor,
   ToolPlan,
@@ -29,9 +30,15 @@ import {
 } from './adapters/anthropic.js';
 import { type McpTool, toMcpTool } from './adapters/mcp.js';
 import {
+  type OpenAIFunctionCall,
+  type OpenAIFunctionCallOutput,
   type OpenAIFunctionTool,
+  type OpenAIResponseItem,
+  type OpenAIResponsesTool,
   type OpenAIToolCall,
   type OpenAIToolMessage,
+  toOpenAIFunctionCallOutput,
+  toOpenAIResponsesTool,
   toOpenAITool,
   toOpenAIToolMessage,
 } from './adapters/openai.js';
@@ -85,18 +92,36 @@ export interface ActivationResult {
   readonly skipped: readonly string[];
 }
 
-/** The tool shapes a session can hand to a model or client. */
+/** The tool shapes a session can hand to a model or client, by the name `session.tools(name)` takes. */
 export interface ToolShapes {
+  /** Anthropic Messages API `tools`. */
   anthropic: AnthropicTool;
+  /** OpenAI Chat Completions `tools`. */
   openai: OpenAIFunctionTool;
+  /** OpenAI Responses API `tools`. */
+  'openai-responses': OpenAIResponsesTool;
+  /** MCP `tools/list` entries. */
   mcp: McpTool;
 }
 
 const shapeConverters: { [K in keyof ToolShapes]: (descriptor: ToolDescriptor) => ToolShapes[K] } = {
   anthropic: toAnthropicTool,
   openai: toOpenAITool,
+  'openai-responses': toOpenAIResponsesTool,
   mcp: toMcpTool,
 };
+
+/**
+ * Why a hidden tool is worth telling the model about: something the user can supply, or a server
+ * that is down for now. Other reasons (policy, a disabled or broken plugin, the session's context)
+ * are the operator's or the developer's business, and naming those tools would only invite calls.
+ */
+const PROMPT_REASONS: ReadonlySet<HiddenReason> = new Set<HiddenReason>([
+  'auth-missing',
+  'config-missing',
+  'env-missing',
+  'mcp-unavailable',
+]);
 
 /** Ids for calls made without one: unique in this process, and cheaper than a UUID per call. */
 const callIdPrefix = `toolu_host_${randomBytes(6).toString('hex')}_`;
@@ -193,17 +218,43 @@ export class Session {
       .map((entry) => entry.descriptor);
   }
 
-  /** The active, visible tools in the shape a model API or MCP client takes. */
+  /**
+   * The active, visible tools in the shape a model API or MCP client takes. An unknown shape
+   * (a typo, or a name from plain JavaScript) throws a TypeError listing the shapes.
+   */
   tools<K extends keyof ToolShapes>(shape: K): ToolShapes[K][] {
+    if (typeof shape !== 'string' || !Object.hasOwn(shapeConverters, shape)) {
+      throw new TypeError(
+        `session.tools(${JSON.stringify(shape)}): unknown tool format; use one of ${Object.keys(shapeConverters).join(', ')}`,
+      );
+    }
     return this.descriptors().map(shapeConverters[shape]);
   }
 
-  /** A system-prompt section listing the tools the model may call now. */
+  /**
+   * What the model cannot learn from the tool list itself: tools of this session that exist but
+   * cannot be called now for a reason the user can fix (a missing environment variable,
+   * credential or config value) or that will pass (an MCP server that is down), each with its
+   * description's first line and why. The visible tools' names, descriptions and schemas are not
+   * repeated: the API already hands them to the model. An empty string when there is nothing to
+   * say, so it can be appended to any system prompt.
+   */
   systemPromptSection(): string {
-    const descriptors = this.descriptors();
-    if (descriptors.length === 0) return '## Tools\nNo tools are available in this session.';
-    const lines = descriptors.map((d) => `- ${d.name}: ${(d.description.split('\n')[0] ?? '').trim()}`);
-    return `## Tools\nYou can call these tools:\n${lines.join('\n')}`;
+    const active = this.#active;
+    const lines: string[] = [];
+    for (const { descriptor, diagnostics } of this.plan().hidden) {
+      if (active !== undefined && !active.has(descriptor.name)) continue;
+      if (diagnostics.length === 0 || !diagnostics.every((d) => PROMPT_REASONS.has(d.reason))) continue;
+      const summary = (descriptor.description.split('\n')[0] ?? '').trim();
+      const why = diagnostics.map((d) => d.message).join('; ');
+      lines.push(`- ${descriptor.name}${summary === '' ? '' : ` (${summary})`}: ${why}`);
+    }
+    if (lines.length === 0) return '';
+    return [
+      '## Tools not available now',
+      'These tools exist but cannot be called yet. If the user asks for what one does, say what it needs:',
+      ...lines,
+    ].join('\n');
   }
 
   /**
@@ -326,21 +377,32 @@ export class Session {
    * `tool_result` blocks in the order of the blocks. Other content (and anything that is not a
    * block at all) is ignored; content that is not an array has no tool_use blocks.
    */
-  async dispatchAll(
-    content: readonly AnthropicContentBlock[],
+  async dispatchAll<Block extends AnthropicContentBlock>(
+    content: readonly Block[],
     options: CallOptions = {},
   ): Promise<AnthropicToolResultBlock[]> {
+    // Generic so that both the SDK's block interfaces and object literals with more fields fit.
     if (!Array.isArray(content)) return [];
-    const uses = content.filter(
+    const uses = (content as readonly AnthropicContentBlock[]).filter(
       (block): block is AnthropicToolUseBlock =>
         typeof block === 'object' && block !== null && block.type === 'tool_use',
     );
     return Promise.all(uses.map((block) => this.dispatch(block, options)));
   }
 
-  /** Answers one OpenAI tool call with its `tool` message. Never throws. */
+  /**
+   * Answers one OpenAI Chat Completions tool call with its `tool` message. A call of another type
+   * than `function` (a `custom` tool call) is answered with an error naming it. Never throws.
+   */
   async dispatchOpenAI(toolCall: OpenAIToolCall, options: CallOptions = {}): Promise<OpenAIToolMessage> {
     const id = typeof toolCall?.id === 'string' ? toolCall.id : '';
+    const type: unknown = toolCall?.type;
+    if (id !== '' && typeof type === 'string' && type !== 'function') {
+      return toOpenAIToolMessage(
+        id,
+        errorResult(`Tool calls of type "${type}" are not supported here: every tool is a function tool`),
+      );
+    }
     const fn: unknown = toolCall?.function;
     const name = typeof fn === 'object' && fn !== null ? (fn as { name?: unknown }).name : undefined;
     const args =
@@ -353,16 +415,56 @@ export class Session {
         ),
       );
     }
+    const outcome = await this.#callWithArguments(name, args, id, options);
+    return toOpenAIToolMessage(id, outcome.result);
+  }
+
+  /**
+   * Runs every `function_call` item of an OpenAI Responses API output concurrently and returns
+   * their `function_call_output` items in the order of the calls, ready to go into the next
+   * request's `input`. Other items (messages, reasoning…) are ignored. Never throws.
+   */
+  async dispatchOpenAIResponses<Item extends OpenAIResponseItem>(
+    output: readonly Item[],
+    options: CallOptions = {},
+  ): Promise<OpenAIFunctionCallOutput[]> {
+    if (!Array.isArray(output)) return [];
+    const calls = (output as readonly OpenAIResponseItem[]).filter(
+      (item): item is OpenAIFunctionCall =>
+        typeof item === 'object' && item !== null && item.type === 'function_call',
+    );
+    return Promise.all(
+      calls.map(async (call) => {
+        const id = typeof call.call_id === 'string' ? call.call_id : '';
+        if (
+          id === '' ||
+          typeof call.name !== 'string' ||
+          call.name === '' ||
+          typeof call.arguments !== 'string'
+        ) {
+          return toOpenAIFunctionCallOutput(
+            id,
+            errorResult('Malformed function_call: it needs a "call_id", a "name" and an "arguments" string'),
+          );
+        }
+        const outcome = await this.#callWithArguments(call.name, call.arguments, id, options);
+        return toOpenAIFunctionCallOutput(id, outcome.result);
+      }),
+    );
+  }
+
+  /** Calls `name` with OpenAI's JSON-string arguments (empty means `{}`); bad JSON is an error result. */
+  #callWithArguments(name: string, args: string, id: string, options: CallOptions): Promise<CallOutcome> {
     let input: unknown;
     try {
       input = JSON.parse(args === '' ? '{}' : args);
     } catch (error) {
-      return toOpenAIToolMessage(
-        id,
-        errorResult(`The arguments of "${name}" are not valid JSON: ${messageOf(error)}`),
-      );
+      return Promise.resolve({
+        result: errorResult(`The arguments of "${name}" are not valid JSON: ${messageOf(error)}`),
+        status: 'invalid-input',
+        durationMs: 0,
+      });
     }
-    const outcome = await this.call(name, input, id, options);
-    return toOpenAIToolMessage(id, outcome.result);
+    return this.call(name, input, id, options);
   }
 }

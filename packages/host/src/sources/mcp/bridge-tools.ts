@@ -133,6 +133,15 @@ export function callFailureMessage(
     case undefined:
       return `MCP server "${serverId}" failed to run tool "${toolName}": ${messageWithCause(error)}`;
     default:
-      return `MCP server "${serverId}" answered the call to tool "${toolName}" with an error: ${messageWithCause(error)}`;
+      return `MCP server "${serverId}" answered the call to tool "${toolName}" with an error: ${withoutSdkPrefix(messageWithCause(error))}`;
   }
+}
+
+/**
+ * The SDK's `McpError` puts `MCP error <code>: ` before its message, and a server built on the SDK
+ * sends that whole message, so a client's error reads `MCP error -32603: MCP error -32603: boom`.
+ * The message above already says the server answered with an error: keep only what it said.
+ */
+function withoutSdkPrefix(message: string): string {
+  return message.replace(/^(?:MCP error -?\d+: )+/, '');
 }

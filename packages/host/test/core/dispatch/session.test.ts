@@ -1,4 +1,4 @@
-import { env } from '@toolhost/plugin-sdk';
+import { context, env } from '@toolhost/plugin-sdk';
 import { describe, expect, it } from 'vitest';
 import { type HostSnapshot, Session } from '../../../src/core/dispatch/session.js';
 import { buildRegistry } from '../../../src/core/register/registry.js';
@@ -257,9 +257,6 @@ describe('active tools, shapes and prompt', () => {
       skipped: ['ghost'],
     });
     expect(session.descriptors().map((d) => d.name)).toEqual(['repeat']);
-    expect(session.systemPromptSection()).toBe(
-      '## Tools\nYou can call these tools:\n- repeat: Repeats a text',
-    );
     session.activateAll();
     expect(session.descriptors().map((d) => d.name)).toEqual(['other', 'repeat']);
   });
@@ -289,9 +286,53 @@ describe('active tools, shapes and prompt', () => {
     });
   });
 
-  it('says so in the prompt when no tool is available', () => {
-    const session = new Session(() => snapshotOf([]));
-    expect(session.systemPromptSection()).toContain('No tools are available');
+  it('refuses an unknown tool format with an error listing the formats', () => {
+    const session = new Session(() => snapshotOf([registeredRepeat()]));
+    expect(() => session.tools('gemini' as 'anthropic')).toThrow(
+      new TypeError(
+        'session.tools("gemini"): unknown tool format; use one of anthropic, openai, openai-responses, mcp',
+      ),
+    );
+  });
+
+  it('gives the tools in the OpenAI Responses shape, with strict off', () => {
+    const session = new Session(() => snapshotOf([registeredRepeat()]));
+    const [tool] = session.tools('openai-responses');
+    expect(tool).toEqual({
+      type: 'function',
+      name: 'repeat',
+      description: 'Repeats a text',
+      parameters: session.tools('anthropic')[0]?.input_schema,
+      strict: false,
+    });
+  });
+});
+
+describe('system prompt section', () => {
+  it('does not repeat the visible tools, which the tool list already carries', () => {
+    const session = new Session(() => snapshotOf([registeredRepeat(), fakeTool('other', 'custom')]));
+    expect(session.systemPromptSection()).toBe('');
+  });
+
+  it('names a tool the user can make available, with its summary and what it needs', () => {
+    const session = new Session(() => snapshotOf([registeredRepeat(), hiddenTool()]));
+    const section = session.systemPromptSection();
+    expect(section).toMatch(/^## Tools not available now\n/);
+    expect(section).toContain('- secret (');
+    expect(section).toContain('environment variable SECRET_KEY is not set');
+    expect(section).not.toContain('repeat');
+  });
+
+  it("leaves out tools hidden for the operator's reasons, and tools outside the session's active set", () => {
+    const tool = fakeTool('web_only', 'custom');
+    const contextual = {
+      ...tool,
+      descriptor: { ...tool.descriptor, availability: context('channel', 'web') },
+    };
+    const session = new Session(() => snapshotOf([contextual, hiddenTool(), registeredRepeat()]));
+    expect(session.systemPromptSection()).not.toContain('web_only');
+    session.setActiveToolsByName(['repeat']);
+    expect(session.systemPromptSection()).toBe('');
   });
 
   it('applies session context to context() availability', () => {
@@ -328,5 +369,47 @@ describe('Session.dispatchOpenAI', () => {
       function: { name: 'repeat', arguments: '{' },
     });
     expect(message.content).toMatch(/^Error: The arguments of "repeat" are not valid JSON/);
+  });
+});
+
+describe('Session.dispatchOpenAI with calls of other types', () => {
+  it('answers a custom tool call with an error naming its type, and runs nothing', async () => {
+    const session = new Session(() => snapshotOf([registeredRepeat()]));
+    const message = await session.dispatchOpenAI({ id: 'c2', type: 'custom' });
+    expect(message).toEqual({
+      role: 'tool',
+      tool_call_id: 'c2',
+      content: 'Error: Tool calls of type "custom" are not supported here: every tool is a function tool',
+    });
+  });
+});
+
+describe('Session.dispatchOpenAIResponses', () => {
+  it('runs every function_call item of a response output and answers each, in order', async () => {
+    const session = new Session(() => snapshotOf([registeredRepeat()]));
+    const outputs = await session.dispatchOpenAIResponses([
+      { type: 'reasoning', id: 'rs_1', summary: [] },
+      { type: 'function_call', call_id: 'call_1', name: 'repeat', arguments: '{"text":"a"}' },
+      { type: 'message', id: 'msg_1', role: 'assistant', content: [] },
+      { type: 'function_call', call_id: 'call_2', name: 'nope', arguments: '{}' },
+      { type: 'function_call', call_id: 'call_3', name: 'repeat', arguments: '{' },
+    ]);
+    expect(outputs.map((o) => [o.type, o.call_id])).toEqual([
+      ['function_call_output', 'call_1'],
+      ['function_call_output', 'call_2'],
+      ['function_call_output', 'call_3'],
+    ]);
+    expect(outputs[0]?.output).toBe('a');
+    expect(outputs[1]?.output).toMatch(/^Error: Unknown tool "nope"/);
+    expect(outputs[2]?.output).toMatch(/^Error: The arguments of "repeat" are not valid JSON/);
+  });
+
+  it('answers a malformed function_call with an error, and an output that is not an array with nothing', async () => {
+    const session = new Session(() => snapshotOf([registeredRepeat()]));
+    const [output] = await session.dispatchOpenAIResponses([
+      { type: 'function_call', call_id: 'call_1', name: '', arguments: '{}' },
+    ]);
+    expect(output?.output).toMatch(/^Error: Malformed function_call/);
+    expect(await session.dispatchOpenAIResponses(null as unknown as [])).toEqual([]);
   });
 });

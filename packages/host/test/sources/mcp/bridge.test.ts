@@ -43,7 +43,7 @@ async function writeFixtureServer(dir: string): Promise<string> {
     `
 const { Server } = require(${sdk('server/index.js')});
 const { StdioServerTransport } = require(${sdk('server/stdio.js')});
-const { ListToolsRequestSchema, CallToolRequestSchema } = require(${sdk('types.js')});
+const { ListToolsRequestSchema, CallToolRequestSchema, McpError } = require(${sdk('types.js')});
 const object = { type: 'object' };
 const tools = [
   { name: 'alpha', title: 'Alpha', description: 'Says what it got', inputSchema: { type: 'object', properties: { word: { type: 'string' } } } },
@@ -51,6 +51,7 @@ const tools = [
   { name: 'crash', description: 'Dies', inputSchema: object },
   { name: 'hang', description: 'Never answers', inputSchema: object },
   { name: 'bad-result', description: 'Answers nonsense', inputSchema: object },
+  { name: 'refuses', description: 'Throws an McpError', inputSchema: object },
   { name: 'dotted.name', description: 'first of two', inputSchema: object },
   { name: 'dotted_name', description: 'second of two', inputSchema: object },
   { name: ${JSON.stringify(longName)}, description: 'long', inputSchema: object },
@@ -82,6 +83,8 @@ server.setRequestHandler(CallToolRequestSchema, async (request) => {
       return new Promise(() => {});
     case 'bad-result':
       return { content: [{ type: 'text', text: 42 }] };
+    case 'refuses':
+      throw new McpError(-32602, 'no such thing here');
     default:
       return { content: [{ type: 'text', text: 'ran ' + name }] };
   }
@@ -615,6 +618,14 @@ describe('a fixture server with odd tools', () => {
     await bridge.update({ fx: config() });
     await expect(call(bridge, 'fx', 'mcp__fx__bad-result', {})).rejects.toThrow(
       /^MCP server "fx" answered the call to tool "bad-result" with an error: .*Invalid tools\/call result/,
+    );
+  });
+
+  it("an SDK server's McpError reaches the model once, without the SDK's doubled prefix", async () => {
+    const bridge = open(changeLog());
+    await bridge.update({ fx: config() });
+    await expect(call(bridge, 'fx', 'mcp__fx__refuses', {})).rejects.toThrow(
+      new Error('MCP server "fx" answered the call to tool "refuses" with an error: no such thing here'),
     );
   });
 

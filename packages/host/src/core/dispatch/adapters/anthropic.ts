@@ -1,14 +1,24 @@
 import type { JsonSchema, ToolDescriptor, ToolResult } from '@toolhost/plugin-sdk';
 import { blockAsText } from '../../wrap/results.js';
 
-/** A tool as the Anthropic Messages API takes it. */
+/*
+ * These shapes are written to be structurally compatible with the official `@anthropic-ai/sdk`
+ * types, without depending on it: an `AnthropicTool[]` is assignable to `Anthropic.Tool[]`, an
+ * `AnthropicToolResultBlock[]` to a `MessageParam`'s content, and a message's `ContentBlock[]` to
+ * `dispatchAll`. `test/readme-types.test.ts` type-checks that against the SDK.
+ */
+
+/** A tool's input schema as the Messages API takes it: always a JSON Schema of an object. */
+export type AnthropicInputSchema = { readonly type: 'object'; readonly [keyword: string]: unknown };
+
+/** A tool as the Anthropic Messages API takes it (`Anthropic.Tool`). */
 export interface AnthropicTool {
   readonly name: string;
   readonly description: string;
-  readonly input_schema: JsonSchema;
+  readonly input_schema: AnthropicInputSchema;
 }
 
-/** A `tool_use` block from an assistant message. */
+/** A `tool_use` block from an assistant message (`Anthropic.ToolUseBlock`). */
 export interface AnthropicToolUseBlock {
   readonly type: 'tool_use';
   readonly id: string;
@@ -16,40 +26,72 @@ export interface AnthropicToolUseBlock {
   readonly input: unknown;
 }
 
-/** Content a `tool_result` may carry. */
+/** The image types the Messages API takes in a `tool_result`; other images are sent as text naming them. */
+export type AnthropicImageMediaType = 'image/jpeg' | 'image/png' | 'image/gif' | 'image/webp';
+
+/** Content a `tool_result` may carry (`Anthropic.TextBlockParam | Anthropic.ImageBlockParam`). */
 export type AnthropicToolResultContent =
   | { readonly type: 'text'; readonly text: string }
   | {
       readonly type: 'image';
-      readonly source: { readonly type: 'base64'; readonly media_type: string; readonly data: string };
+      readonly source: {
+        readonly type: 'base64';
+        readonly media_type: AnthropicImageMediaType;
+        readonly data: string;
+      };
     };
 
-/** The `tool_result` block answering one `tool_use`. */
+/**
+ * The `tool_result` block answering one `tool_use` (`Anthropic.ToolResultBlockParam`). Its
+ * `content` is a plain array, so a list of these goes straight into a user `MessageParam`.
+ */
 export interface AnthropicToolResultBlock {
   readonly type: 'tool_result';
   readonly tool_use_id: string;
-  readonly content: readonly AnthropicToolResultContent[];
+  readonly content: AnthropicToolResultContent[];
   readonly is_error?: true;
 }
 
-/** Any block of an assistant message; only `tool_use` blocks are dispatched. */
-export type AnthropicContentBlock =
-  | AnthropicToolUseBlock
-  | { readonly type: string; readonly [key: string]: unknown };
+/**
+ * Any block of an assistant message (`Anthropic.ContentBlock`, or your own); only `tool_use`
+ * blocks are dispatched. Only `type` is required, so the SDK's block interfaces fit as they are.
+ */
+export type AnthropicContentBlock = AnthropicToolUseBlock | { readonly type: string };
+
+function objectSchema(schema: JsonSchema): AnthropicInputSchema {
+  // Every tool's input is an object (defineTool and MCP require it). A schema that does not say
+  // so (`{}`, accepting anything) is narrowed to objects, the only input the API sends.
+  return schema.type === 'object' ? (schema as AnthropicInputSchema) : { ...schema, type: 'object' };
+}
 
 /** A descriptor as a tool of the Anthropic Messages API. */
 export function toAnthropicTool(descriptor: ToolDescriptor): AnthropicTool {
-  return { name: descriptor.name, description: descriptor.description, input_schema: descriptor.inputSchema };
+  return {
+    name: descriptor.name,
+    description: descriptor.description,
+    input_schema: objectSchema(descriptor.inputSchema),
+  };
 }
 
+const IMAGE_TYPES: ReadonlySet<string> = new Set<AnthropicImageMediaType>([
+  'image/jpeg',
+  'image/png',
+  'image/gif',
+  'image/webp',
+]);
+
 /**
- * Converts a result to a `tool_result` block. Text and images map directly; audio and resources
- * become text that names them. Structured output without text is sent as JSON text.
+ * Converts a result to a `tool_result` block. Text and images of the types the API takes map
+ * directly; other images, audio and resources become text that names them. Structured output
+ * without content is sent as JSON text.
  */
 export function toAnthropicToolResult(toolUseId: string, result: ToolResult): AnthropicToolResultBlock {
   const content: AnthropicToolResultContent[] = result.content.map((block) =>
-    block.type === 'image'
-      ? { type: 'image', source: { type: 'base64', media_type: block.mimeType, data: block.data } }
+    block.type === 'image' && IMAGE_TYPES.has(block.mimeType)
+      ? {
+          type: 'image',
+          source: { type: 'base64', media_type: block.mimeType as AnthropicImageMediaType, data: block.data },
+        }
       : { type: 'text', text: blockAsText(block) },
   );
   if (content.length === 0 && result.structuredContent !== undefined) {

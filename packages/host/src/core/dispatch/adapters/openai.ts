@@ -1,24 +1,70 @@
 import type { JsonSchema, ToolDescriptor, ToolResult } from '@toolhost/plugin-sdk';
 import { resultText } from '../../wrap/results.js';
 
-/** A function tool as the OpenAI Chat Completions API takes it. */
+/*
+ * These shapes are written to be structurally compatible with the official `openai` SDK types,
+ * without depending on it: Chat Completions (`ChatCompletionTool`, `ChatCompletionMessageToolCall`,
+ * `ChatCompletionToolMessageParam`) and Responses (`FunctionTool`, `ResponseOutputItem`,
+ * `ResponseInputItem.FunctionCallOutput`). `test/readme-types.test.ts` type-checks that against
+ * the SDK.
+ */
+
+/** A function tool as the OpenAI Chat Completions API takes it (`ChatCompletionFunctionTool`). */
 export interface OpenAIFunctionTool {
   readonly type: 'function';
   readonly function: { readonly name: string; readonly description: string; readonly parameters: JsonSchema };
 }
 
-/** A tool call from an OpenAI assistant message; `arguments` is a JSON string. */
+/**
+ * A tool call from a Chat Completions assistant message (`ChatCompletionMessageToolCall`);
+ * `arguments` is a JSON string. Only function calls run: a call of another type (`custom`) is
+ * answered with an error naming it.
+ */
 export interface OpenAIToolCall {
   readonly id: string;
-  readonly type: 'function';
-  readonly function: { readonly name: string; readonly arguments: string };
+  readonly type: string;
+  readonly function?: { readonly name: string; readonly arguments: string };
 }
 
-/** The `tool` message answering one call. */
+/** The `tool` message answering one call (`ChatCompletionToolMessageParam`). */
 export interface OpenAIToolMessage {
   readonly role: 'tool';
   readonly tool_call_id: string;
   readonly content: string;
+}
+
+/**
+ * A function tool as the OpenAI Responses API takes it (`FunctionTool`). `strict` is false: strict
+ * mode needs every property required and no extra keywords, which tool schemas rarely meet.
+ */
+export interface OpenAIResponsesTool {
+  readonly type: 'function';
+  readonly name: string;
+  readonly description: string;
+  readonly parameters: JsonSchema;
+  readonly strict: false;
+}
+
+/** A `function_call` item of a Responses API output (`ResponseFunctionToolCall`). */
+export interface OpenAIFunctionCall {
+  readonly type: 'function_call';
+  readonly call_id: string;
+  readonly name: string;
+  /** A JSON string. */
+  readonly arguments: string;
+}
+
+/**
+ * Any item of a Responses API output (`ResponseOutputItem`, or your own); only `function_call`
+ * items are dispatched. Only `type` is required, so the SDK's item interfaces fit as they are.
+ */
+export type OpenAIResponseItem = OpenAIFunctionCall | { readonly type: string };
+
+/** The input item answering one `function_call` (`ResponseInputItem.FunctionCallOutput`). */
+export interface OpenAIFunctionCallOutput {
+  readonly type: 'function_call_output';
+  readonly call_id: string;
+  readonly output: string;
 }
 
 /** A descriptor as an OpenAI function tool (Chat Completions `tools`). */
@@ -33,15 +79,32 @@ export function toOpenAITool(descriptor: ToolDescriptor): OpenAIFunctionTool {
   };
 }
 
-/** OpenAI tool messages carry text only; an error is marked in the text, as the API has no flag. */
-export function toOpenAIToolMessage(toolCallId: string, result: ToolResult): OpenAIToolMessage {
+/** A descriptor as an OpenAI Responses API function tool. */
+export function toOpenAIResponsesTool(descriptor: ToolDescriptor): OpenAIResponsesTool {
+  return {
+    type: 'function',
+    name: descriptor.name,
+    description: descriptor.description,
+    parameters: descriptor.inputSchema,
+    strict: false,
+  };
+}
+
+/** The text OpenAI gets for a result: text only; an error is marked in the text, as the APIs have no flag. */
+function openAIText(result: ToolResult): string {
   const text =
     result.content.length === 0 && result.structuredContent !== undefined
       ? JSON.stringify(result.structuredContent)
       : resultText(result);
-  return {
-    role: 'tool',
-    tool_call_id: toolCallId,
-    content: result.isError === true ? `Error: ${text}` : text,
-  };
+  return result.isError === true ? `Error: ${text}` : text;
+}
+
+/** A result as the Chat Completions `tool` message answering `toolCallId`. */
+export function toOpenAIToolMessage(toolCallId: string, result: ToolResult): OpenAIToolMessage {
+  return { role: 'tool', tool_call_id: toolCallId, content: openAIText(result) };
+}
+
+/** A result as the Responses API `function_call_output` item answering `callId`. */
+export function toOpenAIFunctionCallOutput(callId: string, result: ToolResult): OpenAIFunctionCallOutput {
+  return { type: 'function_call_output', call_id: callId, output: openAIText(result) };
 }
