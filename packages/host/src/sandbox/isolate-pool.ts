@@ -14,6 +14,8 @@ export interface CallHandlers {
   progress(done: number, total: number, message: string): void;
   /** Resolves with a JSON `CapabilityReply`. */
   request(capability: string, argsJson: string): Promise<string>;
+  /** The call has ended: its pending sleeps (plugin timers) stop on the host too. */
+  end?(): void;
 }
 
 interface Generation {
@@ -188,6 +190,7 @@ export class IsolatePool {
       return outcome;
     } finally {
       this.#calls.delete(callId);
+      handlers.end?.();
       generation.inFlight -= 1;
       this.#releaseIfDrained(generation);
     }
