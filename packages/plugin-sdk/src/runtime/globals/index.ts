@@ -266,12 +266,17 @@ function makeCrypto(host: GlobalsHost) {
       for (const byte of b) hex += (byte < 16 ? '0' : '') + byte.toString(16);
       return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
     },
-    get subtle(): never {
+  };
+  // Not enumerable: listing or printing `crypto` must not throw; only using `subtle` does.
+  Object.defineProperty(crypto, 'subtle', {
+    get(): never {
       throw new Error(
         'crypto.subtle is not available in plugins (crypto.getRandomValues and crypto.randomUUID are)',
       );
     },
-  };
+    enumerable: false,
+    configurable: true,
+  });
   return crypto;
 }
 
