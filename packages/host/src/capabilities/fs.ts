@@ -63,7 +63,7 @@ export function createFsCapability(options: FsCapabilityOptions) {
     }
     const roots = access === 'write' ? options.effective.fs.write : options.effective.fs.read;
     if (!roots.some((r) => rootContains(r, relative)))
-      throw outsideRoots(capability, subject, relative, access);
+      throw await outsideRoots(capability, subject, relative, access);
     const target = await confine(root, relative).catch((error: unknown) => {
       throw fsFailure(capability, subject, userPath, error);
     });
@@ -123,13 +123,43 @@ export function createFsCapability(options: FsCapabilityOptions) {
     }
   }
 
+  /**
+   * The path the plugin probably meant when it wrote one relative to a granted folder instead of
+   * the project root: `<root>/<path>` exists (for a write: or its folder does). Only the granted
+   * folders are looked at, never the path as written: a hint must not tell the plugin whether
+   * something exists where it may not look.
+   */
+  async function meantPath(relative: string, access: Access): Promise<string | undefined> {
+    const roots = access === 'write' ? options.effective.fs.write : options.effective.fs.read;
+    for (const granted of roots) {
+      if (granted === '.') continue;
+      const candidate = `${granted}/${relative}`;
+      if (await existsIn(granted, candidate)) return candidate;
+      if (access === 'write' && (await existsIn(granted, path.posix.dirname(candidate)))) return candidate;
+    }
+    return undefined;
+  }
+
+  /** Whether `relative` exists inside the granted root (a link leading out of it counts as absent). */
+  async function existsIn(granted: string, relative: string): Promise<boolean> {
+    try {
+      const rootReal = await realRootOf(granted);
+      const { real } = await confine(root, relative);
+      if (rootReal === undefined || !isInside(rootReal, real)) return false;
+      await fs.lstat(real);
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
   /** Not under any effective root: say whether the plugin must declare it, or config must grant it. */
-  function outsideRoots(
+  async function outsideRoots(
     capability: string,
     subject: string,
     relative: string,
     access: Access,
-  ): CapabilityError {
+  ): Promise<CapabilityError> {
     const declaredRead = declaredRoots(options.permissions, 'read');
     const declaredWrite = declaredRoots(options.permissions, 'write');
     const declaredFor = access === 'write' ? declaredWrite : [...declaredRead, ...declaredWrite];
@@ -140,12 +170,11 @@ export function createFsCapability(options: FsCapabilityOptions) {
       const kind = access === 'write' || !declaredRead.includes(declared) ? FS_WRITE : FS_READ;
       return notGranted(request, kind, declared);
     }
-    const roots = access === 'write' ? options.effective.fs.write : options.effective.fs.read;
-    const meant = roots.find((r) => r !== '.' && rootContains(r, `${r}/${relative}`));
+    const meant = await meantPath(relative, access);
     if (meant !== undefined) {
       return denied(
         capability,
-        `${subject} is not allowed: paths are relative to the project root, not to the granted folder; did you mean ${JSON.stringify(`${meant}/${relative}`)}?`,
+        `${subject} is not allowed: paths are relative to the project root, not to the granted folder; did you mean ${JSON.stringify(meant)}?`,
       );
     }
     const folder =
