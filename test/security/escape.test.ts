@@ -24,13 +24,11 @@ const NODE_GLOBALS = [
   '__filename',
   'Buffer',
   'global',
-  'setTimeout',
   'setImmediate',
-  'queueMicrotask',
-  'structuredClone',
-  'fetch',
   'WebAssembly',
 ];
+// setTimeout, fetch, structuredClone, queueMicrotask and the other web globals do exist now,
+// written in the isolate's own realm: runtime-globals.test.ts checks that none of them leads out.
 
 describe('escaping the isolate through the language', () => {
   const h = useHarness();

@@ -34,6 +34,7 @@ export type {
   AvailabilityExpression,
   AvailabilitySignal,
   CallSignal,
+  CapabilityFailure,
   ContentAnnotations,
   ContentBlock,
   EmbeddedResource,

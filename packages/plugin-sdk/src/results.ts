@@ -46,7 +46,11 @@ export function normalizeToolReturn(value: unknown): ToolResult {
   if (isError !== undefined && typeof isError !== 'boolean')
     throw new TypeError('result.isError must be a boolean');
   if (content === undefined && structuredContent === undefined) {
-    throw new TypeError('execute returned an object with neither content nor structuredContent');
+    const keys = Object.keys(value).slice(0, 3).join(', ');
+    throw new TypeError(
+      `execute returned a plain object${keys === '' ? '' : ` ({ ${keys}${Object.keys(value).length > 3 ? ', …' : ''} })`} with neither content nor structuredContent; ` +
+        'return JSON.stringify(value) for the model to read it as text, or { structuredContent: value } for structured output (declare `output` on the tool to check it)',
+    );
   }
   const blocks =
     content === undefined

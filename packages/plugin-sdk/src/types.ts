@@ -282,12 +282,35 @@ export interface FileStat {
   readonly mtimeMs: number;
 }
 
-/** File access under the roots config grants; paths are relative to the project root. */
+/**
+ * File access under the roots config grants; paths are relative to the project root (a granted
+ * `data` folder is reached as `data/x.txt`). A failure rejects with an `Error` whose `code` says
+ * why: a system code (`ENOENT`, `EISDIR`, `ENOTDIR`, `EEXIST`, `ENOTEMPTY`, …) or `not-granted`
+ * (outside the granted folders, or through a link leading out), `limit-exceeded`, `invalid-args`.
+ */
 export interface PluginFs {
   readFile(path: string): Promise<string>;
+  /** Replaces the file atomically, creating it and its missing folders. Needs a write grant. */
   writeFile(path: string, data: string): Promise<void>;
+  /** Appends text, creating the file; the result must stay within `fsMaxBytes`. Needs a write grant. */
+  appendFile(path: string, data: string): Promise<void>;
+  /** Names in a folder; sub-folders end with `/`. */
   readdir(path: string): Promise<string[]>;
   stat(path: string): Promise<FileStat>;
+  /** Makes a folder (`recursive`: with its parents, and no error when it exists). Needs a write grant. */
+  mkdir(path: string, options?: { readonly recursive?: boolean }): Promise<void>;
+  /**
+   * Removes a file, a link (never its target) or an empty folder; `recursive` removes a folder
+   * with its contents, `force` ignores a missing path. A granted folder itself cannot be removed.
+   */
+  rm(path: string, options?: { readonly recursive?: boolean; readonly force?: boolean }): Promise<void>;
+  /** Moves a file or folder; both paths need a write grant. A granted folder itself cannot move. */
+  rename(from: string, to: string): Promise<void>;
+}
+
+/** What a failed `ctx.fs` or `ctx.fetch` call rejects with: an `Error` with a `code`. */
+export interface CapabilityFailure extends Error {
+  readonly code: string;
 }
 
 /** What an executor receives beside its input. */

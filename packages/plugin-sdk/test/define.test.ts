@@ -100,4 +100,10 @@ describe('normalizeToolReturn', () => {
     );
     expect(() => normalizeToolReturn({})).toThrow(/neither content nor structuredContent/);
   });
+
+  it('a plain object returned by mistake gets a hint: JSON.stringify it, or return it as structuredContent', () => {
+    expect(() => normalizeToolReturn({ temperature: 21, unit: 'C' })).toThrow(
+      /plain object \(\{ temperature, unit \}\) .*return JSON\.stringify\(value\) .*\{ structuredContent: value \}/,
+    );
+  });
 });

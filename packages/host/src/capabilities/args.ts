@@ -28,6 +28,13 @@ const pathSchema = z
   .refine((value) => !value.includes('\0'), 'must not contain a NUL byte');
 
 export const pathArgs = z.strictObject({ path: pathSchema });
+export const mkdirArgs = z.strictObject({ path: pathSchema, recursive: z.boolean().optional() });
+export const rmArgs = z.strictObject({
+  path: pathSchema,
+  recursive: z.boolean().optional(),
+  force: z.boolean().optional(),
+});
+export const renameArgs = z.strictObject({ from: pathSchema, to: pathSchema });
 
 export function writeFileArgs(limits: CapabilityLimits) {
   return z.strictObject({

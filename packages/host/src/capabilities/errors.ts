@@ -19,11 +19,17 @@ export class CapabilityError extends Error {
   readonly code: CapabilityErrorCode;
   /** The capability requested, e.g. `fs.readFile`. */
   readonly capability: string;
+  /**
+   * What plugin code reads as `error.code`: the system code of a failed file operation (`ENOENT`,
+   * `EISDIR`, `ENOTDIR`, `EEXIST`, `ENOTEMPTY`, …), `not-granted` for a denial, else {@link code}.
+   */
+  readonly pluginCode: string;
 
-  constructor(code: CapabilityErrorCode, capability: string, message: string) {
+  constructor(code: CapabilityErrorCode, capability: string, message: string, systemCode?: string) {
     super(message);
     this.code = code;
     this.capability = capability;
+    this.pluginCode = systemCode ?? (code === 'denied' ? 'not-granted' : code);
   }
 }
 
@@ -66,5 +72,6 @@ export const timedOut = (capability: string, message: string) =>
 export const aborted = (capability: string, message: string) =>
   new CapabilityError('aborted', capability, message);
 
-export const failed = (capability: string, message: string) =>
-  new CapabilityError('failed', capability, message);
+/** A failed operation; `systemCode` (`ENOENT`, …) is what plugin code reads as `error.code`. */
+export const failed = (capability: string, message: string, systemCode?: string) =>
+  new CapabilityError('failed', capability, message, systemCode);

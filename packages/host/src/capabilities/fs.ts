@@ -1,7 +1,7 @@
 /**
  * `ctx.fs` on the host. A request path is relative to the project root and must lie inside an
  * effective root for the operation: read roots for `readFile`, `readdir`, `stat`; write roots for
- * `writeFile`. It is checked twice:
+ * `writeFile`, `appendFile`, `mkdir`, `rm` and `rename` (both ends). It is checked twice:
  * - as text first: absolute paths and `..` segments are refused outright, and the normalized
  *   path must lie under a root (this is also what picks the denial message);
  * - then on the real path, with the builtins' confinement (`confine` follows every symlink, a
@@ -11,7 +11,7 @@
  * descriptor against that root.
  */
 
-import { promises as fs } from 'node:fs';
+import { constants, promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import type { FileStat, PluginPermissions } from '@toolhost/plugin-sdk';
 import { byCodeUnit } from '../util/compare.js';
@@ -63,19 +63,55 @@ export function createFsCapability(options: FsCapabilityOptions) {
     }
     const roots = access === 'write' ? options.effective.fs.write : options.effective.fs.read;
     if (!roots.some((r) => rootContains(r, relative)))
-      throw outsideRoots(capability, subject, relative, access);
+      throw await outsideRoots(capability, subject, relative, access);
     const target = await confine(root, relative).catch((error: unknown) => {
       throw fsFailure(capability, subject, userPath, error);
     });
+    return within(capability, subject, target.real, roots, access);
+  }
+
+  /** The granted root whose real path holds `real`, or a denial (a link led elsewhere). */
+  async function within(
+    capability: string,
+    subject: string,
+    real: string,
+    roots: readonly string[],
+    access: Access,
+  ): Promise<Located> {
     for (const granted of roots) {
       const rootReal = await realRootOf(granted);
-      if (rootReal !== undefined && isInside(rootReal, target.real)) return { rootReal, real: target.real };
+      if (rootReal !== undefined && isInside(rootReal, real)) return { rootReal, real };
     }
     throw denied(
       capability,
       `${subject} is not allowed: it leads through a symbolic link outside the granted ` +
         `${access === 'write' ? FS_WRITE.permission : FS_READ.permission} roots ${JSON.stringify(roots)}`,
     );
+  }
+
+  /**
+   * Locates the directory entry `userPath` names for an operation on the entry itself (`rm`,
+   * `rename`): its folder is resolved (links followed and confined), its last name is not, so a
+   * link is removed or moved as a link and never its target. A granted root itself is refused:
+   * a plugin may empty its folder, not remove or move it.
+   */
+  async function locateEntry(capability: string, userPath: string): Promise<Located> {
+    const subject = subjectOf(capability, userPath);
+    const relative = isAbsoluteLike(userPath) ? undefined : normalizeRelative(userPath);
+    const itself = (granted: string) =>
+      denied(
+        capability,
+        `${subject} is not allowed: it is the granted folder ${JSON.stringify(granted)} itself; a plugin may change what is inside it, not the folder`,
+      );
+    const named = options.effective.fs.write.find((r) => r === relative);
+    if (named !== undefined) throw itself(named);
+    const parent = await locate(capability, parentOf(userPath, relative), 'write');
+    const real = path.join(parent.real, path.posix.basename(relative ?? ''));
+    const located = await within(capability, subject, real, options.effective.fs.write, 'write');
+    for (const granted of options.effective.fs.write) {
+      if ((await realRootOf(granted)) === real) throw itself(granted);
+    }
+    return located;
   }
 
   /** The real path of a granted root; undefined when it leads outside the project (never usable). */
@@ -87,13 +123,43 @@ export function createFsCapability(options: FsCapabilityOptions) {
     }
   }
 
+  /**
+   * The path the plugin probably meant when it wrote one relative to a granted folder instead of
+   * the project root: `<root>/<path>` exists (for a write: or its folder does). Only the granted
+   * folders are looked at, never the path as written: a hint must not tell the plugin whether
+   * something exists where it may not look.
+   */
+  async function meantPath(relative: string, access: Access): Promise<string | undefined> {
+    const roots = access === 'write' ? options.effective.fs.write : options.effective.fs.read;
+    for (const granted of roots) {
+      if (granted === '.') continue;
+      const candidate = `${granted}/${relative}`;
+      if (await existsIn(granted, candidate)) return candidate;
+      if (access === 'write' && (await existsIn(granted, path.posix.dirname(candidate)))) return candidate;
+    }
+    return undefined;
+  }
+
+  /** Whether `relative` exists inside the granted root (a link leading out of it counts as absent). */
+  async function existsIn(granted: string, relative: string): Promise<boolean> {
+    try {
+      const rootReal = await realRootOf(granted);
+      const { real } = await confine(root, relative);
+      if (rootReal === undefined || !isInside(rootReal, real)) return false;
+      await fs.lstat(real);
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
   /** Not under any effective root: say whether the plugin must declare it, or config must grant it. */
-  function outsideRoots(
+  async function outsideRoots(
     capability: string,
     subject: string,
     relative: string,
     access: Access,
-  ): CapabilityError {
+  ): Promise<CapabilityError> {
     const declaredRead = declaredRoots(options.permissions, 'read');
     const declaredWrite = declaredRoots(options.permissions, 'write');
     const declaredFor = access === 'write' ? declaredWrite : [...declaredRead, ...declaredWrite];
@@ -104,7 +170,22 @@ export function createFsCapability(options: FsCapabilityOptions) {
       const kind = access === 'write' || !declaredRead.includes(declared) ? FS_WRITE : FS_READ;
       return notGranted(request, kind, declared);
     }
-    const folder = capability === 'fs.readdir' ? relative : path.posix.dirname(relative);
+    const meant = await meantPath(relative, access);
+    if (meant !== undefined) {
+      return denied(
+        capability,
+        `${subject} is not allowed: paths are relative to the project root, not to the granted folder; did you mean ${JSON.stringify(meant)}?`,
+      );
+    }
+    const folder =
+      capability === 'fs.readdir' || capability === 'fs.mkdir' ? relative : path.posix.dirname(relative);
+    if (folder === '.') {
+      // Never suggest granting the project root: that would hand over the config and every plugin.
+      return denied(
+        capability,
+        `${subject} is not allowed: it lies directly in the project root, which plugins do not get; keep the plugin's files in a folder, declare it in ${access === 'write' ? FS_WRITE.permission : FS_READ.permission} and grant it at plugins.${pluginId}.grants.${access === 'write' ? FS_WRITE.grantKey : FS_READ.grantKey}`,
+      );
+    }
     return notDeclared(request, access === 'write' ? FS_WRITE : FS_READ, folder);
   }
 
@@ -159,7 +240,7 @@ export function createFsCapability(options: FsCapabilityOptions) {
     try {
       const entries = await fs.readdir(real, { withFileTypes: true }).catch((error: unknown) => {
         if (errorCode(error) === 'ENOTDIR')
-          throw failed(capability, `${subject} failed: it is a file, not a directory`);
+          throw failed(capability, `${subject} failed: it is a file, not a directory`, 'ENOTDIR');
         throw error;
       });
       if (entries.length > MAX_DIR_ENTRIES) {
@@ -190,13 +271,125 @@ export function createFsCapability(options: FsCapabilityOptions) {
     }
   }
 
-  return { readFile, writeFile, readdir, stat };
+  async function appendFile(userPath: string, data: string): Promise<void> {
+    const capability = 'fs.appendFile';
+    const subject = subjectOf(capability, userPath);
+    const size = Buffer.byteLength(data, 'utf8');
+    const { rootReal, real } = await locate(capability, userPath, 'write');
+    try {
+      await refuseDirectory(real, userPath);
+      await fs.mkdir(path.dirname(real), { recursive: true });
+      // O_NOFOLLOW: a final component swapped for a link since `locate` is refused, not followed.
+      const handle = await fs.open(
+        real,
+        constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | (constants.O_NOFOLLOW ?? 0),
+        0o666,
+      );
+      try {
+        const info = await handle.stat();
+        if (!info.isFile()) throw failed(capability, `${subject} failed: it is not a regular file`);
+        if (info.nlink > 1) {
+          throw failed(capability, `${subject} failed: the file has other hard links; refusing to append`);
+        }
+        const opened = await fs.realpath(real);
+        if (!isInside(rootReal, opened))
+          throw denied(capability, `${subject} is not allowed: it leads outside the granted folder`);
+        if (info.size + size > limits.fsMaxBytes) {
+          throw limitExceeded(
+            capability,
+            `${subject}: the file would grow to ${info.size + size} bytes, over the fsMaxBytes limit of ${limits.fsMaxBytes} bytes`,
+          );
+        }
+        await handle.appendFile(data, 'utf8');
+      } finally {
+        await handle.close();
+      }
+    } catch (error) {
+      throw fsFailure(capability, subject, userPath, error);
+    }
+  }
+
+  async function mkdir(userPath: string, recursive: boolean): Promise<void> {
+    const capability = 'fs.mkdir';
+    const subject = subjectOf(capability, userPath);
+    const { real } = await locate(capability, userPath, 'write');
+    try {
+      if (!recursive) {
+        const info = await fs.lstat(real).catch(() => undefined);
+        if (info !== undefined) {
+          throw failed(
+            capability,
+            `${subject} failed: it already exists (pass { recursive: true } to allow that)`,
+            'EEXIST',
+          );
+        }
+      }
+      // `real` is fully resolved inside the root: every folder made is inside it.
+      await fs.mkdir(real, { recursive });
+    } catch (error) {
+      throw fsFailure(capability, subject, userPath, error);
+    }
+  }
+
+  async function rm(userPath: string, recursive: boolean, force: boolean): Promise<void> {
+    const capability = 'fs.rm';
+    const subject = subjectOf(capability, userPath);
+    const { real } = await locateEntry(capability, userPath);
+    try {
+      const info = await fs.lstat(real);
+      if (!info.isDirectory()) await fs.unlink(real);
+      else if (!recursive) {
+        await fs.rmdir(real).catch((error: unknown) => {
+          const code = errorCode(error);
+          if (code === 'ENOTEMPTY' || code === 'EEXIST') {
+            throw failed(
+              capability,
+              `${subject} failed: the folder is not empty (pass { recursive: true })`,
+              'ENOTEMPTY',
+            );
+          }
+          throw error;
+        });
+      }
+      // Links inside are removed as links, never followed.
+      else await fs.rm(real, { recursive: true });
+    } catch (error) {
+      if (force && errorCode(error) === 'ENOENT') return;
+      throw fsFailure(capability, subject, userPath, error);
+    }
+  }
+
+  async function rename(from: string, to: string): Promise<void> {
+    const capability = 'fs.rename';
+    const subject = `ctx.fs.rename of ${JSON.stringify(from)} to ${JSON.stringify(to)}`;
+    const source = await locateEntry(capability, from);
+    const target = await locateEntry(capability, to);
+    try {
+      await fs.lstat(source.real);
+      await fs.mkdir(path.dirname(target.real), { recursive: true });
+      await fs.rename(source.real, target.real);
+    } catch (error) {
+      throw fsFailure(capability, subject, from, error);
+    }
+  }
+
+  return { readFile, writeFile, appendFile, readdir, stat, mkdir, rm, rename };
+}
+
+/** The folder of a request path, as a request path (`.` for a name at the top). */
+function parentOf(userPath: string, relative: string | undefined): string {
+  // An unnormalizable path is passed on whole, for `locate` to refuse with its own message.
+  if (relative === undefined || isAbsoluteLike(userPath)) return userPath;
+  return path.posix.dirname(relative);
 }
 
 async function refuseDirectory(real: string, userPath: string): Promise<void> {
   const info = await fs.lstat(real).catch(() => undefined);
   if (info?.isDirectory()) {
-    throw new Error(`path ${JSON.stringify(userPath)} is a directory; use ctx.fs.readdir to list it`);
+    throw Object.assign(
+      new Error(`path ${JSON.stringify(userPath)} is a directory; use ctx.fs.readdir to list it`),
+      { code: 'EISDIR' },
+    );
   }
 }
 
@@ -235,14 +428,15 @@ function fsFailure(capability: string, subject: string, userPath: string, error:
     return denied(capability, `${subject} is not allowed: it leads outside the project root`);
   }
   const code = errorCode(error);
-  if (code !== undefined) {
-    const described = describeFsError(error, userPath);
-    if (described === error) return failed(capability, `${subject} failed (${code})`);
-    return failed(capability, `${subject} failed: ${(described as Error).message}`);
-  }
+  const systemCode = code !== undefined && /^E[A-Z]+$/.test(code) ? code : undefined;
   // The builtins' own messages start with the quoted user path; others may hold host paths.
   if (error instanceof Error && /^(path|file) "/.test(error.message)) {
-    return failed(capability, `${subject} failed: ${error.message}`);
+    return failed(capability, `${subject} failed: ${error.message}`, systemCode);
+  }
+  if (systemCode !== undefined) {
+    const described = describeFsError(error, userPath);
+    if (described === error) return failed(capability, `${subject} failed (${code})`, systemCode);
+    return failed(capability, `${subject} failed: ${(described as Error).message}`, systemCode);
   }
   return failed(capability, `${subject} failed`);
 }

@@ -4,7 +4,7 @@
  * (declared ∩ granted, fixed when the provider is made) and bounded by the limits.
  */
 import { capabilityLimits } from '../config/limits.js';
-import { fetchArgs, parseArgs, pathArgs, writeFileArgs } from './args.js';
+import { fetchArgs, mkdirArgs, parseArgs, pathArgs, renameArgs, rmArgs, writeFileArgs } from './args.js';
 import { aborted, unknownCapability } from './errors.js';
 import { createFetchCapability } from './fetch.js';
 import { cachingResolver, systemResolver } from './fetch-resolve.js';
@@ -15,7 +15,16 @@ import { type HostPattern, parseHostPattern } from './host-patterns.js';
 import type { CapabilityProvider, CapabilityProviderOptions } from './types.js';
 
 /** The capabilities served here; `Record` makes a new name fail to compile until handled. */
-type CapabilityName = 'fetch' | 'fs.readFile' | 'fs.writeFile' | 'fs.readdir' | 'fs.stat';
+type CapabilityName =
+  | 'fetch'
+  | 'fs.appendFile'
+  | 'fs.mkdir'
+  | 'fs.readFile'
+  | 'fs.readdir'
+  | 'fs.rename'
+  | 'fs.rm'
+  | 'fs.stat'
+  | 'fs.writeFile';
 
 export function createCapabilityProvider(options: CapabilityProviderOptions): CapabilityProvider {
   const limits = capabilityLimits(options.limits);
@@ -42,6 +51,22 @@ export function createCapabilityProvider(options: CapabilityProviderOptions): Ca
     },
     'fs.readdir': (args) => fs.readdir(parseArgs('fs.readdir', pathArgs, args).path),
     'fs.stat': (args) => fs.stat(parseArgs('fs.stat', pathArgs, args).path),
+    'fs.appendFile': (args) => {
+      const { path, data } = parseArgs('fs.appendFile', writeSchema, args);
+      return fs.appendFile(path, data);
+    },
+    'fs.mkdir': (args) => {
+      const { path, recursive } = parseArgs('fs.mkdir', mkdirArgs, args);
+      return fs.mkdir(path, recursive ?? false);
+    },
+    'fs.rm': (args) => {
+      const { path, recursive, force } = parseArgs('fs.rm', rmArgs, args);
+      return fs.rm(path, recursive ?? false, force ?? false);
+    },
+    'fs.rename': (args) => {
+      const { from, to } = parseArgs('fs.rename', renameArgs, args);
+      return fs.rename(from, to);
+    },
   };
 
   return {

@@ -75,7 +75,7 @@ export interface CapabilityProviderOptions {
 export interface CapabilityProvider {
   /**
    * Serves one request from the plugin's runtime (`fetch`, `fs.readFile`, `fs.writeFile`,
-   * `fs.readdir`, `fs.stat`). `args` is untrusted JSON. Resolves with a JSON-able value or rejects
+   * `fs.appendFile`, `fs.readdir`, `fs.stat`, `fs.mkdir`, `fs.rm`, `fs.rename`). `args` is untrusted JSON. Resolves with a JSON-able value or rejects
    * with a {@link CapabilityError} whose message is safe to show to plugin code.
    */
   invoke(capability: string, args: unknown, signal: AbortSignal): Promise<unknown>;

@@ -105,3 +105,26 @@ describe('${id} plugin', () => {
 });
 `;
 }
+
+/**
+ * The plugin's tsconfig.json: the language and exactly the globals of the sandbox
+ * (`@toolhost/plugin-sdk/env`), no Node types, so the editor flags `process` or `require` while
+ * typing. The tests beside it run on Node and are left to the project's own tsconfig.
+ */
+export function pluginTsconfig(): string {
+  const config = {
+    compilerOptions: {
+      target: 'ES2022',
+      lib: ['ES2022'],
+      types: ['@toolhost/plugin-sdk/env'],
+      module: 'NodeNext',
+      moduleResolution: 'NodeNext',
+      strict: true,
+      noEmit: true,
+      skipLibCheck: true,
+    },
+    include: ['**/*.ts'],
+    exclude: ['test'],
+  };
+  return `${JSON.stringify(config, null, 2)}\n`;
+}

@@ -24,12 +24,21 @@ function parseData(json: string): unknown {
   }
 }
 
-/** `ctx.sleep` runs on a host timer that dies with the call: a sleep pending at its end never resolves. */
-function sleepFor(args: unknown, cancel: Cancellation): Promise<void> {
+/**
+ * `ctx.sleep` (and every plugin timer) runs on a host timer that dies with the call — when it is
+ * aborted, and when it ends (`CallHandlers.end`): a sleep pending at its end never resolves.
+ */
+function sleepFor(args: unknown, signal: AbortSignal): Promise<void> {
   const ms = Number((args as { ms?: unknown } | null)?.ms);
   if (!Number.isFinite(ms) || ms < 0)
     return Promise.reject(new Error('ctx.sleep(ms) needs a non-negative number'));
-  return sleepUnlessAborted(ms, cancel.signal);
+  return sleepUnlessAborted(ms, signal);
+}
+
+/** The `code` plugin code reads on a failed capability request (see `CapabilityError.pluginCode`). */
+function pluginCodeOf(error: unknown): { code?: string } {
+  const code = (error as { pluginCode?: unknown } | null)?.pluginCode;
+  return typeof code === 'string' ? { code } : {};
 }
 
 /** Turns host-side sinks and a capability runner into the handlers the isolate pool calls. */
@@ -38,7 +47,18 @@ export function callHandlers(
   capabilities: CapabilityRunner | undefined,
   cancel: Cancellation,
 ): CallHandlers {
+  /** Aborted when the call ends; made on the call's first sleep, as most calls never sleep. */
+  let ended: AbortController | undefined;
+  let sleepSignal: AbortSignal | undefined;
+  const signalForSleep = () => {
+    if (sleepSignal === undefined) {
+      ended = new AbortController();
+      sleepSignal = AbortSignal.any([cancel.signal, ended.signal]);
+    }
+    return sleepSignal;
+  };
   return {
+    end: () => ended?.abort(),
     log: (level, message, data) => sinks.log(level, message, parseData(data)),
     progress: (done, total, message) =>
       sinks.progress(done, total < 0 ? undefined : total, message === '' ? undefined : message),
@@ -46,14 +66,14 @@ export function callHandlers(
       let reply: CapabilityReply;
       try {
         if (capability === 'sleep') {
-          await sleepFor(JSON.parse(argsJson), cancel);
+          await sleepFor(JSON.parse(argsJson), signalForSleep());
           return JSON.stringify({ ok: true, value: null });
         }
         if (capabilities === undefined)
           throw new Error(`ctx capability "${capability}" is not available in hooks`);
         reply = { ok: true, value: await capabilities(capability, JSON.parse(argsJson), cancel.signal) };
       } catch (error) {
-        reply = { ok: false, error: messageOf(error) };
+        reply = { ok: false, error: messageOf(error), ...pluginCodeOf(error) };
       }
       return JSON.stringify(reply);
     },

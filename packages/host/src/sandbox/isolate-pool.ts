@@ -21,6 +21,8 @@ export interface CallHandlers {
   progress(done: number, total: number, message: string): void;
   /** Resolves with a JSON `CapabilityReply`. */
   request(capability: string, argsJson: string): Promise<string>;
+  /** The call has ended: its pending sleeps (plugin timers) stop on the host too. */
+  end?(): void;
 }
 
 interface Generation {
@@ -242,6 +244,8 @@ export class IsolatePool {
 
   #leave(generation: Generation, callId: string, isolate: PluginIsolate | undefined): void {
     if (isolate?.disposed === true) this.#live.delete(isolate);
+    // The call has ended: its pending sleeps (plugin timers) stop on the host too.
+    this.#calls.get(callId)?.end?.();
     this.#calls.delete(callId);
     generation.inFlight -= 1;
     this.#releaseIfDrained(generation);

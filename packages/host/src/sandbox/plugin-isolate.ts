@@ -1,9 +1,11 @@
+import { randomBytes } from 'node:crypto';
 import {
   BRIDGE_GLOBAL,
   type CallReply,
   type CallRequest,
   type DescribeReply,
   ENTRY_GLOBAL,
+  explainMissingGlobal,
   type HookReply,
   type HookRequest,
 } from '@toolhost/plugin-sdk/protocol';
@@ -69,6 +71,22 @@ function SYNC_ARGS(timeout: number) {
 function outcomeOf<R>(outcome: string | LimitBreach, raw: boolean): IsolateOutcome<R> {
   if (typeof outcome !== 'string') return outcome;
   return { kind: 'reply', reply: (raw ? outcome : JSON.parse(outcome)) as R };
+}
+
+/**
+ * Bytes of host randomness per `entropy` batch (256 UUIDs' worth). Large, so that a plugin
+ * looping on `crypto.getRandomValues` spends its time decoding inside the isolate, where its CPU
+ * limit counts, rather than in host callbacks, where it does not.
+ */
+const ENTROPY_BATCH = 4096;
+
+/**
+ * The runtime's source of randomness (`crypto.getRandomValues`, `randomUUID`): fresh bytes from
+ * the OS CSPRNG per batch, never a seed the isolate could replay, and drawn separately by every
+ * isolate, so no plugin sees another's bytes.
+ */
+function entropyCallback(): ivm.Callback {
+  return new ivm.Callback(() => randomBytes(ENTROPY_BATCH).toString('base64'));
 }
 
 /** Maps an isolated-vm failure to the limit it means. */
@@ -190,7 +208,7 @@ export class PluginIsolate {
     } catch (error) {
       const breach = sandbox.#breach ?? (sandbox.#isolate.isDisposed ? breachOf(error, limits) : undefined);
       sandbox.dispose();
-      throw new PluginLoadError(breach ? breach.message : messageOf(error));
+      throw new PluginLoadError(breach ? breach.message : explainMissingGlobal(messageOf(error)));
     }
   }
 
@@ -238,8 +256,8 @@ export class PluginIsolate {
       ),
     };
     await context.evalClosure(
-      `globalThis.${BRIDGE_GLOBAL} = { log: $0, progress: $1, request: $2, reply: $3 };`,
-      [bridge.log, bridge.progress, bridge.request, bridge.reply],
+      `globalThis.${BRIDGE_GLOBAL} = { log: $0, progress: $1, request: $2, reply: $3, entropy: $4 };`,
+      [bridge.log, bridge.progress, bridge.request, bridge.reply, entropyCallback()],
     );
     const runtime = await this.#isolate.compileScript(runtimeScript, { filename: 'toolhost:runtime.js' });
     await runtime.run(context, { timeout: LOAD_TIMEOUT_MS });

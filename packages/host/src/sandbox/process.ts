@@ -295,6 +295,7 @@ export class ProcessSandbox implements Sandbox {
       case 'reply':
         if (mine === undefined) return;
         this.#pending.delete(message.id);
+        mine.handlers?.end?.();
         mine.resolve(message.outcome ?? replyOf(frame.body));
         this.#updateHeartbeat();
         return;

@@ -30,6 +30,10 @@ const pluginOnlyCapabilities: Pick<ToolContext, 'fetch' | 'fs' | 'env'> = {
     writeFile: () => pluginOnly('fs'),
     readdir: () => pluginOnly('fs'),
     stat: () => pluginOnly('fs'),
+    appendFile: () => pluginOnly('fs'),
+    mkdir: () => pluginOnly('fs'),
+    rm: () => pluginOnly('fs'),
+    rename: () => pluginOnly('fs'),
   },
   env: { get: () => pluginOnly('env') },
 };

@@ -136,19 +136,22 @@ async function readlinkIfLink(absolute: string): Promise<string | undefined> {
  */
 export function describeFsError(error: unknown, userPath: string): unknown {
   const quoted = JSON.stringify(userPath);
-  switch (errorCode(error)) {
+  const code = errorCode(error);
+  // The reworded error keeps the system code (never the path or the stack of the original).
+  const reworded = (message: string) => Object.assign(new Error(message), { code });
+  switch (code) {
     case 'ENOENT':
-      return new Error(`path ${quoted} does not exist`);
+      return reworded(`path ${quoted} does not exist`);
     case 'ENOTDIR':
     case 'EEXIST':
-      return new Error(`path ${quoted} goes through a file as if it were a directory`);
+      return reworded(`path ${quoted} goes through a file as if it were a directory`);
     case 'EISDIR':
-      return new Error(`path ${quoted} is a directory`);
+      return reworded(`path ${quoted} is a directory`);
     case 'ELOOP':
-      return new Error(`path ${quoted} is (or became) a symbolic link or link loop; refusing to follow it`);
+      return reworded(`path ${quoted} is (or became) a symbolic link or link loop; refusing to follow it`);
     case 'EACCES':
     case 'EPERM':
-      return new Error(`permission denied for ${quoted}`);
+      return reworded(`permission denied for ${quoted}`);
     default:
       return error;
   }

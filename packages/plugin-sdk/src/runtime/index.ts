@@ -7,6 +7,7 @@
  */
 import { normalizeToolReturn } from '../results.js';
 import type { ToolResult } from '../types.js';
+import { clearCallTimers, explainMissingGlobal, installGlobals } from './globals/index.js';
 import {
   BRIDGE_GLOBAL,
   type CallReply,
@@ -116,7 +117,8 @@ function messageOf(error: unknown): string {
       const name = readData(error, 'name');
       const message = readData(error, 'message');
       const text = typeof message === 'string' ? message : '(an error without a readable message)';
-      return clip(typeof name === 'string' && name !== 'Error' ? `${name}: ${text}` : text, 4000);
+      const hinted = name === 'ReferenceError' ? explainMissingGlobal(text) : text;
+      return clip(typeof name === 'string' && name !== 'Error' ? `${name}: ${hinted}` : hinted, 4000);
     }
     return `a non-error value was thrown (${typeof error})`;
   } catch {
@@ -200,16 +202,59 @@ function signalOf(state: CallState) {
 }
 
 function request(callId: string, capability: string, args: unknown): Promise<unknown> {
+  return new PromiseCtor((resolve, reject) => requestRaw(callId, capability, args, resolve, reject));
+}
+
+/** Starts a capability request; its callbacks are dropped, never run, once the call has ended. */
+function requestRaw(
+  callId: string,
+  capability: string,
+  args: unknown,
+  resolve: (value: unknown) => void,
+  reject: (error: Error) => void,
+): void {
   const state = calls.get(callId);
   if (state === undefined || state.ended) {
-    return PromiseCtor.reject(new ErrorCtor(`ctx.${capability} was used after its call ended`));
+    reject(new ErrorCtor(`ctx.${capability} was used after its call ended`));
+    return;
   }
   const id = nextRequest++;
-  return new PromiseCtor((resolve, reject) => {
-    pending.set(id, { resolve, reject, callId });
-    bridge.request(callId, id, capability, stringify(args === undefined ? null : args));
-  });
+  pending.set(id, { resolve, reject, callId });
+  bridge.request(callId, id, capability, stringify(args === undefined ? null : args));
 }
+
+// ---- the web-standard globals (globals/) and what they need of the runtime ---------------------
+
+/**
+ * The call whose code runs now: set when an entry starts work for a call (its start, a capability
+ * reply, a timer), and kept for the microtasks that entry runs. Code of an ended call sees none.
+ */
+let current: string | undefined;
+
+/** Log lines written outside any call (at load, or after their call ended), for the next call. */
+const orphanLogs: { level: string; message: string }[] = [];
+const MAX_ORPHAN_LOGS = 20;
+
+function currentCall(): string | undefined {
+  return current !== undefined && calls.has(current) ? current : undefined;
+}
+
+function flushOrphanLogs(callId: string): void {
+  for (const line of orphanLogs.splice(0)) {
+    bridge.log(callId, line.level, `[logged outside a call] ${line.message}`, '');
+  }
+}
+
+installGlobals(global, {
+  currentCall,
+  request: requestRaw,
+  running: (callId) => calls.has(callId),
+  entropy: () => StringCtor(bridge.entropy()),
+  log(callId, level, message) {
+    if (callId !== undefined) bridge.log(callId, level, clip(message, 16_000), '');
+    else if (orphanLogs.length < MAX_ORPHAN_LOGS) orphanLogs.push({ level, message: clip(message, 4000) });
+  },
+});
 
 function logger(callId: string) {
   const send = (level: string) => (message: unknown, data?: unknown) => {
@@ -265,6 +310,18 @@ function contextFor(req: CallRequest, state: CallState, config: unknown) {
         request(callId, 'fs.writeFile', { path: StringCtor(path), data: StringCtor(data) }),
       readdir: (path: string) => request(callId, 'fs.readdir', { path: StringCtor(path) }),
       stat: (path: string) => request(callId, 'fs.stat', { path: StringCtor(path) }),
+      appendFile: (path: string, data: string) =>
+        request(callId, 'fs.appendFile', { path: StringCtor(path), data: StringCtor(data) }),
+      mkdir: (path: string, options?: { recursive?: boolean }) =>
+        request(callId, 'fs.mkdir', { path: StringCtor(path), recursive: options?.recursive === true }),
+      rm: (path: string, options?: { recursive?: boolean; force?: boolean }) =>
+        request(callId, 'fs.rm', {
+          path: StringCtor(path),
+          recursive: options?.recursive === true,
+          force: options?.force === true,
+        }),
+      rename: (from: string, to: string) =>
+        request(callId, 'fs.rename', { from: StringCtor(from), to: StringCtor(to) }),
     },
     env: {
       get(name: string) {
@@ -353,6 +410,7 @@ function endCall(callId: string): void {
   const state = calls.get(callId);
   if (state !== undefined) state.ended = true;
   calls.delete(callId);
+  clearCallTimers(callId);
   for (const [id, entry] of pending) {
     if (entry.callId === callId) pending.delete(id);
   }
@@ -453,6 +511,8 @@ function finish(callId: string, reply: Outgoing, maxChars: number): void {
  */
 function track(callId: string, maxChars: number, work: () => Outgoing | Promise<Outgoing>): void {
   calls.set(callId, { ended: false, aborted: false, reason: undefined, listeners: [] });
+  current = callId;
+  if (orphanLogs.length > 0) flushOrphanLogs(callId);
   let outcome: Outgoing | Promise<Outgoing>;
   try {
     outcome = work();
@@ -487,9 +547,14 @@ const entry: RuntimeEntry = {
     const entry = pending.get(requestId);
     if (entry === undefined) return;
     pending.delete(requestId);
+    current = entry.callId;
     const reply = parse(replyJson) as CapabilityReply;
     if (reply.ok) entry.resolve(reply.value);
-    else entry.reject(new ErrorCtor(reply.error));
+    else {
+      const error = new ErrorCtor(reply.error) as Error & { code?: string };
+      if (typeof reply.code === 'string') error.code = reply.code;
+      entry.reject(error);
+    }
   },
 
   abort(callId, reason) {

@@ -4,6 +4,8 @@
  */
 import type { PluginPermissions, ToolDescriptor, ToolResult } from '../types.js';
 
+export { explainMissingGlobal } from './globals/absent.js';
+
 /** Host functions the runtime captures before plugin code runs. All synchronous. */
 export interface RuntimeBridge {
   log(callId: string, level: string, message: string, dataJson: string): void;
@@ -13,6 +15,11 @@ export interface RuntimeBridge {
   request(callId: string, requestId: number, capability: string, argsJson: string): void;
   /** The sealed JSON reply of a call or hook started with `begin`, once it has settled. */
   reply(callId: string, replyJson: string): void;
+  /**
+   * Fresh random bytes from the host's CSPRNG, base64: the isolate has no entropy of its own.
+   * `crypto.getRandomValues` and `crypto.randomUUID` draw on it in batches, each byte used once.
+   */
+  entropy(): string;
 }
 
 /** Runtime functions the host captures before plugin code runs. */
@@ -95,7 +102,15 @@ export type HookReply =
 
 export type CapabilityReply =
   | { readonly ok: true; readonly value: unknown }
-  | { readonly ok: false; readonly error: string };
+  | {
+      readonly ok: false;
+      readonly error: string;
+      /**
+       * What plugin code reads as `error.code`: a system code (`ENOENT`, `EISDIR`, `ENOTDIR`,
+       * `EEXIST`, `ENOTEMPTY`, …) or the host's (`not-granted`, `limit-exceeded`, `timeout`, …).
+       */
+      readonly code?: string;
+    };
 
 /** A tool as the plugin declares it: its descriptor but for owner and executor, which the host adds. */
 export type ToolManifest = Omit<ToolDescriptor, 'owner' | 'executor'>;

@@ -5,7 +5,7 @@ import { COMMON_OPTIONS, parseCommand, UsageError } from '../args.js';
 import { toolhostCommand } from '../invocation.js';
 import { type Io, styleFor } from '../io.js';
 import { resolveProject } from '../project.js';
-import { exampleToolName, PLUGIN_ID, pluginSource, testSource } from '../scaffold.js';
+import { exampleToolName, PLUGIN_ID, pluginSource, pluginTsconfig, testSource } from '../scaffold.js';
 import { EXIT } from '../types.js';
 import { shownPath } from '../view.js';
 
@@ -31,6 +31,7 @@ export async function scaffold(argv: readonly string[], io: Io): Promise<number>
   const files = [
     [path.join(dir, 'index.ts'), pluginSource(id)],
     [path.join(dir, 'test', `${id}.test.ts`), testSource(id)],
+    [path.join(dir, 'tsconfig.json'), pluginTsconfig()],
   ] as const;
   await mkdir(path.join(dir, 'test'), { recursive: true });
   for (const [file, text] of files) await writeFile(file, text, { flag: 'wx' });
@@ -40,6 +41,7 @@ export async function scaffold(argv: readonly string[], io: Io): Promise<number>
     [
       `${style.green('created')} ${shownPath(files[0][0])}`,
       `${style.green('created')} ${shownPath(files[1][0])}`,
+      `${style.green('created')} ${shownPath(files[2][0])}`,
       '',
       'Try it:',
       `  ${command} call ${tool} --input '{"name": "Ada"}'${project.root === process.cwd() ? '' : ` --root ${shownPath(project.root)}`}`,
