@@ -29,13 +29,14 @@ describe('how the limits combine (limits.ts)', () => {
 
   async function start(config: Parameters<typeof createHost>[0] = {}): Promise<ToolHost> {
     root = await mkdtemp(path.join(tmpdir(), 'toolhost-limits-'));
-    host = await createHost({ root, plugins: false, builtins: false, ...config });
+    host = await createHost({ root, pluginsDir: false, builtins: false, ...config });
     return host;
   }
 
   it('limits.mcpCallTimeoutMs above limits.timeoutMs takes effect: a slow bridged call finishes', async () => {
     const h = await start({
-      config: { limits: { timeoutMs: 200, mcpCallTimeoutMs: 20_000 }, mcpServers: { everything } },
+      limits: { timeoutMs: 200, mcpCallTimeoutMs: 20_000 },
+      mcpServers: { everything },
     });
     const outcome = await h.session().call(SLOW, { duration: 0.6, steps: 1 });
     expect(textOf(outcome.result)).toContain('Long running operation completed');
@@ -43,7 +44,7 @@ describe('how the limits combine (limits.ts)', () => {
   });
 
   it('limits.mcpCallTimeoutMs below limits.timeoutMs ends a bridged call, naming the setting', async () => {
-    const h = await start({ config: { limits: { mcpCallTimeoutMs: 300 }, mcpServers: { everything } } });
+    const h = await start({ limits: { mcpCallTimeoutMs: 300 }, mcpServers: { everything } });
     const outcome = await h.session().call(SLOW, { duration: 5, steps: 1 });
     expect(outcome.result.isError).toBe(true);
     expect(outcome.status).toBe('timeout');
@@ -57,17 +58,17 @@ describe('how the limits combine (limits.ts)', () => {
     async (sandbox) => {
       const made = await project(['sleeper']);
       try {
-        const longer = await hostFor(
-          made.root,
-          { sandbox, settings: { sleeper: { limits: { timeoutMs: 20_000 } } } },
-          { limits: { timeoutMs: 200 } },
-        );
+        const longer = await hostFor(made.root, {
+          sandbox,
+          plugins: { sleeper: { limits: { timeoutMs: 20_000 } } },
+          limits: { timeoutMs: 200 },
+        });
         host = longer;
         expect(textOf((await longer.session().call('nap', { ms: 600 })).result)).toBe('rested');
         await longer.close();
         const shorter = await hostFor(made.root, {
           sandbox,
-          settings: { sleeper: { limits: { timeoutMs: 300 } } },
+          plugins: { sleeper: { limits: { timeoutMs: 300 } } },
         });
         host = shorter;
         const cut = await shorter.session().call('nap', { ms: 20_000 });
@@ -81,7 +82,7 @@ describe('how the limits combine (limits.ts)', () => {
 
   it("exec's own timeoutMs replaces the call limit", async () => {
     const h = await start({
-      config: { limits: { timeoutMs: 200 } },
+      limits: { timeoutMs: 200 },
       builtins: { exec: { enabled: true, timeoutMs: 20_000 } },
     });
     const outcome = await h

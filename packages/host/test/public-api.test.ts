@@ -72,6 +72,7 @@ const PUBLIC_TYPES = [
   'HiddenReason',
   'HiddenToolPlanEntry',
   'HostChange',
+  'HostCodeOptions',
   'HostError',
   'HostMcpOptions',
   'HostOptions',
@@ -96,7 +97,6 @@ const PUBLIC_TYPES = [
   'PluginReport',
   'PluginSettings',
   'PluginStatus',
-  'PluginsOptions',
   'RegisteredTool',
   'RegistryDiagnostic',
   'RegistryDiagnosticCode',
@@ -119,6 +119,7 @@ const PUBLIC_TYPES = [
   'ToolSource',
   'ToolSourceKind',
   'ToolhostConfig',
+  'ToolhostConfigInput',
 ];
 
 /**

@@ -25,7 +25,7 @@ async function start(config: unknown, options: Omit<HostOptions, 'root'> = {}): 
   root = await mkdtemp(path.join(tmpdir(), 'toolhost-control-'));
   await mkdir(path.join(root, 'plugins'));
   await writeFile(path.join(root, 'toolhost.config.json'), JSON.stringify(config));
-  host = await createHost({ root, plugins: false, availability: { env: {} }, ...options });
+  host = await createHost({ root, pluginsDir: false, availability: { env: {} }, ...options });
   host.on('change', (change) => changes.push(change));
   return host;
 }
@@ -108,8 +108,10 @@ describe('the host tells the tools where its control files are', () => {
     await writeFile(path.join(root, 'conf/agent.json'), '{}');
     host = await createHost({
       root,
-      config: 'conf/agent.json',
-      plugins: { dir: path.join(root, 'ext'), sandbox: 'inline', cache: false },
+      configFile: 'conf/agent.json',
+      pluginsDir: path.join(root, 'ext'),
+      sandbox: 'inline',
+      cache: false,
       availability: { env: {} },
     });
     const session = host.session();
