@@ -107,7 +107,11 @@ export function splitHostOptions(
   }
   const codeCheck = codeSchema.safeParse(code);
   if (!codeCheck.success) {
-    for (const i of codeCheck.error.issues) issues.push(issue(issuePath(i.path), i.message));
+    for (const i of codeCheck.error.issues) {
+      if (i.code !== 'unrecognized_keys') issues.push(issue(issuePath(i.path), i.message));
+      // Each unknown key at its own path, so an old option's place (`mcp.callTimeoutMs`) is found.
+      else for (const key of i.keys) issues.push(issue(issuePath([...i.path, key]), 'unknown option'));
+    }
   }
   const parsed = parseConfig(config, CODE_SOURCE);
   if (!parsed.ok) issues.push(...parsed.issues);
