@@ -41,11 +41,10 @@ describe('createHost: the config file passed as an object gives the same host', 
     await writeFile(path.join(withFile.root, 'toolhost.config.json'), JSON.stringify(CONFIG));
     const withoutFile = await h.project(['healthy', 'envreader']);
 
+    // hostFor turns built-ins off unless told: here the file decides.
     const fromFile = await behaviour(await h.hostFor(withFile.root, { builtins: undefined, ...CODE }));
-    const fromCode = await behaviour(
-      await h.hostFor(withoutFile.root, { builtins: undefined, ...CODE, ...CONFIG }),
-    );
-    const fromBoth = await behaviour(await h.hostFor(withFile.root, { builtins: undefined, ...CODE, ...CONFIG }));
+    const fromCode = await behaviour(await h.hostFor(withoutFile.root, { ...CODE, ...CONFIG }));
+    const fromBoth = await behaviour(await h.hostFor(withFile.root, { ...CODE, ...CONFIG }));
 
     // The config is really in force, not just equal: write is denied, exec exists, healthy is off.
     expect(fromFile.denied[1]).toContain('tools.deny');

@@ -13,11 +13,17 @@ const ids = fc.constantFrom('notes', 'weather', '__proto__', 'constructor');
 const config: fc.Arbitrary<ToolhostConfig> = partial({
   builtins: fc.oneof(
     fc.boolean(),
-    partial({ maxReadBytes: fc.integer({ min: 1, max: 10_000 }), exec: partial({ enabled: fc.boolean(), allowedCommands: names }) }),
+    partial({
+      maxReadBytes: fc.integer({ min: 1, max: 10_000 }),
+      exec: partial({ enabled: fc.boolean(), allowedCommands: names }),
+    }),
   ),
   tools: partial({ allow: names, deny: names }),
   sandbox: fc.constantFrom('process', 'inline'),
-  limits: partial({ timeoutMs: fc.integer({ min: 1, max: 60_000 }), plugin: partial({ memoryMb: fc.integer({ min: 8, max: 512 }) }) }),
+  limits: partial({
+    timeoutMs: fc.integer({ min: 1, max: 60_000 }),
+    plugin: partial({ memoryMb: fc.integer({ min: 8, max: 512 }) }),
+  }),
   plugins: fc.dictionary(
     ids,
     partial({
@@ -30,12 +36,18 @@ const config: fc.Arbitrary<ToolhostConfig> = partial({
   mcpServers: fc.dictionary(
     fc.constantFrom('files', 'remote'),
     fc.oneof(
-      partial({ command: fc.constant('node'), args: fc.array(fc.string(), { maxLength: 2 }) }).map((s) => ({ command: 'node', ...s })),
+      partial({ command: fc.constant('node'), args: fc.array(fc.string(), { maxLength: 2 }) }).map((s) => ({
+        command: 'node',
+        ...s,
+      })),
       fc.constant({ url: 'http://127.0.0.1:9/mcp' }),
     ),
     { maxKeys: 2 },
   ),
-  signals: partial({ auth: names, context: fc.dictionary(fc.string(), fc.jsonValue({ maxDepth: 2 }), { maxKeys: 2 }) }),
+  signals: partial({
+    auth: names,
+    context: fc.dictionary(fc.string(), fc.jsonValue({ maxDepth: 2 }), { maxKeys: 2 }),
+  }),
 }).map((value) => {
   const outcome = parseConfig(value, 'generated');
   if (!outcome.ok) throw new Error(`the generator made an invalid config: ${JSON.stringify(outcome.issues)}`);

@@ -45,7 +45,11 @@ describe('createHost takes the config file shape', () => {
 
 describe('createHost refuses an unknown key, naming it and what it is probably meant to be', () => {
   it.each([
-    [{ policy: { deny: ['write'] } }, 'policy', 'unknown option; the allow/deny lists are `tools: { allow, deny }`'],
+    [
+      { policy: { deny: ['write'] } },
+      'policy',
+      'unknown option; the allow/deny lists are `tools: { allow, deny }`',
+    ],
     [{ tool: { deny: ['write'] } }, 'tool', 'did you mean "tools"?'],
     [{ watchh: true }, 'watchh', 'did you mean "watch"?'],
     [{ customtools: [] }, 'customtools', 'did you mean "customTools"?'],
@@ -58,11 +62,17 @@ describe('createHost refuses an unknown key, naming it and what it is probably m
     [{ plugins: { cache: false } }, 'plugins.cache', 'the `cache` option'],
     [{ mcp: { callTimeoutMs: 5 } }, 'mcp.callTimeoutMs', '`limits.mcpCallTimeoutMs`'],
     [{ limits: { timeout: 5 } }, 'limits', 'unknown key(s): timeout (did you mean "timeoutMs"?)'],
-    [{ builtins: { exec: { enable: true } } }, 'builtins.exec', 'unknown key(s): enable (did you mean "enabled"?)'],
+    [
+      { builtins: { exec: { enable: true } } },
+      'builtins.exec',
+      'unknown key(s): enable (did you mean "enabled"?)',
+    ],
     [{ xyzzy: 1 }, 'xyzzy', 'neither a toolhost.config.json key ($schema, builtins, tools'],
   ])('%j', async (options, where, says) => {
     const issues = await issuesOf(options);
-    expect(issues).toEqual([{ file: 'createHost options', path: where, message: expect.stringContaining(says) }]);
+    expect(issues).toEqual([
+      { file: 'createHost options', path: where, message: expect.stringContaining(says) },
+    ]);
   });
 
   it('checks the code-only options too, and lists every problem at once', async () => {
@@ -91,7 +101,12 @@ describe('code-only options still work beside the config keys', () => {
       configFile: 'conf/agent.json',
       tools: { deny: ['edit'] },
       customTools: [needsKey],
-      hooks: [{ name: 'no-ls', beforeToolCall: (e) => (e.toolName === 'ls' ? { block: true, reason: 'no' } : undefined) }],
+      hooks: [
+        {
+          name: 'no-ls',
+          beforeToolCall: (e) => (e.toolName === 'ls' ? { block: true, reason: 'no' } : undefined),
+        },
+      ],
       availability: { env: { KEY: '1' } },
     });
     expect(visibleNames(host.plan())).toEqual(['grep', 'ls', 'needs_key', 'read']);
