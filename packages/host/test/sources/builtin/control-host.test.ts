@@ -86,10 +86,10 @@ describe('a model cannot widen its own policy through the config file', () => {
     expect((await reloaded).added).toContain('exec');
   });
 
-  it('builtins given in code open them too, and replace the config file’s builtins', async () => {
+  it('builtins given in code open them too, laid over the config file’s key by key', async () => {
     const running = await start(
       { builtins: { controlFiles: { config: 'write' } } },
-      { builtins: { controlFiles: { plugins: 'write' } } },
+      { builtins: { controlFiles: { config: 'none', plugins: 'write' } } },
     );
     const session = running.session();
     const plugin = await session.call('write', { path: 'plugins/mine/index.ts', content: 'export {}' });
