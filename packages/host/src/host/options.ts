@@ -8,23 +8,11 @@ import type { HostCodeOptions, HostOptions } from './types.js';
 /** Where issues of the options given in code say they are. */
 export const CODE_SOURCE = 'createHost options';
 
-/** Every code-only option; a new one fails to compile until it is listed. */
-const CODE_KEYS = {
-  root: 1,
-  configFile: 1,
-  pluginsDir: 1,
-  cache: 1,
-  watch: 1,
-  customTools: 1,
-  hooks: 1,
-  availability: 1,
-  mcp: 1,
-} as const satisfies Record<keyof HostCodeOptions, 1>;
-
-const CONFIG_KEYS: readonly string[] = Object.keys(configSchema.shape);
-
-/** The code-only options, checked for their types (JavaScript callers get no compiler). */
-const codeSchema = z.strictObject({
+/**
+ * The code-only options, checked for their types (JavaScript callers get no compiler). A new
+ * option of `HostCodeOptions` fails to compile until it is listed here.
+ */
+const CODE_SHAPE = {
   root: z.string().min(1).optional(),
   configFile: z.union([z.string().min(1), z.literal(false)]).optional(),
   pluginsDir: z.union([z.string().min(1), z.literal(false)]).optional(),
@@ -42,7 +30,11 @@ const codeSchema = z.strictObject({
       log: z.custom<(message: string) => void>((value) => typeof value === 'function').optional(),
     })
     .optional(),
-});
+} satisfies Record<keyof HostCodeOptions, z.ZodType>;
+
+const CODE_KEYS: readonly string[] = Object.keys(CODE_SHAPE);
+const CONFIG_KEYS: readonly string[] = Object.keys(configSchema.shape);
+const codeSchema = z.strictObject(CODE_SHAPE);
 
 /**
  * Where the options of the API before the config file's shape went: the key (or value) that
@@ -101,7 +93,7 @@ export function splitHostOptions(
   const config: Record<string, unknown> = {};
   const issues: ConfigIssue[] = [];
   for (const [key, value] of Object.entries(options)) {
-    if (Object.hasOwn(CODE_KEYS, key)) code[key] = value;
+    if (CODE_KEYS.includes(key)) code[key] = value;
     else if (CONFIG_KEYS.includes(key)) config[key] = value;
     else issues.push(issue(key, unknownOption(key)));
   }
@@ -127,9 +119,9 @@ function issue(path: string, message: string): ConfigIssue {
 function unknownOption(key: string): string {
   const moved = MEANT_AT_ROOT[key];
   if (moved !== undefined) return `unknown option; ${moved}`;
-  const meant = closestName(key, [...CONFIG_KEYS, ...Object.keys(CODE_KEYS)]);
+  const meant = closestName(key, [...CONFIG_KEYS, ...CODE_KEYS]);
   return meant === undefined
-    ? `unknown option: neither a toolhost.config.json key (${CONFIG_KEYS.join(', ')}) nor a code option (${Object.keys(CODE_KEYS).join(', ')})`
+    ? `unknown option: neither a toolhost.config.json key (${CONFIG_KEYS.join(', ')}) nor a code option (${CODE_KEYS.join(', ')})`
     : `unknown option; did you mean "${meant}"?`;
 }
 
