@@ -620,7 +620,7 @@ try {
       key: 'inproc',
       label: 'in-process tool, session.call',
       goal: { p50: 0.15 },
-      options: { root: tempRoot, plugins: false, customTools: [inProcessEcho] },
+      options: { root: tempRoot, pluginsDir: false, customTools: [inProcessEcho] },
       tool: 'inproc_echo',
     }),
   );
@@ -634,7 +634,7 @@ try {
         label: `plugin, ${sandbox} sandbox`,
         goal: { p50: goal },
         childLabel: sandbox === 'process' ? 'executor' : undefined,
-        options: { root: tempRoot, plugins: { sandbox, cache: false } },
+        options: { root: tempRoot, sandbox, cache: false },
         tool: 'echo_text',
       }),
     );

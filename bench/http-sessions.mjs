@@ -57,7 +57,7 @@ async function flood(port, n) {
   return (n / (performance.now() - started)) * 1000;
 }
 
-const host = await createHost({ plugins: false, builtins: true, config: {} });
+const host = await createHost({ pluginsDir: false, builtins: true, configFile: false });
 let expired = 0;
 let onExpired = () => {};
 const onSessionClose = ({ reason }) => {

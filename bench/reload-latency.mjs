@@ -56,7 +56,8 @@ async function measure(count) {
       root,
       builtins: false,
       watch: true,
-      plugins: { sandbox: 'process', cache: false },
+      sandbox: 'process',
+      cache: false,
     });
     const startupMs = performance.now() - startedAt;
     const visible = host.plan().visible.length;

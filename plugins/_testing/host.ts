@@ -55,13 +55,11 @@ export async function projectWith(id: string): Promise<TestProject> {
         builtins: false,
         availability: { env: { ...setup.env } },
         ...(setup.customTools === undefined ? {} : { customTools: setup.customTools }),
+        sandbox: 'inline',
+        cache: false,
         plugins: {
-          sandbox: 'inline',
-          cache: false,
-          settings: {
-            ...setup.otherSettings,
-            ...(setup.settings === undefined ? {} : { [id]: setup.settings }),
-          },
+          ...setup.otherSettings,
+          ...(setup.settings === undefined ? {} : { [id]: setup.settings }),
         },
       });
       hosts.push(host);

@@ -34,15 +34,17 @@ describe('host A bridges host B served over HTTP', () => {
       root: rootB,
       builtins: false,
       watch: true,
-      plugins: { sandbox: 'inline', cache: false },
+      sandbox: 'inline',
+      cache: false,
     });
     served = await serveHttp(hostB);
     rootA = await mkdtemp(path.join(tmpdir(), 'toolhost-a-'));
     hostA = await createHost({
       root: rootA,
       builtins: false,
-      plugins: false,
-      config: { mcpServers: { b: { url: served.url } } },
+      pluginsDir: false,
+      configFile: false,
+      mcpServers: { b: { url: served.url } },
     });
   });
 
@@ -86,13 +88,14 @@ describe('mcpServers on hot reload', () => {
     const hostB = await createHost({
       root: rootB,
       builtins: false,
-      plugins: { sandbox: 'inline', cache: false },
+      sandbox: 'inline',
+      cache: false,
     });
     const served = await serveHttp(hostB);
     const rootA = await mkdtemp(path.join(tmpdir(), 'toolhost-a2-'));
     const configFile = path.join(rootA, 'toolhost.config.json');
     await writeFile(configFile, '{}');
-    const hostA = await createHost({ root: rootA, builtins: false, plugins: false, watch: true });
+    const hostA = await createHost({ root: rootA, builtins: false, pluginsDir: false, watch: true });
     try {
       const added = nextChange(hostA, (c) => c.added.includes('mcp__b__healthy_echo'));
       await writeFile(configFile, JSON.stringify({ mcpServers: { b: { url: served.url } } }));
@@ -126,11 +129,10 @@ describe('the per-call timeout of bridged servers, from config', () => {
     const host = await createHost({
       root,
       builtins: false,
-      plugins: false,
-      config: {
-        limits: { mcpCallTimeoutMs: 300 },
-        mcpServers: { everything: { command: process.execPath, args: [bin] } },
-      },
+      pluginsDir: false,
+      configFile: false,
+      limits: { mcpCallTimeoutMs: 300 },
+      mcpServers: { everything: { command: process.execPath, args: [bin] } },
     });
     try {
       const outcome = await host

@@ -89,9 +89,9 @@ async function trackServers<T>(run: (servers: WeakRef<Server>[]) => Promise<T>):
 describe('MCP HTTP sessions under a flood of abandoned clients', () => {
   it('returns to the baseline of sessions, host listeners and memory after expiry and after close()', async () => {
     const host = await createHost({
-      plugins: false,
+      pluginsDir: false,
       builtins: false,
-      config: {},
+      configFile: false,
       customTools: [
         defineTool({
           name: 'echo',

@@ -8,6 +8,7 @@ import {
   type McpHttpServer,
   serveHttp,
   type ToolHost,
+  type ToolhostConfigInput,
 } from '@toolhost/host';
 import { defineTool } from '@toolhost/plugin-sdk';
 import { afterEach, describe, expect, it, vi } from 'vitest';
@@ -41,8 +42,14 @@ afterEach(async () => {
 });
 
 /** A host with one tool, served over HTTP; `listeners` counts the host's change listeners. */
-async function start(options: McpHttpOptions = {}, config: Record<string, unknown> = {}) {
-  host = await createHost({ plugins: false, builtins: false, config, customTools: [echo] });
+async function start(options: McpHttpOptions = {}, config: ToolhostConfigInput = {}) {
+  host = await createHost({
+    pluginsDir: false,
+    builtins: false,
+    configFile: false,
+    ...config,
+    customTools: [echo],
+  });
   const listeners = countChangeListeners(host);
   const closes = sessionCloses();
   served = await serveHttp(host, { onSessionClose: closes.onSessionClose, ...options });
@@ -205,7 +212,7 @@ describe('MCP HTTP sessions: the cap', () => {
   });
 
   it('checks its options and names the one that is wrong', async () => {
-    host = await createHost({ plugins: false, builtins: false, config: {} });
+    host = await createHost({ pluginsDir: false, builtins: false, configFile: false });
     await expect(serveHttp(host, { maxSessions: 0 })).rejects.toThrow(/maxSessions must be a whole number/);
     await expect(serveHttp(host, { sessionIdleMs: 2 ** 31 })).rejects.toThrow(
       /sessionIdleMs .* got 2147483648/,

@@ -95,7 +95,7 @@ describe('toolhost served over MCP streamable HTTP', () => {
         }),
     });
     host = await createHost({
-      plugins: false,
+      pluginsDir: false,
       builtins: false,
       availability: { env: {} },
       customTools: [...tools, waits],

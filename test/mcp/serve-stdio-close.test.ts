@@ -15,9 +15,9 @@ afterEach(async () => {
 /** A stdio server on in-memory pipes, initialized; `listeners` counts the host's change listeners. */
 async function start() {
   host = await createHost({
-    plugins: false,
+    pluginsDir: false,
     builtins: false,
-    config: {},
+    configFile: false,
     customTools: [
       defineTool({ name: 'echo', description: 'Echoes', input: z.object({}), execute: () => 'echo' }),
     ],

@@ -22,7 +22,7 @@ describe('toolhost served over MCP stdio', () => {
     const script = `
       const { createHost, serveStdio } = await import(${JSON.stringify(hostModule)});
       const host = await createHost({ root: ${JSON.stringify(root)}, builtins: false, watch: true,
-        plugins: { sandbox: 'process', cache: false } });
+        sandbox: 'process', cache: false });
       const served = await serveStdio(host);
       await served.closed;
       await host.close();

@@ -72,7 +72,8 @@ describe.each(['inline', 'process'] as const)(
         root,
         builtins: false,
         availability: { env: {} },
-        plugins: { sandbox, cache: false },
+        sandbox,
+        cache: false,
       });
       const live = host;
 

@@ -13,7 +13,7 @@ describe('a plugin that crashes V8', () => {
     cleanup = made.cleanup;
     host = await hostFor(made.root, {
       sandbox: 'process',
-      settings: { crasher: { limits: { memoryMb: 64, timeoutMs: 20_000 } } },
+      plugins: { crasher: { limits: { memoryMb: 64, timeoutMs: 20_000 } } },
     });
   });
 

@@ -67,7 +67,8 @@ describe.each(['inline', 'process'] as const)('unloading a plugin under admitted
         root,
         builtins: false,
         availability: { env: {} },
-        plugins: { sandbox, cache: false },
+        sandbox,
+        cache: false,
       });
 
       // Half the calls are admitted and wait in a before-hook (not yet in the sandbox); the other

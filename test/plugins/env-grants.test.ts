@@ -13,11 +13,11 @@ describe('env grants', () => {
     const host = await createHost({
       root: made.root,
       builtins: false,
-      config: {
-        signals: { env: ['SOMETHING_ELSE'] },
-        plugins: { envreader: { grants: { env: ['TOOLHOST_TEST_API_KEY'] } } },
-      },
-      plugins: { sandbox: 'inline', cache: false },
+      configFile: false,
+      signals: { env: ['SOMETHING_ELSE'] },
+      plugins: { envreader: { grants: { env: ['TOOLHOST_TEST_API_KEY'] } } },
+      sandbox: 'inline',
+      cache: false,
     });
     try {
       expect(textOf((await host.session().call('read_key', {})).result)).toBe('key=k-123');

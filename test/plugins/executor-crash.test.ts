@@ -48,7 +48,7 @@ async function crashProject() {
   }
   const host = await hostFor(made.root, {
     sandbox: 'process',
-    settings: {
+    plugins: {
       // Generous: on a busy machine the crash may take a while to come.
       crasher: { limits: { memoryMb: 64, timeoutMs: 60_000, cpuMs: 60_000 } },
       tag: { grants },
@@ -230,14 +230,10 @@ describe('a crash inside a sync entry', () => {
 
   it('ends the executor at once (no hang), fails only that call, and is not sent again', async () => {
     const made = await h.project(['synccrasher']);
-    const host = await h.hostFor(
-      made.root,
-      {
-        sandbox: 'process',
-        settings: { synccrasher: { limits: { memoryMb: 64, timeoutMs: 60_000, cpuMs: 60_000 } } },
-      },
-      {},
-    );
+    const host = await h.hostFor(made.root, {
+      sandbox: 'process',
+      plugins: { synccrasher: { limits: { memoryMb: 64, timeoutMs: 60_000, cpuMs: 60_000 } } },
+    });
     const session = host.session();
     const sandbox = host.sandbox as ProcessSandbox;
     // Quick calls first: the tool goes to sync entries, which run on the executor's main thread.

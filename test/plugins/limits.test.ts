@@ -26,7 +26,7 @@ describe.each(['inline', 'process'] as const)('limits (%s sandbox)', (sandbox) =
   beforeAll(async () => {
     const made = await project(['hostile', 'healthy']);
     cleanup = made.cleanup;
-    host = await hostFor(made.root, { sandbox, settings: { hostile: { limits } } });
+    host = await hostFor(made.root, { sandbox, plugins: { hostile: { limits } } });
   });
 
   afterAll(async () => {

@@ -53,7 +53,7 @@ describe('loading plugins', () => {
 
   it('lets a plugin tool replace a built-in of the same name, and says so', async () => {
     const made = await h.project(['clashes-builtin']);
-    const host = await h.hostFor(made.root, {}, { builtins: {} });
+    const host = await h.hostFor(made.root, { builtins: {} });
     expect(host.registry.tools.get('read')?.source).toBe('plugin');
     expect(host.registry.diagnostics).toContainEqual(
       expect.objectContaining({
@@ -69,7 +69,7 @@ describe('loading plugins', () => {
     const made = await h.project(['side-effect']);
     await mkdir(path.join(made.root, 'out'));
     const host = await h.hostFor(made.root, {
-      settings: { 'side-effect': { grants: { fs: { write: ['out'] } } } },
+      plugins: { 'side-effect': { grants: { fs: { write: ['out'] } } } },
     });
     const marker = path.join(made.root, 'out', 'marker.txt');
     expect(host.plan().visible.map((v) => v.descriptor.name)).toEqual(['mark']);
@@ -90,7 +90,7 @@ describe('loading plugins', () => {
 
   it('hides a disabled plugin with plugin-disabled', async () => {
     const made = await h.project(['healthy']);
-    const host = await h.hostFor(made.root, { settings: { healthy: { enabled: false } } });
+    const host = await h.hostFor(made.root, { plugins: { healthy: { enabled: false } } });
     expect(host.plugins[0]?.status).toBe('disabled');
     expect(pluginHidden(host)[0]?.diagnostics[0]).toMatchObject({
       reason: 'plugin-disabled',

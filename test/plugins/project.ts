@@ -2,7 +2,7 @@ import { cp, mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { createHost, type HostOptions, type PluginsOptions, type ToolHost } from '@toolhost/host';
+import { createHost, type HostOptions, type ToolHost } from '@toolhost/host';
 import { afterEach } from 'vitest';
 
 const fixtures = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../fixtures/plugins');
@@ -18,18 +18,18 @@ export async function project(
   return { root, cleanup: () => rm(root, { recursive: true, force: true }) };
 }
 
-/** A host over a project, with plugins loaded in the given sandbox mode and no on-disk cache. */
-export function hostFor(
-  root: string,
-  plugins: PluginsOptions = {},
-  options: Omit<HostOptions, 'root' | 'plugins'> = {},
-): Promise<ToolHost> {
+/**
+ * A host over a project: no built-ins, an empty environment, plugins in the inline sandbox and no
+ * on-disk cache, unless `options` says otherwise.
+ */
+export function hostFor(root: string, options: Omit<HostOptions, 'root'> = {}): Promise<ToolHost> {
   return createHost({
     root,
     builtins: false,
     availability: { env: {} },
+    sandbox: 'inline',
+    cache: false,
     ...options,
-    plugins: { sandbox: 'inline', cache: false, ...plugins },
   });
 }
 

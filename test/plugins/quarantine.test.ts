@@ -18,7 +18,7 @@ function nextChange(host: ToolHost, test: (change: HostChange) => boolean): Prom
 }
 
 const openHost = (root: string) =>
-  createHost({ root, builtins: false, availability: { env: {} }, plugins: { cache: false } });
+  createHost({ root, builtins: false, availability: { env: {} }, cache: false });
 
 describe('a plugin that keeps crashing the executor process', () => {
   let host: ToolHost | undefined;

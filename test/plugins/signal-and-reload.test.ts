@@ -44,7 +44,7 @@ describe('ctx.signal of a plugin call', () => {
 
   it('aborts inside the isolate when the host time limit ends the call', async () => {
     const made = await h.project(['waits']);
-    const host = await h.hostFor(made.root, {}, { limits: { timeoutMs: 300 } });
+    const host = await h.hostFor(made.root, { limits: { timeoutMs: 300 } });
     const seen = deferred<string>();
     const outcome = await host.session().call('wait_for_abort', {}, 't1', {
       observer: { log: (_level, message) => message.startsWith('aborted') && seen.resolve(message) },

@@ -62,7 +62,7 @@ describe('close()', () => {
     const script = `
       const { createHost } = await import(${JSON.stringify(hostModule)});
       const host = await createHost({ root: ${JSON.stringify(project.root)}, builtins: false, watch: true,
-        plugins: { sandbox: 'process', cache: false } });
+        sandbox: 'process', cache: false });
       const outcome = await host.session().call('alive_tool', {});
       process.stdout.write(outcome.result.content[0].text + '\\n');
       await host.close();

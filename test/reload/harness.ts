@@ -43,8 +43,9 @@ export async function watchedProject(options: Omit<HostOptions, 'root' | 'watch'
         root,
         builtins: false,
         availability: { env: {} },
+        sandbox: 'inline',
+        cache: false,
         ...options,
-        plugins: { sandbox: 'inline', cache: false, ...(options.plugins || {}) },
         watch: true,
       });
       host.on('change', (change) => {

@@ -14,7 +14,7 @@ describe.each(['inline', 'process'] as const)('calls during 20 edits (%s sandbox
   });
 
   it('gives every call exactly one result, old or new version, and leaks no isolate', async () => {
-    project = await watchedProject({ plugins: { sandbox } });
+    project = await watchedProject({ sandbox });
     const source = (version: number) =>
       pluginSource('busy', 'busy_tool', `'v${version}'`).replace('reload test tool', `version ${version}`);
     await project.writePlugin('busy', source(0));

@@ -105,10 +105,10 @@ export interface StartOptions {
   /** Plugin id → source of `plugins/<id>/index.ts`. */
   readonly plugins: Readonly<Record<string, string>>;
   readonly sandbox?: 'inline' | 'process';
-  /** `plugins.<id>` settings. */
-  readonly settings?: NonNullable<Exclude<HostOptions['plugins'], false | undefined>>['settings'];
-  /** Default sandbox limits of every plugin. */
-  readonly limits?: Partial<{ memoryMb: number; timeoutMs: number; cpuMs: number; maxResultChars: number }>;
+  /** `plugins.<id>` settings (the config's `plugins`). */
+  readonly settings?: HostOptions['plugins'];
+  /** Default sandbox limits of every plugin (the config's `limits.plugin`). */
+  readonly limits?: NonNullable<HostOptions['limits']>['plugin'];
   readonly availability?: AvailabilityContext;
   readonly builtins?: HostOptions['builtins'];
   readonly hooks?: HostOptions['hooks'];
@@ -153,12 +153,10 @@ export function useHarness() {
       builtins: options.builtins ?? false,
       availability: options.availability ?? { env: {} },
       ...(options.hooks === undefined ? {} : { hooks: options.hooks }),
-      plugins: {
-        sandbox: options.sandbox ?? SECURITY_SANDBOX,
-        cache: false,
-        ...(options.settings === undefined ? {} : { settings: options.settings }),
-        ...(options.limits === undefined ? {} : { limits: options.limits }),
-      },
+      sandbox: options.sandbox ?? SECURITY_SANDBOX,
+      cache: false,
+      ...(options.settings === undefined ? {} : { plugins: options.settings }),
+      ...(options.limits === undefined ? {} : { limits: { plugin: options.limits } }),
     });
     hosts.push(host);
     return { root, host, session: host.session() };

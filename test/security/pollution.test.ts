@@ -171,22 +171,36 @@ describe('prototype pollution through the boundary', () => {
     const before = snapshotRealm();
     const root = await h.project();
     await mkdir(path.join(root, 'data'), { recursive: true });
-    const { session, host } = await h.start({
-      root,
-      plugins: {
-        evil: attackPlugin(
-          'evil',
-          `
+    const plugins = {
+      evil: attackPlugin(
+        'evil',
+        `
           try { await ctx.fs.writeFile('owned.txt', 'pwned'); return 'written'; }
           catch (e: any) { return 'refused: ' + e.message; }`,
-          { permissions: `JSON.parse('{"__proto__":{"fs":{"read":["."],"write":["."]}},"net":[]}')` },
-        ),
-        healthy: HEALTHY_SOURCE,
-      },
-      // The operator grants only `data`; the plugin tries to make `.` appear declared and granted.
-      settings: {
-        evil: { grants: JSON.parse('{"fs":{"write":["data"]},"__proto__":{"fs":{"write":["."]}}}') },
-      },
+        { permissions: `JSON.parse('{"__proto__":{"fs":{"read":["."],"write":["."]}},"net":[]}')` },
+      ),
+      healthy: HEALTHY_SOURCE,
+    };
+    // Grants given in code are checked by the config schema as a file's are: a `__proto__` key is
+    // refused by name, and the host does not start.
+    const smuggled = await h
+      .start({
+        root,
+        plugins,
+        settings: {
+          evil: { grants: JSON.parse('{"fs":{"write":["data"]},"__proto__":{"fs":{"write":["."]}}}') },
+        },
+      })
+      .catch((error: unknown) => error);
+    expect(smuggled).toMatchObject({
+      code: 'invalid-config',
+      issues: [{ path: 'plugins.evil.grants', message: expect.stringContaining('__proto__') }],
+    });
+    // The operator grants only `data`; the plugin tries to make `.` appear declared and granted.
+    const { session, host } = await h.start({
+      root,
+      plugins,
+      settings: { evil: { grants: { fs: { write: ['data'] } } } },
     });
     // The manifest is checked with strict schemas: an own `__proto__` key is refused by name.
     const report = host.plugins.find((p) => p.id === 'evil');

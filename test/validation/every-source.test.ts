@@ -35,7 +35,7 @@ describe('every tool input is validated on the host, before the before-hooks', (
     const made = await project(['defaults']);
     cleanup = made.cleanup;
     const seen: BeforeToolCallEvent[] = [];
-    host = await hostFor(made.root, {}, { hooks: [spyHook(seen)] });
+    host = await hostFor(made.root, { hooks: [spyHook(seen)] });
     const session = host.session();
 
     const ok = await session.call('greet', { name: 'Ada' });
@@ -61,7 +61,7 @@ describe('every tool input is validated on the host, before the before-hooks', (
     const made = await project([]);
     cleanup = made.cleanup;
     const seen: BeforeToolCallEvent[] = [];
-    host = await hostFor(made.root, {}, { hooks: [spyHook(seen)] });
+    host = await hostFor(made.root, { hooks: [spyHook(seen)] });
     const ran: unknown[] = [];
     const tool: RegisteredTool = {
       descriptor: {
@@ -100,14 +100,10 @@ describe('every tool input is validated on the host, before the before-hooks', (
     const made = await project([]);
     cleanup = made.cleanup;
     const seen: BeforeToolCallEvent[] = [];
-    host = await hostFor(
-      made.root,
-      {},
-      {
-        hooks: [spyHook(seen)],
-        config: { mcpServers: { everything: { command: process.execPath, args: [EVERYTHING_BIN] } } },
-      },
-    );
+    host = await hostFor(made.root, {
+      hooks: [spyHook(seen)],
+      mcpServers: { everything: { command: process.execPath, args: [EVERYTHING_BIN] } },
+    });
     const session = host.session();
     const bad = await session.call('mcp__everything__echo', { message: 42 });
     expect(bad.status).toBe('invalid-input');

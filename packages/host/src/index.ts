@@ -18,11 +18,12 @@ export type {
   ChangeListener,
   ErrorListener,
   HostChange,
+  HostCodeOptions,
   HostError,
   HostMcpOptions,
   HostOptions,
   NewlyHidden,
-  PluginsOptions,
+  ToolhostConfigInput,
 } from './host/types.js';
 
 // A session: the tools one conversation sees, and dispatch of the model's calls.

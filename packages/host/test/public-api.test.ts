@@ -76,6 +76,7 @@ const PUBLIC_TYPES = [
   'HiddenReason',
   'HiddenToolPlanEntry',
   'HostChange',
+  'HostCodeOptions',
   'HostError',
   'HostMcpOptions',
   'HostOptions',
@@ -104,7 +105,6 @@ const PUBLIC_TYPES = [
   'PluginReport',
   'PluginSettings',
   'PluginStatus',
-  'PluginsOptions',
   'RegisteredTool',
   'RegistryDiagnostic',
   'RegistryDiagnosticCode',
@@ -127,6 +127,7 @@ const PUBLIC_TYPES = [
   'ToolSource',
   'ToolSourceKind',
   'ToolhostConfig',
+  'ToolhostConfigInput',
 ];
 
 /**
@@ -162,6 +163,9 @@ const EMBEDDING = '## Embedding it in an agent loop';
 const EXAMPLE_IMPORTS = ['@toolhost/host', '@toolhost/plugin-sdk', 'zod', '@anthropic-ai/sdk', 'openai'];
 /** Where the example is compiled, as a user's module at the repository root; never written. */
 const EXAMPLE_FILE = path.join(ROOT, '__readme_embedding_example__.ts');
+/** The Plugins section's `createHost` example (the config file's keys in code), compiled the same way. */
+const PLUGINS = '## Plugins: third-party tools, sandboxed';
+const PLUGINS_EXAMPLE_FILE = path.join(ROOT, '__readme_plugins_example__.ts');
 
 interface ExportList {
   readonly values: string[];
@@ -221,7 +225,13 @@ function tsBlocksOf(readme: string, heading: string): Example {
   return { code: code.join('\n'), readmeLines };
 }
 
-const example = tsBlocksOf(readFileSync(path.join(ROOT, 'README.md'), 'utf8'), EMBEDDING);
+const README = readFileSync(path.join(ROOT, 'README.md'), 'utf8');
+const example = tsBlocksOf(README, EMBEDDING);
+/** Each compiled example by its (virtual) file. */
+const EXAMPLES = new Map([
+  [EXAMPLE_FILE, example],
+  [PLUGINS_EXAMPLE_FILE, tsBlocksOf(README, PLUGINS)],
+]);
 
 /**
  * One program over `src/index.ts` and the README example, with the repository's compiler options
@@ -240,13 +250,15 @@ const program = (() => {
     const options = { ...parsed.options, noEmit: true };
     const host = ts.createCompilerHost(options);
     const { getSourceFile, fileExists, readFile } = host;
-    host.getSourceFile = (name, language, ...rest) =>
-      name === EXAMPLE_FILE
-        ? ts.createSourceFile(name, example.code, language)
+    host.getSourceFile = (name, language, ...rest) => {
+      const code = EXAMPLES.get(name)?.code;
+      return code !== undefined
+        ? ts.createSourceFile(name, code, language)
         : getSourceFile(name, language, ...rest);
-    host.fileExists = (name) => name === EXAMPLE_FILE || fileExists(name);
-    host.readFile = (name) => (name === EXAMPLE_FILE ? example.code : readFile(name));
-    built = ts.createProgram({ rootNames: [path.join(SRC, 'index.ts'), EXAMPLE_FILE], options, host });
+    };
+    host.fileExists = (name) => EXAMPLES.has(name) || fileExists(name);
+    host.readFile = (name) => EXAMPLES.get(name)?.code ?? readFile(name);
+    built = ts.createProgram({ rootNames: [path.join(SRC, 'index.ts'), ...EXAMPLES.keys()], options, host });
     return built;
   };
 })();
@@ -267,9 +279,10 @@ function undocumentedExports(): string[] {
     .sort();
 }
 
-/** What is wrong with the README example: imports beyond the public API, and type errors. */
-function exampleProblems(): string[] {
-  const source = program().getSourceFile(EXAMPLE_FILE) as ts.SourceFile;
+/** What is wrong with a README example: imports beyond the public API, and type errors. */
+function exampleProblems(file = EXAMPLE_FILE): string[] {
+  const example = EXAMPLES.get(file) as Example;
+  const source = program().getSourceFile(file) as ts.SourceFile;
   const where = (at: number) =>
     `README.md:${example.readmeLines[source.getLineAndCharacterOfPosition(at).line] ?? '?'}`;
   const imports = source.statements.flatMap((statement) =>
@@ -332,5 +345,10 @@ describe('the public API of @toolhost/host', () => {
   it("README.md's Embedding example type-checks against the public API only", () => {
     expect(example.code).toContain('createHost(');
     expect(exampleProblems()).toEqual([]);
+  });
+
+  it("README.md's Plugins example (the config file's keys given to createHost) type-checks", () => {
+    expect(EXAMPLES.get(PLUGINS_EXAMPLE_FILE)?.code).toContain('createHost(');
+    expect(exampleProblems(PLUGINS_EXAMPLE_FILE)).toEqual([]);
   });
 });

@@ -58,18 +58,17 @@ export async function resolveProject(
 export async function openHost(
   project: Project,
   io: Io,
-  options: Pick<HostOptions, 'watch'> & { cache?: boolean; sandbox?: 'process' | 'inline' } = {},
+  options: Pick<HostOptions, 'watch' | 'cache' | 'sandbox'> = {},
 ): Promise<ToolHost> {
   const progress = startProgress(io.err, 'loading plugins');
   try {
     return await createHost({
       root: project.root,
-      ...(project.configGiven ? { config: project.configFile } : {}),
+      ...(project.configGiven ? { configFile: project.configFile } : {}),
       watch: options.watch ?? false,
-      plugins: {
-        ...(options.cache === undefined ? {} : { cache: options.cache }),
-        ...(options.sandbox === undefined ? {} : { sandbox: options.sandbox }),
-      },
+      ...(options.cache === undefined ? {} : { cache: options.cache }),
+      // A --sandbox flag is laid over the file's `sandbox`, as any config given in code is.
+      ...(options.sandbox === undefined ? {} : { sandbox: options.sandbox }),
     });
   } finally {
     progress.stop();

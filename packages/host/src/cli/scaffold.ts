@@ -74,7 +74,7 @@ beforeAll(async () => {
     recursive: true,
     filter: (file) => path.relative(pluginDir, file).split(path.sep)[0] !== 'test',
   });
-  host = await createHost({ root, builtins: false, plugins: { cache: false } });
+  host = await createHost({ root, builtins: false, cache: false });
 });
 
 afterAll(async () => {

@@ -1,5 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import * as z from 'zod';
+import { closestName } from '../util/closest.js';
 import { issuePath } from '../util/zod-issues.js';
 import { jsonErrorOffset } from './json-position.js';
 import { configSchema, type ToolhostConfig } from './schema.js';
@@ -39,7 +40,10 @@ function position(text: string, offset: number): string {
   return `line ${before.length}, column ${(before.at(-1)?.length ?? 0) + 1}`;
 }
 
-/** Validates a parsed config value. */
+/**
+ * Validates a parsed config value. `file` names where it came from in each issue (a path, or
+ * `createHost options` for one given in code).
+ */
 export function parseConfig(value: unknown, file: string): ConfigOutcome {
   const parsed = configSchema.safeParse(value);
   if (parsed.success) return { ok: true, config: parsed.data, found: true };
@@ -68,10 +72,64 @@ function flatten(
       const message = expected.length > 0 ? `expected ${[...new Set(expected)].join(' or ')}` : issue.message;
       return [{ path: issuePath(at), message }];
     }
-    const message =
-      issue.code === 'unrecognized_keys' ? `unknown key(s): ${issue.keys.join(', ')}` : issue.message;
+    const message = issue.code === 'unrecognized_keys' ? unknownKeysMessage(at, issue.keys) : issue.message;
     return [{ path: issuePath(at), message }];
   });
+}
+
+/** Keys people write for another key of the config, by dotted path. */
+const MEANT: Readonly<Record<string, string>> = {
+  policy: 'tools',
+  allow: 'tools.allow',
+  deny: 'tools.deny',
+  mcp: 'mcpServers',
+};
+
+/** `unknown key(s): a (did you mean "b"?), c`: each key with what it is probably meant to be. */
+export function unknownKeysMessage(at: readonly PropertyKey[], keys: readonly string[]): string {
+  const known = objectKeysAt(configSchema, at);
+  const named = keys.map((key) => {
+    const meant = MEANT[[...at, key].join('.')] ?? closestName(key, known);
+    return meant === undefined ? key : `${key} (did you mean "${meant}"?)`;
+  });
+  return `unknown key(s): ${named.join(', ')}`;
+}
+
+/** The keys the schema's object(s) at `path` accept, following records, arrays and unions. */
+function objectKeysAt(schema: z.core.$ZodType, path: readonly PropertyKey[]): string[] {
+  let nodes = [schema];
+  for (const key of path) nodes = nodes.flatMap(unwrap).flatMap((node) => childOf(node, key));
+  return nodes.flatMap(unwrap).flatMap((node) => {
+    const def = node._zod.def as z.core.$ZodTypeDef & { shape?: Record<string, unknown> };
+    return def.type === 'object' && def.shape !== undefined ? Object.keys(def.shape) : [];
+  });
+}
+
+function unwrap(node: z.core.$ZodType): z.core.$ZodType[] {
+  const def = node._zod.def as z.core.$ZodTypeDef & {
+    innerType?: z.core.$ZodType;
+    options?: z.core.$ZodType[];
+  };
+  if (def.type === 'optional' || def.type === 'nullable' || def.type === 'default') {
+    return def.innerType === undefined ? [] : unwrap(def.innerType);
+  }
+  if (def.type === 'union') return (def.options ?? []).flatMap(unwrap);
+  return [node];
+}
+
+function childOf(node: z.core.$ZodType, key: PropertyKey): z.core.$ZodType[] {
+  const def = node._zod.def as z.core.$ZodTypeDef & {
+    shape?: Record<string, z.core.$ZodType>;
+    valueType?: z.core.$ZodType;
+    element?: z.core.$ZodType;
+  };
+  if (def.type === 'object') {
+    const child = typeof key === 'string' && def.shape !== undefined ? def.shape[key] : undefined;
+    return child === undefined ? [] : [child];
+  }
+  if (def.type === 'record') return def.valueType === undefined ? [] : [def.valueType];
+  if (def.type === 'array') return def.element === undefined ? [] : [def.element];
+  return [];
 }
 
 /**

@@ -1,32 +1,29 @@
 import * as path from 'node:path';
-import { ConfigError, loadConfigFile, parseConfig } from '../config/load.js';
+import { ConfigError, loadConfigFile } from '../config/load.js';
 import type { ToolhostConfig } from '../config/schema.js';
-import type { HostError, HostOptions } from './types.js';
+import type { HostError } from './types.js';
 
-/** The config in force, and whether it came from a file that exists. */
+/** The config file's config (the last one that validated), and whether the file exists. */
 export interface ConfigState {
   readonly config: ToolhostConfig;
   readonly found: boolean;
 }
 
 /**
- * The config a host starts with: given as an object, or read from a file (default
- * `<root>/toolhost.config.json`, which may be missing). An invalid config, or a named file that
- * does not exist, is a `ConfigError` listing every problem: the host refuses to start.
+ * The config file a host starts with: the one named by `configFile` (it must exist), else
+ * `<root>/toolhost.config.json` when it exists, or none with `configFile: false`. An invalid
+ * file, or a named file that does not exist, is a `ConfigError` listing every problem: the host
+ * refuses to start.
  */
 export async function readStartConfig(
-  options: HostOptions,
+  configFile: string | false | undefined,
   root: string,
 ): Promise<ConfigState & { readonly file: string | undefined }> {
-  if (typeof options.config === 'object') {
-    const outcome = parseConfig(options.config, '(config object)');
-    if (!outcome.ok) throw new ConfigError(outcome.issues);
-    return { config: outcome.config, file: undefined, found: true };
-  }
-  const file = path.resolve(root, options.config ?? 'toolhost.config.json');
+  if (configFile === false) return { config: {}, file: undefined, found: false };
+  const file = path.resolve(root, configFile ?? 'toolhost.config.json');
   const outcome = await loadConfigFile(file);
   if (!outcome.ok) throw new ConfigError(outcome.issues);
-  if (!outcome.found && options.config !== undefined) {
+  if (!outcome.found && configFile !== undefined) {
     throw new ConfigError([{ file, path: '(root)', message: 'the config file does not exist' }]);
   }
   return { config: outcome.config, file, found: outcome.found };

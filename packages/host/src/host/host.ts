@@ -1,5 +1,7 @@
 import * as path from 'node:path';
 import type { AvailabilityContext, ToolDefinition, ToolPlan } from '@toolhost/plugin-sdk';
+import { layerConfig } from '../config/layer.js';
+import { ConfigError, parseConfig } from '../config/load.js';
 import type { ToolhostConfig } from '../config/schema.js';
 import { type HostSnapshot, Session, type SessionOptions } from '../core/dispatch/session.js';
 import { HookSet } from '../core/wrap/hooks.js';
@@ -10,12 +12,21 @@ import { McpSource } from '../sources/mcp/source.js';
 import type { McpServerConfig, McpServerStatus } from '../sources/mcp/types.js';
 import type { PluginReport } from '../sources/plugins/manager.js';
 import { PluginSource, pluginsDirOf } from '../sources/plugins/source.js';
-import type { Disposer, Registry, SourceAdapter, ToolHooks, ToolPolicy, ToolSource } from '../types.js';
+import type { Disposer, Registry, SourceAdapter, ToolHooks, ToolSource } from '../types.js';
 import { type ConfigState, readStartConfig, rereadConfig } from './config-file.js';
 import { checkInlineSandbox } from './inline-check.js';
+import { CODE_SOURCE, splitHostOptions } from './options.js';
 import { planOf, ReloadPipeline } from './pipeline.js';
-import { type EffectiveSettings, hostSettings } from './settings.js';
-import type { ChangeListener, ErrorListener, HostChange, HostError, HostOptions } from './types.js';
+import { type EffectiveSettings, effectiveSettings } from './settings.js';
+import type {
+  ChangeListener,
+  ErrorListener,
+  HostChange,
+  HostCodeOptions,
+  HostError,
+  HostOptions,
+  ToolhostConfigInput,
+} from './types.js';
 import { type ProjectWatcher, watchProject } from './watch.js';
 
 /** How long `close()` waits for calls in flight. */
@@ -29,9 +40,15 @@ const DRAIN_MS = 5_000;
  */
 export class ToolHost {
   readonly #root: string;
-  #options: HostOptions;
+  readonly #code: HostCodeOptions;
+  /** The config given in code, laid over the file's at every (re)load. */
+  #codeConfig: ToolhostConfig;
+  /** Availability facts given in code (`availability`, `setAvailability`); replace `signals`. */
+  #availability: AvailabilityContext | undefined;
   readonly #configFile: string | undefined;
   #state: ConfigState;
+  /** The config in force: the file's with the code's over it. */
+  #config: ToolhostConfig;
   #settings: EffectiveSettings;
   readonly #hooks = new HookSet();
   readonly #api: ApiSource;
@@ -41,17 +58,27 @@ export class ToolHost {
   #watcher: ProjectWatcher | undefined;
   #closed = false;
 
-  /** Use `createHost`; the constructor takes an already validated config. */
-  constructor(options: HostOptions, state: ConfigState, configFile: string | undefined) {
-    this.#root = path.resolve(options.root ?? process.cwd());
-    this.#options = options;
+  /**
+   * Use `createHost`; the constructor takes already validated options: the code-only ones, the
+   * config given in code, and the config file's state.
+   */
+  constructor(
+    code: HostCodeOptions,
+    codeConfig: ToolhostConfig,
+    state: ConfigState,
+    configFile: string | undefined,
+  ) {
+    this.#root = path.resolve(code.root ?? process.cwd());
+    this.#code = code;
+    this.#codeConfig = codeConfig;
+    this.#availability = code.availability;
     this.#configFile = configFile;
     this.#state = state;
-    this.#settings = hostSettings(options, state.config);
-    for (const hooks of options.hooks ?? []) this.#hooks.add(hooks);
+    this.#config = layerConfig(state.config, codeConfig);
+    this.#settings = this.#settle();
+    for (const hooks of code.hooks ?? []) this.#hooks.add(hooks);
     const settings = (): EffectiveSettings => this.#settings;
-    const plugins = options.plugins === false ? undefined : options.plugins;
-    const pluginsDir = pluginsDirOf(this.#root, plugins?.dir);
+    const pluginsDir = pluginsDirOf(this.#root, code.pluginsDir || undefined);
     const builtin = new BuiltinSource(() => {
       const builtins = settings().builtins;
       return {
@@ -63,31 +90,30 @@ export class ToolHost {
       };
     });
     this.#plugins =
-      options.plugins === false
+      code.pluginsDir === false
         ? undefined
         : new PluginSource({
             root: this.#root,
             dir: pluginsDir,
-            cache: plugins?.cache ?? true,
+            cache: code.cache ?? true,
             settings: () => ({
-              sandbox: plugins?.sandbox ?? this.#state.config.sandbox ?? 'process',
+              sandbox: this.#config.sandbox ?? 'process',
               plugins: settings().pluginSettings,
               limits: settings().limitsTable,
               // Granted variables come from the real environment (or the one given in code), never
               // from the subset `signals.env` shows to availability checks.
-              env: this.#options.availability?.env ?? process.env,
+              env: this.#availability?.env ?? process.env,
             }),
           });
-    const { callTimeoutMs: _inSettings, ...bridge } = options.mcp ?? {};
     this.#mcp = new McpSource({
       cwd: this.#root,
-      bridge,
+      bridge: code.mcp ?? {},
       settings: () => ({
-        servers: (this.#state.config.mcpServers ?? {}) as Record<string, McpServerConfig>,
+        servers: (this.#config.mcpServers ?? {}) as Record<string, McpServerConfig>,
         callTimeout: settings().limitsTable.mcpCall,
       }),
     });
-    this.#api = new ApiSource(options.customTools);
+    this.#api = new ApiSource(code.customTools);
     // The four sources, in merge order; a fifth is one more line here.
     const sources: SourceAdapter[] = [
       builtin,
@@ -108,9 +134,9 @@ export class ToolHost {
     return this.#root;
   }
 
-  /** The config in force (the last one that validated). */
+  /** The config in force: the config file's (the last one that validated) with the one given in code over it. */
   get config(): ToolhostConfig {
-    return this.#state.config;
+    return this.#config;
   }
 
   /** The current state; sessions read it at the start of each call. (Plumbing: may change.) */
@@ -187,19 +213,38 @@ export class ToolHost {
     this.#api.removeSource(kind, id);
   }
 
-  /** Replaces the policy given in code (the config's still applies beneath it). */
-  setPolicy(policy: ToolPolicy): void {
-    this.#resettle({ policy });
+  /**
+   * Replaces the `tools` given in code (`createHost({ tools })`), laid over the config file's as
+   * at start: its `allow` replaces the file's, its `deny` adds to it. Invalid lists are a `ConfigError`.
+   */
+  setPolicy(tools: NonNullable<ToolhostConfigInput['tools']>): void {
+    const outcome = parseConfig({ tools }, CODE_SOURCE);
+    if (!outcome.ok) throw new ConfigError(outcome.issues);
+    const { tools: _replaced, ...rest } = this.#codeConfig;
+    this.#codeConfig = {
+      ...rest,
+      ...(outcome.config.tools === undefined ? {} : { tools: outcome.config.tools }),
+    };
+    this.#resettle();
   }
 
   /** Replaces the availability facts given in code (the config's `signals` no longer apply). */
   setAvailability(availability: AvailabilityContext): void {
-    this.#resettle({ availability });
+    this.#availability = availability;
+    this.#resettle();
   }
 
-  #resettle(change: Pick<HostOptions, 'policy' | 'availability'>): void {
-    this.#options = { ...this.#options, ...change };
-    this.#settings = hostSettings(this.#options, this.#state.config);
+  #settle(): EffectiveSettings {
+    return effectiveSettings(
+      this.#config,
+      this.#availability === undefined ? {} : { availability: this.#availability },
+      process.env,
+    );
+  }
+
+  #resettle(): void {
+    this.#config = layerConfig(this.#state.config, this.#codeConfig);
+    this.#settings = this.#settle();
     this.#pipeline.rebuild('api');
   }
 
@@ -232,10 +277,11 @@ export class ToolHost {
     const settle =
       config && file !== undefined
         ? async () => {
-            const state = await rereadConfig(file, this.#state, typeof this.#options.config === 'string');
+            const state = await rereadConfig(file, this.#state, this.#code.configFile !== undefined);
             if ('kind' in state) return state;
             this.#state = state;
-            this.#settings = hostSettings(this.#options, state.config);
+            this.#config = layerConfig(state.config, this.#codeConfig);
+            this.#settings = this.#settle();
             return undefined;
           }
         : undefined;
@@ -248,15 +294,14 @@ export class ToolHost {
   async start(): Promise<void> {
     const outcome = await this.#run({ kind: 'start' }, 'start', false);
     if ('kind' in outcome) throw new Error(outcome.message);
-    if (this.#options.watch === true) await this.watch();
+    if (this.#code.watch === true) await this.watch();
   }
 
   /** Starts watching the plugins folder and the config file; resolves once the watcher is ready. */
   async watch(): Promise<void> {
     if (this.#watcher !== undefined || this.#closed) return;
-    const plugins = this.#options.plugins;
     this.#watcher = watchProject({
-      pluginsDir: pluginsDirOf(this.#root, plugins === false ? undefined : plugins?.dir),
+      pluginsDir: pluginsDirOf(this.#root, this.#code.pluginsDir || undefined),
       configFile: this.#configFile ?? path.join(this.#root, 'toolhost.config.json'),
       onBatch: (batch) => {
         const ids = [...batch.plugins];
@@ -288,16 +333,20 @@ export class ToolHost {
 }
 
 /**
- * Creates a host: reads and validates the config (an invalid one is a `ConfigError` listing every
- * problem with its file and path: the host refuses to start), brings up its sources (plugins, MCP
- * servers), and with `watch: true` starts watching.
+ * Creates a host: validates the options (the config file's keys by the config file's schema, and
+ * the code-only ones), reads and validates the config file, lays the config given in code over it
+ * (`layerConfig`), brings up its sources (plugins, MCP servers), and with `watch: true` starts
+ * watching. Invalid options or an invalid file are a `ConfigError` listing every problem with
+ * where it is (`createHost options` or the file) and its path: the host refuses to start.
  */
 export async function createHost(options: HostOptions = {}): Promise<ToolHost> {
-  const root = path.resolve(options.root ?? process.cwd());
-  const { file, ...state } = await readStartConfig(options, root);
-  if (options.plugins !== false)
-    checkInlineSandbox(options.plugins?.sandbox ?? state.config.sandbox ?? 'process');
-  const host = new ToolHost({ ...options, root }, state, file);
+  const split = splitHostOptions(options);
+  if ('issues' in split) throw new ConfigError(split.issues);
+  const root = path.resolve(split.code.root ?? process.cwd());
+  const { file, ...state } = await readStartConfig(split.code.configFile, root);
+  if (split.code.pluginsDir !== false)
+    checkInlineSandbox(split.config.sandbox ?? state.config.sandbox ?? 'process');
+  const host = new ToolHost({ ...split.code, root }, split.config, state, file);
   try {
     await host.start();
   } catch (error) {

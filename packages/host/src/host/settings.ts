@@ -1,20 +1,14 @@
 import type { AvailabilityContext } from '@toolhost/plugin-sdk';
-import { type CallLimits, type LimitsTable, resolveLimits, type SandboxLimits } from '../config/limits.js';
+import { type CallLimits, type LimitsTable, resolveLimits } from '../config/limits.js';
 import type { ToolhostConfig } from '../config/schema.js';
 import type { BuiltinToolsOptions } from '../sources/builtin/index.js';
 import type { PluginSettings } from '../sources/plugins/manager.js';
 import type { ToolPolicy } from '../types.js';
-import type { HostOptions } from './types.js';
 
-/** Options that override the config file, field by field. */
+/** What code gives beside the config (the config given in code is already laid over the file's). */
 export interface SettingOverrides {
-  readonly builtins?: Omit<BuiltinToolsOptions, 'root'> | false;
-  readonly policy?: ToolPolicy;
+  /** Availability facts; replace the config's `signals`. */
   readonly availability?: AvailabilityContext;
-  readonly limits?: Partial<CallLimits>;
-  readonly pluginSettings?: Readonly<Record<string, PluginSettings>>;
-  readonly pluginLimits?: Partial<SandboxLimits>;
-  readonly mcpCallTimeoutMs?: number;
 }
 
 /** Everything the host derives from the config and the API options. */
@@ -48,29 +42,22 @@ function envOf(config: ToolhostConfig, env: NodeJS.ProcessEnv): Record<string, s
   return Object.fromEntries(names.map((name) => [name, env[name]]));
 }
 
-/**
- * Merges the config file and the API options: an option given in code wins over the file, except
- * deny lists, which add up (a deny in either place denies).
- */
+/** The settings of a config (the file's, with the code's laid over it: see `layerConfig`). */
 export function effectiveSettings(
   config: ToolhostConfig,
   overrides: SettingOverrides,
   env: NodeJS.ProcessEnv,
 ): EffectiveSettings {
-  const builtins = overrides.builtins ?? builtinsOf(config);
-  const allow = overrides.policy?.allow ?? config.tools?.allow;
-  const deny = [...(config.tools?.deny ?? []), ...(overrides.policy?.deny ?? [])];
-  const limitsTable = resolveLimits(config.limits, {
-    ...(overrides.limits === undefined ? {} : { call: overrides.limits }),
-    ...(overrides.pluginLimits === undefined ? {} : { plugin: overrides.pluginLimits }),
-    ...(overrides.mcpCallTimeoutMs === undefined ? {} : { mcpCallTimeoutMs: overrides.mcpCallTimeoutMs }),
-  });
+  const builtins = builtinsOf(config);
+  const allow = config.tools?.allow;
+  const deny = config.tools?.deny;
+  const limitsTable = resolveLimits(config.limits);
   return {
     builtins,
     policy: {
-      builtins: builtins !== false && overrides.policy?.builtins !== false,
+      builtins: builtins !== false,
       ...(allow === undefined ? {} : { allow }),
-      ...(deny.length === 0 ? {} : { deny }),
+      ...(deny === undefined || deny.length === 0 ? {} : { deny }),
     },
     limitsTable,
     limits: limitsTable.call,
@@ -80,27 +67,6 @@ export function effectiveSettings(
       ...(config.signals?.config === undefined ? {} : { config: config.signals.config }),
       ...(config.signals?.context === undefined ? {} : { context: config.signals.context }),
     },
-    pluginSettings: {
-      ...(config.plugins as Record<string, PluginSettings> | undefined),
-      ...overrides.pluginSettings,
-    },
+    pluginSettings: (config.plugins ?? {}) as Readonly<Record<string, PluginSettings>>,
   };
-}
-
-/** The settings of a host: its config file, with the options given in code over it. */
-export function hostSettings(options: HostOptions, config: ToolhostConfig): EffectiveSettings {
-  const plugins = options.plugins === false ? undefined : options.plugins;
-  return effectiveSettings(
-    config,
-    {
-      ...(options.builtins === undefined ? {} : { builtins: options.builtins }),
-      ...(options.policy === undefined ? {} : { policy: options.policy }),
-      ...(options.availability === undefined ? {} : { availability: options.availability }),
-      ...(options.limits === undefined ? {} : { limits: options.limits }),
-      ...(plugins?.settings === undefined ? {} : { pluginSettings: plugins.settings }),
-      ...(plugins?.limits === undefined ? {} : { pluginLimits: plugins.limits }),
-      ...(options.mcp?.callTimeoutMs === undefined ? {} : { mcpCallTimeoutMs: options.mcp.callTimeoutMs }),
-    },
-    process.env,
-  );
 }

@@ -1,10 +1,8 @@
 import type { AvailabilityContext, ToolDefinition, ToolDiagnostic } from '@toolhost/plugin-sdk';
-import type { CallLimits, SandboxLimits } from '../config/limits.js';
+import type * as z from 'zod';
 import type { ConfigIssue } from '../config/load.js';
-import type { ToolhostConfig } from '../config/schema.js';
-import type { BuiltinToolsOptions } from '../sources/builtin/types.js';
-import type { PluginSettings } from '../sources/plugins/manager.js';
-import type { RegistryDiagnostic, ToolHooks, ToolPolicy } from '../types.js';
+import type { configSchema } from '../config/schema.js';
+import type { RegistryDiagnostic, ToolHooks } from '../types.js';
 
 /** A tool that became hidden, and why. */
 export interface NewlyHidden {
@@ -44,54 +42,57 @@ export type ChangeListener = (change: HostChange) => void;
 /** Hears each error outside any call (`host.on('error', …)`). */
 export type ErrorListener = (error: HostError) => void;
 
-/** How to create a host (`createHost`); each field overrides the config file's. */
-export interface HostOptions {
+/**
+ * How to create a host (`createHost`): the config file's keys, with the same shape and the same
+ * validation (`toolhost.config.json` passed as an object gives the same host), plus the options
+ * that only code can give ({@link HostCodeOptions}). An unknown key is a `ConfigError` naming it.
+ * The config given here is laid over the config file's, key by key (see `layerConfig`).
+ */
+export type HostOptions = ToolhostConfigInput & HostCodeOptions;
+
+/** What `toolhost.config.json` holds, as code passes it to `createHost` (readonly arrays welcome). */
+export type ToolhostConfigInput = DeepReadonly<z.input<typeof configSchema>>;
+
+/** `T` with every array and object readonly, all the way down. */
+type DeepReadonly<T> = T extends (...args: never[]) => unknown
+  ? T
+  : T extends readonly (infer E)[]
+    ? readonly DeepReadonly<E>[]
+    : T extends object
+      ? { readonly [K in keyof T]: DeepReadonly<T[K]> }
+      : T;
+
+/** The options of `createHost` that are not in the config file: paths, code, functions. */
+export interface HostCodeOptions {
   /** The project root: built-in tools are confined to it; plugins live in `<root>/plugins`. Default: cwd. */
   readonly root?: string;
-  /** The config: a file path, or the config itself. Default `<root>/toolhost.config.json` (optional). */
-  readonly config?: string | ToolhostConfig;
-  /** Built-in tool options, or `false`; overrides the config's `builtins`. */
-  readonly builtins?: Omit<BuiltinToolsOptions, 'root' | 'controlPaths' | 'callTimeoutMs'> | false;
-  /** Allow/deny policy; `allow` overrides the config's, `deny` adds to it. */
-  readonly policy?: ToolPolicy;
+  /**
+   * The config file, relative to the root: it must exist when named. Default
+   * `<root>/toolhost.config.json`, read when it exists. `false`: read no file, the config is only
+   * what is given here.
+   */
+  readonly configFile?: string | false;
+  /** The plugins folder, relative to the root (default `<root>/plugins`); `false` loads no plugins at all. */
+  readonly pluginsDir?: string | false;
+  /** Set false to skip the `.toolhost/cache/` bundle and manifest cache. Default true. */
+  readonly cache?: boolean;
+  /** Watch the plugins folder and the config file, rebuilding on every change. Default false. */
+  readonly watch?: boolean;
   /** Tools handed in through the API. */
   readonly customTools?: readonly ToolDefinition[];
   /** Host-wide hooks. */
   readonly hooks?: readonly ToolHooks[];
-  /** Availability facts; overrides the config's `signals` (default: from config and `process.env`). */
+  /**
+   * Availability facts (environment, auth, config tree, context); replaces the config's `signals`
+   * (default: from `signals` and `process.env`). Its `env` is also where granted variables are read.
+   */
   readonly availability?: AvailabilityContext;
-  /** Per-call limits; override the config's. */
-  readonly limits?: Partial<CallLimits>;
-  /** Plugin options, or `false` for no plugins at all. */
-  readonly plugins?: PluginsOptions | false;
-  /** Watch the plugins folder and the config file, rebuilding on every change. Default false. */
-  readonly watch?: boolean;
-  /** How the MCP servers of `mcpServers` are bridged: call timeout, reconnect backoff, diagnostics. */
+  /** How the MCP servers of `mcpServers` are connected: handshake timeout, reconnect backoff, diagnostics. */
   readonly mcp?: HostMcpOptions;
 }
 
-/** How plugins are found and run; each field overrides the config file. */
-export interface PluginsOptions {
-  /** Default `<root>/plugins`. */
-  readonly dir?: string;
-  /**
-   * `process` (default): isolates live in a supervised executor process, so a plugin that crashes
-   * V8 cannot take the host down. `inline`: isolates in this process — faster calls, no such
-   * protection, and the host must run with `--no-node-snapshot`.
-   */
-  readonly sandbox?: 'process' | 'inline';
-  /** `plugins.<id>` settings: enabled, config, grants, limits, hook scope. */
-  readonly settings?: Readonly<Record<string, PluginSettings>>;
-  /** Default sandbox limits for every plugin. */
-  readonly limits?: Partial<SandboxLimits>;
-  /** Set false to skip the `.toolhost/cache/` bundle and manifest cache. */
-  readonly cache?: boolean;
-}
-
-/** How the MCP servers of `mcpServers` are bridged. */
+/** How the MCP servers of `mcpServers` are connected (their call timeout is `limits.mcpCallTimeoutMs`). */
 export interface HostMcpOptions {
-  /** Wall clock of one call to a bridged server, ms; overrides `limits.mcpCallTimeoutMs`. */
-  readonly callTimeoutMs?: number;
   /** Limit of the initialize handshake and of each `tools/list`, ms; default 15 000. */
   readonly connectTimeoutMs?: number;
   /** Reconnect delays: `initialMs`, doubled after each failure, at most `maxMs`; default 1 000 / 30 000. */

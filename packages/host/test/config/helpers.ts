@@ -31,7 +31,7 @@ export function tempProject() {
     },
     /** `createHost` rooted in the temp folder, without plugins unless asked. */
     async start(options: HostOptions = {}): Promise<ToolHost> {
-      const host = await createHost({ root: dir, plugins: false, ...options });
+      const host = await createHost({ root: dir, pluginsDir: false, ...options });
       hosts.push(host);
       return host;
     },

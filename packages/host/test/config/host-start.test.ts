@@ -1,7 +1,7 @@
 import * as path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ConfigError } from '../../src/config/load.js';
-import type { ToolhostConfig } from '../../src/config/schema.js';
+import type { HostOptions } from '../../src/host/types.js';
 import { hiddenReasons, rejectionOf, tempProject } from './helpers.js';
 
 const project = tempProject();
@@ -15,12 +15,12 @@ describe('createHost with a config', () => {
       name: 'ConfigError',
       code: 'invalid-config',
       issues: expect.arrayContaining([
-        { file, path: 'plugins.notes', message: 'unknown key(s): grantz' },
+        { file, path: 'plugins.notes', message: 'unknown key(s): grantz (did you mean "grants"?)' },
         { file, path: 'limits.timeoutMs', message: expect.any(String) },
       ]),
     });
     const { message } = error as ConfigError;
-    expect(message).toContain(`${file}: plugins.notes: unknown key(s): grantz`);
+    expect(message).toContain(`${file}: plugins.notes: unknown key(s): grantz (did you mean "grants"?)`);
     expect(message).toContain(`${file}: limits.timeoutMs:`);
   });
 
@@ -39,7 +39,7 @@ describe('createHost with a config', () => {
   });
 
   it('rejects an explicit config path that does not exist', async () => {
-    const error = await rejectionOf(project.start({ config: 'missing.json' }));
+    const error = await rejectionOf(project.start({ configFile: 'missing.json' }));
     expect(error).toMatchObject({
       code: 'invalid-config',
       issues: [
@@ -54,23 +54,29 @@ describe('createHost with a config', () => {
 
   it('reads an explicit config path relative to the root', async () => {
     await project.write({ tools: { deny: ['write'] } }, 'custom.json');
-    const host = await project.start({ config: 'custom.json' });
+    const host = await project.start({ configFile: 'custom.json' });
     expect(host.config).toEqual({ tools: { deny: ['write'] } });
     expect(host.registry.tools.has('write')).toBe(false);
   });
 
-  it('takes the config as an object, and ignores the default file then', async () => {
+  it('takes the config keys in code, and with configFile: false ignores the default file', async () => {
     await project.write({ tools: { deny: ['read'] } });
-    const host = await project.start({ config: { tools: { deny: ['write'] } } });
+    const host = await project.start({ configFile: false, tools: { deny: ['write'] } });
     expect(hiddenReasons(host.plan()).get('write')).toEqual(['policy-denied']);
     expect(host.registry.tools.has('read')).toBe(true);
   });
 
-  it('validates a config object as strictly as a file', async () => {
+  it('validates the config keys given in code as strictly as a file', async () => {
     const config: unknown = { tools: { deny: ['write'], alow: ['read'] } };
-    expect(await rejectionOf(project.start({ config: config as ToolhostConfig }))).toMatchObject({
+    expect(await rejectionOf(project.start(config as HostOptions))).toMatchObject({
       code: 'invalid-config',
-      issues: [{ file: '(config object)', path: 'tools', message: 'unknown key(s): alow' }],
+      issues: [
+        {
+          file: 'createHost options',
+          path: 'tools',
+          message: 'unknown key(s): alow (did you mean "allow"?)',
+        },
+      ],
     });
   });
 });

@@ -63,19 +63,28 @@ describe('loadConfigFile', () => {
 
   it('names an unknown key at the root', async () => {
     expect(await issuesOf({ toolz: { deny: ['write'] } })).toEqual([
-      expect.objectContaining({ path: '(root)', message: 'unknown key(s): toolz' }),
+      expect.objectContaining({ path: '(root)', message: 'unknown key(s): toolz (did you mean "tools"?)' }),
     ]);
   });
 
   it('names an unknown nested key with the path of its object', async () => {
     expect(await issuesOf({ plugins: { notes: { grantz: { net: ['x.com'] } } } })).toEqual([
-      expect.objectContaining({ path: 'plugins.notes', message: 'unknown key(s): grantz' }),
+      expect.objectContaining({
+        path: 'plugins.notes',
+        message: 'unknown key(s): grantz (did you mean "grants"?)',
+      }),
     ]);
     expect(await issuesOf({ builtins: { exec: { enabeld: true } } })).toEqual([
-      expect.objectContaining({ path: 'builtins.exec', message: 'unknown key(s): enabeld' }),
+      expect.objectContaining({
+        path: 'builtins.exec',
+        message: 'unknown key(s): enabeld (did you mean "enabled"?)',
+      }),
     ]);
     expect(await issuesOf({ mcpServers: { files: { command: 'npx', argz: [] } } })).toEqual([
-      expect.objectContaining({ path: 'mcpServers.files', message: 'unknown key(s): argz' }),
+      expect.objectContaining({
+        path: 'mcpServers.files',
+        message: 'unknown key(s): argz (did you mean "args"?)',
+      }),
     ]);
   });
 
@@ -122,7 +131,9 @@ describe('loadConfigFile', () => {
         'sandbox',
       ].sort(),
     );
-    expect(issues.find((i) => i.path === '(root)')?.message).toBe('unknown key(s): toolz');
+    expect(issues.find((i) => i.path === '(root)')?.message).toBe(
+      'unknown key(s): toolz (did you mean "tools"?)',
+    );
     expect(issues.find((i) => i.path === 'sandbox')?.message).toMatch(/process.*inline/);
   });
 });

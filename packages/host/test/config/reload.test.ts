@@ -77,7 +77,7 @@ describe('reload with a config file', () => {
 
   it('reports a config file that was deleted, and keeps the last good config', async () => {
     const file = await project.write({ tools: { deny: ['write'] } }, 'custom.json');
-    const host = await project.start({ config: 'custom.json' });
+    const host = await project.start({ configFile: 'custom.json' });
     await rm(file);
     expect(await host.reload()).toMatchObject({
       kind: 'config',

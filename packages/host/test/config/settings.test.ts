@@ -42,7 +42,7 @@ describe('config and API settings, merged', () => {
 
   it('adds the API deny list to the config one', async () => {
     await project.write({ tools: { deny: ['write'] } });
-    const host = await project.start({ policy: { deny: ['edit'] } });
+    const host = await project.start({ tools: { deny: ['edit'] } });
     expect(visibleNames(host.plan())).toEqual(['grep', 'ls', 'read']);
     expect(hiddenReasons(host.plan()).get('edit')).toEqual(['policy-denied']);
     expect(hiddenReasons(host.plan()).get('write')).toEqual(['policy-denied']);
@@ -51,7 +51,7 @@ describe('config and API settings, merged', () => {
   it('lets the API allow list replace the config one', async () => {
     await project.write({ tools: { allow: ['ls', 'grep'] } });
     expect(visibleNames((await project.start()).plan())).toEqual(['grep', 'ls']);
-    expect(visibleNames((await project.start({ policy: { allow: ['read'] } })).plan())).toEqual(['read']);
+    expect(visibleNames((await project.start({ tools: { allow: ['read'] } })).plan())).toEqual(['read']);
   });
 
   it('keeps the config deny list when setPolicy replaces the API policy', async () => {

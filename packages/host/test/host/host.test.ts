@@ -15,14 +15,14 @@ const hello = defineTool({
 
 describe('ToolHost', () => {
   it('registers built-ins (exec off by default) and custom tools', async () => {
-    const host = await createHost({ plugins: false, customTools: [hello] });
+    const host = await createHost({ pluginsDir: false, customTools: [hello] });
     expect([...host.registry.tools.keys()].sort()).toEqual(['edit', 'grep', 'hello', 'ls', 'read', 'write']);
     expect(host.registry.tools.get('read')?.descriptor.owner).toEqual({ kind: 'core' });
     expect(host.registry.tools.get('hello')?.descriptor.owner).toEqual({ kind: 'custom' });
   });
 
   it('leaves built-ins out when disabled', async () => {
-    const host = await createHost({ plugins: false, builtins: false, customTools: [hello] });
+    const host = await createHost({ pluginsDir: false, builtins: false, customTools: [hello] });
     expect([...host.registry.tools.keys()]).toEqual(['hello']);
     expect(host.plan().hidden.map((h) => [h.descriptor.name, h.diagnostics[0]?.reason])).toContainEqual([
       'read',
@@ -31,7 +31,7 @@ describe('ToolHost', () => {
   });
 
   it('rebuilds the whole Map when a custom tool is added, and the disposer removes it', async () => {
-    const host = await createHost({ plugins: false, builtins: false });
+    const host = await createHost({ pluginsDir: false, builtins: false });
     const changes: HostChange[] = [];
     host.onChange((change) => changes.push(change));
     const before = host.registry.tools;
@@ -51,7 +51,7 @@ describe('ToolHost', () => {
       input: z.object({}),
       execute: () => 'mine',
     });
-    const host = await createHost({ plugins: false, customTools: [read] });
+    const host = await createHost({ pluginsDir: false, customTools: [read] });
     const outcome = await host.session().call('read', {});
     expect(resultText(outcome.result)).toBe('mine');
     expect(host.registry.diagnostics).toContainEqual(
@@ -65,7 +65,7 @@ describe('ToolHost', () => {
   });
 
   it('hides a custom tool whose name a model API would reject, and never offers it to a model', async () => {
-    const host = await createHost({ plugins: false, builtins: false, customTools: [hello] });
+    const host = await createHost({ pluginsDir: false, builtins: false, customTools: [hello] });
     host.addTool({ ...hello, name: 'say hello' } as typeof hello);
     const session = host.session();
     expect(session.tools('anthropic').map((t) => t.name)).toEqual(['hello']);
@@ -79,7 +79,7 @@ describe('ToolHost', () => {
   });
 
   it('applies a new policy to the next call of an existing session', async () => {
-    const host = await createHost({ plugins: false, builtins: false, customTools: [hello] });
+    const host = await createHost({ pluginsDir: false, builtins: false, customTools: [hello] });
     const session = host.session();
     expect((await session.call('hello', { who: 'a' })).result.isError).toBeUndefined();
     host.setPolicy({ deny: ['hello'] });
@@ -89,7 +89,7 @@ describe('ToolHost', () => {
   });
 
   it('merges plugin and MCP sources through setSource and reports the change', async () => {
-    const host = await createHost({ plugins: false, builtins: false });
+    const host = await createHost({ pluginsDir: false, builtins: false });
     host.setSource({ kind: 'plugin', id: 'p', tools: [fakeTool('p_tool', 'plugin', 'p')] });
     expect(host.registry.tools.get('p_tool')?.source).toBe('plugin');
     const change = (() => {
@@ -105,7 +105,7 @@ describe('ToolHost', () => {
   });
 
   it('runs host hooks for every session until disposed', async () => {
-    const host = await createHost({ plugins: false, builtins: false, customTools: [hello] });
+    const host = await createHost({ pluginsDir: false, builtins: false, customTools: [hello] });
     const dispose = host.addHooks({
       name: 'deny-all',
       beforeToolCall: () => ({ block: true, reason: 'closed' }),
@@ -117,7 +117,7 @@ describe('ToolHost', () => {
   });
 
   it('keeps notifying other listeners when one throws', async () => {
-    const host = await createHost({ plugins: false, builtins: false });
+    const host = await createHost({ pluginsDir: false, builtins: false });
     let notified = false;
     host.onChange(() => {
       throw new Error('bad listener');
@@ -150,7 +150,7 @@ describe('ToolHost.close', () => {
         return 'done';
       },
     });
-    const host = await createHost({ plugins: false, builtins: false, customTools: [slow] });
+    const host = await createHost({ pluginsDir: false, builtins: false, customTools: [slow] });
     const call = host.session().call('slow', {});
     await running;
     let closed = false;

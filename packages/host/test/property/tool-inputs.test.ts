@@ -79,7 +79,7 @@ describe('tool calls under generated junk', () => {
   let host: ToolHost;
   let session: Session;
   beforeAll(async () => {
-    host = await createHost({ plugins: false, customTools: [zodTool] });
+    host = await createHost({ pluginsDir: false, customTools: [zodTool] });
     host.setSource({ kind: 'custom', id: 'fuzz', tools: [schemaTool] });
     session = host.session();
   });

@@ -13,7 +13,7 @@ let sb: Sandbox;
 let host: ToolHost;
 beforeEach(async () => {
   sb = await makeSandbox();
-  host = await createHost({ root: sb.root, plugins: false, config: {} });
+  host = await createHost({ root: sb.root, pluginsDir: false, configFile: false });
 });
 afterEach(async () => {
   await host.close();

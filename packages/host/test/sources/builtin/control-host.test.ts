@@ -25,7 +25,7 @@ async function start(config: unknown, options: Omit<HostOptions, 'root'> = {}): 
   root = await mkdtemp(path.join(tmpdir(), 'toolhost-control-'));
   await mkdir(path.join(root, 'plugins'));
   await writeFile(path.join(root, 'toolhost.config.json'), JSON.stringify(config));
-  host = await createHost({ root, plugins: false, availability: { env: {} }, ...options });
+  host = await createHost({ root, pluginsDir: false, availability: { env: {} }, ...options });
   host.on('change', (change) => changes.push(change));
   return host;
 }
@@ -86,10 +86,10 @@ describe('a model cannot widen its own policy through the config file', () => {
     expect((await reloaded).added).toContain('exec');
   });
 
-  it('builtins given in code open them too, and replace the config file’s builtins', async () => {
+  it('builtins given in code open them too, laid over the config file’s key by key', async () => {
     const running = await start(
       { builtins: { controlFiles: { config: 'write' } } },
-      { builtins: { controlFiles: { plugins: 'write' } } },
+      { builtins: { controlFiles: { config: 'none', plugins: 'write' } } },
     );
     const session = running.session();
     const plugin = await session.call('write', { path: 'plugins/mine/index.ts', content: 'export {}' });
@@ -108,8 +108,10 @@ describe('the host tells the tools where its control files are', () => {
     await writeFile(path.join(root, 'conf/agent.json'), '{}');
     host = await createHost({
       root,
-      config: 'conf/agent.json',
-      plugins: { dir: path.join(root, 'ext'), sandbox: 'inline', cache: false },
+      configFile: 'conf/agent.json',
+      pluginsDir: path.join(root, 'ext'),
+      sandbox: 'inline',
+      cache: false,
       availability: { env: {} },
     });
     const session = host.session();
