@@ -322,7 +322,7 @@ async function servePath(root, sandbox) {
 async function hostPath({ key, label, goal, childLabel, options, tool }) {
   const host = await createHost({ builtins: false, ...options });
   const executors = () =>
-    options.plugins?.sandbox === 'process'
+    options.sandbox === 'process'
       ? // Through the host's sandbox plumbing when it says, else by command line.
         [host.sandbox?.pid ?? childrenOf(process.pid).find(isExecutor)].filter((pid) => pid !== undefined)
       : [];

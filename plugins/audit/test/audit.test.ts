@@ -106,7 +106,8 @@ describe('audit plugin', () => {
       expect(host.plugins[0]).toMatchObject({ id: 'audit', status: 'failed' });
       expect(visibleNames(host)).toEqual(['shout']);
       const message =
-        'plugin "audit" has an invalid config: plugins.audit.config.blockedWords: blockedWords must be a list of words';
+        'plugin "audit" has an invalid config: plugins.audit.config.blockedWords: blockedWords must be a list of words. ' +
+        'Fix: correct plugins.audit.config in toolhost.config.json, shaped { blockedWords?: string[], tag?: string }';
       expect(host.plugins[0]?.diagnostics).toEqual([message]);
       expect(hiddenEntry(host, 'audit_echo')?.diagnostics).toEqual([
         { reason: 'plugin-load-failed', message },
@@ -121,7 +122,8 @@ describe('audit plugin', () => {
       expect(hiddenEntry(host, 'audit_echo')?.diagnostics[0]?.message).toBe(
         'plugin "audit" has an invalid config: ' +
           'plugins.audit.config.blockedWords.1: a blocked word must not be empty; ' +
-          'plugins.audit.config.tag: tag must be 1-32 letters, digits, "_", "-" or "."',
+          'plugins.audit.config.tag: tag must be 1-32 letters, digits, "_", "-" or ".". ' +
+          'Fix: correct plugins.audit.config in toolhost.config.json, shaped { blockedWords?: string[], tag?: string }',
       );
     });
 

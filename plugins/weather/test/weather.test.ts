@@ -261,7 +261,8 @@ describe('weather plugin', () => {
         {
           reason: 'plugin-load-failed',
           message:
-            'plugin "weather" has an invalid config: plugins.weather.config.baseUrl: baseUrl must be an http(s) URL without query or fragment, e.g. https://api.open-meteo.com',
+            'plugin "weather" has an invalid config: plugins.weather.config.baseUrl: baseUrl must be an http(s) URL without query or fragment, e.g. https://api.open-meteo.com. ' +
+            'Fix: correct plugins.weather.config in toolhost.config.json, shaped { baseUrl?: string }',
         },
       ]);
     });

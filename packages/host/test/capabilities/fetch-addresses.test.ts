@@ -290,7 +290,7 @@ describe('resolution failures', () => {
     const hang: FetchResolver = () => new Promise(() => {});
     const slow = plugin(['slow.example.test'], [], hang, { limits: { fetchTimeoutMs: 100 } });
     await expect(fetchVia(slow, 'http://slow.example.test/')).rejects.toThrow(
-      'ctx.fetch to "slow.example.test" timed out after 100 ms (the fetchTimeoutMs limit)',
+      'ctx.fetch to "slow.example.test" timed out after 100 ms (the fetchTimeoutMs limit; raise plugins.demo.limits.fetchTimeoutMs in the config to allow more)',
     );
     const controller = new AbortController();
     const pending = fetchVia(

@@ -14,7 +14,7 @@ describe("sandbox 'inline' without --no-node-snapshot", () => {
     try {
       const script =
         `const { createHost } = await import(${JSON.stringify(pathToFileURL(DIST).href)});` +
-        `try { await createHost({ root: ${JSON.stringify(root)}, plugins: { sandbox: 'inline' } }); console.log('started'); }` +
+        `try { await createHost({ root: ${JSON.stringify(root)}, sandbox: 'inline' }); console.log('started'); }` +
         'catch (e) { console.log(e.code + ": " + e.message); }';
       const run = spawnSync(process.execPath, ['--input-type=module', '-e', script], {
         encoding: 'utf8',
