@@ -16,17 +16,24 @@
  * promoted again. The short ones are V8 at work inside a quick tool — its optimizing compiler
  * tiers up the hot code once, a few hundred calls in, and a garbage collection runs now and then —
  * and sending the tool to the slow path for good on the first of them would cost every later call.
+ * After a short stall the tool is undecided again: promoted by its next quick call that runs alone,
+ * or else, under sustained concurrent load (where no call runs alone and an isolate's CPU cannot be
+ * told apart per call), after {@link PROBATION_CALLS} calls on the async path. Without the second
+ * way, one collection during a burst sent every later call of the burst down the slow path.
  */
 export const PROMOTE_CPU_MS = 2;
 export const DEMOTE_MS = 5;
 export const SHORT_STALL_MS = 50;
 export const MAX_SHORT_STALLS = 8;
+export const PROBATION_CALLS = 100;
 
 export class EntryModes {
   /** `sync` once promoted; `async` for good; absent while undecided. */
   readonly #mode = new Map<string, 'sync' | 'async'>();
   /** Long sync entries of each tool so far. */
   readonly #stalls = new Map<string, number>();
+  /** Async calls left before a tool demoted by a short stall takes sync entries again. */
+  readonly #probation = new Map<string, number>();
 
   isSync(key: string): boolean {
     return this.#mode.get(key) === 'sync';
@@ -39,7 +46,20 @@ export class EntryModes {
 
   /** After an async entry that ran alone in the isolate and used `cpuMs` of it. */
   afterAsyncEntry(key: string, cpuMs: number): void {
-    if (!this.#mode.has(key) && cpuMs < PROMOTE_CPU_MS) this.#mode.set(key, 'sync');
+    if (!this.#mode.has(key) && cpuMs < PROMOTE_CPU_MS) this.#promote(key);
+  }
+
+  /** A call of `key` entered async (counts down a probation). */
+  enteredAsync(key: string): void {
+    const left = this.#probation.get(key);
+    if (left === undefined) return;
+    if (left > 1) this.#probation.set(key, left - 1);
+    else if (!this.#mode.has(key)) this.#promote(key);
+  }
+
+  #promote(key: string): void {
+    this.#mode.set(key, 'sync');
+    this.#probation.delete(key);
   }
 
   /** Whether a sync entry that held the thread `wallMs` needs its CPU time read ({@link afterLongSyncEntry}). */
@@ -52,7 +72,12 @@ export class EntryModes {
     if (cpuMs <= DEMOTE_MS) return;
     const stalls = (this.#stalls.get(key) ?? 0) + 1;
     this.#stalls.set(key, stalls);
-    if (cpuMs < SHORT_STALL_MS && stalls <= MAX_SHORT_STALLS) this.#mode.delete(key);
-    else this.#mode.set(key, 'async');
+    if (cpuMs < SHORT_STALL_MS && stalls <= MAX_SHORT_STALLS) {
+      this.#mode.delete(key);
+      this.#probation.set(key, PROBATION_CALLS);
+    } else {
+      this.#mode.set(key, 'async');
+      this.#probation.delete(key);
+    }
   }
 }

@@ -372,6 +372,7 @@ export class PluginIsolate {
     this.#waiting.set(callId, call.settle);
     this.#callKey.set(callId, key);
     if (!(this.#modes.isSync(key) && this.#asyncEntries === 0)) {
+      this.#modes.enteredAsync(key);
       const cpuBefore = this.#isolate.cpuTime;
       const alone = this.#active === 0;
       const entered = this.#enterAsync(entry, kind, json);

@@ -3,6 +3,7 @@ import {
   DEMOTE_MS,
   EntryModes,
   MAX_SHORT_STALLS,
+  PROBATION_CALLS,
   PROMOTE_CPU_MS,
   SHORT_STALL_MS,
 } from '../../src/sandbox/entry-modes.js';
@@ -48,6 +49,29 @@ describe('EntryModes: which tools take sync entries', () => {
     modes.afterLongSyncEntry('t', DEMOTE_MS + 1);
     expect(modes.undecided('t')).toBe(false);
     modes.afterAsyncEntry('t', 0);
+    expect(modes.isSync('t')).toBe(false);
+  });
+
+  it(`after a short stall, ${PROBATION_CALLS} async calls promote the tool again though none ran alone`, () => {
+    const modes = new EntryModes();
+    modes.afterAsyncEntry('t', 0);
+    modes.afterLongSyncEntry('t', DEMOTE_MS + 1);
+    for (let call = 1; call < PROBATION_CALLS; call++) modes.enteredAsync('t');
+    expect(modes.isSync('t')).toBe(false);
+    modes.enteredAsync('t');
+    expect(modes.isSync('t')).toBe(true);
+    // A tool never promoted is on no probation: async calls alone do not promote it.
+    for (let call = 0; call <= PROBATION_CALLS; call++) modes.enteredAsync('new');
+    expect(modes.isSync('new')).toBe(false);
+  });
+
+  it('a long stall ends a probation: the tool stays async for good', () => {
+    const modes = new EntryModes();
+    modes.afterAsyncEntry('t', 0);
+    modes.afterLongSyncEntry('t', DEMOTE_MS + 1);
+    modes.afterAsyncEntry('t', 0);
+    modes.afterLongSyncEntry('t', SHORT_STALL_MS);
+    for (let call = 0; call <= PROBATION_CALLS; call++) modes.enteredAsync('t');
     expect(modes.isSync('t')).toBe(false);
   });
 
