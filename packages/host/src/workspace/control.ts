@@ -1,8 +1,10 @@
 /**
- * The host's control files — the config file in force, the plugins folder and `.toolhost/` — as
- * the built-in tools see them. A watching host reloads them, so a model that could write them
- * could widen its own policy (turn `exec` on, grant a plugin the network). Closed by default;
- * the operator opens them through `builtins.controlFiles`.
+ * The host's control files — the config file in force, the plugins folder, `.toolhost/` and the
+ * host's own code — as the built-in tools and plugins' `ctx.fs` see them. A watching host reloads
+ * them, so a model or a plugin that could write them could widen its own policy (turn `exec` on,
+ * grant a plugin the network). For the built-in tools they are closed by default and the operator
+ * opens them through `builtins.controlFiles`; for plugins they are closed always (see
+ * {@link ControlGuard.forPlugins}).
  *
  * A target is matched against every control path in three ways, so no second name slips through:
  * - by real path (`confine` already resolved symlinks and `..`), against both the control path as
@@ -20,15 +22,37 @@ import { promises as fs, realpathSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { isInside } from '../../util/paths.js';
-import {
-  type Confined,
-  confine,
-  displayPath,
-  foldPath,
-  realpathAllowMissing,
-} from '../../workspace/confine.js';
-import type { ControlFileAccess, ControlPaths } from './types.js';
+import { isInside } from '../util/paths.js';
+import { type Confined, confine, displayPath, foldPath, realpathAllowMissing } from './confine.js';
+
+/**
+ * What the built-in tools may do with the host's control files. Writing them lets a model widen
+ * its own policy (turn `exec` on, grant a plugin the network) on the next reload, so both stay
+ * closed unless the operator opens them here. `<root>/.toolhost/` (the bundle cache) is never
+ * writable. Plugins get none of this: their `ctx.fs` never reaches a control file.
+ */
+export interface ControlFileAccess {
+  /**
+   * The config file in force: `none` (default; it may hold MCP server secrets in `headers` and
+   * `env`), `read`, or `write` (read and write: the model can change its own policy).
+   */
+  readonly config?: 'none' | 'read' | 'write';
+  /** The plugins folder: `read` (default) or `write` (the model may author plugins the host loads). */
+  readonly plugins?: 'read' | 'write';
+}
+
+/** Where the host's control files are; relative paths are resolved against the root. */
+export interface ControlPaths {
+  /** The config file in force. `<root>/toolhost.config.json` is protected as well, always. */
+  readonly configFile?: string;
+  /** The plugins folder. Default `<root>/plugins`. */
+  readonly pluginsDir?: string;
+  /**
+   * Folders of the host's own code, never writable (absolute). Default: the running host's and
+   * SDK's packages, and the `node_modules` folder they are installed in.
+   */
+  readonly hostCode?: readonly string[];
+}
 
 /** Which control path a refusal is about. */
 export type ControlKind = 'cache' | 'config' | 'host' | 'plugins';
