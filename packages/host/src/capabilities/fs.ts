@@ -7,6 +7,10 @@
  * - then on the real path, with the builtins' confinement (`confine` follows every symlink, a
  *   dangling one included), which must land inside the real path of an effective root. A link in
  *   one granted root may lead into another granted root; a link leading anywhere else is refused.
+ * - then against the host's control files (`ControlGuard.forPlugins`: by real path, case-folded
+ *   and by inode), whatever the grants: no write-like op on the config, plugins/, .toolhost/ or
+ *   host code (for `rm` and `rename`, nor on a folder holding one), no read of the config or
+ *   .toolhost/. The refusal's code is `control-file`.
  * Files are then opened with the builtins' safe open helpers, which re-check the opened
  * descriptor against that root.
  */
