@@ -44,6 +44,22 @@ describe.concurrent('toolhost doctor', () => {
     expect(code).toBe(0);
   });
 
+  it('warns when a plugin grant covers the host control files, which ctx.fs refuses whatever the grant', async () => {
+    const { stdout } = await doctor(['healthy'], {
+      plugins: { healthy: { grants: { fs: { read: ['.toolhost/cache'], write: ['.', 'data'] } } } },
+    });
+    expect(stdout).toContain(
+      '⚠ plugins.healthy.grants.fs.write: "." covers host control files (toolhost.config.json, plugins/, .toolhost/); ' +
+        'ctx.fs refuses to change them whatever the grant\n' +
+        '    fix: grant the folder that holds the plugin\'s data (say "data"), not one holding the host\'s control files',
+    );
+    expect(stdout).toContain(
+      '⚠ plugins.healthy.grants.fs.read: ".toolhost/cache" covers host control files (.toolhost/); ctx.fs refuses to read them',
+    );
+    expect(stdout).not.toContain('"data" covers');
+    expect(stdout).toMatch(/2 warnings\.\n$/);
+  });
+
   it('exits 1 for a permission that config does not grant, naming the permission and the config key', async () => {
     const { code, stdout } = await doctor([notes], {
       plugins: { notes: { grants: { fs: { read: ['notes'] } } } },

@@ -164,4 +164,21 @@ describe('hostile manifests and loads', () => {
       /malformed|invalid/,
     );
   });
+
+  it('a tool whose input schema is not an object (type "string") fails the load, naming the tool', async () => {
+    // defineTool refuses a non-object input, but a hostile plugin swaps it afterwards; model APIs
+    // take a tool's input as an object, so a string schema must never reach them.
+    await expectLoadFailure(
+      attackPlugin('evil', "return 'x';", {
+        moreTools: [
+          `(() => {
+            const tool: any = defineTool({ name: 'stringy', description: 'd', input: z.object({}), execute: () => 'ok' });
+            tool.input = z.string();
+            return tool;
+          })()`,
+        ],
+      }),
+      /tool "stringy" declares an inputSchema of type "string"; a tool's input must be an object schema/,
+    );
+  });
 });

@@ -286,7 +286,8 @@ export interface FileStat {
  * File access under the roots config grants; paths are relative to the project root (a granted
  * `data` folder is reached as `data/x.txt`). A failure rejects with an `Error` whose `code` says
  * why: a system code (`ENOENT`, `EISDIR`, `ENOTDIR`, `EEXIST`, `ENOTEMPTY`, …) or `not-granted`
- * (outside the granted folders, or through a link leading out), `limit-exceeded`, `invalid-args`.
+ * (outside the granted folders, or through a link leading out), `limit-exceeded`, `invalid-args`,
+ * `control-file` (a host control file: the config, plugins/, .toolhost/; no grant opens them).
  */
 export interface PluginFs {
   readFile(path: string): Promise<string>;

@@ -7,6 +7,7 @@
 /** Codes of {@link CapabilityError}, sorted. */
 export type CapabilityErrorCode =
   | 'aborted'
+  | 'control-file'
   | 'denied'
   | 'failed'
   | 'invalid-args'
@@ -35,6 +36,7 @@ export class CapabilityError extends Error {
 
 const CODES: Record<CapabilityErrorCode, 1> = {
   aborted: 1,
+  'control-file': 1,
   denied: 1,
   failed: 1,
   'invalid-args': 1,
@@ -52,6 +54,14 @@ export function isCapabilityError(error: unknown): error is CapabilityError {
 
 export const denied = (capability: string, message: string) =>
   new CapabilityError('denied', capability, message);
+
+/**
+ * A host control file (the config, plugins/, .toolhost/, host code) refused to plugin code. A code
+ * of its own rather than `not-granted`: no grant can fix it, so plugin code (or its author) must
+ * not go asking for one; nor `EACCES`, which reads as a file mode the operator could change.
+ */
+export const controlFile = (capability: string, message: string) =>
+  new CapabilityError('control-file', capability, `ctx.${capability}: ${message}`);
 
 export const invalidArgs = (capability: string, detail: string) =>
   new CapabilityError('invalid-args', capability, `ctx.${capability} received invalid arguments: ${detail}`);

@@ -7,6 +7,10 @@
  * - then on the real path, with the builtins' confinement (`confine` follows every symlink, a
  *   dangling one included), which must land inside the real path of an effective root. A link in
  *   one granted root may lead into another granted root; a link leading anywhere else is refused.
+ * - then against the host's control files (`ControlGuard.forPlugins`: by real path, case-folded
+ *   and by inode), whatever the grants: no write-like op on the config, plugins/, .toolhost/ or
+ *   host code (for `rm` and `rename`, nor on a folder holding one), no read of the config or
+ *   .toolhost/. The refusal's code is `control-file`.
  * Files are then opened with the builtins' safe open helpers, which re-check the opened
  * descriptor against that root.
  */
@@ -18,9 +22,17 @@ import { byCodeUnit } from '../util/compare.js';
 import { errorCode } from '../util/errors.js';
 import { isInside } from '../util/paths.js';
 import { confine, describeFsError, isWorkspaceEscapeError } from '../workspace/confine.js';
+import { type ControlGuard, isControlFileError } from '../workspace/control.js';
 import { openForRead, writeTextFile } from '../workspace/files.js';
 import { FS_READ, FS_WRITE, notDeclared, notGranted } from './denials.js';
-import { type CapabilityError, denied, failed, isCapabilityError, limitExceeded } from './errors.js';
+import {
+  type CapabilityError,
+  controlFile,
+  denied,
+  failed,
+  isCapabilityError,
+  limitExceeded,
+} from './errors.js';
 import { isAbsoluteLike, normalizeRelative, rootContains } from './fs-roots.js';
 import { declaredRoots } from './grants.js';
 import type { CapabilityLimits, EffectivePermissions } from './types.js';
@@ -35,6 +47,8 @@ export interface FsCapabilityOptions {
   readonly permissions: PluginPermissions;
   readonly effective: EffectivePermissions;
   readonly limits: CapabilityLimits;
+  /** Refuses the host's control files, whatever the grants. */
+  readonly control: ControlGuard;
 }
 
 type Access = 'read' | 'write';
@@ -43,13 +57,33 @@ type Access = 'read' | 'write';
 interface Located {
   readonly rootReal: string;
   readonly real: string;
+  /** The project root's real path. */
+  readonly projectReal: string;
 }
 
 export function createFsCapability(options: FsCapabilityOptions) {
-  const { pluginId, root, limits } = options;
+  const { pluginId, root, limits, control } = options;
 
-  /** Resolves `userPath` for `capability`, or throws a denial naming permission and config key. */
-  async function locate(capability: string, userPath: string, access: Access): Promise<Located> {
+  /** Refuses a host control path (see `ControlGuard.forPlugins`) with a `control-file` error. */
+  async function guard(capability: string, check: Promise<void>): Promise<void> {
+    try {
+      await check;
+    } catch (error) {
+      if (isControlFileError(error)) throw controlFile(capability, error.message);
+      throw error;
+    }
+  }
+
+  /**
+   * Resolves `userPath` for `capability`, or throws a denial naming permission and config key.
+   * A control-file refusal names `shown`: the path the plugin wrote, when `userPath` is its folder.
+   */
+  async function locate(
+    capability: string,
+    userPath: string,
+    access: Access,
+    shown = userPath,
+  ): Promise<Located> {
     const subject = subjectOf(capability, userPath);
     if (isAbsoluteLike(userPath)) {
       throw denied(
@@ -67,7 +101,9 @@ export function createFsCapability(options: FsCapabilityOptions) {
     const target = await confine(root, relative).catch((error: unknown) => {
       throw fsFailure(capability, subject, userPath, error);
     });
-    return within(capability, subject, target.real, roots, access);
+    const located = await within(capability, subject, target.real, roots, target.rootReal, access);
+    await guard(capability, control.check(target.rootReal, target.real, shown, access));
+    return located;
   }
 
   /** The granted root whose real path holds `real`, or a denial (a link led elsewhere). */
@@ -76,11 +112,12 @@ export function createFsCapability(options: FsCapabilityOptions) {
     subject: string,
     real: string,
     roots: readonly string[],
+    projectReal: string,
     access: Access,
   ): Promise<Located> {
     for (const granted of roots) {
       const rootReal = await realRootOf(granted);
-      if (rootReal !== undefined && isInside(rootReal, real)) return { rootReal, real };
+      if (rootReal !== undefined && isInside(rootReal, real)) return { rootReal, real, projectReal };
     }
     throw denied(
       capability,
@@ -105,12 +142,20 @@ export function createFsCapability(options: FsCapabilityOptions) {
       );
     const named = options.effective.fs.write.find((r) => r === relative);
     if (named !== undefined) throw itself(named);
-    const parent = await locate(capability, parentOf(userPath, relative), 'write');
+    const parent = await locate(capability, parentOf(userPath, relative), 'write', userPath);
     const real = path.join(parent.real, path.posix.basename(relative ?? ''));
-    const located = await within(capability, subject, real, options.effective.fs.write, 'write');
+    const located = await within(
+      capability,
+      subject,
+      real,
+      options.effective.fs.write,
+      parent.projectReal,
+      'write',
+    );
     for (const granted of options.effective.fs.write) {
       if ((await realRootOf(granted)) === real) throw itself(granted);
     }
+    await guard(capability, control.checkEntry(parent.projectReal, real, userPath));
     return located;
   }
 

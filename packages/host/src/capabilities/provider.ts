@@ -1,9 +1,11 @@
+import * as path from 'node:path';
 /**
  * One plugin's capability provider: the only way its isolate's `ctx.fetch` and `ctx.fs` reach
  * the host. Every request is validated (`args.ts`), checked against the effective permissions
  * (declared ∩ granted, fixed when the provider is made) and bounded by the limits.
  */
 import { capabilityLimits } from '../config/limits.js';
+import { ControlGuard } from '../workspace/control.js';
 import { fetchArgs, mkdirArgs, parseArgs, pathArgs, renameArgs, rmArgs, writeFileArgs } from './args.js';
 import { aborted, unknownCapability } from './errors.js';
 import { createFetchCapability } from './fetch.js';
@@ -29,7 +31,8 @@ type CapabilityName =
 export function createCapabilityProvider(options: CapabilityProviderOptions): CapabilityProvider {
   const limits = capabilityLimits(options.limits);
   const effective = effectivePermissions(options.permissions, options.grants);
-  const fs = createFsCapability({ ...options, effective, limits });
+  const control = ControlGuard.forPlugins(path.resolve(options.root), options.controlPaths);
+  const fs = createFsCapability({ ...options, effective, limits, control });
   const serveFetch = createFetchCapability({
     pluginId: options.pluginId,
     effective: effective.net.map(parseHostPattern).filter((p): p is HostPattern => p !== undefined),

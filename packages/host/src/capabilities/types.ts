@@ -3,6 +3,7 @@
  * the operator's grants narrow what the plugin declares.
  */
 import type { PluginPermissions } from '@toolhost/plugin-sdk';
+import type { ControlPaths } from '../workspace/control.js';
 import type { FetchResolver } from './fetch-resolve.js';
 import type { FetchTransport } from './fetch-transport.js';
 
@@ -62,6 +63,11 @@ export interface CapabilityProviderOptions {
   readonly grants: PluginGrants;
   /** Overrides of {@link DEFAULT_CAPABILITY_LIMITS}. */
   readonly limits?: Partial<CapabilityLimits>;
+  /**
+   * Where the host's control files are (the config in force, the plugins folder); default under
+   * `root`. `ctx.fs` never writes them nor reads the config, whatever the grants.
+   */
+  readonly controlPaths?: ControlPaths;
   /**
    * How `ctx.fetch` resolves host names, for tests; default the system resolver (`dns.lookup`),
    * each answer reused for a few seconds. Every answer is checked, whatever resolved it.

@@ -3,7 +3,9 @@
  * all, `list` and `dev` print the warnings and problems beside the plan, `grant` writes the grants
  * they suggest. One implementation, so the commands never disagree.
  */
+import * as path from 'node:path';
 import type { HiddenReason } from '@toolhost/plugin-sdk';
+import { normalizeFsRoot, rootContains } from '../capabilities/fs-roots.js';
 import { missingGrants } from '../capabilities/grants.js';
 import type { MissingGrant } from '../capabilities/types.js';
 import type { ToolHost } from '../host/host.js';
@@ -90,6 +92,47 @@ export function grantFindings(
           `add ${value === undefined ? 'it' : JSON.stringify(value)} to ${missing.configKey} in ${configName}` +
           (value === undefined ? '' : ` (or run toolhost grant ${report.id})`),
       });
+    }
+  }
+  return findings;
+}
+
+/**
+ * fs grants that cover a host control path (`fs.write: ["."]`, `["plugins"]`, a folder holding the
+ * config): `ctx.fs` refuses those paths whatever the grant, so the grant is wider than what the
+ * plugin gets, and broader than it should be. Writes are refused on the config file, plugins/
+ * and .toolhost/; reads on the config file and .toolhost/.
+ */
+export function controlGrantFindings(host: ToolHost, configFile: string): Finding[] {
+  const inRoot = (file: string) => {
+    const relative = path.relative(host.root, file).split(path.sep).join('/');
+    return relative === '' || relative.startsWith('..') || path.isAbsolute(relative) ? [] : [relative];
+  };
+  const configs = [...new Set(['toolhost.config.json', ...inRoot(configFile)])];
+  const closed = {
+    write: [...configs, 'plugins/', '.toolhost/'],
+    read: [...configs, '.toolhost/'],
+  } as const;
+  const findings: Finding[] = [];
+  for (const [id, settings] of Object.entries(host.config.plugins ?? {})) {
+    for (const access of ['write', 'read'] as const) {
+      for (const granted of settings?.grants?.fs?.[access] ?? []) {
+        const folder = normalizeFsRoot(granted)?.toLowerCase();
+        if (folder === undefined) continue;
+        const covered = closed[access].filter((control) => {
+          const name = control.replace(/\/$/, '').toLowerCase();
+          return rootContains(folder, name) || rootContains(name, folder);
+        });
+        if (covered.length === 0) continue;
+        findings.push({
+          level: 'warning',
+          subject: `plugins.${id}.grants.fs.${access}`,
+          message:
+            `${JSON.stringify(granted)} covers host control files (${covered.join(', ')}); ` +
+            `ctx.fs refuses to ${access === 'write' ? 'change' : 'read'} them whatever the grant`,
+          fix: 'grant the folder that holds the plugin\'s data (say "data"), not one holding the host\'s control files',
+        });
+      }
     }
   }
   return findings;

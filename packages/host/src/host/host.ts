@@ -95,6 +95,7 @@ export class ToolHost {
         : new PluginSource({
             root: this.#root,
             dir: pluginsDir,
+            ...(configFile === undefined ? {} : { configFile }),
             cache: code.cache ?? true,
             settings: () => ({
               sandbox: this.#config.sandbox ?? 'process',

@@ -7,6 +7,7 @@ import type { PluginReport } from '../../sources/plugins/manager.js';
 import { COMMON_OPTIONS, parseCommand } from '../args.js';
 import {
   configKeyFindings,
+  controlGrantFindings,
   type Finding,
   grantFindings,
   hiddenToolFindings,
@@ -135,6 +136,7 @@ export async function doctor(argv: readonly string[], io: Io): Promise<number> {
     findings.push(
       controlFilesFinding(host.config),
       ...pluginFindings(host, configName, suggestion),
+      ...controlGrantFindings(host, project.configFile),
       ...hiddenToolFindings(host),
       ...registryFindings(host),
       ...mcpFindings(host),

@@ -3,7 +3,7 @@ import { defineTool } from '@toolhost/plugin-sdk';
 import * as z from 'zod';
 import { errorCode } from '../../util/errors.js';
 import { describeFsError } from '../../workspace/confine.js';
-import type { ControlGuard } from './control.js';
+import type { ControlGuard } from '../../workspace/control.js';
 import { type ProcessOutcome, runProcess } from './run-process.js';
 import { abortSignalOf } from './signal.js';
 

@@ -2,8 +2,8 @@ import * as path from 'node:path';
 import type { ToolDefinition } from '@toolhost/plugin-sdk';
 import { DEFAULT_LIMITS, execDeadline } from '../../config/limits.js';
 import type { RegisteredTool } from '../../types.js';
+import { ControlGuard } from '../../workspace/control.js';
 import { inProcessTool } from '../in-process.js';
-import { ControlGuard } from './control.js';
 import { editTool } from './edit.js';
 import { execTool } from './exec.js';
 import { grepTool } from './grep.js';
@@ -14,8 +14,12 @@ import type { BuiltinToolsOptions } from './types.js';
 import { writeTool } from './write.js';
 
 export { isWorkspaceEscapeError, resolveInside, WorkspaceEscapeError } from '../../workspace/confine.js';
-export type { ControlKind } from './control.js';
-export { ControlFileError, describeControlAccess, isControlFileError } from './control.js';
+export type { ControlKind } from '../../workspace/control.js';
+export {
+  ControlFileError,
+  describeControlAccess,
+  isControlFileError,
+} from '../../workspace/control.js';
 export type {
   BuiltinToolsOptions,
   ControlFileAccess,

@@ -1,4 +1,4 @@
-import type { ControlGuard } from './control.js';
+import type { ControlGuard } from '../../workspace/control.js';
 
 /** What each file-system tool is built with. */
 export interface WorkspaceSettings {

@@ -1,3 +1,7 @@
+import type { ControlFileAccess, ControlPaths } from '../../workspace/control.js';
+
+export type { ControlFileAccess, ControlPaths } from '../../workspace/control.js';
+
 /** Options of the built-in tools. */
 export interface BuiltinToolsOptions {
   /** The workspace root: every path the tools touch must resolve inside it. May be a symlink. */
@@ -14,35 +18,6 @@ export interface BuiltinToolsOptions {
   readonly controlPaths?: ControlPaths;
   /** The `grep` tool's time limits. */
   readonly grep?: GrepOptions;
-}
-
-/**
- * What the built-in tools may do with the host's control files. Writing them lets a model widen
- * its own policy (turn `exec` on, grant a plugin the network) on the next reload, so both stay
- * closed unless the operator opens them here. `<root>/.toolhost/` (the bundle cache) is never
- * writable.
- */
-export interface ControlFileAccess {
-  /**
-   * The config file in force: `none` (default; it may hold MCP server secrets in `headers` and
-   * `env`), `read`, or `write` (read and write: the model can change its own policy).
-   */
-  readonly config?: 'none' | 'read' | 'write';
-  /** The plugins folder: `read` (default) or `write` (the model may author plugins the host loads). */
-  readonly plugins?: 'read' | 'write';
-}
-
-/** Where the host's control files are; relative paths are resolved against the root. */
-export interface ControlPaths {
-  /** The config file in force. `<root>/toolhost.config.json` is protected as well, always. */
-  readonly configFile?: string;
-  /** The plugins folder. Default `<root>/plugins`. */
-  readonly pluginsDir?: string;
-  /**
-   * Folders of the host's own code, never writable (absolute). Default: the running host's and
-   * SDK's packages, and the `node_modules` folder they are installed in.
-   */
-  readonly hostCode?: readonly string[];
 }
 
 /** Options of the `grep` tool. */

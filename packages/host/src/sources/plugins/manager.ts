@@ -10,6 +10,7 @@ import {
 import type { Sandbox } from '../../sandbox/types.js';
 import type { ToolHooks, ToolSource } from '../../types.js';
 import { messageOf } from '../../util/errors.js';
+import type { ControlPaths } from '../../workspace/control.js';
 import { type PluginCache, sha256 } from './cache.js';
 import { configAdvice } from './config-help.js';
 import type { DiscoveredPlugin } from './discover.js';
@@ -53,6 +54,8 @@ export interface LoadPluginsOptions {
   readonly limits?: LimitsTable;
   /** Where granted env values come from; default `process.env`. */
   readonly env?: Readonly<Record<string, string | undefined>>;
+  /** The host's control files, which `ctx.fs` never reaches whatever the grants; default under `root`. */
+  readonly controlPaths?: ControlPaths;
   /** Why a plugin loaded as `fingerprint` may not run now (quarantined), if it may not. */
   readonly blocked?: (pluginId: string, fingerprint: string) => string | undefined;
 }
@@ -186,6 +189,7 @@ async function loadFromBundle(
     permissions: manifest.permissions,
     grants: settings.grants ?? {},
     limits: capabilityLimits,
+    ...(options.controlPaths === undefined ? {} : { controlPaths: options.controlPaths }),
   });
   const env = capabilities.envValues(options.env ?? process.env);
   // Last: nothing after this can fail, so the hold taken here always ends up in a lease.

@@ -109,6 +109,15 @@ function overLimits(manifest: unknown): { error: string; toolNames?: string[] } 
 }
 
 /**
+ * Model APIs take a tool's input as a JSON object, and an adapter that only adds a missing
+ * `type: 'object'` would pass any other type through: `type` must be `'object'` or absent (then
+ * it is set). Own property only: the schema is parsed JSON, but `__proto__` keys survive a copy.
+ */
+function isObjectSchema(schema: Record<string, unknown>): boolean {
+  return !Object.hasOwn(schema, 'type') || schema.type === 'object';
+}
+
+/**
  * Checks what a plugin's isolate says about itself. It is untrusted data: anything off the
  * expected shape is a load failure whose message says where, never a crash or a hang.
  */
@@ -131,5 +140,20 @@ export function parseDescribeReply(raw: unknown): DescribeReply {
     if (seen.has(tool.name)) return { ok: false, error: `the plugin declares the tool "${tool.name}" twice` };
     seen.add(tool.name);
   }
-  return { ok: true, manifest: manifest.data as PluginManifest };
+  const notObject = manifest.data.tools.find((tool) => !isObjectSchema(tool.inputSchema));
+  if (notObject !== undefined) {
+    return {
+      ok: false,
+      error:
+        `tool "${notObject.name}" declares an inputSchema of type ${JSON.stringify(notObject.inputSchema.type)}; ` +
+        `a tool's input must be an object schema ("type": "object", or no "type"): use z.object({...}) as its input`,
+      toolNames: manifest.data.tools.map((tool) => tool.name),
+    };
+  }
+  const tools = manifest.data.tools.map((tool) =>
+    tool.inputSchema.type === 'object'
+      ? tool
+      : { ...tool, inputSchema: { ...tool.inputSchema, type: 'object' } },
+  );
+  return { ok: true, manifest: { ...manifest.data, tools } as PluginManifest };
 }

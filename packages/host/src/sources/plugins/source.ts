@@ -5,6 +5,7 @@ import { createSandbox } from '../../sandbox/create.js';
 import type { Sandbox, SandboxCrash } from '../../sandbox/types.js';
 import type { Disposer, MapHold, RefreshReason, SourceAdapter, ToolHooks, ToolSource } from '../../types.js';
 import { Listeners } from '../../util/listeners.js';
+import type { ControlPaths } from '../../workspace/control.js';
 import { LeaseCounts } from './holds.js';
 import type { PluginLoad, PluginReport, PluginSettings } from './manager.js';
 import { PluginSet } from './plugin-set.js';
@@ -23,6 +24,8 @@ export interface PluginSourceOptions {
   readonly root: string;
   /** The plugins folder. */
   readonly dir: string;
+  /** The config file in force, closed to plugins' `ctx.fs` (as the plugins folder and `.toolhost/` are). */
+  readonly configFile?: string;
   /** Use the `.toolhost/cache/` bundle and manifest cache. */
   readonly cache: boolean;
   readonly settings: () => PluginSourceSettings;
@@ -38,6 +41,7 @@ export class PluginSource implements SourceAdapter {
   readonly name = 'plugins';
   readonly #options: PluginSourceOptions;
   readonly #set: PluginSet;
+  readonly #controlPaths: ControlPaths;
   readonly #leases = new LeaseCounts();
   readonly #changed = new Listeners<string>();
   #sandbox: Sandbox | undefined;
@@ -48,6 +52,10 @@ export class PluginSource implements SourceAdapter {
   constructor(options: PluginSourceOptions) {
     this.#options = options;
     this.#set = new PluginSet(options.dir, options.root, options.cache);
+    this.#controlPaths = {
+      pluginsDir: options.dir,
+      ...(options.configFile === undefined ? {} : { configFile: options.configFile }),
+    };
   }
 
   /** The sandbox the plugins run in, once the first refresh made it. */
@@ -70,6 +78,7 @@ export class PluginSource implements SourceAdapter {
     this.#loads = await this.#set.refresh(
       {
         root: this.#options.root,
+        controlPaths: this.#controlPaths,
         sandbox: this.#sandbox,
         settings: settings.plugins,
         limits: settings.limits,

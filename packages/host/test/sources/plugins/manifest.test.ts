@@ -48,3 +48,33 @@ describe('parseDescribeReply size limits', () => {
     expect(parseDescribeReply({ ok: false, error: 'boom', toolNames })).toEqual({ ok: false, error: 'boom' });
   });
 });
+
+describe('parseDescribeReply input schemas', () => {
+  const withInput = (inputSchema: Record<string, unknown>) => [
+    tool('first'),
+    { name: 'odd', description: 'd', inputSchema },
+  ];
+
+  it('refuses a tool whose inputSchema is not of type "object", naming the tool and keeping the names to list', () => {
+    for (const type of ['string', 'array', ['object', 'null'], null]) {
+      const reply = parseDescribeReply(manifest(withInput({ type })));
+      expect(reply).toEqual({
+        ok: false,
+        error: expect.stringContaining(
+          `tool "odd" declares an inputSchema of type ${JSON.stringify(type)}; a tool's input must be an object schema`,
+        ),
+        toolNames: ['first', 'odd'],
+      });
+    }
+  });
+
+  it('sets type "object" on an inputSchema without a type, and leaves an object schema as it is', () => {
+    const anyOf = [{ type: 'object', properties: { a: { type: 'string' } } }];
+    const reply = parseDescribeReply(manifest(withInput({ anyOf })));
+    if (!reply.ok) throw new Error(reply.error);
+    expect(reply.manifest.tools.map((t) => t.inputSchema)).toEqual([
+      { type: 'object' },
+      { anyOf, type: 'object' },
+    ]);
+  });
+});

@@ -1,8 +1,10 @@
 /**
- * The host's control files — the config file in force, the plugins folder and `.toolhost/` — as
- * the built-in tools see them. A watching host reloads them, so a model that could write them
- * could widen its own policy (turn `exec` on, grant a plugin the network). Closed by default;
- * the operator opens them through `builtins.controlFiles`.
+ * The host's control files — the config file in force, the plugins folder, `.toolhost/` and the
+ * host's own code — as the built-in tools and plugins' `ctx.fs` see them. A watching host reloads
+ * them, so a model or a plugin that could write them could widen its own policy (turn `exec` on,
+ * grant a plugin the network). For the built-in tools they are closed by default and the operator
+ * opens them through `builtins.controlFiles`; for plugins they are closed always (see
+ * {@link ControlGuard.forPlugins}).
  *
  * A target is matched against every control path in three ways, so no second name slips through:
  * - by real path (`confine` already resolved symlinks and `..`), against both the control path as
@@ -20,15 +22,37 @@ import { promises as fs, realpathSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { isInside } from '../../util/paths.js';
-import {
-  type Confined,
-  confine,
-  displayPath,
-  foldPath,
-  realpathAllowMissing,
-} from '../../workspace/confine.js';
-import type { ControlFileAccess, ControlPaths } from './types.js';
+import { isInside } from '../util/paths.js';
+import { type Confined, confine, displayPath, foldPath, realpathAllowMissing } from './confine.js';
+
+/**
+ * What the built-in tools may do with the host's control files. Writing them lets a model widen
+ * its own policy (turn `exec` on, grant a plugin the network) on the next reload, so both stay
+ * closed unless the operator opens them here. `<root>/.toolhost/` (the bundle cache) is never
+ * writable. Plugins get none of this: their `ctx.fs` never reaches a control file.
+ */
+export interface ControlFileAccess {
+  /**
+   * The config file in force: `none` (default; it may hold MCP server secrets in `headers` and
+   * `env`), `read`, or `write` (read and write: the model can change its own policy).
+   */
+  readonly config?: 'none' | 'read' | 'write';
+  /** The plugins folder: `read` (default) or `write` (the model may author plugins the host loads). */
+  readonly plugins?: 'read' | 'write';
+}
+
+/** Where the host's control files are; relative paths are resolved against the root. */
+export interface ControlPaths {
+  /** The config file in force. `<root>/toolhost.config.json` is protected as well, always. */
+  readonly configFile?: string;
+  /** The plugins folder. Default `<root>/plugins`. */
+  readonly pluginsDir?: string;
+  /**
+   * Folders of the host's own code, never writable (absolute). Default: the running host's and
+   * SDK's packages, and the `node_modules` folder they are installed in.
+   */
+  readonly hostCode?: readonly string[];
+}
 
 /** Which control path a refusal is about. */
 export type ControlKind = 'cache' | 'config' | 'host' | 'plugins';
@@ -78,7 +102,15 @@ interface FileId {
   readonly ino: number;
 }
 
-type Operation = 'read' | 'write' | 'cwd';
+/** What is done at a path: read it, write it, or start a process there (`cwd`, exec only). */
+export type ControlOperation = 'read' | 'write' | 'cwd';
+type Operation = ControlOperation;
+
+/**
+ * Whom a guard refuses: the built-in tools (closed by default, opened by `builtins.controlFiles`)
+ * or plugins' `ctx.fs` (closed always: no config key opens control files to plugin code).
+ */
+type Audience = 'builtins' | 'plugins';
 
 const DESCRIPTIONS = {
   config: 'the host config file',
@@ -173,13 +205,30 @@ export function describeControlAccess(access: ControlFileAccess | undefined): {
   };
 }
 
-/** Refuses what the built-in tools may not do to the host's control files. */
+/** Refuses what the built-in tools (or plugins, see {@link forPlugins}) may not do to the host's control files. */
 export class ControlGuard {
   readonly #entries: readonly ControlEntry[];
   readonly #access: ResolvedControlAccess;
+  readonly #audience: Audience;
+
+  /**
+   * The guard of plugins' `ctx.fs`, whatever `builtins.controlFiles` says: no control path may be
+   * written; the config file may not even be read or stat'ed (it holds every plugin's settings
+   * and grants, and MCP server secrets), nor `.toolhost/` (what the host built from every plugin,
+   * under their configs, and the quarantine record). Plugin sources and host code stay readable,
+   * as for the built-in tools: a plugin may read data files kept in its own folder.
+   */
+  static forPlugins(root: string, paths: ControlPaths = {}): ControlGuard {
+    return new ControlGuard(root, paths, undefined, 'plugins');
+  }
 
   /** `root` must be absolute; relative control paths are resolved against it. */
-  constructor(root: string, paths: ControlPaths = {}, access?: ControlFileAccess) {
+  constructor(
+    root: string,
+    paths: ControlPaths = {},
+    access?: ControlFileAccess,
+    audience: Audience = 'builtins',
+  ) {
     const entries: ControlEntry[] = [];
     const configs = new Set([path.resolve(root, 'toolhost.config.json')]);
     if (paths.configFile !== undefined) configs.add(path.resolve(root, paths.configFile));
@@ -194,6 +243,7 @@ export class ControlGuard {
       entries.push({ kind: 'host', absolute: folder, folder: true });
     this.#entries = entries;
     this.#access = resolveControlAccess(access);
+    this.#audience = audience;
   }
 
   /**
@@ -206,6 +256,32 @@ export class ControlGuard {
     const target = await confine(root, userPath);
     await this.#check(operation, target.rootReal, target.real, userPath);
     return target;
+  }
+
+  /**
+   * Refuses, with {@link ControlFileError}, `operation` at `real`, a path already confined inside
+   * `rootReal` (the project root's real path, so every ancestor up to it is looked at).
+   */
+  check(rootReal: string, real: string, userPath: string, operation: Operation): Promise<void> {
+    return this.#check(operation, rootReal, real, userPath);
+  }
+
+  /**
+   * For an operation on the directory entry `entry` itself (remove it, move it, or move something
+   * onto it; its last name not resolved): refused like a write at it, and also when a control path
+   * lies inside it, since removing or replacing a folder removes or replaces what it holds (a
+   * config file kept in `conf/`, say). Containment is judged by name (real and configured paths,
+   * folded): folders cannot be hard links.
+   */
+  async checkEntry(rootReal: string, entry: string, userPath: string): Promise<void> {
+    await this.#check('write', rootReal, entry, userPath);
+    const folded = foldPath(entry);
+    const closed = this.#entries.filter((control) => this.#closed(control.kind, 'write'));
+    for (const control of await Promise.all(closed.map(locate))) {
+      if (control.names.some((name) => name !== folded && isInside(folded, name))) {
+        throw refusal('write', control, rootReal, userPath, this.#audience, true);
+      }
+    }
   }
 
   /**
@@ -223,6 +299,7 @@ export class ControlGuard {
   }
 
   #closed(kind: ControlKind, operation: Operation): boolean {
+    if (this.#audience === 'plugins') return operation !== 'read' || kind === 'config' || kind === 'cache';
     switch (kind) {
       case 'config':
         return operation === 'read' ? this.#access.config === 'none' : this.#access.config !== 'write';
@@ -251,13 +328,14 @@ export class ControlGuard {
       const hit = control.names.some((name) =>
         control.entry.folder ? isInside(name, target) : name === target,
       );
-      if (hit) throw refusal(operation, control, rootReal, userPath);
+      if (hit) throw refusal(operation, control, rootReal, userPath, this.#audience);
     }
     for (const control of located) {
       if (control.id === undefined) continue;
       const last = control.entry.folder ? ids.length : 1;
       for (let i = 0; i < last; i++) {
-        if (sameFile(ids[i], control.id)) throw refusal(operation, control, rootReal, userPath);
+        if (sameFile(ids[i], control.id))
+          throw refusal(operation, control, rootReal, userPath, this.#audience);
       }
     }
   }
@@ -302,11 +380,14 @@ function refusal(
   control: Located,
   rootReal: string,
   userPath: string,
+  audience: Audience,
+  holds = false,
 ): ControlFileError {
   const { kind, folder } = control.entry;
   const where = `${displayPath(rootReal, control.real)}${folder ? '/' : ''}`;
   const what = `${DESCRIPTIONS[kind]} ${where}`;
   const quoted = JSON.stringify(userPath);
+  if (audience === 'plugins') return pluginRefusal(operation, control, what, quoted, userPath, holds);
   const subject =
     operation === 'cwd'
       ? `cwd ${quoted} is inside a host control folder (${what}); exec may not run there`
@@ -325,5 +406,31 @@ function refusal(
     userPath,
     kind,
     key,
+  );
+}
+
+/** A refusal of plugin code: it names the path as the plugin wrote it, and that no grant opens it. */
+function pluginRefusal(
+  operation: Operation,
+  control: Located,
+  what: string,
+  quoted: string,
+  userPath: string,
+  holds: boolean,
+): ControlFileError {
+  const { kind, folder } = control.entry;
+  const write = operation !== 'read';
+  const subject = holds
+    ? `path ${quoted} holds a host control ${folder ? 'folder' : 'file'} (${what}); plugins may not remove, move or replace it`
+    : folder
+      ? `path ${quoted} is inside a host control folder (${what}); plugins may not ${write ? 'write there' : 'read there'}`
+      : write
+        ? `path ${quoted} is a host control file (${what}); plugins may not change it, since that would let a plugin widen its own grants`
+        : `path ${quoted} is a host control file (${what}); plugins may not read it, since it holds every plugin's settings and grants`;
+  return new ControlFileError(
+    `${subject}. No grant opens it: builtins.controlFiles is for the built-in tools only.`,
+    userPath,
+    kind,
+    undefined,
   );
 }
