@@ -11,6 +11,7 @@ import * as path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
   attackPlugin,
+  attempts,
   expectHealthy,
   expectNoHostPaths,
   expectRealmIntact,
@@ -23,17 +24,6 @@ import {
 } from './helpers.js';
 
 const SECRET = 'top-secret-file-content';
-
-/** Runs each attempt (a function body) and reports what it returned or the error it threw. */
-function attempts(list: readonly string[]): string {
-  return `
-    const out: string[] = [];
-    for (const attempt of [${list.map((a) => `async () => { ${a} }`).join(',\n')}]) {
-      try { const value = await attempt(); out.push('ok: ' + JSON.stringify(value)); }
-      catch (e: any) { out.push('error: ' + String(e && e.message)); }
-    }
-    return JSON.stringify(out);`;
-}
 
 describe('ctx.fs with hostile paths', () => {
   const h = useHarness();

@@ -10,6 +10,7 @@ import * as path from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import {
   attackPlugin,
+  attempts,
   expectHealthy,
   expectNoHostPaths,
   HEALTHY_SOURCE,
@@ -21,17 +22,6 @@ import {
 /** What the config file says: the grants the hostile plugin would like to widen. */
 const CONFIG = `${JSON.stringify({ plugins: { files: { grants: { fs: { read: ['.'], write: ['.'] } } } } }, null, 2)}\n`;
 const CACHED = 'cached bundle of another plugin';
-
-/** Runs each attempt and reports `ok: <value>` or `<code>: <message>`. */
-function attempts(list: readonly string[]): string {
-  return `
-    const out: string[] = [];
-    for (const attempt of [${list.map((a) => `async () => { ${a} }`).join(',\n')}]) {
-      try { const value = await attempt(); out.push('ok: ' + JSON.stringify(value ?? null)); }
-      catch (e: any) { out.push(String(e && e.code) + ': ' + String(e && e.message)); }
-    }
-    return JSON.stringify(out);`;
-}
 
 describe('ctx.fs and the host control files (config, plugins/, .toolhost/)', () => {
   const h = useHarness();
@@ -50,7 +40,7 @@ describe('ctx.fs and the host control files (config, plugins/, .toolhost/)', () 
   /** Starts the project with plugin `files` granted read and write on `.`, runs `list` in it. */
   async function run(list: readonly string[]): Promise<string[]> {
     const plugins = {
-      files: attackPlugin('files', attempts(list), {
+      files: attackPlugin('files', attempts(list, 'code'), {
         permissions: `{ fs: { read: ['.'], write: ['.'] } }`,
       }),
       healthy: HEALTHY_SOURCE,

@@ -8,6 +8,7 @@ import * as path from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import {
   attackPlugin,
+  attempts,
   expectHealthy,
   expectNoHostPaths,
   HEALTHY_SOURCE,
@@ -17,17 +18,6 @@ import {
 } from './helpers.js';
 
 const SECRET = 'top-secret-file-content';
-
-/** Runs each attempt and reports `ok: <value>` or `<code>: <message>`. */
-function attempts(list: readonly string[]): string {
-  return `
-    const out: string[] = [];
-    for (const attempt of [${list.map((a) => `async () => { ${a} }`).join(',\n')}]) {
-      try { const value = await attempt(); out.push('ok: ' + JSON.stringify(value ?? null)); }
-      catch (e: any) { out.push(String(e && e.code) + ': ' + String(e && e.message)); }
-    }
-    return JSON.stringify(out);`;
-}
 
 describe('ctx.fs: the new operations, coded errors and hints', () => {
   const h = useHarness();
@@ -52,7 +42,7 @@ describe('ctx.fs: the new operations, coded errors and hints', () => {
     const started = await h.start({
       root,
       plugins: {
-        files: attackPlugin('files', attempts(list), {
+        files: attackPlugin('files', attempts(list, 'code'), {
           permissions: `{ fs: { read: ['data'], write: ['data'] } }`,
         }),
         healthy: HEALTHY_SOURCE,

@@ -271,3 +271,23 @@ export function expectNoHostPaths(text: string, root?: string): void {
   if (root !== undefined) expect(text).not.toContain(root);
   expect(text).not.toContain(`${tmpdir()}${path.sep}toolhost-sec-`);
 }
+
+/**
+ * The body of a tool that runs each attempt (a function body) in turn and returns, as JSON, what
+ * each gave: `ok: <value>`, or for an error `error: <message>` (`report: 'message'`) or
+ * `<code>: <message>` (`report: 'code'`, where an `undefined` value reads `ok: null`).
+ */
+export function attempts(list: readonly string[], report: 'message' | 'code' = 'message'): string {
+  const ok = report === 'code' ? 'JSON.stringify(value ?? null)' : 'JSON.stringify(value)';
+  const failed =
+    report === 'code'
+      ? "String(e && e.code) + ': ' + String(e && e.message)"
+      : "'error: ' + String(e && e.message)";
+  return `
+    const out: string[] = [];
+    for (const attempt of [${list.map((a) => `async () => { ${a} }`).join(',\n')}]) {
+      try { const value = await attempt(); out.push('ok: ' + ${ok}); }
+      catch (e: any) { out.push(${failed}); }
+    }
+    return JSON.stringify(out);`;
+}

@@ -13,19 +13,19 @@ import ivm from 'isolated-vm';
 import type { Cancellation } from '../util/cancel.js';
 import { messageOf } from '../util/errors.js';
 import { EntryModes } from './entry-modes.js';
-import type { IsolateHandlers, LimitName, SandboxLimits } from './types.js';
+import {
+  breachOf,
+  GONE,
+  type IsolateAnswer,
+  type IsolateOutcome,
+  type LimitBreach,
+  NON_STRING,
+  outcomeOf,
+  WaitingCall,
+} from './outcomes.js';
+import type { IsolateHandlers, SandboxLimits } from './types.js';
 
-/** A call ended by a limit (or a dead isolate) instead of a reply. */
-export interface LimitBreach {
-  readonly kind: 'limit';
-  readonly limit: LimitName;
-  readonly message: string;
-}
-
-export type IsolateOutcome<R> = { readonly kind: 'reply'; readonly reply: R } | LimitBreach;
-
-/** An outcome at once (a call answered within its sync entry, or refused), or a promise of one. */
-export type IsolateAnswer<R> = IsolateOutcome<R> | Promise<IsolateOutcome<R>>;
+export type { IsolateAnswer, IsolateOutcome, LimitBreach } from './outcomes.js';
 
 /** A plugin bundle that could not be loaded into a fresh isolate; `detail` says why, without the prefix. */
 export class PluginLoadError extends Error {
@@ -55,24 +55,6 @@ interface Entry {
   readonly abort: EntryRef;
 }
 
-const GONE: LimitBreach = { kind: 'limit', limit: 'crashed', message: 'the plugin isolate is gone' };
-const NON_STRING: LimitBreach = {
-  kind: 'limit',
-  limit: 'crashed',
-  message: 'the plugin runtime returned a non-string reply',
-};
-
-/** Options of a sync entry: arguments copied in, at most `timeout` ms of the thread. */
-function SYNC_ARGS(timeout: number) {
-  return { arguments: { copy: true }, timeout } as const;
-}
-
-/** A reply's text parsed (or left as text when `raw`), or the breach that ended the call instead. */
-function outcomeOf<R>(outcome: string | LimitBreach, raw: boolean): IsolateOutcome<R> {
-  if (typeof outcome !== 'string') return outcome;
-  return { kind: 'reply', reply: (raw ? outcome : JSON.parse(outcome)) as R };
-}
-
 /**
  * Bytes of host randomness per `entropy` batch (256 UUIDs' worth). Large, so that a plugin
  * looping on `crypto.getRandomValues` spends its time decoding inside the isolate, where its CPU
@@ -89,38 +71,9 @@ function entropyCallback(): ivm.Callback {
   return new ivm.Callback(() => randomBytes(ENTROPY_BATCH).toString('base64'));
 }
 
-/** Maps an isolated-vm failure to the limit it means. */
-function breachOf(error: unknown, limits: SandboxLimits): LimitBreach {
-  const text = messageOf(error);
-  if (/memory limit/i.test(text)) {
-    return {
-      kind: 'limit',
-      limit: 'memoryMb',
-      message: `the plugin exceeded its memory limit (memoryMb: ${limits.memoryMb})`,
-    };
-  }
-  if (/timed out/i.test(text)) {
-    return {
-      kind: 'limit',
-      limit: 'timeoutMs',
-      message: `the plugin ran synchronously past its time limit (timeoutMs: ${limits.timeoutMs})`,
-    };
-  }
-  return { kind: 'limit', limit: 'crashed', message: `the plugin's isolate failed: ${text}` };
-}
-
-/** A call waiting for its reply: the runtime's `reply` lands in `settle`, which wakes the waiter (if any). */
-class WaitingCall {
-  settled: string | LimitBreach | undefined;
-  wake: ((outcome: string | LimitBreach) => void) | undefined;
-  readonly settle = (outcome: string | LimitBreach): void => {
-    this.settled = outcome;
-    // Never resume the host inside the isolate's callback: Node runs the host's microtasks when
-    // the callback returns, so the caller's next call would enter this isolate while it is
-    // still locked by the entry that replied — nested, without its own microtask checkpoint —
-    // and every later sync entry would miss its reply too. A turn later, the isolate is free.
-    if (this.wake !== undefined) setImmediate(this.wake, outcome);
-  };
+/** Options of a sync entry: arguments copied in, at most `timeout` ms of the thread. */
+function SYNC_ARGS(timeout: number) {
+  return { arguments: { copy: true }, timeout } as const;
 }
 
 /**

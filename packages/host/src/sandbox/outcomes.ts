@@ -1,0 +1,66 @@
+/**
+ * How a call into a plugin isolate ends: a reply's text, or the limit (or dead isolate) that ended
+ * it instead; and the waiter a reply lands in.
+ */
+
+import { messageOf } from '../util/errors.js';
+import type { LimitName, SandboxLimits } from './types.js';
+
+/** A call ended by a limit (or a dead isolate) instead of a reply. */
+export interface LimitBreach {
+  readonly kind: 'limit';
+  readonly limit: LimitName;
+  readonly message: string;
+}
+
+export type IsolateOutcome<R> = { readonly kind: 'reply'; readonly reply: R } | LimitBreach;
+
+/** An outcome at once (a call answered within its sync entry, or refused), or a promise of one. */
+export type IsolateAnswer<R> = IsolateOutcome<R> | Promise<IsolateOutcome<R>>;
+
+export const GONE: LimitBreach = { kind: 'limit', limit: 'crashed', message: 'the plugin isolate is gone' };
+export const NON_STRING: LimitBreach = {
+  kind: 'limit',
+  limit: 'crashed',
+  message: 'the plugin runtime returned a non-string reply',
+};
+
+/** A reply's text parsed (or left as text when `raw`), or the breach that ended the call instead. */
+export function outcomeOf<R>(outcome: string | LimitBreach, raw: boolean): IsolateOutcome<R> {
+  if (typeof outcome !== 'string') return outcome;
+  return { kind: 'reply', reply: (raw ? outcome : JSON.parse(outcome)) as R };
+}
+
+/** Maps an isolated-vm failure to the limit it means. */
+export function breachOf(error: unknown, limits: SandboxLimits): LimitBreach {
+  const text = messageOf(error);
+  if (/memory limit/i.test(text)) {
+    return {
+      kind: 'limit',
+      limit: 'memoryMb',
+      message: `the plugin exceeded its memory limit (memoryMb: ${limits.memoryMb})`,
+    };
+  }
+  if (/timed out/i.test(text)) {
+    return {
+      kind: 'limit',
+      limit: 'timeoutMs',
+      message: `the plugin ran synchronously past its time limit (timeoutMs: ${limits.timeoutMs})`,
+    };
+  }
+  return { kind: 'limit', limit: 'crashed', message: `the plugin's isolate failed: ${text}` };
+}
+
+/** A call waiting for its reply: the runtime's `reply` lands in `settle`, which wakes the waiter (if any). */
+export class WaitingCall {
+  settled: string | LimitBreach | undefined;
+  wake: ((outcome: string | LimitBreach) => void) | undefined;
+  readonly settle = (outcome: string | LimitBreach): void => {
+    this.settled = outcome;
+    // Never resume the host inside the isolate's callback: Node runs the host's microtasks when
+    // the callback returns, so the caller's next call would enter this isolate while it is
+    // still locked by the entry that replied — nested, without its own microtask checkpoint —
+    // and every later sync entry would miss its reply too. A turn later, the isolate is free.
+    if (this.wake !== undefined) setImmediate(this.wake, outcome);
+  };
+}
