@@ -78,8 +78,9 @@ export const HELP = {
     details: [
       'In stdio mode stdout carries the protocol only; every log line goes to stderr.',
       'Watches plugins/ and the config file unless --no-watch; clients get tools/list_changed.',
-      'Over stdio, plugin isolates run in the serve process by default, under a supervisor that',
-      'restarts it (same stdio, no new initialize) when a plugin makes V8 abort.',
+      'Plugin isolates run in an executor process by default, restarted when a plugin makes V8 abort.',
+      'With --sandbox inline they run in the serve process itself, under a supervisor that restarts',
+      'it (over stdio: same stdio, no new initialize).',
     ],
     options: [
       ['--http PORT', 'Serve streamable HTTP at http://127.0.0.1:PORT/mcp (0: any free port)'],
