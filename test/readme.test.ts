@@ -35,6 +35,16 @@ describe('the README', () => {
     }
   });
 
+  it("plugins/README.md's plugins block is valid toolhost.config.json once wrapped in braces", async () => {
+    const readme = await readFile(path.join(root, 'plugins', 'README.md'), 'utf8');
+    const blocks = [...readme.matchAll(/```json\n([\s\S]*?)```/g)].map((m) => m[1] ?? '');
+    expect(blocks.length).toBeGreaterThan(0);
+    for (const block of blocks) {
+      const outcome = parseConfig(JSON.parse(`{${block}}`), 'plugins/README.md');
+      expect(outcome.ok ? [] : outcome.issues, block).toEqual([]);
+    }
+  });
+
   it('ships a repository config that validates (npm start uses it)', async () => {
     const config = JSON.parse(await readFile(path.join(root, 'toolhost.config.json'), 'utf8'));
     const outcome = parseConfig(config, 'toolhost.config.json');
