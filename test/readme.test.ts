@@ -3,6 +3,7 @@ import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createHost, parseConfig } from '@toolhost/host';
 import { describe, expect, it } from 'vitest';
+import { HELP } from '../packages/host/src/cli/help.js';
 import { pluginSource } from '../packages/host/src/cli/scaffold.js';
 import { project } from './cli/cli.js';
 import { readmeModules, typeErrors } from './readme-typescript.js';
@@ -49,6 +50,26 @@ describe('the README', () => {
     const config = JSON.parse(await readFile(path.join(root, 'toolhost.config.json'), 'utf8'));
     const outcome = parseConfig(config, 'toolhost.config.json');
     expect(outcome.ok ? [] : outcome.issues).toEqual([]);
+  });
+});
+
+describe("the README's command table", () => {
+  it("has a row per command with every flag of the command's --help usage", async () => {
+    const readme = await readFile(path.join(root, 'README.md'), 'utf8');
+    const rows = [...readme.matchAll(/^\| `toolhost ([a-z-]+)([^`]*)`/gm)].map(
+      (m) => [m[1], m[2] ?? ''] as const,
+    );
+    expect(rows.map(([name]) => name)).toEqual(Object.keys(HELP));
+    for (const [name, flags] of rows) {
+      const usage = HELP[name as keyof typeof HELP].usage;
+      const wanted = [...usage.matchAll(/--[a-z-]+/g)]
+        .map((m) => m[0])
+        .filter((f) => f !== '--root' && f !== '--config');
+      expect(
+        [...flags.matchAll(/--[a-z-]+/g)].map((m) => m[0]),
+        name,
+      ).toEqual(wanted);
+    }
   });
 });
 
