@@ -36,7 +36,7 @@ export async function scaffold(argv: readonly string[], io: Io): Promise<number>
   await mkdir(path.join(dir, 'test'), { recursive: true });
   for (const [file, text] of files) await writeFile(file, text, { flag: 'wx' });
   const style = styleFor(io.out);
-  const command = await toolhostCommand();
+  const command = toolhostCommand();
   io.out.write(
     [
       `${style.green('created')} ${shownPath(files[0][0])}`,
