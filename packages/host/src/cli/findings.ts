@@ -92,19 +92,21 @@ export function grantFindings(
         message: `asks for ${missing.permission}, which config does not grant`,
         fix:
           `add ${value === undefined ? 'it' : JSON.stringify(value)} to ${missing.configKey} in ${configName}` +
-          (value === undefined ? '' : ` (or run ${grantCommand(host, report.id, configName)})`),
+          (value === undefined
+            ? ''
+            : ` (or run ${projectCommand(host, `grant ${shellWord(report.id)}`, configName)})`),
       });
     }
   }
   return findings;
 }
 
-/** The `toolhost grant` line that writes to `configName` of `host`'s project, runnable from the cwd. */
-function grantCommand(host: ToolHost, id: string, configName: string): string {
+/** `toolhost <args>` on `host`'s project and its config `configName`, runnable from the cwd as printed. */
+export function projectCommand(host: ToolHost, args: string, configName: string): string {
   const root = host.root === process.cwd() ? '' : ` --root ${shellWord(shownPath(host.root))}`;
   const usual = shownPath(path.join(host.root, 'toolhost.config.json'));
   const config = configName === usual ? '' : ` --config ${shellWord(configName)}`;
-  return `${toolhostCommand()} grant ${shellWord(id)}${root}${config}`;
+  return `${toolhostCommand()} ${args}${root}${config}`;
 }
 
 /**
