@@ -105,7 +105,8 @@ export const HELP = {
     summary: 'Checks the config, plugin builds, permission grants and MCP servers; says what to fix.',
     details: [
       'Builds every plugin without the cache, compares the permissions each asks for with the grants',
-      'config gives, and checks each server under mcpServers. Exit code 0 only when all is well; warnings (hidden tools, unused settings) do not fail it.',
+      'config gives, and checks each server under mcpServers. Exit code 0 only when all is well;',
+      'warnings (hidden tools, unused settings) do not fail it.',
     ],
     options: [],
   },
