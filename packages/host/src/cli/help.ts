@@ -49,7 +49,8 @@ export const HELP = {
     summary: 'Loads the project once and prints its plan: visible tools, hidden ones with why, plugins.',
     details: [
       'With --json, prints one object: {"visible": [{name, description, owner, executor, inputSchema}],',
-      '"hidden": [{name, owner, diagnostics: [{reason, message}]}], "plugins": [{id, status, diagnostics}]}.',
+      '"hidden": [{name, owner, diagnostics: [{reason, message}]}], "plugins": [{id, status, diagnostics}]}',
+      'on stdout, and the warnings on stderr.',
     ],
     options: [['--json', 'Print the plan as one JSON object']],
   },
