@@ -3,6 +3,7 @@ import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createHost, parseConfig } from '@toolhost/host';
 import { describe, expect, it } from 'vitest';
+import { HELP } from '../packages/host/src/cli/help.js';
 import { pluginSource } from '../packages/host/src/cli/scaffold.js';
 import { project } from './cli/cli.js';
 import { readmeModules, typeErrors } from './readme-typescript.js';
@@ -35,10 +36,40 @@ describe('the README', () => {
     }
   });
 
+  it("plugins/README.md's plugins block is valid toolhost.config.json once wrapped in braces", async () => {
+    const readme = await readFile(path.join(root, 'plugins', 'README.md'), 'utf8');
+    const blocks = [...readme.matchAll(/```json\n([\s\S]*?)```/g)].map((m) => m[1] ?? '');
+    expect(blocks.length).toBeGreaterThan(0);
+    for (const block of blocks) {
+      const outcome = parseConfig(JSON.parse(`{${block}}`), 'plugins/README.md');
+      expect(outcome.ok ? [] : outcome.issues, block).toEqual([]);
+    }
+  });
+
   it('ships a repository config that validates (npm start uses it)', async () => {
     const config = JSON.parse(await readFile(path.join(root, 'toolhost.config.json'), 'utf8'));
     const outcome = parseConfig(config, 'toolhost.config.json');
     expect(outcome.ok ? [] : outcome.issues).toEqual([]);
+  });
+});
+
+describe("the README's command table", () => {
+  it("has a row per command with every flag of the command's --help usage", async () => {
+    const readme = await readFile(path.join(root, 'README.md'), 'utf8');
+    const rows = [...readme.matchAll(/^\| `toolhost ([a-z-]+)([^`]*)`/gm)].map(
+      (m) => [m[1], m[2] ?? ''] as const,
+    );
+    expect(rows.map(([name]) => name)).toEqual(Object.keys(HELP));
+    for (const [name, flags] of rows) {
+      const usage = HELP[name as keyof typeof HELP].usage;
+      const wanted = [...usage.matchAll(/--[a-z-]+/g)]
+        .map((m) => m[0])
+        .filter((f) => f !== '--root' && f !== '--config');
+      expect(
+        [...flags.matchAll(/--[a-z-]+/g)].map((m) => m[0]),
+        name,
+      ).toEqual(wanted);
+    }
   });
 });
 

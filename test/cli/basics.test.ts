@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { outputFor, startProgress, styleFor } from '../../packages/host/src/cli/io.js';
 import { ANSI, CLI, cleanEnv, project, REPO, startToolhost, toolhost } from './cli.js';
 
-const COMMANDS = ['dev', 'list', 'call', 'serve', 'new', 'doctor', 'grant'];
+const COMMANDS = ['dev', 'list', 'call', 'serve', 'new', 'doctor', 'grant', 'mcp-config'];
 /** An SGR (colour) sequence. */
 // biome-ignore lint/suspicious/noControlCharactersInRegex: detecting escapes is the point.
 const COLOUR = /\x1b\[\d+(;\d+)*m/;
@@ -30,6 +30,12 @@ describe.concurrent('toolhost --help, --version and usage errors', () => {
     });
     expect(runs[2]?.stdout).toContain('--input-file FILE');
     expect(runs[3]?.stdout).toContain('--no-watch');
+  });
+
+  it("serve --help names the sandbox serve uses by default: an executor process, as the config's default", async () => {
+    const serve = await toolhost(['serve', '--help']);
+    expect(serve.stdout).toContain('Plugin isolates run in an executor process by default');
+    expect(serve.stdout).not.toMatch(/run in the serve process by default/);
   });
 
   it('an unknown command, an unknown flag on every command, or no command at all: exit 2', async () => {

@@ -1,7 +1,8 @@
 /** `toolhost call` beyond the local happy path: a failed plugin's tool, a running server, stdin. */
+import { execFile } from 'node:child_process';
 import * as path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { project, startToolhost, toolhost } from './cli.js';
+import { project, REPO, startToolhost, toolhost } from './cli.js';
 
 const URL_LINE = /MCP (http:\/\/127\.0\.0\.1:\d+\/mcp) \(streamable HTTP\)/;
 
@@ -15,6 +16,12 @@ describe('toolhost call', () => {
       expect(run.stdout).toMatch(
         /It likely belongs to plugin "syntax-error", which did not load:\n {2}plugin "syntax-error" failed to load: plugin "syntax-error" does not build: index\.ts:\d+/,
       );
+      // The hint is a doctor command for this project, runnable as printed where call ran.
+      const doctor = /^Run (.+) for the details\.$/m.exec(run.stdout)?.[1] ?? '';
+      const ran = await new Promise<string>((resolve) => {
+        execFile('/bin/sh', ['-c', doctor], { cwd: REPO }, (_error, stdout) => resolve(stdout));
+      });
+      expect(ran).toMatch(/plugin syntax-error: does not load\n.*does not build/);
       const other = await toolhost(['call', 'anything', '--root', root]);
       expect(other.stdout).toMatch(
         /It may belong to a plugin that did not load.*\n {2}plugin "syntax-error" failed to load/,

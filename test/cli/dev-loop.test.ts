@@ -129,7 +129,7 @@ describe('toolhost dev loop', () => {
     const expected = [
       /Warnings \(3\)\n/,
       /⚠ plugins\.weathr: config has settings for "weathr" but plugins\/weathr\/ does not exist/,
-      /✖ plugin notes: asks for permissions\.fs\.write "notes", which config does not grant\n {6}fix: add "notes" to plugins\.notes\.grants\.fs\.write in toolhost\.config\.json \(or run toolhost grant notes\)/,
+      /✖ plugin notes: asks for permissions\.fs\.write "notes", which config does not grant\n {6}fix: add "notes" to plugins\.notes\.grants\.fs\.write in toolhost\.config\.json \(or run .+ grant notes\)/,
       /⚠ registry: tools\.deny pattern "helthy_\*" matches no tool \(a typo\?\)/,
     ];
     try {

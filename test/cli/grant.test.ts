@@ -1,3 +1,4 @@
+import { execFile } from 'node:child_process';
 import { readFile, writeFile } from 'node:fs/promises';
 import * as path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -63,6 +64,27 @@ describe('toolhost grant', () => {
       expect(doctor.stdout).not.toContain('which config does not grant');
       const again = await toolhost(['grant', 'notes', '--root', root], { cwd: root });
       expect(again).toMatchObject({ code: 0, stdout: expect.stringContaining('nothing to change') });
+    } finally {
+      await dispose();
+    }
+  });
+
+  it("list's fix line is a grant command that runs as printed from the folder list ran in", async () => {
+    const { root, dispose } = await project([notes], { builtins: false });
+    const cwd = path.dirname(root); // another folder, with no toolhost of its own
+    try {
+      const list = await toolhost(['list', '--root', root], { cwd });
+      const printed = /\(or run (.+ grant notes.*)\)$/m.exec(list.stdout)?.[1];
+      expect(printed, list.stdout).toBeDefined();
+      const ran = await new Promise<{ code: number }>((resolve) => {
+        execFile('/bin/sh', ['-c', `${printed} --yes`], { cwd }, (error) =>
+          resolve({ code: error === null ? 0 : Number(error.code) }),
+        );
+      });
+      expect(ran.code).toBe(0);
+      expect(JSON.parse(await readFile(path.join(root, 'toolhost.config.json'), 'utf8'))).toMatchObject({
+        plugins: { notes: { grants: { fs: { read: ['notes'], write: ['notes'] } } } },
+      });
     } finally {
       await dispose();
     }

@@ -43,8 +43,12 @@ describe('toolhost list', () => {
     expect(stdout).not.toMatch(ANSI);
   });
 
-  it('--json prints the documented contract: visible, hidden and plugins', async () => {
-    const { code, stdout } = await toolhost(['list', '--json', '--root', root]);
+  it('--json prints the documented contract on stdout, and the warnings on stderr as list does', async () => {
+    const { code, stdout, stderr } = await toolhost(['list', '--json', '--root', root]);
+    expect(stderr).toContain('Warnings (1)');
+    expect(stderr).toContain(
+      'plugin weather: asks for permissions.env "WEATHER_API_KEY", which config does not grant',
+    );
     expect(code).toBe(0);
     const json = JSON.parse(stdout) as ListJson;
     expect(Object.keys(json)).toEqual(['visible', 'hidden', 'plugins']);

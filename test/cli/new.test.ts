@@ -57,6 +57,10 @@ describe('toolhost new', () => {
       `created ${path.join(path.relative(REPO, root), 'plugins/greeter/index.ts')}`,
     );
     expect(created.stdout).toContain('toolhost call greeter_hello');
+    // The test runs from the project, where its imports resolve (run below, as printed).
+    expect(created.stdout).toContain(
+      `  cd ${path.relative(REPO, root)} && npx vitest run plugins/greeter/test/greeter.test.ts\n`,
+    );
     const source = await readFile(path.join(root, 'plugins/greeter/index.ts'), 'utf8');
     expect(source).toContain("id: 'greeter'");
     expect(source).toMatch(/execute: \(\{ name, times \}, ctx\) =>/);
@@ -110,6 +114,9 @@ describe('toolhost new', () => {
       expect(line).not.toMatch(/^npx /);
       const ran = await runToEnd('/bin/sh', ['-c', line], outside.root);
       expect(ran).toEqual({ code: 0, output: expect.stringContaining('Hello, Ada!') });
+      // No @toolhost/host or vitest in that project: no vitest command that could not run.
+      expect(created.stdout).not.toContain('vitest run');
+      expect(created.stdout).toContain('once the project has @toolhost/host and vitest in node_modules');
       const inside = await toolhost(['new', 'there', '--root', outside.root]);
       expect(inside.stdout).toContain('  npx toolhost call there_hello');
     } finally {

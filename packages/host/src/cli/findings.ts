@@ -11,7 +11,9 @@ import type { MissingGrant } from '../capabilities/types.js';
 import type { ToolHost } from '../host/host.js';
 import { shapeOf, unknownKeys } from '../sources/plugins/config-help.js';
 import type { PluginReport } from '../sources/plugins/manager.js';
+import { shellWord, toolhostCommand } from './invocation.js';
 import type { Style } from './io.js';
+import { shownPath } from './view.js';
 
 export type Level = 'ok' | 'info' | 'warning' | 'problem';
 
@@ -90,11 +92,21 @@ export function grantFindings(
         message: `asks for ${missing.permission}, which config does not grant`,
         fix:
           `add ${value === undefined ? 'it' : JSON.stringify(value)} to ${missing.configKey} in ${configName}` +
-          (value === undefined ? '' : ` (or run toolhost grant ${report.id})`),
+          (value === undefined
+            ? ''
+            : ` (or run ${projectCommand(host, `grant ${shellWord(report.id)}`, configName)})`),
       });
     }
   }
   return findings;
+}
+
+/** `toolhost <args>` on `host`'s project and its config `configName`, runnable from the cwd as printed. */
+export function projectCommand(host: ToolHost, args: string, configName: string): string {
+  const root = host.root === process.cwd() ? '' : ` --root ${shellWord(shownPath(host.root))}`;
+  const usual = shownPath(path.join(host.root, 'toolhost.config.json'));
+  const config = configName === usual ? '' : ` --config ${shellWord(configName)}`;
+  return `${toolhostCommand()} ${args}${root}${config}`;
 }
 
 /**

@@ -49,7 +49,8 @@ export const HELP = {
     summary: 'Loads the project once and prints its plan: visible tools, hidden ones with why, plugins.',
     details: [
       'With --json, prints one object: {"visible": [{name, description, owner, executor, inputSchema}],',
-      '"hidden": [{name, owner, diagnostics: [{reason, message}]}], "plugins": [{id, status, diagnostics}]}.',
+      '"hidden": [{name, owner, diagnostics: [{reason, message}]}], "plugins": [{id, status, diagnostics}]}',
+      'on stdout, and the warnings on stderr.',
     ],
     options: [['--json', 'Print the plan as one JSON object']],
   },
@@ -78,8 +79,9 @@ export const HELP = {
     details: [
       'In stdio mode stdout carries the protocol only; every log line goes to stderr.',
       'Watches plugins/ and the config file unless --no-watch; clients get tools/list_changed.',
-      'Over stdio, plugin isolates run in the serve process by default, under a supervisor that',
-      'restarts it (same stdio, no new initialize) when a plugin makes V8 abort.',
+      'Plugin isolates run in an executor process by default, restarted when a plugin makes V8 abort.',
+      'With --sandbox inline they run in the serve process itself, under a supervisor that restarts',
+      'it (over stdio: same stdio, no new initialize).',
     ],
     options: [
       ['--http PORT', 'Serve streamable HTTP at http://127.0.0.1:PORT/mcp (0: any free port)'],
@@ -104,7 +106,8 @@ export const HELP = {
     summary: 'Checks the config, plugin builds, permission grants and MCP servers; says what to fix.',
     details: [
       'Builds every plugin without the cache, compares the permissions each asks for with the grants',
-      'config gives, and checks each server under mcpServers. Exit code 0 only when all is well; warnings (hidden tools, unused settings) do not fail it.',
+      'config gives, and checks each server under mcpServers. Exit code 0 only when all is well;',
+      'warnings (hidden tools, unused settings) do not fail it.',
     ],
     options: [],
   },

@@ -1,12 +1,16 @@
-import { realpath } from 'node:fs/promises';
+import { realpathSync } from 'node:fs';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 /** This package's bin (`packages/host/bin/toolhost.js`), from this file in dist/cli/ or src/cli/. */
 export const BIN = fileURLToPath(new URL('../../bin/toolhost.js', import.meta.url));
 
-async function real(file: string): Promise<string | undefined> {
-  return realpath(file).catch(() => undefined);
+function real(file: string): string | undefined {
+  try {
+    return realpathSync(file);
+  } catch {
+    return undefined;
+  }
 }
 
 /**
@@ -15,10 +19,10 @@ async function real(file: string): Promise<string | undefined> {
  * else this Node and this bin by absolute path — never a bare `npx toolhost` that would look the
  * name up in the registry.
  */
-export async function toolhostCommand(cwd: string = process.cwd()): Promise<string> {
-  const bin = await real(BIN);
+export function toolhostCommand(cwd: string = process.cwd()): string {
+  const bin = real(BIN);
   for (let dir = path.resolve(cwd); ; dir = path.dirname(dir)) {
-    const linked = await real(path.join(dir, 'node_modules', '.bin', 'toolhost'));
+    const linked = real(path.join(dir, 'node_modules', '.bin', 'toolhost'));
     if (linked !== undefined) {
       if (linked === bin) return 'npx toolhost';
       break;

@@ -4,9 +4,11 @@ import { resultText } from '../../core/wrap/results.js';
 import type { CallObserver } from '../../core/wrap/wrapper.js';
 import type { ToolHost } from '../../host/host.js';
 import { COMMON_OPTIONS, parseCommand, UsageError } from '../args.js';
+import { projectCommand } from '../findings.js';
 import { type Io, styleFor } from '../io.js';
 import { openHost, resolveProject } from '../project.js';
 import { type CallJson, EXIT } from '../types.js';
+import { shownPath } from '../view.js';
 
 function parseInput(text: string, source: string): unknown {
   try {
@@ -45,7 +47,7 @@ async function inputOf(values: { input?: string; 'input-file'?: string }): Promi
  * For a tool the host does not know: the plugins that failed to load, whose tools nobody can
  * know, each with why — the one whose id starts the name first, if any does.
  */
-function failedPluginsNote(host: ToolHost, name: string): string {
+function failedPluginsNote(host: ToolHost, name: string, configName: string): string {
   const failed = host.plugins.filter((p) => p.status === 'failed' || p.status === 'quarantined');
   if (failed.length === 0) return '';
   const owner = failed.find((p) => name.startsWith(`${p.id}_`) || name.startsWith(`${p.id}-`));
@@ -58,7 +60,7 @@ function failedPluginsNote(host: ToolHost, name: string): string {
     owner === undefined
       ? `\nIt may belong to a plugin that did not load (its tools are unknown until it does):`
       : `\nIt likely belongs to plugin "${owner.id}", which did not load:`;
-  return `${head}\n${lines.map((line) => `  ${line}`).join('\n')}\nRun toolhost doctor for the details.`;
+  return `${head}\n${lines.map((line) => `  ${line}`).join('\n')}\nRun ${projectCommand(host, 'doctor', configName)} for the details.`;
 }
 
 /** Prints a result as `call` does: its text (or JSON) on stdout; the exit code says whether it is an error. */
@@ -119,7 +121,15 @@ export async function call(argv: readonly string[], io: Io): Promise<number> {
     const check = session.check(name);
     if (!check.ok && check.refusal === 'unknown') {
       return printResult(
-        { content: [{ type: 'text', text: check.message + failedPluginsNote(host, name) }], isError: true },
+        {
+          content: [
+            {
+              type: 'text',
+              text: check.message + failedPluginsNote(host, name, shownPath(project.configFile)),
+            },
+          ],
+          isError: true,
+        },
         values.json === true,
         io,
       );

@@ -10,11 +10,14 @@ export async function list(argv: readonly string[], io: Io): Promise<number> {
   const project = await resolveProject(values);
   const host = await openHost(project, io);
   try {
-    if (values.json === true)
+    const warnings = planWarnings(host, shownPath(project.configFile));
+    if (values.json === true) {
+      // stdout is the JSON alone, for scripts; the warnings go where a person still sees them.
       io.out.write(`${JSON.stringify(listJson(host.plan(), host.plugins), null, 2)}\n`);
-    else {
+      const [, ...lines] = warningLines(warnings, styleFor(io.err)); // without its leading blank line
+      if (lines.length > 0) io.err.write(`${lines.join('\n')}\n`);
+    } else {
       const style = styleFor(io.out);
-      const warnings = planWarnings(host, shownPath(project.configFile));
       io.out.write(
         `${[...planLines(host.plan(), host.plugins, style), ...warningLines(warnings, style)].join('\n')}\n`,
       );

@@ -2,7 +2,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import * as path from 'node:path';
 import { exists } from '../../util/stat.js';
 import { COMMON_OPTIONS, parseCommand, UsageError } from '../args.js';
-import { toolhostCommand } from '../invocation.js';
+import { shellWord, toolhostCommand } from '../invocation.js';
 import { type Io, styleFor } from '../io.js';
 import { resolveProject } from '../project.js';
 import { exampleToolName, PLUGIN_ID, pluginSource, pluginTsconfig, testSource } from '../scaffold.js';
@@ -36,7 +36,7 @@ export async function scaffold(argv: readonly string[], io: Io): Promise<number>
   await mkdir(path.join(dir, 'test'), { recursive: true });
   for (const [file, text] of files) await writeFile(file, text, { flag: 'wx' });
   const style = styleFor(io.out);
-  const command = await toolhostCommand();
+  const command = toolhostCommand();
   io.out.write(
     [
       `${style.green('created')} ${shownPath(files[0][0])}`,
@@ -45,9 +45,30 @@ export async function scaffold(argv: readonly string[], io: Io): Promise<number>
       '',
       'Try it:',
       `  ${command} call ${tool} --input '{"name": "Ada"}'${project.root === process.cwd() ? '' : ` --root ${shownPath(project.root)}`}`,
-      `  npx vitest run ${shownPath(files[1][0])}`,
+      `  ${await testCommand(project.root, id)}`,
       '',
     ].join('\n'),
   );
   return EXIT.ok;
+}
+
+/**
+ * How to run the scaffolded test: vitest from the project folder, where the test's imports
+ * (`@toolhost/host`, `vitest`) resolve; a note instead when the project does not have them.
+ */
+async function testCommand(root: string, id: string): Promise<string> {
+  const installed = async (name: string): Promise<boolean> => {
+    for (let dir = root; ; dir = path.dirname(dir)) {
+      if (await exists(path.join(dir, 'node_modules', name))) return true;
+      if (path.dirname(dir) === dir) return false;
+    }
+  };
+  const [host, vitest] = await Promise.all([installed('@toolhost/host'), installed('vitest')]);
+  if (!host || !vitest) {
+    return '(its test runs with vitest once the project has @toolhost/host and vitest in node_modules)';
+  }
+  const file = `plugins/${id}/test/${id}.test.ts`;
+  return root === process.cwd()
+    ? `npx vitest run ${file}`
+    : `cd ${shellWord(shownPath(root))} && npx vitest run ${file}`;
 }
