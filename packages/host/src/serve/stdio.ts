@@ -80,6 +80,10 @@ function trackRequests(transport: StdioServerTransport, inFlight: InFlightRecord
     if ('method' in message && 'id' in message) {
       const name = message.method === 'tools/call' ? message.params?.name : undefined;
       inFlight.started(message.id, typeof name === 'string' ? name : undefined);
+    } else if ('method' in message && message.method === 'notifications/cancelled') {
+      // The SDK sends no response for a cancelled request: it is not in flight any more.
+      const id = message.params?.requestId;
+      if (typeof id === 'string' || typeof id === 'number') inFlight.answered(id);
     }
     receive?.(message);
   };
