@@ -55,6 +55,8 @@ export class InFlightSlots {
   /** Emptied slots, reused before the file grows. */
   readonly #free: number[] = [];
   #used = 0;
+  /** Set when a write failed (no such fd: not run by a supervisor): nothing is recorded any more. */
+  #failed = false;
 
   constructor(fd = IN_FLIGHT_FD) {
     this.#fd = fd;
@@ -62,6 +64,7 @@ export class InFlightSlots {
 
   /** Records `id` as in flight, calling a tool of `pluginId` (if any); false when it could not be. */
   started(id: RequestId, pluginId: string | undefined): boolean {
+    if (this.#failed) return false;
     if (this.#slots.has(id)) return true;
     const slot = this.#slot;
     const pluginBytes = pluginId === undefined ? 0 : Buffer.byteLength(pluginId, 'utf8');
@@ -87,7 +90,7 @@ export class InFlightSlots {
     try {
       writeSync(this.#fd, slot, 0, length, index * SLOT_SIZE);
     } catch {
-      this.#free.push(index);
+      this.#failed = true;
       return false;
     }
     this.#slots.set(id, index);

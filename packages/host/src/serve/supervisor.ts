@@ -88,7 +88,7 @@ export function supervise(options: SupervisorOptions): Supervisor {
     finish = resolve;
   });
 
-  const answer = options.answer ?? ((text: string) => writeSync(1, text));
+  const answer = options.answer ?? ((text: string) => writeAllSync(1, text));
 
   const start = () => {
     restartTimer = undefined;
@@ -265,6 +265,26 @@ function answerInFlight(
     return { answered: 0, plugins };
   }
   return { answered: inFlight.length, plugins };
+}
+
+/**
+ * Writes all of `text` to `fd` before returning. The fd is shared with the child's stdout, whose
+ * Node may have left it non-blocking: a full pipe then says EAGAIN, and the write is retried after
+ * 1 ms, for up to 5 s (a client that reads nothing for that long has lost its answers anyway).
+ */
+function writeAllSync(fd: number, text: string): void {
+  const bytes = Buffer.from(text, 'utf8');
+  const pause = new Int32Array(new SharedArrayBuffer(4));
+  let written = 0;
+  for (let waited = 0; written < bytes.length; ) {
+    try {
+      written += writeSync(fd, bytes, written, bytes.length - written);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EAGAIN' || waited >= 5_000) throw error;
+      Atomics.wait(pause, 0, 0, 1);
+      waited += 1;
+    }
+  }
 }
 
 function how(code: number | null, signal: NodeJS.Signals | null): string {

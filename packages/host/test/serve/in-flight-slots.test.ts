@@ -78,6 +78,13 @@ describe('the in-flight slot file', () => {
     expect(file.read()).toEqual([]);
   });
 
+  it('stops recording after a failed write (no slot file on that fd) instead of failing every call', () => {
+    const writer = new InFlightSlots(999_999); // no such descriptor
+    expect(writer.started(1, 'p')).toBe(false);
+    expect(writer.started(2, 'p')).toBe(false);
+    writer.answered(1);
+  });
+
   it('has room for a burst of requests far beyond what a client keeps in flight', () => {
     expect(MAX_SLOTS).toBeGreaterThanOrEqual(10_000);
   });
