@@ -143,5 +143,5 @@ export type { McpHttpOptions, McpHttpServer } from './serve/http.js';
 export { serveHttp } from './serve/http.js';
 export type { McpSessionClose, McpSessionCloseReason } from './serve/http-sessions.js';
 export type { McpServeOptions } from './serve/server.js';
-export type { McpStdioOptions } from './serve/stdio.js';
+export type { InFlightRecorder, McpStdioOptions } from './serve/stdio.js';
 export { serveStdio } from './serve/stdio.js';

@@ -80,6 +80,7 @@ const PUBLIC_TYPES = [
   'HostError',
   'HostMcpOptions',
   'HostOptions',
+  'InFlightRecorder',
   'InputCheck',
   'InputIssue',
   'McpHttpOptions',

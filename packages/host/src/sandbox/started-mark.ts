@@ -42,6 +42,23 @@ export class StartedMarkWriter {
 
 let files = 0;
 
+/**
+ * A new, empty file in the temp folder, open for reading and writing, and removed from the folder
+ * at once where the system allows an open file to be (whoever holds its descriptor keeps it);
+ * `name` is its path when it could not be removed (remove it once closed).
+ */
+export function openUnlinkedTemp(prefix: string): { fd: number; name: string | undefined } {
+  files += 1;
+  const name = path.join(tmpdir(), `${prefix}-${process.pid}-${files}-${Date.now()}`);
+  const fd = openSync(name, 'wx+', 0o600);
+  try {
+    unlinkSync(name);
+    return { fd, name: undefined };
+  } catch {
+    return { fd, name };
+  }
+}
+
 /** The host's side: the file, made before the process is spawned and passed as its fd 4. */
 export class StartedMarkFile {
   readonly fd: number;
@@ -58,15 +75,9 @@ export class StartedMarkFile {
    * an open file to be (both processes keep it through their descriptors), else when closed.
    */
   static open(): StartedMarkFile {
-    files += 1;
-    const name = path.join(tmpdir(), `toolhost-started-${process.pid}-${files}-${Date.now()}`);
-    const fd = openSync(name, 'wx+', 0o600);
+    const { fd, name } = openUnlinkedTemp('toolhost-started');
     const file = new StartedMarkFile(fd);
-    try {
-      unlinkSync(name);
-    } catch {
-      file.#name = name;
-    }
+    file.#name = name;
     return file;
   }
 

@@ -1,6 +1,5 @@
 import { writeSync } from 'node:fs';
 import type { ToolHost } from '../host/host.js';
-import { PluginIsolate } from '../sandbox/plugin-isolate.js';
 
 /** Set (to `1`) in the environment of a `serve` process that a supervisor runs. */
 export const SUPERVISED_ENV = 'TOOLHOST_SERVE_SUPERVISED';
@@ -20,13 +19,6 @@ export type CrashCharges = Record<string, { readonly count: number; readonly mes
 export type ServeReport =
   /** Serving: from now on, an abnormal end is a crash to restart from. */
   | { readonly t: 'ready' }
-  /** Its last word before V8 aborts it: the plugins with calls in flight, and how many requests it failed. */
-  | {
-      readonly t: 'crash';
-      readonly message: string;
-      readonly plugins: readonly string[];
-      readonly answered: number;
-    }
   /** A charged plugin is quarantined now (in `.toolhost/quarantine.json`): its charges can go. */
   | { readonly t: 'quarantined'; readonly pluginId: string };
 
@@ -79,38 +71,3 @@ export function applyCharges(host: ToolHost, charges: CrashCharges): string[] {
 
 /** A JSON-RPC request id (the MCP SDK's `RequestId`). */
 export type RequestId = string | number;
-
-/**
- * Makes a plugin that loses its isolate (V8's catastrophic errors) end this process at once, after
- * a last word: every request in flight (`inFlight`: id → tool name, for `tools/call`) gets a
- * JSON-RPC error on stdout, so the client is not left waiting, and the supervisor hears which
- * plugins were running. Must run before the first isolate is created.
- */
-export function abortWithLastWords(
-  host: () => ToolHost | undefined,
-  inFlight: ReadonlyMap<RequestId, string | undefined>,
-): void {
-  PluginIsolate.abortOnCatastrophe = true;
-  PluginIsolate.onCatastrophe = (message) => {
-    const tools = host()?.registry.tools;
-    const plugins = new Set<string>();
-    for (const name of inFlight.values()) {
-      const tool = name === undefined ? undefined : tools?.get(name);
-      if (tool?.source === 'plugin') plugins.add(tool.sourceId);
-    }
-    const running = plugins.size === 0 ? '' : ` (plugins running: ${[...plugins].join(', ')})`;
-    const text =
-      `toolhost serve crashed: a plugin made V8 abort (${message}) while this request was running${running}; ` +
-      'the server restarts and serves again: call again';
-    let answered = 0;
-    for (const id of inFlight.keys()) {
-      try {
-        writeSync(1, `${JSON.stringify({ jsonrpc: '2.0', id, error: { code: -32603, message: text } })}\n`);
-        answered += 1;
-      } catch {
-        break; // the client has gone
-      }
-    }
-    report({ t: 'crash', message, plugins: [...plugins], answered });
-  };
-}

@@ -12,15 +12,24 @@ export interface McpStdioOptions extends McpServeOptions {
   /** Where answers go; default `process.stdout`. */
   readonly stdout?: Writable;
   /**
-   * Filled with the requests in flight (id → tool name for `tools/call`), for a last word on a
-   * crash (see `abortWithLastWords`); left alone when not given, which costs nothing per call.
+   * Told of every request read from the client (with the tool name, for `tools/call`) and of every
+   * response sent, so that a supervisor can answer the requests in flight if this process dies
+   * (see `InFlightSlots`); when not given, nothing is done per call.
    */
-  readonly inFlight?: Map<RequestId, string | undefined>;
+  readonly inFlight?: InFlightRecorder;
   /**
    * Sent to the client as a warning log message once connected, with `tools/list_changed`: a
    * restarted server says why, and that its tools may have changed.
    */
   readonly announce?: string;
+}
+
+/** What `serveStdio` tells of the requests in flight. */
+export interface InFlightRecorder {
+  /** A request was read; `tool` names the tool of a `tools/call`. Runs before the request is handled. */
+  started(id: RequestId, tool: string | undefined): void;
+  /** Its response was written. */
+  answered(id: RequestId): void;
 }
 
 /**
@@ -63,19 +72,26 @@ export async function serveStdio(
   return { closed, close };
 }
 
-/** Keeps `inFlight` to the requests read from the client and not answered yet. */
-function trackRequests(transport: StdioServerTransport, inFlight: Map<RequestId, string | undefined>): void {
+/** Tells `inFlight` of the requests read from the client and of the responses sent. */
+function trackRequests(transport: StdioServerTransport, inFlight: InFlightRecorder): void {
   const receive = transport.onmessage;
   const send = transport.send.bind(transport);
   transport.onmessage = (message: JSONRPCMessage) => {
     if ('method' in message && 'id' in message) {
       const name = message.method === 'tools/call' ? message.params?.name : undefined;
-      inFlight.set(message.id, typeof name === 'string' ? name : undefined);
+      inFlight.started(message.id, typeof name === 'string' ? name : undefined);
+    } else if ('method' in message && message.method === 'notifications/cancelled') {
+      // The SDK sends no response for a cancelled request: it is not in flight any more.
+      const id = message.params?.requestId;
+      if (typeof id === 'string' || typeof id === 'number') inFlight.answered(id);
     }
     receive?.(message);
   };
   transport.send = (message: JSONRPCMessage) => {
-    if (!('method' in message) && 'id' in message && message.id !== undefined) inFlight.delete(message.id);
-    return send(message);
+    const sent = send(message);
+    // After the write (synchronous on pipes, files and terminals): a process that dies in between
+    // leaves the request recorded, and its client may hear twice of it, never not at all.
+    if (!('method' in message) && 'id' in message && message.id !== undefined) inFlight.answered(message.id);
+    return sent;
   };
 }

@@ -1,5 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
+import { writeSync } from 'node:fs';
 import { createInterface } from 'node:readline';
+import { type InFlightRequest, InFlightSlotsFile } from './in-flight-slots.js';
 import {
   CRASHES_ENV,
   type CrashCharges,
@@ -18,6 +20,11 @@ export interface SupervisorOptions {
   readonly env?: NodeJS.ProcessEnv;
   /** Where the supervisor's lines go (stderr: stdout belongs to the protocol). */
   readonly log: (line: string) => void;
+  /**
+   * Writes the supervisor's answers for a dead child on the protocol's stream; default: fd 1,
+   * synchronously (the supervisor's stdout is the child's, inherited).
+   */
+  readonly answer?: (text: string) => void;
   /** Delay before the first restart, ms, doubled after each crash up to `maxMs`; default 100 / 5 000. */
   readonly backoff?: { readonly initialMs: number; readonly maxMs: number };
   /** Gives up after `crashes` abnormal exits within `windowMs`; default 5 within 60 000 ms. */
@@ -46,15 +53,21 @@ const SIGNAL_NUMBERS: Partial<Record<NodeJS.Signals, number>> = {
 /**
  * Runs the `serve` process and restarts it when it dies abnormally. The supervisor owns nothing
  * but the child: stdin and stdout are the child's own (inherited fds, no hop per message), and the
- * child reports on fd 3 (`ServeReport` lines) when it is ready, when a plugin made V8 abort, and
- * when a plugin got quarantined.
+ * child reports on fd 3 (`ServeReport` lines) when it is ready and when a plugin got quarantined,
+ * and keeps its requests in flight in slots the supervisor reads once it died (fd 4,
+ * `InFlightSlots`): the child needs no last word of its own, so V8 may abort it at once, even
+ * inside a sync isolate entry.
  *
  * - A child that ends with code 0, or after a signal the supervisor passed on, is not restarted.
  * - A child that ends before it reported ready is not restarted either: its failure (bad config,
  *   usage) would only repeat. Its exit code is the supervisor's.
- * - Any other end (a signal such as SIGABRT, a non-zero code) is a crash: logged on stderr with what
- *   the client lost, and the child restarts after a backoff. A crash charged to one plugin is passed
- *   to the next child, which quarantines that plugin after three, as the executor process does.
+ * - Any other end (a signal such as SIGABRT, a non-zero code) is a crash: the supervisor answers
+ *   each request the child had in flight with a JSON-RPC error on stdout (after a newline, so a
+ *   line the child left unfinished cannot swallow the first), logs the crash on stderr, and
+ *   restarts the child after a backoff. A crash by a fault signal (SIGABRT, SIGSEGV, …) while the
+ *   calls in flight were all to one plugin is charged to that plugin and passed to the next child,
+ *   which quarantines it after three, as the executor process does. A kill from outside (SIGKILL,
+ *   say the kernel's OOM killer) or an exit code charges nobody.
  * - `crashLoop.crashes` crashes within `crashLoop.windowMs` end the supervisor with code 1 and a
  *   message saying so.
  */
@@ -75,10 +88,12 @@ export function supervise(options: SupervisorOptions): Supervisor {
     finish = resolve;
   });
 
+  const answer = options.answer ?? ((text: string) => writeAllSync(1, text));
+
   const start = () => {
     restartTimer = undefined;
     let ready = false;
-    let lastWords: Extract<ServeReport, { t: 'crash' }> | undefined;
+    const slots = InFlightSlotsFile.open();
     const env = {
       ...(options.env ?? process.env),
       [SUPERVISED_ENV]: '1',
@@ -88,7 +103,7 @@ export function supervise(options: SupervisorOptions): Supervisor {
     };
     const spawned = spawn(options.command, [...options.args], {
       env,
-      stdio: ['inherit', 'inherit', 'inherit', 'pipe'],
+      stdio: ['inherit', 'inherit', 'inherit', 'pipe', slots.fd],
     });
     child = spawned;
     const reports = spawned.stdio[3];
@@ -102,8 +117,6 @@ export function supervise(options: SupervisorOptions): Supervisor {
         }
         if (report.t === 'ready') {
           ready = true;
-        } else if (report.t === 'crash') {
-          lastWords = report;
         } else if (report.t === 'quarantined') {
           // Its quarantine now lives in the project's .toolhost/quarantine.json.
           delete charges[report.pluginId];
@@ -117,13 +130,16 @@ export function supervise(options: SupervisorOptions): Supervisor {
       child = undefined;
       const exitCode = code ?? 128 + (signal === null ? 0 : (SIGNAL_NUMBERS[signal] ?? 0));
       if (stopping !== undefined || code === 0) {
+        slots.close();
         finish(exitCode);
         return;
       }
+      const inFlight = readSlots(slots, options.log);
+      const lastWords = answerInFlight(inFlight, how(code, signal), answer, options.log);
       if (!ready) {
         // A plugin that makes V8 abort while it is described would do it again at every start:
         // the next start describes it in an executor process, which survives that.
-        if (sandbox === 'inline' && (signal !== null || lastWords !== undefined)) {
+        if (sandbox === 'inline' && signal !== null) {
           sandbox = 'process';
           onCrash(
             `${how(code, signal)} while loading plugins; it restarts with isolates in an executor process`,
@@ -135,22 +151,25 @@ export function supervise(options: SupervisorOptions): Supervisor {
         finish(exitCode === 0 ? 1 : exitCode);
         return;
       }
-      onCrash(how(code, signal), lastWords);
+      onCrash(
+        how(code, signal),
+        signal !== null && FAULTS.has(signal) ? lastWords : { ...lastWords, plugins: [] },
+      );
     });
   };
 
-  const onCrash = (ending: string, lastWords: Extract<ServeReport, { t: 'crash' }> | undefined) => {
+  const onCrash = (ending: string, lastWords: LastWords) => {
     const now = Date.now();
     while (crashTimes.length > 0 && (crashTimes[0] ?? now) <= now - crashLoop.windowMs) crashTimes.shift();
     // A child that outlived the window starts the backoff afresh.
     if (crashTimes.length === 0) delay = backoff.initialMs;
     crashTimes.push(now);
     const cause =
-      lastWords === undefined
-        ? `the serve process died (${ending}); requests in flight were lost (the client hears nothing of them)`
-        : `a plugin made V8 abort (${lastWords.message}) while ${describePlugins(lastWords.plugins)} ran; ` +
-          `the serve process died (${ending}) and answered its ${lastWords.answered} request(s) in flight with an error`;
-    const [only, ...others] = lastWords?.plugins ?? [];
+      lastWords.answered === 0
+        ? `the serve process died (${ending}) with no request in flight`
+        : `the serve process died (${ending}) while ${describePlugins(lastWords.plugins)} ran; ` +
+          `its ${lastWords.answered} request(s) in flight were answered with an error`;
+    const [only, ...others] = lastWords.plugins;
     if (only !== undefined && others.length === 0) {
       const previous = charges[only];
       charges[only] = { count: (previous?.count ?? 0) + 1, message: `the serve process died (${ending})` };
@@ -187,6 +206,85 @@ export function supervise(options: SupervisorOptions): Supervisor {
       child?.kill(signal);
     },
   };
+}
+
+/** What the supervisor said for a dead child: how many requests it answered, and whose calls they were. */
+interface LastWords {
+  readonly answered: number;
+  /** The plugins with calls in flight (none: the crash is charged to nobody). */
+  readonly plugins: readonly string[];
+}
+
+/** Signals of a process's own fault (V8's abort among them), as opposed to a kill from outside. */
+const FAULTS: ReadonlySet<NodeJS.Signals> = new Set([
+  'SIGABRT',
+  'SIGSEGV',
+  'SIGBUS',
+  'SIGILL',
+  'SIGFPE',
+  'SIGTRAP',
+]);
+
+function readSlots(slots: InFlightSlotsFile, log: (line: string) => void): InFlightRequest[] {
+  try {
+    return slots.read();
+  } catch (error) {
+    log(`toolhost serve: cannot read the requests in flight: ${(error as Error).message}`);
+    return [];
+  } finally {
+    slots.close();
+  }
+}
+
+/**
+ * Answers each request a dead child had in flight with a JSON-RPC error naming the plugins that
+ * were running, after a newline that ends any line the child left unfinished.
+ */
+function answerInFlight(
+  inFlight: readonly InFlightRequest[],
+  ending: string,
+  answer: (text: string) => void,
+  log: (line: string) => void,
+): LastWords {
+  const plugins = [...new Set(inFlight.flatMap((r) => (r.pluginId === undefined ? [] : [r.pluginId])))];
+  if (inFlight.length === 0) return { answered: 0, plugins };
+  const running = plugins.length === 0 ? '' : ` (plugins running: ${plugins.join(', ')})`;
+  const message =
+    `toolhost serve crashed: the serve process died (${ending}) while this request was running${running}; ` +
+    'the server restarts and serves again: call again';
+  let text = '\n';
+  for (const { id } of inFlight) {
+    text += `${JSON.stringify({ jsonrpc: '2.0', id, error: { code: -32603, message } })}\n`;
+  }
+  try {
+    answer(text);
+  } catch (error) {
+    log(
+      `toolhost serve: cannot answer the requests in flight (the client has gone?): ${(error as Error).message}`,
+    );
+    return { answered: 0, plugins };
+  }
+  return { answered: inFlight.length, plugins };
+}
+
+/**
+ * Writes all of `text` to `fd` before returning. The fd is shared with the child's stdout, whose
+ * Node may have left it non-blocking: a full pipe then says EAGAIN, and the write is retried after
+ * 1 ms, for up to 5 s (a client that reads nothing for that long has lost its answers anyway).
+ */
+function writeAllSync(fd: number, text: string): void {
+  const bytes = Buffer.from(text, 'utf8');
+  const pause = new Int32Array(new SharedArrayBuffer(4));
+  let written = 0;
+  for (let waited = 0; written < bytes.length; ) {
+    try {
+      written += writeSync(fd, bytes, written, bytes.length - written);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EAGAIN' || waited >= 5_000) throw error;
+      Atomics.wait(pause, 0, 0, 1);
+      waited += 1;
+    }
+  }
 }
 
 function how(code: number | null, signal: NodeJS.Signals | null): string {

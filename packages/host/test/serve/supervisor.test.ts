@@ -1,13 +1,18 @@
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { CRASHES_ENV, RESTART_ENV, SANDBOX_ENV } from '../../src/serve/reports.js';
 import { supervise } from '../../src/serve/supervisor.js';
 
+/** The built slot writer (the children are plain Node scripts; `npm run build` first). */
+const SLOTS_JS = fileURLToPath(new URL('../../dist/serve/in-flight-slots.js', import.meta.url));
+
 /**
- * Fake `serve` children: small scripts that report on fd 3 as a real one does, then end the way
- * each test needs. Each start appends its environment to `starts.jsonl`.
+ * Fake `serve` children: small scripts that report on fd 3 and record requests in flight on fd 4
+ * (`started(id, pluginId)`) as a real one does, then end the way each test needs. Each start
+ * appends its environment to `starts.jsonl`.
  */
 let dir: string;
 beforeEach(async () => {
@@ -22,6 +27,8 @@ async function child(body: string): Promise<string> {
   await writeFile(
     file,
     `import { appendFileSync, writeSync } from 'node:fs';
+import { InFlightSlots } from ${JSON.stringify(SLOTS_JS)};
+const slots = new InFlightSlots();
 const report = (line) => writeSync(3, JSON.stringify(line) + '\\n');
 appendFileSync(${JSON.stringify(path.join(dir, 'starts.jsonl'))}, JSON.stringify({
   restart: process.env.${RESTART_ENV}, crashes: process.env.${CRASHES_ENV}, sandbox: process.env.${SANDBOX_ENV},
@@ -42,14 +49,16 @@ async function starts(): Promise<{ restart: string; crashes: string; sandbox: st
 
 function run(file: string, crashLoop = { crashes: 3, windowMs: 60_000 }) {
   const lines: string[] = [];
+  const answers: string[] = [];
   const supervisor = supervise({
     command: process.execPath,
     args: [file],
     log: (line) => lines.push(line),
+    answer: (text) => answers.push(text),
     backoff: { initialMs: 1, maxMs: 4 },
     crashLoop,
   });
-  return { supervisor, lines };
+  return { supervisor, lines, answers };
 }
 
 describe('the serve supervisor', () => {
@@ -68,7 +77,7 @@ describe('the serve supervisor', () => {
     expect((await starts()).map((s) => s.restart)).toEqual(['0', '1', '2']);
     expect(lines).toHaveLength(3);
     expect(lines[0]).toMatch(
-      /died \(signal SIGKILL\); requests in flight were lost.*Restarting it in 1 ms \(restart 1\)/,
+      /died \(signal SIGKILL\) with no request in flight.*Restarting it in 1 ms \(restart 1\)/,
     );
     expect(lines[2]).toMatch(/crashed 3 times within 60 s: giving up; the client's connection ends now/);
   });
@@ -87,10 +96,12 @@ report({ t: 'ready' });
 if (restart === 3) process.exit(0);
 if (restart === 2) {
   report({ t: 'quarantined', pluginId: 'bad' });
-  process.kill(process.pid, 'SIGKILL'); // no last word: nobody is charged
+  slots.started(1, 'bad');
+  process.kill(process.pid, 'SIGKILL'); // killed from outside: nobody is charged
 }
 // Two plugins in flight charge nobody: an innocent neighbour is never blamed.
-report({ t: 'crash', message: 'oom', plugins: restart === 1 ? ['bad', 'good'] : ['bad'], answered: 1 });
+slots.started(1, 'bad');
+if (restart === 1) slots.started(2, 'good');
 process.kill(process.pid, 'SIGABRT');
 `);
     const { supervisor, lines } = run(file, { crashes: 10, windowMs: 60_000 });
@@ -103,8 +114,34 @@ process.kill(process.pid, 'SIGABRT');
       {},
     ]);
     expect(lines[0]).toMatch(
-      /a plugin made V8 abort \(oom\) while plugin "bad" ran; the serve process died \(signal SIGABRT\) and answered its 1 request\(s\) in flight with an error/,
+      /the serve process died \(signal SIGABRT\) while plugin "bad" ran; its 1 request\(s\) in flight were answered with an error/,
     );
+    expect(lines[1]).toMatch(/while plugins "bad", "good" ran; its 2 request\(s\)/);
+  });
+
+  it('answers every request the dead child had in flight, after a newline, naming the plugins running', async () => {
+    const file = await child(`
+report({ t: 'ready' });
+if (Number(process.env.${RESTART_ENV}) === 1) process.exit(0);
+slots.started(1, 'bad');
+slots.started('ünï "id"', undefined);
+slots.started(3, 'good');
+slots.answered(3);
+process.kill(process.pid, 'SIGABRT');
+`);
+    const { supervisor, answers } = run(file);
+    expect(await supervisor.done).toBe(0);
+    expect(answers).toHaveLength(1);
+    const [first, ...lines] = (answers[0] ?? '').split('\n');
+    expect(first).toBe('');
+    expect(lines.pop()).toBe('');
+    const message =
+      'toolhost serve crashed: the serve process died (signal SIGABRT) while this request was running ' +
+      '(plugins running: bad); the server restarts and serves again: call again';
+    expect(lines.map((line) => JSON.parse(line))).toEqual([
+      { jsonrpc: '2.0', id: 1, error: { code: -32603, message } },
+      { jsonrpc: '2.0', id: 'ünï "id"', error: { code: -32603, message } },
+    ]);
   });
 
   it('restarts a child that a plugin crashed while loading with isolates in an executor process', async () => {

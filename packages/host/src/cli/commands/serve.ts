@@ -1,15 +1,8 @@
 import type { ToolHost } from '../../host/host.js';
 import { serveHttp } from '../../serve/http.js';
-import {
-  abortWithLastWords,
-  applyCharges,
-  type RequestId,
-  report,
-  SANDBOX_ENV,
-  type Supervision,
-  supervisionOf,
-} from '../../serve/reports.js';
-import { serveStdio } from '../../serve/stdio.js';
+import { InFlightSlots } from '../../serve/in-flight-slots.js';
+import { applyCharges, report, SANDBOX_ENV, type Supervision, supervisionOf } from '../../serve/reports.js';
+import { type InFlightRecorder, serveStdio } from '../../serve/stdio.js';
 import { supervise } from '../../serve/supervisor.js';
 import { COMMON_OPTIONS, parseCommand, portOf, UsageError } from '../args.js';
 import type { Io } from '../io.js';
@@ -30,9 +23,8 @@ function sandboxOf(flag: string | undefined): Sandbox | undefined {
  * `toolhost serve`. Where isolates live: `--sandbox`, else the config's `sandbox`, else `process`
  * (an executor process: a plugin that makes V8 abort takes down only that process, and every
  * other request is answered). `inline` runs isolates in the serve process itself, under a
- * supervisor that restarts it and a last word that answers the requests in flight; that last word
- * needs isolated-vm's catastrophic-error handler, which rules out sync entries (plugin-isolate.ts),
- * so it is measured no faster than `process` (bench/boundary.mjs) and is not the default.
+ * supervisor that restarts it and answers the requests it had in flight (`InFlightSlots`): the
+ * serve process keeps no catastrophic-error handler, so quick tools take sync entries.
  */
 export async function serve(argv: readonly string[], io: Io): Promise<number> {
   const { values } = parseCommand('serve', argv, {
@@ -71,6 +63,18 @@ async function superviseServe(argv: readonly string[], io: Io): Promise<number> 
   }
 }
 
+/** Keeps the requests in flight in the supervisor's slots, each with the plugin of its tool. */
+function recordInFlight(host: ToolHost): InFlightRecorder {
+  const slots = new InFlightSlots();
+  return {
+    started(id, name) {
+      const tool = name === undefined ? undefined : host.registry.tools.get(name);
+      slots.started(id, tool?.source === 'plugin' ? tool.sourceId : undefined);
+    },
+    answered: (id) => slots.answered(id),
+  };
+}
+
 interface ServeRun {
   readonly project: Awaited<ReturnType<typeof resolveProject>>;
   readonly port: number | undefined;
@@ -83,11 +87,8 @@ async function served(io: Io, { project, port, watch, supervision }: ServeRun): 
   // Under a supervisor the sandbox is its call: `inline`, or `process` after a crash at load.
   const sandbox: Sandbox | undefined =
     supervision === undefined ? 'process' : process.env[SANDBOX_ENV] === 'process' ? 'process' : 'inline';
-  const inFlight = supervision === undefined ? undefined : new Map<RequestId, string | undefined>();
-  let opened: ToolHost | undefined;
-  if (inFlight !== undefined) abortWithLastWords(() => opened, inFlight);
   const host = await openHost(project, io, { watch, sandbox });
-  opened = host;
+  const inFlight = supervision === undefined ? undefined : recordInFlight(host);
   const quarantined = supervision === undefined ? [] : applyCharges(host, supervision.charges);
   if (quarantined.length > 0) {
     // The quarantine rebuilds the Map: serve the plan without those plugins' tools.
