@@ -5,7 +5,7 @@
 // Paths, all running the same small echo: the MCP baseline; an in-process custom tool through the
 // full wrapper (`host.session().call`); the echo plugin in an `inline` and in a `process` sandbox;
 // and `toolhost serve` over stdio called through the SDK client, in both shapes: isolates in the
-// supervised serve process (the default) and in an executor process (`--sandbox process`). Method: every
+// supervised serve process (`--sandbox inline`) and in an executor process (the default). Method: every
 // path gets BENCH_WARMUP sequential warm-up calls, then BENCH_BLOCKS rounds in which each path runs
 // a block of 100 sequential calls (the order rotates each round), for p50/p95; then BENCH_ROUNDS
 // interleaved bursts per path at 64 and at 5,000 calls in flight, for calls/s. CPU per call: this

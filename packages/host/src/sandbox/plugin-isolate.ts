@@ -111,40 +111,14 @@ export class PluginIsolate {
    */
   readonly replies = { inEntry: 0, waited: 0 };
 
-  /**
-   * Set by the supervised `serve` process: when V8 loses control of an isolate, run
-   * {@link onCatastrophe} (its last word) and end the process. With it, tools never take sync
-   * entries: isolated-vm runs the handler on the main thread and parks the failing thread until it
-   * has run, so an out-of-memory abort inside a sync entry — on the main thread — would wait for
-   * itself forever. Without it (the executor process, inline hosts), V8's own out-of-memory abort
-   * ends the process at once.
-   */
-  static abortOnCatastrophe = false;
-
-  /**
-   * With {@link abortOnCatastrophe}: runs synchronously just before that abort, the process's last
-   * word (the supervised `serve` process answers its requests in flight and names the plugins).
-   */
-  static onCatastrophe: ((message: string) => void) | undefined;
-
   private constructor(limits: SandboxLimits) {
     this.#limits = limits;
-    this.#isolate = new ivm.Isolate({
-      memoryLimit: limits.memoryMb,
-      ...(PluginIsolate.abortOnCatastrophe
-        ? {
-            onCatastrophicError: (message: string) => {
-              try {
-                PluginIsolate.onCatastrophe?.(message);
-              } catch {
-                // Nothing may stand between a lost isolate and the abort.
-              }
-              process.stderr.write(`toolhost executor: catastrophic isolate error: ${message}\n`);
-              process.abort();
-            },
-          }
-        : {}),
-    });
+    // No catastrophic-error handler: isolated-vm runs it on the main thread and parks the failing
+    // thread until it has run, so an out-of-memory abort inside a sync entry (on the main thread)
+    // would wait for itself forever. V8's own abort ends the process at once instead; whoever
+    // supervises it speaks for the calls it had in flight (the host for an executor process,
+    // started-mark.ts; the serve supervisor, in-flight-slots.ts).
+    this.#isolate = new ivm.Isolate({ memoryLimit: limits.memoryMb });
   }
 
   /** Creates the isolate, evaluates the runtime and then the plugin bundle. Throws a readable error. */
@@ -396,12 +370,10 @@ export class PluginIsolate {
       // within it); the caller's next call should find the isolate free for a sync entry.
       if (async !== undefined) await async.entered;
       // A first call that used little CPU, alone in the isolate: its tool goes sync.
-      // Never with a catastrophic-error handler (see `abortOnCatastrophe`).
       if (
         async?.alone === true &&
         this.#active === 0 &&
         this.#modes.undecided(key) &&
-        !PluginIsolate.abortOnCatastrophe &&
         typeof outcome === 'string'
       ) {
         this.#modes.afterAsyncEntry(key, Number(this.#isolate.cpuTime - async.cpuBefore) / 1e6);
