@@ -37,12 +37,15 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0)) await cleanup();
 });
 
-/** `toolhost serve` on a project of `plugins`, connected with the real SDK client over stdio. */
-async function connect(plugins: string[], config: unknown) {
+/**
+ * `toolhost serve` on a project of `plugins`, connected with the real SDK client over stdio;
+ * `sandbox`: the flags that choose the sandbox (none: the default).
+ */
+async function connect(plugins: string[], config: unknown, sandbox: string[] = ['--sandbox', 'inline']) {
   const { root, dispose } = await project(plugins, config);
   const transport = new StdioClientTransport({
     command: process.execPath,
-    args: [CLI, 'serve', '--no-watch', '--sandbox', 'inline', '--root', root],
+    args: [CLI, 'serve', '--no-watch', ...sandbox, '--root', root],
     env: cleanEnv() as Record<string, string>,
     stderr: 'pipe',
   });
@@ -67,14 +70,15 @@ async function connect(plugins: string[], config: unknown) {
 const text = (result: unknown) => (result as { content: { text: string }[] }).content[0]?.text;
 
 describe('toolhost serve over stdio, isolates in a supervised serve process (the default)', () => {
-  it('calls a plugin tool with the isolate in the serve process: no executor process, one serve child', async () => {
-    const { client, supervisor } = await connect(['healthy'], { builtins: false });
+  it('by default calls a plugin tool with the isolate in the serve process: no executor process, one serve child', async () => {
+    const { client, supervisor, stderr } = await connect(['healthy'], { builtins: false }, []);
     const result = await client.callTool({ name: 'healthy_echo', arguments: { text: 'no double hop' } });
     expect(text(result)).toBe('echo: no double hop');
     const [serve, ...others] = childrenOf(supervisor);
     expect(others).toEqual([]);
     expect(serve?.cmdline).toContain('serve');
     expect(childrenOf(serve?.pid ?? 0).filter((c) => c.cmdline.includes('executor-main'))).toEqual([]);
+    await stderr.waitFor(/plugin isolates in this supervised process/);
   });
 
   it('a plugin that makes V8 abort: its call fails at once, the same connection serves other tools after the restart, and the third crash quarantines it', async () => {

@@ -79,16 +79,16 @@ export const HELP = {
     details: [
       'In stdio mode stdout carries the protocol only; every log line goes to stderr.',
       'Watches plugins/ and the config file unless --no-watch; clients get tools/list_changed.',
-      'Plugin isolates run in an executor process by default, restarted when a plugin makes V8 abort.',
-      'With --sandbox inline they run in the serve process itself, under a supervisor that restarts',
-      'it (over stdio: same stdio, no new initialize).',
+      'Over stdio plugin isolates run in the serve process itself by default, under a supervisor that',
+      'restarts it when a plugin makes V8 abort (same stdio, no new initialize; the calls in flight get',
+      'an error). Over HTTP, and with --sandbox process, they run in an executor process instead.',
     ],
     options: [
       ['--http PORT', 'Serve streamable HTTP at http://127.0.0.1:PORT/mcp (0: any free port)'],
       ['--no-watch', 'Do not rebuild on changes'],
       [
         '--sandbox MODE',
-        "process (default): isolates in an executor process; inline: in the serve process itself, supervised (config 'sandbox' too)",
+        "inline (default over stdio): in the serve process itself, supervised; process (default over HTTP): in an executor process (config 'sandbox' too)",
       ],
     ],
   },
