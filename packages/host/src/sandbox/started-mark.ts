@@ -11,9 +11,8 @@
  * the process, so the count is as certain as the message was.
  */
 
-import { closeSync, openSync, readSync, unlinkSync, writeSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import * as path from 'node:path';
+import { readSync, writeSync } from 'node:fs';
+import { SharedTempFile } from '../util/temp-file.js';
 
 /** The executor's file descriptor of the count. */
 export const STARTED_MARK_FD = 4;
@@ -40,65 +39,32 @@ export class StartedMarkWriter {
   }
 }
 
-let files = 0;
-
-/**
- * A new, empty file in the temp folder, open for reading and writing, and removed from the folder
- * at once where the system allows an open file to be (whoever holds its descriptor keeps it);
- * `name` is its path when it could not be removed (remove it once closed).
- */
-export function openUnlinkedTemp(prefix: string): { fd: number; name: string | undefined } {
-  files += 1;
-  const name = path.join(tmpdir(), `${prefix}-${process.pid}-${files}-${Date.now()}`);
-  const fd = openSync(name, 'wx+', 0o600);
-  try {
-    unlinkSync(name);
-    return { fd, name: undefined };
-  } catch {
-    return { fd, name };
-  }
-}
-
 /** The host's side: the file, made before the process is spawned and passed as its fd 4. */
 export class StartedMarkFile {
-  readonly fd: number;
-  /** Its path, while the system kept it in the folder (it could not be removed while open). */
-  #name: string | undefined;
-  #closed = false;
+  readonly #file: SharedTempFile;
 
-  private constructor(fd: number) {
-    this.fd = fd;
+  private constructor(file: SharedTempFile) {
+    this.#file = file;
   }
 
-  /**
-   * A new, empty file in the temp folder, removed from the folder at once where the system allows
-   * an open file to be (both processes keep it through their descriptors), else when closed.
-   */
+  /** A new, empty count file (see `SharedTempFile`). */
   static open(): StartedMarkFile {
-    const { fd, name } = openUnlinkedTemp('toolhost-started');
-    const file = new StartedMarkFile(fd);
-    file.#name = name;
-    return file;
+    return new StartedMarkFile(new SharedTempFile('toolhost-started'));
+  }
+
+  get fd(): number {
+    return this.#file.fd;
   }
 
   /** How many requests the process had read (0 when it wrote nothing). */
   read(): number {
-    if (this.#closed) return 0;
+    if (this.#file.closed) return 0;
     const buffer = Buffer.alloc(SIZE);
     const got = readSync(this.fd, buffer, 0, SIZE, 0);
     return got === SIZE ? buffer.readDoubleLE(0) : 0;
   }
 
   close(): void {
-    if (this.#closed) return;
-    this.#closed = true;
-    closeSync(this.fd);
-    if (this.#name !== undefined) {
-      try {
-        unlinkSync(this.#name);
-      } catch {
-        // Gone already.
-      }
-    }
+    this.#file.close();
   }
 }

@@ -18,8 +18,8 @@
  * for its own timeout), and its plugin is not named.
  */
 
-import { closeSync, fstatSync, readSync, unlinkSync, writeSync } from 'node:fs';
-import { openUnlinkedTemp } from '../sandbox/started-mark.js';
+import { fstatSync, readSync, writeSync } from 'node:fs';
+import { SharedTempFile } from '../util/temp-file.js';
 import type { RequestId } from './reports.js';
 
 /** The serve process's file descriptor of the slots. */
@@ -113,23 +113,24 @@ export class InFlightSlots {
 
 /** The supervisor's side: the file, made before the process is spawned and passed as its fd 4. */
 export class InFlightSlotsFile {
-  readonly fd: number;
-  readonly #name: string | undefined;
-  #closed = false;
+  readonly #file: SharedTempFile;
 
-  private constructor(fd: number, name: string | undefined) {
-    this.fd = fd;
-    this.#name = name;
+  private constructor(file: SharedTempFile) {
+    this.#file = file;
   }
 
+  /** A new, empty slot file (see `SharedTempFile`). */
   static open(): InFlightSlotsFile {
-    const { fd, name } = openUnlinkedTemp('toolhost-in-flight');
-    return new InFlightSlotsFile(fd, name);
+    return new InFlightSlotsFile(new SharedTempFile('toolhost-in-flight'));
+  }
+
+  get fd(): number {
+    return this.#file.fd;
   }
 
   /** The requests the process had in flight, in slot order (their order of arrival, mostly). */
   read(): InFlightRequest[] {
-    if (this.#closed) return [];
+    if (this.#file.closed) return [];
     const size = fstatSync(this.fd).size;
     const bytes = Buffer.alloc(size);
     let got = 0;
@@ -157,15 +158,6 @@ export class InFlightSlotsFile {
   }
 
   close(): void {
-    if (this.#closed) return;
-    this.#closed = true;
-    closeSync(this.fd);
-    if (this.#name !== undefined) {
-      try {
-        unlinkSync(this.#name);
-      } catch {
-        // Gone already.
-      }
-    }
+    this.#file.close();
   }
 }
