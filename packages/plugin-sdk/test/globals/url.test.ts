@@ -128,6 +128,10 @@ describe('URL (runtime) agrees with the WHATWG URL of Node', () => {
         fc.constantFrom('http', 'https', 'ws', 'foo'),
         fc.array(segment, { maxLength: 4 }),
         (scheme, segments) => {
+          // Node 20's parser (ada) keeps a final "." after a path that starts with "//"
+          // ("http://example.com//.a/." stays as it is), where the WHATWG spec drops it, as Node
+          // itself does for "/\\.a/." and as the test below pins: such paths are not compared.
+          fc.pre(!segments.join('/').startsWith('/'));
           const input = `${scheme}://example.com/${segments.join('/')}`;
           const node = globalThis.URL.parse(input);
           const ours = URL.parse(input);
@@ -135,6 +139,15 @@ describe('URL (runtime) agrees with the WHATWG URL of Node', () => {
         },
       ),
       { numRuns: 300 },
+    );
+  });
+
+  it('drops a final single-dot segment after a path that starts with "//", as the spec says', () => {
+    expect(new URL('http://example.com//.a/.').href).toBe('http://example.com//.a/');
+    expect(new URL('foo://example.com//.a/.').href).toBe('foo://example.com//.a/');
+    // Node agrees where its parser takes the other branch of the same rule.
+    expect(new URL('http://example.com/\\.a/.').href).toBe(
+      new globalThis.URL('http://example.com/\\.a/.').href,
     );
   });
 
