@@ -24,6 +24,15 @@ import type {
 } from './types.js';
 import { PluginVersions, versionKey } from './versions.js';
 
+/**
+ * A larger young generation for the executor: with thousands of calls in flight, the objects of
+ * one chunk's calls (frames, outcomes, handlers) outlive V8's default semi-space and were copied
+ * and promoted at every scavenge, a quarter of the executor's CPU. Measured with 5,000 calls in
+ * flight: 48–63 → 30–54 µs of executor CPU per call over 4 alternating bursts, peak RSS 249 →
+ * 367 MB; V8 grows the semi-space only under such load, so a quiet executor costs nothing more.
+ */
+const EXECUTOR_YOUNG_GENERATION = '--max-semi-space-size=64';
+
 /** The executor entry (always the built copy in dist). */
 const executorEntry = () => builtEntry('sandbox/executor-main.js');
 
@@ -182,7 +191,9 @@ export class ProcessSandbox implements Sandbox {
     }
     const stdio: ('ignore' | 'inherit' | 'pipe' | number)[] = ['ignore', 'inherit', 'inherit', 'pipe'];
     if (startedMark !== undefined) stdio[STARTED_MARK_FD] = startedMark.fd;
-    const child = spawn(process.execPath, ['--no-node-snapshot', this.#entry], { stdio });
+    const child = spawn(process.execPath, ['--no-node-snapshot', EXECUTOR_YOUNG_GENERATION, this.#entry], {
+      stdio,
+    });
     // Absent only when the spawn failed at once (too many open files): 'error' then says so.
     const channel = (child.stdio[3] ?? undefined) as Socket | undefined;
     this.#generation += 1;
