@@ -56,12 +56,13 @@ describe('toolhost serve (stdio)', () => {
 });
 
 describe('toolhost serve --http', () => {
-  it('serves streamable HTTP on 127.0.0.1, without watching under --no-watch, and exits 0 on SIGTERM', async () => {
+  it('serves streamable HTTP on 127.0.0.1 with isolates in an executor process by default, without watching under --no-watch, and exits 0 on SIGTERM', async () => {
     const { root, dispose } = await project(['healthy'], config);
     const server = startToolhost(['serve', '--http', '0', '--no-watch', '--root', root]);
     try {
+      // Over HTTP a restart of the serve process would end every session: no inline default here.
       const [, url] = await server.stderr.waitFor(
-        /MCP streamable HTTP at (http:\/\/127\.0\.0\.1:\d+\/mcp) \(not watching\)/,
+        /MCP streamable HTTP at (http:\/\/127\.0\.0\.1:\d+\/mcp) \(not watching\); plugin isolates in an executor process/,
       );
       const client = new Client({ name: 'cli-test', version: '1.0.0' });
       await client.connect(new StreamableHTTPClientTransport(new URL(url ?? '')));

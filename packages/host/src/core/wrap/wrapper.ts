@@ -213,16 +213,6 @@ const NEVER_ABORTED = new AbortController().signal;
 const noop = (): void => {};
 const SILENT: ToolLogger = { debug: noop, info: noop, warn: noop, error: noop };
 
-/**
- * The cancellation of one call, its signal made only when something asks for it (most tools never
- * do): stopped on cancel, on timeout and when the call ends, even if first asked for afterwards.
- */
-class CallControl extends CancelSource {
-  get stopped(): boolean {
-    return this.aborted;
-  }
-}
-
 /** Log lines to the observer; an observer's fault is the host's own and never reaches the executor. */
 function loggerFor(observer: CallObserver | undefined): ToolLogger {
   const sink = observer?.log;
@@ -242,10 +232,10 @@ class Execution implements ExecutionContext {
   readonly toolUseId: string;
   readonly sessionId: string;
   readonly log: ToolLogger;
-  readonly #control: CallControl;
+  readonly #control: CancelSource;
   readonly #observer: CallObserver | undefined;
 
-  constructor(toolUseId: string, ctx: WrapperContext, control: CallControl) {
+  constructor(toolUseId: string, ctx: WrapperContext, control: CancelSource) {
     this.toolUseId = toolUseId;
     this.sessionId = ctx.sessionId;
     this.log = loggerFor(ctx.observer);
@@ -265,7 +255,7 @@ class Execution implements ExecutionContext {
   // A field, not a method: an executor may take it out of the context.
   readonly progress = (done: number, total?: number, message?: string): void => {
     const observer = this.#observer;
-    if (observer?.progress === undefined || this.#control.stopped) return;
+    if (observer?.progress === undefined || this.#control.aborted) return;
     try {
       observer.progress(done, total, message);
     } catch {
@@ -316,7 +306,7 @@ function execute(
   toolUseId: string,
   input: unknown,
   ctx: WrapperContext,
-  control: CallControl,
+  control: CancelSource,
 ): Promise<Executed> {
   const name = tool.descriptor.name;
   const { limits, signal: caller } = ctx;
@@ -444,7 +434,9 @@ export async function callTool(
   const caller = ctx.signal;
   if (caller?.aborted) return outcome('cancelled', cancelledResult(tool), started);
   // Hooks and the executor see one signal: aborted on cancel, on timeout, and when the call ends.
-  const control = new CallControl();
+  // The call's cancellation, its signal made only when something asks for it (most tools never
+  // do): stopped on cancel, on timeout and when the call ends, even if first asked for afterwards.
+  const control = new CancelSource();
   const cancel = caller === undefined ? undefined : () => control.stop(caller.reason);
   if (cancel !== undefined) caller?.addEventListener('abort', cancel, { once: true });
   try {
@@ -458,7 +450,7 @@ export async function callTool(
       if (prepared.kind === 'done') return outcome(prepared.status, prepared.result, started);
       input = prepared.input;
       // A caller that gave up while the before-hooks ran gets nothing executed on its behalf.
-      if (control.stopped) return outcome('cancelled', cancelledResult(tool), started);
+      if (control.aborted) return outcome('cancelled', cancelledResult(tool), started);
     }
     const executorStarted = performance.now();
     const executed = await execute(tool, toolUseId, input, ctx, control);
