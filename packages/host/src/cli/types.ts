@@ -13,6 +13,19 @@ export interface ListJson {
   readonly hidden: readonly ListedHiddenTool[];
   /** Every plugin folder found under `plugins/`, sorted by id. */
   readonly plugins: readonly ListedPlugin[];
+  /** Plugin isolates alive now and when they go (config `isolates`). */
+  readonly isolates: ListedIsolates;
+}
+
+export interface ListedIsolates {
+  /** Isolates alive now (none before a plugin's first call). */
+  readonly live: number;
+  /** Most alive at once; at the cap the least recently used idle one goes. */
+  readonly maxLive: number;
+  /** An isolate with no call for this long is disposed, seconds. */
+  readonly idleSeconds: number;
+  /** Isolates disposed while their plugin stayed loaded: idle, or at the cap. */
+  readonly evicted: { readonly idle: number; readonly cap: number };
 }
 
 export interface ListedTool {

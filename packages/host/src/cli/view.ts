@@ -3,17 +3,23 @@ import * as path from 'node:path';
 import type { ToolPlan } from '@toolhost/plugin-sdk';
 import { formatExecutor, formatOwner } from '../core/refs.js';
 import type { HostChange } from '../host/types.js';
+import type { IsolateStats } from '../sandbox/types.js';
 import type { PluginReport } from '../sources/plugins/manager.js';
 import type { Style } from './io.js';
-import type { ListJson } from './types.js';
+import type { ListedIsolates, ListJson } from './types.js';
 
 /** A path as a person at this terminal would type it: relative to the working directory, if not that. */
 export function shownPath(file: string): string {
   return path.relative(process.cwd(), file) || file;
 }
 
-/** `toolhost list --json` of a plan and the plugins' reports. */
-export function listJson(plan: ToolPlan, plugins: readonly PluginReport[]): ListJson {
+/** The isolate stats as `list --json` and `doctor` show them: times in seconds, as config sets them. */
+export function listedIsolates({ live, maxLive, idleMs, evicted }: IsolateStats): ListedIsolates {
+  return { live, maxLive, idleSeconds: idleMs / 1000, evicted };
+}
+
+/** `toolhost list --json` of a plan, the plugins' reports and the isolate stats. */
+export function listJson(plan: ToolPlan, plugins: readonly PluginReport[], isolates: IsolateStats): ListJson {
   return {
     visible: plan.visible.map(({ descriptor, executor }) => ({
       name: descriptor.name,
@@ -28,6 +34,7 @@ export function listJson(plan: ToolPlan, plugins: readonly PluginReport[]): List
       diagnostics: diagnostics.map(({ reason, message }) => ({ reason, message })),
     })),
     plugins: plugins.map(({ id, status, diagnostics }) => ({ id, status, diagnostics: [...diagnostics] })),
+    isolates: listedIsolates(isolates),
   };
 }
 

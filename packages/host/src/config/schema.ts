@@ -173,6 +173,28 @@ export const configSchema = z
       .enum(['process', 'inline'])
       .optional()
       .describe("Where plugin isolates live (default 'process')"),
+    isolates: z
+      .strictObject({
+        idleSeconds: z
+          .number()
+          .int()
+          .positive()
+          .max(Math.floor(MAX_TIMER_MS / 1000))
+          .optional()
+          .describe(
+            'A plugin isolate with no call or hook for this long is disposed; the next call re-creates it, its module-scope state fresh, seconds (default 300)',
+          ),
+        maxLive: z
+          .number()
+          .int()
+          .positive()
+          .optional()
+          .describe(
+            'Most plugin isolates alive at once (per process); creating one more disposes the least recently used idle one (default 200)',
+          ),
+      })
+      .optional()
+      .describe('Plugin isolates are created on a first call and disposed when idle; changes apply at once'),
     signals: z
       .strictObject({
         auth: names.optional().describe('Auth providers whose credentials are present'),

@@ -1,11 +1,12 @@
 import * as path from 'node:path';
 import type { AvailabilityContext, ToolDefinition, ToolPlan } from '@toolhost/plugin-sdk';
+import { isolateSettingsOf } from '../config/isolates.js';
 import { layerConfig } from '../config/layer.js';
 import { ConfigError, parseConfig } from '../config/load.js';
 import type { ToolhostConfig } from '../config/schema.js';
 import { type HostSnapshot, Session, type SessionOptions } from '../core/dispatch/session.js';
 import { HookSet } from '../core/wrap/hooks.js';
-import type { Sandbox } from '../sandbox/types.js';
+import type { IsolateStats, Sandbox } from '../sandbox/types.js';
 import { ApiSource } from '../sources/api.js';
 import { BuiltinSource } from '../sources/builtin/source.js';
 import { McpSource } from '../sources/mcp/source.js';
@@ -99,6 +100,7 @@ export class ToolHost {
             cache: code.cache ?? true,
             settings: () => ({
               sandbox: this.#config.sandbox ?? 'process',
+              isolates: isolateSettingsOf(this.#config),
               plugins: settings().pluginSettings,
               limits: settings().limitsTable,
               // Granted variables come from the real environment (or the one given in code), never
@@ -171,6 +173,12 @@ export class ToolHost {
   /** Where each bridged MCP server stands (connected, connecting, unavailable and why). */
   get mcpServers(): readonly McpServerStatus[] {
     return this.#mcp.status();
+  }
+
+  /** How many plugin isolates are live, when idle ones go, and how many went (see `isolates` in config). */
+  async isolates(): Promise<IsolateStats> {
+    const stats = await this.#plugins?.sandbox?.isolateStats();
+    return stats ?? { live: 0, ...isolateSettingsOf(this.#config), evicted: { idle: 0, cap: 0 } };
   }
 
   /** The sandbox plugin code runs in, once plugins were loaded. (Plumbing, for tests: may change.) */

@@ -1,8 +1,9 @@
 import { InlineSandbox } from './inline.js';
 import { ProcessSandbox } from './process.js';
-import type { Sandbox } from './types.js';
+import type { IsolateSettings, Sandbox } from './types.js';
 
 /** The sandbox for a mode; see `PluginsOptions.sandbox` for what each gives and costs. */
-export function createSandbox(mode: 'process' | 'inline'): Sandbox {
-  return mode === 'inline' ? new InlineSandbox() : new ProcessSandbox();
+export function createSandbox(mode: 'process' | 'inline', isolates?: IsolateSettings): Sandbox {
+  const options = isolates === undefined ? {} : { isolates };
+  return mode === 'inline' ? new InlineSandbox(isolates) : new ProcessSandbox(options);
 }

@@ -122,8 +122,11 @@ function handle(message: ToExecutor, body: string): void {
       resolve?.(body);
       return;
     }
-    case 'count':
-      reply(message.id, { kind: 'count', count: pool.liveIsolates });
+    case 'stats':
+      reply(message.id, { kind: 'stats', stats: pool.stats() });
+      return;
+    case 'isolates':
+      pool.configure(message.settings);
       return;
     case 'ping':
       send({ t: 'pong', id: message.id });

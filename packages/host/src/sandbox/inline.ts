@@ -9,10 +9,18 @@ import type {
 import { asCancellation, type Cancellation, CancelSource } from '../util/cancel.js';
 import { messageOf } from '../util/errors.js';
 import { sleepUnlessAborted } from '../util/sleep.js';
-import { type CallHandlers, IsolatePool } from './isolate-pool.js';
+import { type CallHandlers, IsolatePool, type IsolatePoolOptions } from './isolate-pool.js';
 import { loadRuntimeScript } from './isolate-script.js';
 import type { IsolateAnswer, IsolateOutcome } from './plugin-isolate.js';
-import type { CallSinks, CapabilityRunner, Sandbox, SandboxLimits, SandboxOutcome } from './types.js';
+import type {
+  CallSinks,
+  CapabilityRunner,
+  IsolateSettings,
+  IsolateStats,
+  Sandbox,
+  SandboxLimits,
+  SandboxOutcome,
+} from './types.js';
 import { PluginVersions, versionKey } from './versions.js';
 
 function parseData(json: string): unknown {
@@ -91,8 +99,13 @@ function settled<R>(answer: IsolateAnswer<R>): Promise<IsolateOutcome<R>> {
  */
 export class InlineSandbox implements Sandbox {
   readonly mode = 'inline';
-  readonly #pool = new IsolatePool(loadRuntimeScript);
+  readonly #pool: IsolatePool;
   readonly #versions = new PluginVersions();
+
+  /** `options`: when idle isolates go (default `DEFAULT_ISOLATE_SETTINGS`), and the pool's clock. */
+  constructor(options: IsolatePoolOptions = {}) {
+    this.#pool = new IsolatePool(loadRuntimeScript, options);
+  }
 
   describe(
     bundle: string,
@@ -159,6 +172,14 @@ export class InlineSandbox implements Sandbox {
 
   async isolateCount(): Promise<number> {
     return this.#pool.liveIsolates;
+  }
+
+  async isolateStats(): Promise<IsolateStats> {
+    return this.#pool.stats();
+  }
+
+  configureIsolates(settings: IsolateSettings): void {
+    this.#pool.configure(settings);
   }
 
   async close(): Promise<void> {

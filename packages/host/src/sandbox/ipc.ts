@@ -1,5 +1,5 @@
 import type { DescribeReply } from '@toolhost/plugin-sdk/protocol';
-import type { SandboxLimits, SandboxOutcome } from './types.js';
+import type { IsolateSettings, IsolateStats, SandboxLimits, SandboxOutcome } from './types.js';
 
 /**
  * Messages between the host and the executor process, carried as the heads of `channel.ts`
@@ -37,7 +37,10 @@ export type ToExecutor =
   | { readonly t: 'abort'; readonly id: number; readonly reason: string }
   /** Body: the JSON `CapabilityReply`. */
   | { readonly t: 'capability-reply'; readonly requestId: number }
-  | { readonly t: 'count'; readonly id: number }
+  /** Replied with the pool's `IsolateStats`. */
+  | { readonly t: 'stats'; readonly id: number }
+  /** When idle isolates go: sent first to every new process, then on each change. */
+  | { readonly t: 'isolates'; readonly settings: IsolateSettings }
   | { readonly t: 'ping'; readonly id: number };
 
 /**
@@ -46,11 +49,13 @@ export type ToExecutor =
  */
 export function isRequest(message: ToExecutor): boolean {
   const t = message.t;
-  return t === 'call' || t === 'hook' || t === 'describe' || t === 'count';
+  return t === 'call' || t === 'hook' || t === 'describe' || t === 'stats';
 }
 
-/** How a request ended when it has no reply text: a limit, a describe's reply, a count. */
-export type ReplyOutcome = SandboxOutcome<DescribeReply> | { readonly kind: 'count'; readonly count: number };
+/** How a request ended when it has no reply text: a limit, a describe's reply, the isolate stats. */
+export type ReplyOutcome =
+  | SandboxOutcome<DescribeReply>
+  | { readonly kind: 'stats'; readonly stats: IsolateStats };
 
 /** Messages from the executor process to the host. */
 export type FromExecutor =

@@ -7,7 +7,13 @@ import type {
 } from '@toolhost/plugin-sdk/protocol';
 import type { Cancellation } from '../util/cancel.js';
 import { type IsolateAnswer, type IsolateOutcome, PluginIsolate, PluginLoadError } from './plugin-isolate.js';
-import type { IsolateHandlers, SandboxLimits } from './types.js';
+import {
+  DEFAULT_ISOLATE_SETTINGS,
+  type IsolateHandlers,
+  type IsolateSettings,
+  type IsolateStats,
+  type SandboxLimits,
+} from './types.js';
 
 const NOT_STARTED: IsolateOutcome<never> = {
   kind: 'limit',
@@ -38,20 +44,52 @@ interface Generation {
 
 const refuse = (text: string) => Promise.resolve(JSON.stringify({ ok: false, error: text }));
 
+/** How an isolate pool evicts, and the clock it reads (tests give their own). */
+export interface IsolatePoolOptions extends Partial<IsolateSettings> {
+  /** Milliseconds from any fixed origin; default `performance.now`. */
+  readonly now?: () => number;
+}
+
+/**
+ * How often the pool looks for idle isolates: a quarter of the idle time, at most once a minute,
+ * so an isolate goes between `idleMs` and `idleMs` plus that.
+ */
+const sweepEveryMs = (idleMs: number) => Math.min(Math.max(idleMs / 4, 1), 60_000);
+
 /**
  * The isolates of one process, one per loaded plugin version (named by `versionKey`), created on
  * first call and re-created after a breach. An unloaded version's isolate keeps serving the calls
  * it has and is disposed when the last one ends.
+ *
+ * A loaded version's isolate is also disposed (evicted) when it has had no call or hook for
+ * `idleMs`, and, when creating one would exceed `maxLive`, the least recently used idle one goes;
+ * an isolate with calls running is never evicted (over the cap, one goes when they end). The next
+ * call re-creates it. One sweep timer per pool, running only while isolates are live; a call
+ * costs a clock read and a move to the end of `#recent`.
  */
 export class IsolatePool {
   readonly #runtime: () => Promise<string>;
   readonly #plugins = new Map<string, Generation>();
   readonly #calls = new Map<string, CallHandlers>();
   readonly #live = new Set<PluginIsolate>();
+  /**
+   * Generations with an isolate (made or being made) that eviction may take, least recently used
+   * first, each with the time its last call or hook ended (or its isolate was asked for).
+   */
+  readonly #recent = new Map<Generation, number>();
+  readonly #now: () => number;
+  #settings: IsolateSettings;
+  #sweeper: NodeJS.Timeout | undefined;
+  #evicted = { idle: 0, cap: 0 };
   #closed = false;
 
-  constructor(runtimeScript: () => Promise<string>) {
+  constructor(runtimeScript: () => Promise<string>, options: IsolatePoolOptions = {}) {
     this.#runtime = runtimeScript;
+    this.#now = options.now ?? (() => performance.now());
+    this.#settings = {
+      idleMs: options.idleMs ?? DEFAULT_ISOLATE_SETTINGS.idleMs,
+      maxLive: options.maxLive ?? DEFAULT_ISOLATE_SETTINGS.maxLive,
+    };
   }
 
   readonly #handlers: IsolateHandlers = {
@@ -124,6 +162,7 @@ export class IsolatePool {
   /** A retired generation's isolate goes once no call that picked it is left. */
   #releaseIfDrained(generation: Generation): void {
     if (!generation.retired || generation.inFlight > 0) return;
+    this.#recent.delete(generation);
     const started = generation.started;
     if (started !== undefined && started.from === generation.isolate) {
       this.#release(started.isolate);
@@ -142,6 +181,11 @@ export class IsolatePool {
   async #isolateOf(generation: Generation): Promise<PluginIsolate | { error: string }> {
     for (let attempt = 0; attempt < 2; attempt++) {
       if (generation.isolate === undefined) {
+        // Room first: at the cap, the least recently used idle isolate goes.
+        this.#recent.delete(generation);
+        this.#evictOverCap(this.#settings.maxLive - 1);
+        this.#recent.set(generation, this.#now());
+        this.#startSweeper();
         const created = this.#create(generation.bundle, generation.limits);
         generation.isolate = created;
         created.then(
@@ -156,7 +200,10 @@ export class IsolatePool {
       try {
         isolate = await pending;
       } catch (error) {
-        if (generation.isolate === pending) generation.isolate = undefined;
+        if (generation.isolate === pending) {
+          generation.isolate = undefined;
+          this.#recent.delete(generation);
+        }
         return { error: (error as Error).message };
       }
       if (!isolate.disposed) return isolate;
@@ -248,7 +295,90 @@ export class IsolatePool {
     this.#calls.get(callId)?.end?.();
     this.#calls.delete(callId);
     generation.inFlight -= 1;
-    this.#releaseIfDrained(generation);
+    if (generation.retired) {
+      this.#releaseIfDrained(generation);
+      return;
+    }
+    // The generation becomes the most recently used; only one with an isolate is in `#recent`.
+    if (this.#recent.delete(generation)) {
+      this.#recent.set(generation, this.#now());
+      if (this.#recent.size > this.#settings.maxLive) this.#evictOverCap(this.#settings.maxLive);
+    }
+  }
+
+  /** True when the generation's isolate is running and no call or hook is in it. */
+  #idle(generation: Generation): boolean {
+    const started = generation.started;
+    return generation.inFlight === 0 && started !== undefined && started.from === generation.isolate;
+  }
+
+  /** Whether the generation's isolate already went on its own (a breach disposed it). */
+  #gone(generation: Generation): boolean {
+    return generation.started?.isolate.disposed === true && generation.started.from === generation.isolate;
+  }
+
+  /** Disposes an idle generation's isolate; the generation stays loaded and its next call makes another. */
+  #evict(generation: Generation, why: 'idle' | 'cap'): void {
+    const isolate = (generation.started as { isolate: PluginIsolate }).isolate;
+    generation.isolate = undefined;
+    generation.started = undefined;
+    this.#recent.delete(generation);
+    this.#release(isolate);
+    this.#evicted[why] += 1;
+  }
+
+  /** Evicts the least recently used idle isolates until at most `keep` are left (or none is idle). */
+  #evictOverCap(keep: number): void {
+    for (const generation of this.#recent.keys()) {
+      if (this.#recent.size <= keep) return;
+      if (this.#gone(generation)) this.#recent.delete(generation);
+      else if (this.#idle(generation)) this.#evict(generation, 'cap');
+    }
+  }
+
+  /** Evicts the isolates idle for `idleMs` or more; calls run by the sweep timer. */
+  sweep(): void {
+    const oldest = this.#now() - this.#settings.idleMs;
+    for (const [generation, lastUsed] of this.#recent) {
+      if (this.#gone(generation)) {
+        this.#recent.delete(generation);
+        continue;
+      }
+      if (!this.#idle(generation)) continue;
+      // In order of last use: the rest were used later still.
+      if (lastUsed > oldest) break;
+      this.#evict(generation, 'idle');
+    }
+    if (this.#recent.size === 0) this.#stopSweeper();
+  }
+
+  #startSweeper(): void {
+    if (this.#sweeper !== undefined || this.#closed) return;
+    this.#sweeper = setInterval(() => this.sweep(), sweepEveryMs(this.#settings.idleMs));
+    this.#sweeper.unref();
+  }
+
+  #stopSweeper(): void {
+    clearInterval(this.#sweeper);
+    this.#sweeper = undefined;
+  }
+
+  /** New eviction settings, in force at once: over a lower cap or a shorter idle time, idle isolates go now. */
+  configure(settings: IsolateSettings): void {
+    const { idleMs, maxLive } = this.#settings;
+    if (settings.idleMs === idleMs && settings.maxLive === maxLive) return;
+    this.#settings = { idleMs: settings.idleMs, maxLive: settings.maxLive };
+    if (this.#sweeper !== undefined && settings.idleMs !== idleMs) {
+      this.#stopSweeper();
+      this.#startSweeper();
+    }
+    this.#evictOverCap(settings.maxLive);
+    this.sweep();
+  }
+
+  /** Live isolates, the settings in force and the evictions so far. */
+  stats(): IsolateStats {
+    return { live: this.liveIsolates, ...this.#settings, evicted: { ...this.#evicted } };
   }
 
   call(
@@ -301,6 +431,8 @@ export class IsolatePool {
 
   close(): void {
     this.#closed = true;
+    this.#stopSweeper();
+    this.#recent.clear();
     for (const isolate of this.#live) isolate.dispose();
     this.#live.clear();
     this.#plugins.clear();

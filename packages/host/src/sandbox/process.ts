@@ -14,13 +14,16 @@ import { callHandlers } from './inline.js';
 import type { FromExecutor, ToExecutor } from './ipc.js';
 import type { CallHandlers } from './isolate-pool.js';
 import { STARTED_MARK_FD, StartedMarkFile } from './started-mark.js';
-import type {
-  CallSinks,
-  CapabilityRunner,
-  Sandbox,
-  SandboxCrash,
-  SandboxLimits,
-  SandboxOutcome,
+import {
+  type CallSinks,
+  type CapabilityRunner,
+  DEFAULT_ISOLATE_SETTINGS,
+  type IsolateSettings,
+  type IsolateStats,
+  type Sandbox,
+  type SandboxCrash,
+  type SandboxLimits,
+  type SandboxOutcome,
 } from './types.js';
 import { PluginVersions, versionKey } from './versions.js';
 
@@ -47,6 +50,8 @@ export interface ProcessSandboxOptions {
    * plugin (a sync entry may hold its thread that long), or it is killed; default 5 000.
    */
   readonly heartbeatMs?: number;
+  /** When the executor's idle isolates go; default `DEFAULT_ISOLATE_SETTINGS`. */
+  readonly isolates?: IsolateSettings;
 }
 
 /**
@@ -60,7 +65,7 @@ const PING = JSON.stringify({ t: 'ping', id: 0 } satisfies ToExecutor);
 /** Where frames for a process without a channel go: nowhere. */
 const NOWHERE = { write: () => true, once: () => undefined };
 
-type Outcome = SandboxOutcome<unknown> | { kind: 'count'; count: number };
+type Outcome = SandboxOutcome<unknown> | { kind: 'stats'; stats: IsolateStats };
 
 /** One executor process and what the host knows of it. */
 interface Executor {
@@ -163,6 +168,7 @@ export class ProcessSandbox implements Sandbox {
   readonly #versions = new PluginVersions();
   readonly #crashListeners = new Set<(crash: SandboxCrash) => void>();
   #heartbeat: NodeJS.Timeout | undefined;
+  #isolates: IsolateSettings;
   #closed = false;
   #closing: (() => void) | undefined;
 
@@ -170,6 +176,7 @@ export class ProcessSandbox implements Sandbox {
     this.#entry = options.entry ?? executorEntry();
     this.#startupMs = options.startupTimeoutMs ?? 10_000;
     this.#heartbeatMs = options.heartbeatMs ?? 5_000;
+    this.#isolates = options.isolates ?? DEFAULT_ISOLATE_SETTINGS;
   }
 
   /** The process new requests go to: the live one, a new one, or none while a dead one is closing. */
@@ -260,6 +267,7 @@ export class ProcessSandbox implements Sandbox {
       waiting = 1;
       settle();
     });
+    executor.writer.send(JSON.stringify({ t: 'isolates', settings: this.#isolates } satisfies ToExecutor));
     for (const entry of this.#versions.live()) {
       executor.writer.send(
         JSON.stringify({ t: 'load', key: entry.key, limits: entry.limits } satisfies ToExecutor),
@@ -582,9 +590,22 @@ export class ProcessSandbox implements Sandbox {
   }
 
   async isolateCount(): Promise<number> {
-    if (this.#executor === undefined) return 0;
-    const outcome = await this.#request<Outcome>((id) => ({ t: 'count', id }), '');
-    return outcome.kind === 'count' ? outcome.count : 0;
+    return (await this.isolateStats()).live;
+  }
+
+  /** The executor's isolates; its eviction counts start again with each new executor process. */
+  async isolateStats(): Promise<IsolateStats> {
+    const none = { live: 0, ...this.#isolates, evicted: { idle: 0, cap: 0 } };
+    if (this.#executor === undefined) return none;
+    const outcome = await this.#request<Outcome>((id) => ({ t: 'stats', id }), '');
+    return outcome.kind === 'stats' ? outcome.stats : none;
+  }
+
+  configureIsolates(settings: IsolateSettings): void {
+    if (settings.idleMs === this.#isolates.idleMs && settings.maxLive === this.#isolates.maxLive) return;
+    this.#isolates = { idleMs: settings.idleMs, maxLive: settings.maxLive };
+    // A process started later gets them first thing.
+    this.#post({ t: 'isolates', settings: this.#isolates });
   }
 
   /** The executor's pid, when it runs (for crash tests). */

@@ -6,11 +6,25 @@ import type {
   HookRequest,
 } from '@toolhost/plugin-sdk/protocol';
 
+import type { IsolateSettings } from '../config/isolates.js';
 import type { SandboxLimits } from '../config/limits.js';
 import type { Cancellation } from '../util/cancel.js';
 
+export type { IsolateSettings } from '../config/isolates.js';
+export { DEFAULT_ISOLATE_SETTINGS } from '../config/isolates.js';
 export type { SandboxLimits } from '../config/limits.js';
 export { DEFAULT_SANDBOX_LIMITS } from '../config/limits.js';
+
+/** The isolates of a sandbox now, and how they come and go. */
+export interface IsolateStats extends IsolateSettings {
+  /** Isolates alive now: plugins' (retired ones still draining included) and describes'. */
+  readonly live: number;
+  /**
+   * Isolates disposed while their version stayed loaded, since the process holding them started:
+   * idle for `idleMs`, or the least recently used idle one at the `maxLive` cap.
+   */
+  readonly evicted: { readonly idle: number; readonly cap: number };
+}
 
 /** Which limit ended a call; `crashed` is an isolate or executor process that died, `cancelled` a caller that left first. */
 export type LimitName = 'cancelled' | 'cpuMs' | 'crashed' | 'maxResultChars' | 'memoryMb' | 'timeoutMs';
@@ -88,5 +102,12 @@ export interface Sandbox {
   onCrash(listener: (crash: SandboxCrash) => void): () => void;
   /** Live isolates (for leak checks and diagnostics). */
   isolateCount(): Promise<number>;
+  /** Live isolates, the settings in force and how many were evicted. */
+  isolateStats(): Promise<IsolateStats>;
+  /**
+   * When idle isolates go; applies at once (over a lower cap, idle isolates go now). A sandbox
+   * starts with `DEFAULT_ISOLATE_SETTINGS` unless created with others.
+   */
+  configureIsolates(settings: IsolateSettings): void;
   close(): Promise<void>;
 }

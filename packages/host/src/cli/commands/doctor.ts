@@ -2,6 +2,7 @@ import * as path from 'node:path';
 import { formatConfigIssues } from '../../config/load.js';
 import type { ToolhostConfig } from '../../config/schema.js';
 import type { ToolHost } from '../../host/host.js';
+import type { IsolateStats } from '../../sandbox/types.js';
 import { describeControlAccess } from '../../sources/builtin/index.js';
 import type { PluginReport } from '../../sources/plugins/manager.js';
 import { COMMON_OPTIONS, parseCommand } from '../args.js';
@@ -18,7 +19,7 @@ import {
 import { type Io, styleFor } from '../io.js';
 import { openHost, resolveProject } from '../project.js';
 import { EXIT } from '../types.js';
-import { shownPath } from '../view.js';
+import { listedIsolates, shownPath } from '../view.js';
 
 function statusFinding(report: PluginReport): Finding {
   const subject = `plugin ${report.id}`;
@@ -101,6 +102,18 @@ function mcpFindings(host: ToolHost): Finding[] {
   });
 }
 
+/** How many plugin isolates are live and when they go. */
+function isolatesFinding(stats: IsolateStats): Finding {
+  const { live, maxLive, idleSeconds, evicted } = listedIsolates(stats);
+  const went =
+    evicted.idle + evicted.cap === 0 ? '' : `; evicted ${evicted.idle} idle, ${evicted.cap} at the cap`;
+  return {
+    level: 'info',
+    subject: 'isolates',
+    message: `${live} live (at most ${maxLive}; one idle for ${idleSeconds} s is disposed)${went}`,
+  };
+}
+
 export async function doctor(argv: readonly string[], io: Io): Promise<number> {
   const { values } = parseCommand('doctor', argv, COMMON_OPTIONS);
   const project = await resolveProject(values);
@@ -140,6 +153,7 @@ export async function doctor(argv: readonly string[], io: Io): Promise<number> {
       ...hiddenToolFindings(host),
       ...registryFindings(host),
       ...mcpFindings(host),
+      isolatesFinding(await host.isolates()),
     );
   } finally {
     await host.close();

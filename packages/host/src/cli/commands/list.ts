@@ -13,7 +13,8 @@ export async function list(argv: readonly string[], io: Io): Promise<number> {
     const warnings = planWarnings(host, shownPath(project.configFile));
     if (values.json === true) {
       // stdout is the JSON alone, for scripts; the warnings go where a person still sees them.
-      io.out.write(`${JSON.stringify(listJson(host.plan(), host.plugins), null, 2)}\n`);
+      const json = listJson(host.plan(), host.plugins, await host.isolates());
+      io.out.write(`${JSON.stringify(json, null, 2)}\n`);
       const [, ...lines] = warningLines(warnings, styleFor(io.err)); // without its leading blank line
       if (lines.length > 0) io.err.write(`${lines.join('\n')}\n`);
     } else {

@@ -2,7 +2,7 @@ import * as path from 'node:path';
 import type { AvailabilityContext } from '@toolhost/plugin-sdk';
 import type { LimitsTable } from '../../config/limits.js';
 import { createSandbox } from '../../sandbox/create.js';
-import type { Sandbox, SandboxCrash } from '../../sandbox/types.js';
+import type { IsolateSettings, Sandbox, SandboxCrash } from '../../sandbox/types.js';
 import type { Disposer, MapHold, RefreshReason, SourceAdapter, ToolHooks, ToolSource } from '../../types.js';
 import { Listeners } from '../../util/listeners.js';
 import type { ControlPaths } from '../../workspace/control.js';
@@ -13,6 +13,8 @@ import { PluginSet } from './plugin-set.js';
 /** What the plugin source reads from the host's settings at each refresh. */
 export interface PluginSourceSettings {
   readonly sandbox: 'process' | 'inline';
+  /** When idle isolates go; a change applies at the next refresh, without a restart. */
+  readonly isolates: IsolateSettings;
   readonly plugins: Readonly<Record<string, PluginSettings>>;
   readonly limits: LimitsTable;
   /** Where granted variables come from: the real environment (or the one given in code). */
@@ -72,9 +74,9 @@ export class PluginSource implements SourceAdapter {
     if (this.#closed) return false;
     const settings = this.#options.settings();
     if (this.#sandbox === undefined) {
-      this.#sandbox = createSandbox(settings.sandbox);
+      this.#sandbox = createSandbox(settings.sandbox, settings.isolates);
       this.#sandbox.onCrash((crash) => this.#onCrash(crash));
-    }
+    } else this.#sandbox.configureIsolates(settings.isolates);
     this.#loads = await this.#set.refresh(
       {
         root: this.#options.root,
