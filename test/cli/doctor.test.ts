@@ -31,6 +31,12 @@ describe.concurrent('toolhost doctor', () => {
     expect(code).toBe(0);
   });
 
+  it('says how many plugin isolates are live and the isolates settings in force', async () => {
+    const { code, stdout } = await doctor(['healthy'], { isolates: { maxLive: 50, idleSeconds: 120 } });
+    expect(stdout).toContain('isolates: 0 live (at most 50; one idle for 120 s is disposed)');
+    expect(code).toBe(0);
+  });
+
   it('warns when config opens the control files to the built-in tools, saying what is open', async () => {
     const { code, stdout } = await doctor(['healthy'], {
       builtins: { controlFiles: { config: 'read', plugins: 'write' } },

@@ -51,7 +51,7 @@ describe('toolhost list', () => {
     );
     expect(code).toBe(0);
     const json = JSON.parse(stdout) as ListJson;
-    expect(Object.keys(json)).toEqual(['visible', 'hidden', 'plugins']);
+    expect(Object.keys(json)).toEqual(['visible', 'hidden', 'plugins', 'isolates']);
     expect(json.visible.map((t) => t.name)).toEqual(['edit', 'grep', 'healthy_echo', 'ls', 'read', 'write']);
     expect(json.visible.find((t) => t.name === 'read')).toMatchObject({
       owner: 'core',
@@ -83,6 +83,8 @@ describe('toolhost list', () => {
       { id: 'syntax-error', status: 'failed', diagnostics: [expect.stringContaining('does not build')] },
       { id: 'weather', status: 'loaded', diagnostics: [] },
     ]);
+    // Nothing was called: no isolate is live; the settings are the defaults.
+    expect(json.isolates).toEqual({ live: 0, maxLive: 200, idleSeconds: 300, evicted: { idle: 0, cap: 0 } });
   });
 
   it('exits 1 with every issue when the config is invalid', async () => {

@@ -1,0 +1,82 @@
+import { cp, mkdir, readFile, writeFile } from 'node:fs/promises';
+import * as path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { ToolHost } from '@toolhost/host';
+import { describe, expect, it, vi } from 'vitest';
+import { textOf, useHosts } from './project.js';
+
+const counter = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../fixtures/plugins/counter');
+
+/** Copies of the counter plugin under the ids `counter`, `counter-b`, … (its tools `<id>_next`). */
+async function counters(root: string, ids: readonly string[]): Promise<void> {
+  for (const id of ids) {
+    const dir = path.join(root, 'plugins', id);
+    await mkdir(dir, { recursive: true });
+    await cp(path.join(counter, 'index.ts'), path.join(dir, 'index.ts'));
+    if (id === 'counter') continue;
+    const source = (await readFile(path.join(dir, 'index.ts'), 'utf8'))
+      .replace("id: 'counter'", `id: '${id}'`)
+      .replaceAll("name: 'counter_", `name: '${id.replace('-', '_')}_`);
+    await writeFile(path.join(dir, 'index.ts'), source);
+  }
+}
+
+async function next(host: ToolHost, tool = 'counter_next'): Promise<string> {
+  const outcome = await host.session().call(tool, {}, `t-${tool}`);
+  if (outcome.status !== 'ok') throw new Error(`${tool}: ${outcome.status} ${textOf(outcome.result)}`);
+  return textOf(outcome.result);
+}
+
+describe.each(['inline', 'process'] as const)('plugin isolates in the %s sandbox', (sandbox) => {
+  const h = useHosts();
+
+  it('go when idle, and the next call re-creates them with module-scope state fresh', async () => {
+    const { root } = await h.project([]);
+    await counters(root, ['counter']);
+    const host = await h.hostFor(root, { sandbox });
+    expect(await next(host)).toBe('1');
+    expect(await next(host)).toBe('2');
+    expect(await host.isolates()).toMatchObject({ live: 1, evicted: { idle: 0 } });
+    // Ten milliseconds idle (milliseconds only through the Sandbox interface; config says seconds).
+    host.sandbox?.configureIsolates({ idleMs: 10, maxLive: 200 });
+    await vi.waitFor(async () =>
+      expect(await host.isolates()).toMatchObject({ live: 0, evicted: { idle: 1 } }),
+    );
+    expect(await next(host)).toBe('1');
+    expect(await host.isolates()).toMatchObject({ live: 1 });
+  });
+
+  it('stay within isolates.maxLive from config: the least recently used idle one goes', async () => {
+    const { root } = await h.project([]);
+    await counters(root, ['counter', 'counter-b', 'counter-c']);
+    const host = await h.hostFor(root, { sandbox, isolates: { maxLive: 2 } });
+    expect(await host.isolates()).toMatchObject({ maxLive: 2, idleMs: 300_000 });
+    await next(host, 'counter_next');
+    await next(host, 'counter_b_next');
+    await next(host, 'counter_next');
+    await next(host, 'counter_c_next');
+    expect(await host.isolates()).toMatchObject({ live: 2, evicted: { idle: 0, cap: 1 } });
+    // counter-b was the least recently used: it alone starts over.
+    expect(await next(host, 'counter_next')).toBe('3');
+    expect(await next(host, 'counter_c_next')).toBe('2');
+    expect(await next(host, 'counter_b_next')).toBe('1');
+  });
+});
+
+describe('isolates settings in the config file', () => {
+  const h = useHosts();
+
+  it.each(['inline', 'process'] as const)('apply on reload, without a restart (%s)', async (sandbox) => {
+    const { root } = await h.project([]);
+    await counters(root, ['counter', 'counter-b']);
+    const configFile = path.join(root, 'toolhost.config.json');
+    await writeFile(configFile, JSON.stringify({ isolates: { maxLive: 5 } }));
+    const host = await h.hostFor(root, { sandbox });
+    await next(host, 'counter_next');
+    await next(host, 'counter_b_next');
+    expect(await host.isolates()).toMatchObject({ live: 2, maxLive: 5 });
+    await writeFile(configFile, JSON.stringify({ isolates: { maxLive: 1, idleSeconds: 60 } }));
+    await host.reload();
+    expect(await host.isolates()).toMatchObject({ live: 1, maxLive: 1, idleMs: 60_000, evicted: { cap: 1 } });
+  });
+});
