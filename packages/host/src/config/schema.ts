@@ -194,7 +194,9 @@ export const configSchema = z
           ),
       })
       .optional()
-      .describe('Plugin isolates are created on a first call and disposed when idle; changes apply at once'),
+      .describe(
+        'Plugin isolates are created on a first call and disposed when idle; a change applies when the config reloads, without a restart',
+      ),
     signals: z
       .strictObject({
         auth: names.optional().describe('Auth providers whose credentials are present'),

@@ -34,6 +34,7 @@ const fullConfig = {
     plugin: { memoryMb: 64, timeoutMs: 30_000, cpuMs: 10_000, maxResultChars: 4_000_000 },
   },
   sandbox: 'inline',
+  isolates: { idleSeconds: 120, maxLive: 50 },
   signals: {
     auth: ['github'],
     env: ['GITHUB_TOKEN'],
@@ -65,6 +66,7 @@ describe('config schema', () => {
       [
         '$schema',
         'builtins',
+        'isolates',
         'limits',
         'mcpServers',
         'plugins',
@@ -82,6 +84,13 @@ describe('config schema', () => {
       config: fullConfig,
       found: true,
     });
+  });
+
+  it('refuses isolates settings that are not positive whole numbers, naming each key', () => {
+    const outcome = parseConfig({ isolates: { idleSeconds: 0.5, maxLive: 0, idle: 3 } }, 'f.json');
+    expect(outcome.ok).toBe(false);
+    const paths = outcome.ok ? [] : outcome.issues.map((issue) => issue.path).sort();
+    expect(paths).toEqual(['isolates', 'isolates.idleSeconds', 'isolates.maxLive']);
   });
 
   it('accepts the empty config and boolean builtins', () => {

@@ -152,6 +152,32 @@ describe('isolate eviction in a pool', () => {
     expect(await call(p, 'a@1')).toBe('2');
   });
 
+  it('never evicts an isolate with a hook in flight', async () => {
+    const p = poolWith(1_000, 1);
+    p.load('a@1', bundle, DEFAULT_SANDBOX_LIMITS);
+    expect(await call(p, 'a@1')).toBe('1');
+    const held = heldHandlers();
+    ids += 1;
+    const hook = JSON.stringify({
+      callId: `c${ids}`,
+      phase: 'before',
+      event: { sessionId: 's', toolUseId: 't', toolName: 'counter_next', input: { holdHook: true } },
+      config: null,
+      maxResultChars: 10_000,
+    });
+    const running = p.text('hook', 'a@1', 'before', `c${ids}`, hook, held);
+    await held.asked;
+    now += 10_000;
+    p.sweep();
+    // A second plugin at cap 1 while the hook waits: a stays.
+    p.load('b@1', bundle, DEFAULT_SANDBOX_LIMITS);
+    await call(p, 'b@1');
+    expect(p.stats().evicted).toEqual({ idle: 0, cap: 1 }); // b went, not a
+    held.release();
+    expect(await running).toMatchObject({ kind: 'reply' });
+    expect(await call(p, 'a@1')).toBe('2');
+  });
+
   it('lets busy isolates go over the cap, and disposes one when its calls end', async () => {
     const p = poolWith(60_000, 1);
     p.load('a@1', bundle, DEFAULT_SANDBOX_LIMITS);
@@ -187,7 +213,7 @@ describe('isolate eviction in a pool', () => {
     expect(await call(p, 'c@1')).toBe('2');
   });
 
-  it('forgets an evicted version that is then unloaded, and disposes nothing twice', async () => {
+  it('unloads an evicted version with nothing left live', async () => {
     const p = poolWith(1_000, 10);
     p.load('a@1', bundle, DEFAULT_SANDBOX_LIMITS);
     await call(p, 'a@1');
