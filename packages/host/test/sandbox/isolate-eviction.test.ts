@@ -201,6 +201,26 @@ describe('isolate eviction in a pool', () => {
     expect(await call(p, 'a@1')).toBe('1');
   });
 
+  it('answers every call of a burst over five plugins at cap 2, and ends within the cap', async () => {
+    const p = poolWith(60_000, 2);
+    const keys = ['a@1', 'b@1', 'c@1', 'd@1', 'e@1'];
+    for (const key of keys) p.load(key, bundle, DEFAULT_SANDBOX_LIMITS);
+    // A fixed pseudo-random order, ten calls in flight at a time (some over the cap while busy).
+    let seed = 7;
+    const pick = () => {
+      seed = (seed * 1_103_515_245 + 12_345) % 2_147_483_648;
+      return keys[seed % keys.length] as string;
+    };
+    for (let wave = 0; wave < 20; wave++) {
+      now += 1;
+      const answers = await Promise.all(Array.from({ length: 10 }, () => call(p, pick())));
+      for (const answer of answers) expect(answer).toMatch(/^\d+$/);
+    }
+    const stats = p.stats();
+    expect(stats.live).toBeLessThanOrEqual(2);
+    expect(stats.evicted.cap).toBeGreaterThan(0);
+  });
+
   it('applies new settings at once: a lower cap disposes idle isolates now', async () => {
     const p = poolWith(60_000, 10);
     for (const key of ['a@1', 'b@1', 'c@1']) {
