@@ -53,7 +53,7 @@ export interface IsolatePoolOptions extends Partial<IsolateSettings> {
 }
 
 /**
- * How often the pool looks for idle isolates: a quarter of the idle time, at most once a minute,
+ * How often the pool looks for idle isolates: every quarter of the idle time, at least once a minute,
  * so an isolate goes between `idleMs` and `idleMs` plus that.
  */
 const sweepEveryMs = (idleMs: number) => Math.min(Math.max(idleMs / 4, 1), 60_000);
