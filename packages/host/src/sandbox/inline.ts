@@ -10,8 +10,8 @@ import { asCancellation, type Cancellation, CancelSource } from '../util/cancel.
 import { messageOf } from '../util/errors.js';
 import { sleepUnlessAborted } from '../util/sleep.js';
 import { type CallHandlers, IsolatePool } from './isolate-pool.js';
-import { loadRuntimeScript } from './isolate-script.js';
 import type { IsolateAnswer, IsolateOutcome } from './plugin-isolate.js';
+import { loadPrelude } from './prelude.js';
 import type { CallSinks, CapabilityRunner, Sandbox, SandboxLimits, SandboxOutcome } from './types.js';
 import { PluginVersions, versionKey } from './versions.js';
 
@@ -91,7 +91,7 @@ function settled<R>(answer: IsolateAnswer<R>): Promise<IsolateOutcome<R>> {
  */
 export class InlineSandbox implements Sandbox {
   readonly mode = 'inline';
-  readonly #pool = new IsolatePool(loadRuntimeScript);
+  readonly #pool = new IsolatePool(loadPrelude);
   readonly #versions = new PluginVersions();
 
   describe(

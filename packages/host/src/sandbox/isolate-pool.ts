@@ -7,6 +7,7 @@ import type {
 } from '@toolhost/plugin-sdk/protocol';
 import type { Cancellation } from '../util/cancel.js';
 import { type IsolateAnswer, type IsolateOutcome, PluginIsolate, PluginLoadError } from './plugin-isolate.js';
+import type { Prelude } from './prelude.js';
 import type { IsolateHandlers, SandboxLimits } from './types.js';
 
 const NOT_STARTED: IsolateOutcome<never> = {
@@ -44,14 +45,14 @@ const refuse = (text: string) => Promise.resolve(JSON.stringify({ ok: false, err
  * it has and is disposed when the last one ends.
  */
 export class IsolatePool {
-  readonly #runtime: () => Promise<string>;
+  readonly #runtime: () => Promise<Prelude>;
   readonly #plugins = new Map<string, Generation>();
   readonly #calls = new Map<string, CallHandlers>();
   readonly #live = new Set<PluginIsolate>();
   #closed = false;
 
-  constructor(runtimeScript: () => Promise<string>) {
-    this.#runtime = runtimeScript;
+  constructor(prelude: () => Promise<Prelude>) {
+    this.#runtime = prelude;
   }
 
   readonly #handlers: IsolateHandlers = {

@@ -16,31 +16,61 @@ export const ISOLATE_SCRIPT_OPTIONS: esbuild.BuildOptions = {
   charset: 'utf8',
 };
 
-let runtimeScript: Promise<string> | undefined;
+/**
+ * The modules every plugin isolate holds once, in its prelude, and plugin bundles import instead
+ * of carrying a copy: the SDK a plugin imports at run time, and zod's entry points that share
+ * zod's one core (so a plugin's schemas and the SDK's `toJsonSchema` meet one `globalRegistry`).
+ * Any other subpath (`zod/v3`, `zod/v4/locales/*`, …) is bundled into the plugin as before.
+ */
+export const SHARED_MODULES = [
+  '@toolhost/plugin-sdk',
+  '@toolhost/plugin-sdk/register',
+  'zod',
+  'zod/mini',
+  'zod/v4',
+  'zod/v4-mini',
+  'zod/v4/mini',
+  'zod/v4/core',
+] as const;
 
 /**
- * The in-isolate half of the sandbox (`@toolhost/plugin-sdk/runtime`) as one script, built once per
- * process from the host's own SDK. It is trusted host code: it is built from the host package, not
- * under a plugin's confinement.
+ * The global through which the prelude hands its module table to the plugin bundle. The bundle's
+ * first statement takes it and deletes it, before any plugin code runs: plugin code never sees a
+ * table (nor a `require`), only the bindings its own static imports name.
  */
-export function loadRuntimeScript(): Promise<string> {
-  runtimeScript ??= esbuild
+export const SHARED_GLOBAL = '__toolhost_shared';
+
+let preludeScript: Promise<string> | undefined;
+
+/**
+ * The prelude of every plugin isolate as one script, built once per process from the host's own
+ * packages: the in-isolate runtime (`@toolhost/plugin-sdk/runtime`) first, so that it captures the
+ * intrinsics before anything else runs, then the shared modules, then their table. It is trusted
+ * host code: it is built from the host package, not under a plugin's confinement.
+ */
+export function loadPreludeScript(): Promise<string> {
+  preludeScript ??= esbuild
     .build({
       ...ISOLATE_SCRIPT_OPTIONS,
       absWorkingDir: PACKAGE_ROOT,
       stdin: {
-        contents: `import '@toolhost/plugin-sdk/runtime';\n`,
+        contents: [
+          `import '@toolhost/plugin-sdk/runtime';`,
+          ...SHARED_MODULES.map((name, i) => `import * as m${i} from ${JSON.stringify(name)};`),
+          `globalThis[${JSON.stringify(SHARED_GLOBAL)}] = Object.freeze({ __proto__: null, ${SHARED_MODULES.map((name, i) => `${JSON.stringify(name)}: m${i}`).join(', ')} });`,
+          '',
+        ].join('\n'),
         resolveDir: PACKAGE_ROOT,
-        sourcefile: '<toolhost-runtime>',
+        sourcefile: '<toolhost-prelude>',
         loader: 'js',
       },
     })
     .then((result) => {
       const code = result.outputFiles?.[0]?.text;
       if (code === undefined) {
-        throw new Error(`cannot build the sandbox runtime: ${result.errors.map((e) => e.text).join('; ')}`);
+        throw new Error(`cannot build the sandbox prelude: ${result.errors.map((e) => e.text).join('; ')}`);
       }
       return code;
     });
-  return runtimeScript;
+  return preludeScript;
 }
