@@ -1,3 +1,6 @@
+import { createHash } from 'node:crypto';
+import { existsSync, readdirSync, readFileSync, realpathSync } from 'node:fs';
+import * as path from 'node:path';
 import * as esbuild from 'esbuild';
 import { PACKAGE_ROOT } from '../util/package.js';
 
@@ -73,4 +76,54 @@ export function loadPreludeScript(): Promise<string> {
       return code;
     });
   return preludeScript;
+}
+
+/** The `.js` files under `dir`, recursively, sorted. */
+function scriptsUnder(dir: string): string[] {
+  const found: string[] = [];
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const file = path.join(dir, entry.name);
+    if (entry.isDirectory()) found.push(...scriptsUnder(file));
+    else if (entry.isFile() && entry.name.endsWith('.js')) found.push(file);
+  }
+  return found.sort();
+}
+
+/**
+ * A fingerprint of what the prelude is built from: the SDK's built files (`sdkDir/dist`) and
+ * zod's `package.json`. A cached bundle binds to the prelude's exports and a cached manifest
+ * comes from its runtime, and neither is among a bundle's inputs any more: the plugin cache keys
+ * on this instead. A folder that cannot be read gives a fingerprint that matches nothing cached.
+ */
+export function preludeFingerprint(sdkDir: string, zodDir: string): string {
+  const hash = createHash('sha256');
+  try {
+    for (const file of scriptsUnder(path.join(sdkDir, 'dist'))) {
+      hash
+        .update(`${path.relative(sdkDir, file)}\0`)
+        .update(readFileSync(file))
+        .update('\0');
+    }
+    hash.update(readFileSync(path.join(zodDir, 'package.json')));
+  } catch {
+    hash.update(`unreadable ${Date.now()} ${Math.random()}`);
+  }
+  return hash.digest('hex').slice(0, 16);
+}
+
+/** The folder of package `name` as Node finds it from the host package. */
+function hostPackageDir(name: string): string {
+  for (let dir = PACKAGE_ROOT; ; dir = path.dirname(dir)) {
+    const candidate = path.join(dir, 'node_modules', name);
+    if (existsSync(candidate)) return realpathSync(candidate);
+    if (path.dirname(dir) === dir) return candidate;
+  }
+}
+
+let hostFingerprint: string | undefined;
+
+/** {@link preludeFingerprint} of this host's SDK and zod, computed once. */
+export function hostPreludeFingerprint(): string {
+  hostFingerprint ??= preludeFingerprint(hostPackageDir('@toolhost/plugin-sdk'), hostPackageDir('zod'));
+  return hostFingerprint;
 }
