@@ -45,13 +45,13 @@ const refuse = (text: string) => Promise.resolve(JSON.stringify({ ok: false, err
  * it has and is disposed when the last one ends.
  */
 export class IsolatePool {
-  readonly #runtime: () => Promise<Prelude>;
+  readonly #runtime: (bundle: string) => Promise<Prelude>;
   readonly #plugins = new Map<string, Generation>();
   readonly #calls = new Map<string, CallHandlers>();
   readonly #live = new Set<PluginIsolate>();
   #closed = false;
 
-  constructor(prelude: () => Promise<Prelude>) {
+  constructor(prelude: (bundle: string) => Promise<Prelude>) {
     this.#runtime = prelude;
   }
 
@@ -68,7 +68,7 @@ export class IsolatePool {
   };
 
   async #create(bundle: string, limits: SandboxLimits): Promise<PluginIsolate> {
-    const isolate = await PluginIsolate.create(await this.#runtime(), bundle, limits, this.#handlers);
+    const isolate = await PluginIsolate.create(await this.#runtime(bundle), bundle, limits, this.#handlers);
     // An isolate that finished starting after close() must not outlive the pool.
     if (this.#closed) {
       isolate.dispose();

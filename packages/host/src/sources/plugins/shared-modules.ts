@@ -33,7 +33,11 @@ const TABLE_SOURCE = [
   `const table = g[${JSON.stringify(SHARED_GLOBAL)}];`,
   `delete g[${JSON.stringify(SHARED_GLOBAL)}];`,
   `if (table === undefined) throw new Error('the plugin bundle runs only after the toolhost prelude');`,
-  `export const pick = (name, key) => table[name][key];`,
+  `export const pick = (name, key) => {`,
+  `  const module = table[name];`,
+  `  if (module === undefined) throw new Error('the toolhost prelude does not hold ' + name);`,
+  `  return module[key];`,
+  `};`,
   '',
 ].join('\n');
 

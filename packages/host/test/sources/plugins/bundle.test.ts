@@ -2,6 +2,7 @@ import { mkdir, mkdtemp, realpath, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { preludeKindOf } from '../../../src/sandbox/isolate-script.js';
 import {
   bundlePlugin,
   createIncrementalBundler,
@@ -121,6 +122,16 @@ describe('plugin bundles', () => {
     expect(outcome.code).not.toMatch(/class \w*Zod|function definePlugin/);
     expect(outcome.code).toContain('pick("@toolhost/plugin-sdk", "definePlugin")');
     expect(outcome.code.length).toBeLessThan(4_000);
+  });
+
+  it("asks for the prelude with zod's mini API only when it uses that API", async () => {
+    const classic = await plugin({ 'index.ts': source('', "z.string().parse('x')") });
+    const mini = await plugin({
+      'index.ts': source(`import * as zm from 'zod/v4/mini';`, "zm.string().parse('x')"),
+    });
+    const [plain, withMini] = await Promise.all([bundlePlugin(classic.entry), bundlePlugin(mini.entry)]);
+    expect(plain.ok && preludeKindOf(plain.code)).toBe('base');
+    expect(withMini.ok && preludeKindOf(withMini.code)).toBe('full');
   });
 
   describe('limits', () => {
