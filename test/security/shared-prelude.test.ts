@@ -100,6 +100,12 @@ export default definePlugin({
       }),
       execute: () => 'ok',
     }),
+    defineTool({
+      name: 'almanac',
+      description: 'Dates',
+      input: z4.object({ day: z4.string().describe('the day') }),
+      execute: () => 'ok',
+    }),
   ],
 });
 `;
@@ -112,6 +118,10 @@ export default definePlugin({
       unit: { enum: ['c', 'f'], description: 'the unit' },
       region: { type: 'string', description: 'the region', title: 'Region' },
       note: { type: 'string', maxLength: 9, description: 'a note' },
+    });
+    const almanac = host.plan().visible.find((t) => t.descriptor.name === 'almanac');
+    expect(almanac?.descriptor.inputSchema.properties).toEqual({
+      day: { type: 'string', description: 'the day' },
     });
   });
 });
