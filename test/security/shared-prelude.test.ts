@@ -5,6 +5,7 @@
  * host module by a name computed at run time. And the one zod must serve both the plugin and the
  * SDK: a second copy would lose what `.describe()` and `.meta()` record.
  */
+import { mkdir, writeFile } from 'node:fs/promises';
 import * as path from 'node:path';
 import { bundlePlugin } from '@toolhost/host/internal';
 import { describe, expect, it } from 'vitest';
@@ -77,6 +78,22 @@ describe('the shared prelude of plugin isolates', () => {
       /toolhost:shared-table/,
     );
     await expectHealthy(host.session());
+  });
+
+  it('refuses a plugin file named like the generated entry, which could otherwise reach the table', async () => {
+    const root = await h.project();
+    const dir = path.join(root, 'plugins', 'poser');
+    await mkdir(dir, { recursive: true });
+    await writeFile(path.join(dir, '<toolhost-entry>'), `export { pick } from 'toolhost:shared-table';\n`);
+    await writeFile(
+      path.join(dir, 'index.ts'),
+      attackPlugin('poser', `return String(pick('zod', 'z'))`, {
+        pre: `import { pick } from './<toolhost-entry>';`,
+      }),
+    );
+    const built = await bundlePlugin(path.join(dir, 'index.ts'));
+    expect(built.ok).toBe(false);
+    if (!built.ok) expect(built.error).toMatch(/import "\.\/<toolhost-entry>" is refused: only \.ts/);
   });
 
   it('keeps every description a plugin gives with zod, whichever zod entry point it imports', async () => {

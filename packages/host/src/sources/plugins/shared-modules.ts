@@ -4,7 +4,6 @@ import { SHARED_GLOBAL, SHARED_MODULES } from '../../sandbox/isolate-script.js';
 
 /** The namespace of the modules a plugin bundle takes from its isolate's prelude. */
 export const SHARED_NAMESPACE = 'toolhost-shared';
-const NAMESPACE = SHARED_NAMESPACE;
 /** The module that takes the prelude's table; imported first by the generated entry, and only there. */
 export const SHARED_TABLE = 'toolhost:shared-table';
 
@@ -64,16 +63,17 @@ export const sharedModulesPlugin: esbuild.Plugin = {
   setup(build) {
     build.onResolve({ filter: /^(@toolhost\/plugin-sdk|zod|toolhost:shared-table)(\/.*)?$/ }, (args) => {
       if (args.path === SHARED_TABLE) {
-        // Only the generated entry and the shared modules reach the table. (A plugin file named
-        // like the entry would get only what its static imports of the SDK and zod give anyway.)
+        // Only the generated entry and the shared modules reach the table: a plugin's own import
+        // of it falls through to the confinement plugin, which cannot resolve it. (No plugin file
+        // can pose as the entry: a file without a code extension is never loaded.)
         const fromEntry = path.basename(args.importer) === ENTRY_SOURCEFILE;
-        if (!fromEntry && args.namespace !== NAMESPACE) return undefined;
-        return { path: SHARED_TABLE, namespace: NAMESPACE };
+        if (!fromEntry && args.namespace !== SHARED_NAMESPACE) return undefined;
+        return { path: SHARED_TABLE, namespace: SHARED_NAMESPACE };
       }
       if (!shared.has(args.path)) return undefined;
-      return { path: args.path, namespace: NAMESPACE, sideEffects: false };
+      return { path: args.path, namespace: SHARED_NAMESPACE, sideEffects: false };
     });
-    build.onLoad({ filter: /.*/, namespace: NAMESPACE }, async (args) => {
+    build.onLoad({ filter: /.*/, namespace: SHARED_NAMESPACE }, async (args) => {
       if (args.path === SHARED_TABLE) return { contents: TABLE_SOURCE, loader: 'js' };
       const names = (await sharedExports()).get(args.path) ?? [];
       return { contents: moduleSource(args.path, names), loader: 'js' };
