@@ -9,8 +9,8 @@ import { CancelSource } from '../util/cancel.js';
 import { type Frame, FrameReader, FrameWriter } from './channel.js';
 import { type FromExecutor, isRequest, type ReplyOutcome, type ToExecutor } from './ipc.js';
 import { type CallHandlers, IsolatePool } from './isolate-pool.js';
-import { loadRuntimeScript } from './isolate-script.js';
 import type { IsolateOutcome } from './plugin-isolate.js';
+import { loadPrelude } from './prelude.js';
 import { StartedMarkWriter } from './started-mark.js';
 
 // No catastrophic-error handler here: isolated-vm runs it on the main thread and parks the
@@ -18,7 +18,7 @@ import { StartedMarkWriter } from './started-mark.js';
 // main thread) would wait for itself forever. Without one, V8's own out-of-memory abort ends this
 // process at once (the host restarts it), and the count of requests read (started-mark.ts) says
 // which calls were running here.
-const pool = new IsolatePool(loadRuntimeScript);
+const pool = new IsolatePool(loadPrelude);
 const aborts = new Map<number, CancelSource>();
 const capabilityWaits = new Map<number, (reply: string) => void>();
 let nextRequest = 1;

@@ -10,8 +10,8 @@ import { asCancellation, type Cancellation, CancelSource } from '../util/cancel.
 import { messageOf } from '../util/errors.js';
 import { sleepUnlessAborted } from '../util/sleep.js';
 import { type CallHandlers, IsolatePool, type IsolatePoolOptions } from './isolate-pool.js';
-import { loadRuntimeScript } from './isolate-script.js';
 import type { IsolateAnswer, IsolateOutcome } from './plugin-isolate.js';
+import { loadPrelude } from './prelude.js';
 import type {
   CallSinks,
   CapabilityRunner,
@@ -104,7 +104,7 @@ export class InlineSandbox implements Sandbox {
 
   /** `options`: when idle isolates go (default `DEFAULT_ISOLATE_SETTINGS`), and the pool's clock. */
   constructor(options: IsolatePoolOptions = {}) {
-    this.#pool = new IsolatePool(loadRuntimeScript, options);
+    this.#pool = new IsolatePool(loadPrelude, options);
   }
 
   describe(

@@ -7,6 +7,7 @@ import type {
 } from '@toolhost/plugin-sdk/protocol';
 import type { Cancellation } from '../util/cancel.js';
 import { type IsolateAnswer, type IsolateOutcome, PluginIsolate, PluginLoadError } from './plugin-isolate.js';
+import type { Prelude } from './prelude.js';
 import {
   DEFAULT_ISOLATE_SETTINGS,
   type IsolateHandlers,
@@ -72,7 +73,7 @@ const sweepEveryMs = (idleMs: number) => Math.min(Math.max(idleMs / 4, 1), 60_00
  * measured 100–650 ns per call with 200 entries, most when one plugin is called again and again.
  */
 export class IsolatePool {
-  readonly #runtime: () => Promise<string>;
+  readonly #runtime: (bundle: string) => Promise<Prelude>;
   readonly #plugins = new Map<string, Generation>();
   readonly #calls = new Map<string, CallHandlers>();
   readonly #live = new Set<PluginIsolate>();
@@ -84,8 +85,8 @@ export class IsolatePool {
   #evicted = { idle: 0, cap: 0 };
   #closed = false;
 
-  constructor(runtimeScript: () => Promise<string>, options: IsolatePoolOptions = {}) {
-    this.#runtime = runtimeScript;
+  constructor(prelude: (bundle: string) => Promise<Prelude>, options: IsolatePoolOptions = {}) {
+    this.#runtime = prelude;
     this.#now = options.now ?? (() => performance.now());
     this.#settings = {
       idleMs: options.idleMs ?? DEFAULT_ISOLATE_SETTINGS.idleMs,
@@ -106,7 +107,7 @@ export class IsolatePool {
   };
 
   async #create(bundle: string, limits: SandboxLimits): Promise<PluginIsolate> {
-    const isolate = await PluginIsolate.create(await this.#runtime(), bundle, limits, this.#handlers);
+    const isolate = await PluginIsolate.create(await this.#runtime(bundle), bundle, limits, this.#handlers);
     // An isolate that finished starting after close() must not outlive the pool.
     if (this.#closed) {
       isolate.dispose();

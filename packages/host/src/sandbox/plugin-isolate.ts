@@ -23,6 +23,7 @@ import {
   outcomeOf,
   WaitingCall,
 } from './outcomes.js';
+import type { Prelude } from './prelude.js';
 import type { IsolateHandlers, SandboxLimits } from './types.js';
 
 export type { IsolateAnswer, IsolateOutcome, LimitBreach } from './outcomes.js';
@@ -121,16 +122,16 @@ export class PluginIsolate {
     this.#isolate = new ivm.Isolate({ memoryLimit: limits.memoryMb });
   }
 
-  /** Creates the isolate, evaluates the runtime and then the plugin bundle. Throws a readable error. */
+  /** Creates the isolate, evaluates the prelude and then the plugin bundle. Throws a readable error. */
   static async create(
-    runtimeScript: string,
+    prelude: Prelude,
     bundle: string,
     limits: SandboxLimits,
     handlers: IsolateHandlers,
   ): Promise<PluginIsolate> {
     const sandbox = new PluginIsolate(limits);
     try {
-      await sandbox.#load(runtimeScript, bundle, handlers);
+      await sandbox.#load(prelude, bundle, handlers);
       return sandbox;
     } catch (error) {
       const breach = sandbox.#breach ?? (sandbox.#isolate.isDisposed ? breachOf(error, limits) : undefined);
@@ -139,7 +140,7 @@ export class PluginIsolate {
     }
   }
 
-  async #load(runtimeScript: string, bundle: string, handlers: IsolateHandlers): Promise<void> {
+  async #load(prelude: Prelude, bundle: string, handlers: IsolateHandlers): Promise<void> {
     const context = await this.#isolate.createContext();
     // Only these callbacks enter the isolate: functions of strings and numbers, nothing else.
     // They never throw into the isolate: a host error (and its stack) must not reach plugin code.
@@ -186,7 +187,11 @@ export class PluginIsolate {
       `globalThis.${BRIDGE_GLOBAL} = { log: $0, progress: $1, request: $2, reply: $3, entropy: $4 };`,
       [bridge.log, bridge.progress, bridge.request, bridge.reply, entropyCallback()],
     );
-    const runtime = await this.#isolate.compileScript(runtimeScript, { filename: 'toolhost:runtime.js' });
+    // The runtime, the SDK and zod, compiled from the process's code cache (prelude.ts).
+    const runtime = await this.#isolate.compileScript(prelude.code, {
+      filename: prelude.filename,
+      ...(prelude.cachedData === undefined ? {} : { cachedData: prelude.cachedData }),
+    });
     await runtime.run(context, { timeout: LOAD_TIMEOUT_MS });
     runtime.release();
     const entry = (await context.global.get(ENTRY_GLOBAL, { reference: true })) as ivm.Reference<

@@ -3,7 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_SANDBOX_LIMITS } from '../../src/config/limits.js';
 import { type CallHandlers, IsolatePool } from '../../src/sandbox/isolate-pool.js';
-import { loadRuntimeScript } from '../../src/sandbox/isolate-script.js';
+import { loadPrelude } from '../../src/sandbox/prelude.js';
 import { bundlePlugin } from '../../src/sources/plugins/bundle.js';
 
 const fixture = path.resolve(
@@ -75,7 +75,7 @@ describe('isolate eviction in a pool', () => {
   /** The pool's clock, moved by the tests only. */
   let now = 0;
   const poolWith = (idleMs: number, maxLive: number) => {
-    pool = new IsolatePool(loadRuntimeScript, { idleMs, maxLive, now: () => now });
+    pool = new IsolatePool(loadPrelude, { idleMs, maxLive, now: () => now });
     return pool;
   };
 

@@ -3,7 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { DEFAULT_SANDBOX_LIMITS } from '../../src/config/limits.js';
 import { IsolatePool } from '../../src/sandbox/isolate-pool.js';
-import { loadRuntimeScript } from '../../src/sandbox/isolate-script.js';
+import { loadPrelude } from '../../src/sandbox/prelude.js';
 import { bundlePlugin } from '../../src/sources/plugins/bundle.js';
 
 const healthy = path.resolve(
@@ -22,7 +22,7 @@ const handlers = {
  * promise, no microtask): the pool must hand such an answer back as a value, not a promise.
  */
 describe('an isolate pool', () => {
-  const pool = new IsolatePool(loadRuntimeScript);
+  const pool = new IsolatePool(loadPrelude);
   afterAll(() => pool.close());
 
   it('answers a quick tool at once, not as a promise, once its calls take sync entries', async () => {

@@ -4,7 +4,8 @@ import { REGISTER_GLOBAL } from './protocol.js';
 
 /**
  * Called by the plugin bundle's generated entry with the plugin's default export: hands the
- * definition to the runtime, with the schema converter bundled next to the plugin's zod.
+ * definition to the runtime, with the schema converter of the one zod the isolate's prelude holds
+ * for the plugin and the SDK alike (a second copy would not see what `.describe()` recorded).
  */
 export function registerPlugin(plugin: unknown): void {
   const register = (globalThis as Record<string, unknown>)[REGISTER_GLOBAL];

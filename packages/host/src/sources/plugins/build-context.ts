@@ -5,6 +5,7 @@ import { diskReader } from './build-files.js';
 import { BuildBudget, type BuildLimits } from './build-limits.js';
 import { type BuildRun, buildScope, confinementPlugin, RESOLVE_EXTENSIONS } from './confine.js';
 import { nodeBuiltinsPlugin } from './node-builtins.js';
+import { ENTRY_SOURCEFILE, SHARED_NAMESPACE, SHARED_TABLE, sharedModulesPlugin } from './shared-modules.js';
 
 /** A bundle ready for an isolate, or why there is none. */
 export type BundleOutcome =
@@ -33,9 +34,12 @@ function formatMessages(messages: readonly esbuild.Message[], cwd: string): stri
 
 function inputsOf(metafile: esbuild.Metafile | undefined, cwd: string): string[] {
   if (metafile === undefined) return [];
-  return Object.keys(metafile.inputs)
-    .filter((file) => !file.startsWith('<'))
-    .map((file) => path.resolve(cwd, file));
+  return (
+    Object.keys(metafile.inputs)
+      // Files only: not the generated entry, nor the modules the isolate's prelude supplies.
+      .filter((file) => !file.startsWith('<') && !file.startsWith(`${SHARED_NAMESPACE}:`))
+      .map((file) => path.resolve(cwd, file))
+  );
 }
 
 function outcomeOf(result: esbuild.BuildResult, cwd: string): BundleOutcome {
@@ -56,7 +60,10 @@ function failureOf(error: unknown, cwd: string): BundleOutcome {
   };
 }
 
-/** Options for one plugin's bundle build: the SDK's register import, then the plugin entry. */
+/**
+ * Options for one plugin's bundle build: the prelude's module table, the SDK's register import
+ * (both supplied by the isolate's prelude, see shared-modules.ts), then the plugin entry.
+ */
 function pluginBuildOptions(entry: string, root: string, plugins: esbuild.Plugin[]): esbuild.BuildOptions {
   return {
     // Every plugin build is a script for an isolate.
@@ -68,10 +75,10 @@ function pluginBuildOptions(entry: string, root: string, plugins: esbuild.Plugin
     resolveExtensions: RESOLVE_EXTENSIONS,
     plugins,
     stdin: {
-      // The register import comes first so the SDK is evaluated before any plugin module.
-      contents: `import { registerPlugin } from '@toolhost/plugin-sdk/register';\nimport plugin from ${JSON.stringify(entry)};\nregisterPlugin(plugin);\n`,
+      // The table comes first: it is taken from the global before any plugin module runs.
+      contents: `import ${JSON.stringify(SHARED_TABLE)};\nimport { registerPlugin } from '@toolhost/plugin-sdk/register';\nimport plugin from ${JSON.stringify(entry)};\nregisterPlugin(plugin);\n`,
       resolveDir: root,
-      sourcefile: '<toolhost-entry>',
+      sourcefile: ENTRY_SOURCEFILE,
       loader: 'js',
     },
   };
@@ -104,7 +111,7 @@ export class PluginBuild {
   async #create(): Promise<ConfinedContext> {
     const scope = await buildScope(this.#root);
     const run: BuildRun = { budget: new BuildBudget(this.#limits) };
-    const plugins = [nodeBuiltinsPlugin, confinementPlugin(scope, run, diskReader)];
+    const plugins = [nodeBuiltinsPlugin, sharedModulesPlugin, confinementPlugin(scope, run, diskReader)];
     return { context: await esbuild.context(pluginBuildOptions(this.#entry, this.#root, plugins)), run };
   }
 

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { mkdir, readFile, realpath, rename, writeFile } from 'node:fs/promises';
 import * as path from 'node:path';
+import { hostPreludeFingerprint } from '../../sandbox/isolate-script.js';
 import { BUILD_RULES_VERSION, buildScope, inScope } from './confine.js';
 
 /**
@@ -8,7 +9,10 @@ import { BUILD_RULES_VERSION, buildScope, inScope } from './confine.js';
  * are part of it: a bundle built under older rules (before builds were confined to the plugin
  * folder, say) may hold host files, and must not be served again.
  */
-const TOOL_VERSION = `toolhost-cache-2;${BUILD_RULES_VERSION};node-${process.versions.node}`;
+function toolVersion(): string {
+  // The SDK and zod are not in bundles: they come from the isolate's prelude (isolate-script.ts).
+  return `toolhost-cache-2;${BUILD_RULES_VERSION};node-${process.versions.node};prelude-${hostPreludeFingerprint()}`;
+}
 
 export function sha256(text: string): string {
   return createHash('sha256').update(text).digest('hex');
@@ -50,7 +54,7 @@ export class PluginCache {
   }
 
   async #fresh(index: BundleIndex, entry: string, dir: string): Promise<boolean> {
-    if (index.version !== TOOL_VERSION || index.entry !== entry) return false;
+    if (index.version !== toolVersion() || index.entry !== entry) return false;
     // Whatever wrote the index, a bundle made from a file a build may not read is never reused.
     const scope = await buildScope(dir);
     for (const [file, hash] of Object.entries(index.inputs)) {
@@ -85,7 +89,7 @@ export class PluginCache {
       for (const file of inputs) hashes[file] = sha256(await readFile(file, 'utf8'));
       const bundleHash = sha256(code);
       await writeAtomic(path.join(this.#dir, 'bundles', `${bundleHash}.js`), code);
-      const index: BundleIndex = { version: TOOL_VERSION, entry, inputs: hashes, bundleHash };
+      const index: BundleIndex = { version: toolVersion(), entry, inputs: hashes, bundleHash };
       await writeAtomic(path.join(this.#dir, 'bundles', `${pluginId}.json`), JSON.stringify(index));
     } catch {
       // A read-only or full disk only costs a rebuild next time.
@@ -96,7 +100,7 @@ export class PluginCache {
     return path.join(
       this.#dir,
       'manifests',
-      `${sha256(`${TOOL_VERSION}\n${sha256(bundle)}\n${configJson}`)}.json`,
+      `${sha256(`${toolVersion()}\n${sha256(bundle)}\n${configJson}`)}.json`,
     );
   }
 

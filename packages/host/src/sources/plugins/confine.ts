@@ -10,7 +10,7 @@ import type { BuildBudget } from './build-limits.js';
  * The rules of what a plugin build may read. Bump it whenever they change: the bundle cache keys
  * on it, so a bundle built under older (looser) rules is never reused.
  */
-export const BUILD_RULES_VERSION = 'confined-1';
+export const BUILD_RULES_VERSION = 'confined-2-shared-prelude';
 
 /**
  * The packages a plugin imports from the host, by specifier; their subpaths too. Plugin bundles

@@ -2,6 +2,7 @@ import { mkdir, mkdtemp, realpath, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { preludeKindOf } from '../../../src/sandbox/isolate-script.js';
 import {
   bundlePlugin,
   createIncrementalBundler,
@@ -111,10 +112,39 @@ describe('plugin bundles', () => {
     expect(outsideKnown).toEqual([]);
   });
 
+  it("holds only the plugin's own code: the SDK and zod come from the isolate's prelude", async () => {
+    const { dir, entry } = await plugin({ 'index.ts': source('', "'x'") });
+    const outcome = await bundlePlugin(entry);
+    expect(outcome.ok).toBe(true);
+    if (!outcome.ok) return;
+    expect(outcome.inputs.every((file) => file.startsWith(dir))).toBe(true);
+    // zod's classes and the SDK's definePlugin are not defined here, only bound from the prelude.
+    expect(outcome.code).not.toMatch(/class \w*Zod|function definePlugin/);
+    expect(outcome.code).toContain('pick("@toolhost/plugin-sdk", "definePlugin")');
+    expect(outcome.code.length).toBeLessThan(4_000);
+  });
+
+  it("asks for the prelude with zod's mini API only when it uses that API", async () => {
+    const classic = await plugin({ 'index.ts': source('', "z.string().parse('x')") });
+    const mini = await plugin({
+      'index.ts': source(`import * as zm from 'zod/v4/mini';`, "zm.string().parse('x')"),
+    });
+    const [plain, withMini] = await Promise.all([bundlePlugin(classic.entry), bundlePlugin(mini.entry)]);
+    expect(plain.ok && preludeKindOf(plain.code)).toBe('base');
+    expect(withMini.ok && preludeKindOf(withMini.code)).toBe('full');
+  });
+
   describe('limits', () => {
     it('stops a build that reads more files than allowed, and says which limit', async () => {
-      const { entry } = await plugin({ 'index.ts': source('', "'x'") });
-      // The SDK and zod alone are about a hundred files.
+      // The SDK and zod come from the isolate's prelude: only the plugin's own files count.
+      const parts = Array.from({ length: 25 }, (_, i) => `part${i}`);
+      const { entry } = await plugin({
+        'index.ts': source(
+          parts.map((name) => `import { ${name} } from './${name}.ts';`).join('\n'),
+          `[${parts.join(', ')}].join('')`,
+        ),
+        ...Object.fromEntries(parts.map((name) => [`${name}.ts`, `export const ${name} = '${name}';`])),
+      });
       const outcome = await bundlePlugin(entry, { limits: { maxFiles: 20 } });
       expect(outcome.ok).toBe(false);
       if (!outcome.ok)

@@ -47,6 +47,24 @@ describe('the bundle cache', () => {
     expect(await cache.bundle('p', entry, dir)).toBeUndefined();
   });
 
+  it('does not serve a bundle of the previous release, which carries its own SDK and zod', async () => {
+    const { dir, entry, cacheDir, cache } = await project();
+    // The index the previous release wrote: its rules, its cache version, the plugin's entry only.
+    const code = 'var ZodType = class {}; registerPlugin(definePlugin({}));';
+    await mkdir(path.join(cacheDir, 'bundles'), { recursive: true });
+    await writeFile(path.join(cacheDir, 'bundles', `${sha256(code)}.js`), code);
+    await writeFile(
+      path.join(cacheDir, 'bundles', 'p.json'),
+      JSON.stringify({
+        version: `toolhost-cache-2;confined-1;node-${process.versions.node}`,
+        entry,
+        inputs: { [entry]: sha256('export default 1;\n') },
+        bundleHash: sha256(code),
+      }),
+    );
+    expect(await cache.bundle('p', entry, dir)).toBeUndefined();
+  });
+
   it('does not serve a bundle made from a file outside the plugin folder, whatever wrote it', async () => {
     const { dir, entry, secret, cache } = await project();
     await cache.storeBundle('p', entry, 'var leaked = "SECRET-c1";', [entry, secret]);

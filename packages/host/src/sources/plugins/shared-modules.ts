@@ -1,0 +1,82 @@
+import * as path from 'node:path';
+import type * as esbuild from 'esbuild';
+import { SHARED_GLOBAL, SHARED_MODULES } from '../../sandbox/isolate-script.js';
+
+/** The namespace of the modules a plugin bundle takes from its isolate's prelude. */
+export const SHARED_NAMESPACE = 'toolhost-shared';
+/** The module that takes the prelude's table; imported first by the generated entry, and only there. */
+export const SHARED_TABLE = 'toolhost:shared-table';
+
+const shared = new Set<string>(SHARED_MODULES);
+
+/** The generated entry of a plugin build (esbuild's stdin); esbuild names it `<resolveDir>/<this>`. */
+export const ENTRY_SOURCEFILE = '<toolhost-entry>';
+
+let exportNames: Promise<ReadonlyMap<string, readonly string[]>> | undefined;
+
+/** The export names of every shared module, read once from the host's own copies (the ones the prelude holds). */
+function sharedExports(): Promise<ReadonlyMap<string, readonly string[]>> {
+  exportNames ??= Promise.all(
+    SHARED_MODULES.map(async (name) => [name, Object.keys(await import(name))] as const),
+  ).then((entries) => new Map(entries));
+  return exportNames;
+}
+
+/**
+ * The table module: the prelude's table, taken from the global and deleted from it. It has no
+ * imports, so it is evaluated first, before any plugin module; `pick` is pure for esbuild, so a
+ * binding no plugin module uses is dropped from the bundle.
+ */
+const TABLE_SOURCE = [
+  `const g = globalThis;`,
+  `const table = g[${JSON.stringify(SHARED_GLOBAL)}];`,
+  `delete g[${JSON.stringify(SHARED_GLOBAL)}];`,
+  `if (table === undefined) throw new Error('the plugin bundle runs only after the toolhost prelude');`,
+  `export const pick = (name, key) => {`,
+  `  const module = table[name];`,
+  `  if (module === undefined) throw new Error('the toolhost prelude does not hold ' + name);`,
+  `  return module[key];`,
+  `};`,
+  '',
+].join('\n');
+
+/** A shared module as the bundle sees it: each export a binding of the prelude's module. */
+function moduleSource(name: string, names: readonly string[]): string {
+  const lines = [`import { pick } from ${JSON.stringify(SHARED_TABLE)};`];
+  const exported: string[] = [];
+  names.forEach((key, i) => {
+    lines.push(`const e${i} = /* @__PURE__ */ pick(${JSON.stringify(name)}, ${JSON.stringify(key)});`);
+    exported.push(`e${i} as ${JSON.stringify(key)}`);
+  });
+  lines.push(`export { ${exported.join(', ')} };`, '');
+  return lines.join('\n');
+}
+
+/**
+ * Resolves the SDK and zod entry points of `SHARED_MODULES` to the isolate prelude's copies
+ * instead of bundling them: every plugin isolate holds one SDK and one zod, compiled once per
+ * process (see sandbox/prelude.ts), and a bundle holds only the plugin's own code. Other subpaths
+ * of those packages fall through to the confinement plugin and are bundled as before.
+ */
+export const sharedModulesPlugin: esbuild.Plugin = {
+  name: 'toolhost-shared-modules',
+  setup(build) {
+    build.onResolve({ filter: /^(@toolhost\/plugin-sdk|zod|toolhost:shared-table)(\/.*)?$/ }, (args) => {
+      if (args.path === SHARED_TABLE) {
+        // Only the generated entry and the shared modules reach the table: a plugin's own import
+        // of it falls through to the confinement plugin, which cannot resolve it. (No plugin file
+        // can pose as the entry: a file without a code extension is never loaded.)
+        const fromEntry = path.basename(args.importer) === ENTRY_SOURCEFILE;
+        if (!fromEntry && args.namespace !== SHARED_NAMESPACE) return undefined;
+        return { path: SHARED_TABLE, namespace: SHARED_NAMESPACE };
+      }
+      if (!shared.has(args.path)) return undefined;
+      return { path: args.path, namespace: SHARED_NAMESPACE, sideEffects: false };
+    });
+    build.onLoad({ filter: /.*/, namespace: SHARED_NAMESPACE }, async (args) => {
+      if (args.path === SHARED_TABLE) return { contents: TABLE_SOURCE, loader: 'js' };
+      const names = (await sharedExports()).get(args.path) ?? [];
+      return { contents: moduleSource(args.path, names), loader: 'js' };
+    });
+  },
+};
