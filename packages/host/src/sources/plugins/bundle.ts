@@ -43,10 +43,7 @@ export interface IncrementalBundler {
 }
 
 /** An incremental bundler, confined and limited exactly as {@link bundlePlugin}. */
-export async function createIncrementalBundler(
-  entry: string,
-  options: BundleOptions = {},
-): Promise<IncrementalBundler> {
+export function createIncrementalBundler(entry: string, options: BundleOptions = {}): IncrementalBundler {
   const service = sharedBuildService();
   const key = nextKey++;
   const job = jobOf(entry, options, false);

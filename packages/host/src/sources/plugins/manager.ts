@@ -30,7 +30,7 @@ export interface PluginSettings {
 }
 
 /** Where a plugin stands after a load. */
-export type PluginStatus = 'disabled' | 'failed' | 'loaded' | 'quarantined';
+export type PluginStatus = 'disabled' | 'failed' | 'loaded' | 'loading' | 'quarantined';
 
 /** One plugin's state after a load, for `toolhost list` and diagnostics. */
 export interface PluginReport {
@@ -58,6 +58,8 @@ export interface LoadPluginsOptions {
   readonly controlPaths?: ControlPaths;
   /** Why a plugin loaded as `fingerprint` may not run now (quarantined), if it may not. */
   readonly blocked?: (pluginId: string, fingerprint: string) => string | undefined;
+  /** Runs a describe when its turn comes (a bounded pool of describe isolates); default at once. */
+  readonly limitDescribe?: <T>(task: () => Promise<T>) => Promise<T>;
 }
 
 /**
@@ -141,7 +143,8 @@ async function loadFromBundle(
   const configJson = JSON.stringify(settings.config ?? null);
   let raw = await cache?.manifest(bundled.code, configJson);
   if (raw === undefined) {
-    const outcome = await options.sandbox.describe(bundled.code, configJson, limits);
+    const describe = () => options.sandbox.describe(bundled.code, configJson, limits);
+    const outcome = await (options.limitDescribe?.(describe) ?? describe());
     if (outcome.kind === 'limit')
       return failed(id, `plugin "${id}" could not be described: ${outcome.message}`);
     raw = outcome.reply;
