@@ -1,7 +1,13 @@
 import * as path from 'node:path';
 import type { SandboxCrash } from '../../sandbox/types.js';
 import { byCodeUnit } from '../../util/compare.js';
-import { bundlePlugin, createIncrementalBundler, type IncrementalBundler } from './bundle.js';
+import type { BuildService } from './build-service.js';
+import {
+  type BundleOptions,
+  bundlePlugin,
+  createIncrementalBundler,
+  type IncrementalBundler,
+} from './bundle.js';
 import { FileSurvey, PluginCache } from './cache.js';
 import { type DiscoveredPlugin, discoverPlugins } from './discover.js';
 import { Limiter } from './limiter.js';
@@ -47,6 +53,8 @@ export interface PluginSetOptions {
    * without the loads still running (they land later on their own), ms.
    */
   readonly graceMs?: number;
+  /** Where builds run; default the process's shared build worker (tests give their own). */
+  readonly buildService?: BuildService;
   /** Told when a straggler landed after its refresh had returned: `loads()` has changed. */
   readonly onLanded?: (pluginId: string) => void;
 }
@@ -126,6 +134,7 @@ export class PluginSet {
   readonly #idleMs: number;
   readonly #graceMs: number;
   readonly #onLanded: (pluginId: string) => void;
+  readonly #bundleOptions: (dir: string) => BundleOptions;
   /** True while a refresh waits for its loads: a landing then is part of that refresh. */
   #refreshing = false;
   #closed = false;
@@ -139,6 +148,8 @@ export class PluginSet {
     this.#idleMs = options.idleMs ?? DEFAULT_IDLE_MS;
     this.#graceMs = options.graceMs ?? DEFAULT_GRACE_MS;
     this.#onLanded = options.onLanded ?? (() => undefined);
+    const service = options.buildService;
+    this.#bundleOptions = (root) => (service === undefined ? { root } : { root, service });
   }
 
   /**
@@ -288,8 +299,9 @@ export class PluginSet {
     }
     const outcome = await this.#builds.run(async () => {
       running.phase = 'build';
-      if (entry.bundler === undefined && !watched) return bundlePlugin(entry.entry, { root: entry.dir });
-      entry.bundler ??= createIncrementalBundler(entry.entry, { root: entry.dir });
+      if (entry.bundler === undefined && !watched)
+        return bundlePlugin(entry.entry, this.#bundleOptions(entry.dir));
+      entry.bundler ??= createIncrementalBundler(entry.entry, this.#bundleOptions(entry.dir));
       const result = await entry.bundler.rebuild();
       this.#keepContext(entry);
       return result;
