@@ -188,4 +188,36 @@ describe('a plugin set', () => {
     vi.advanceTimersByTime(1_000);
     expect(set.contexts).toBe(0);
   });
+
+  it('on a save rebuilds and describes only the changed plugin, and looks into no other folder', async () => {
+    const { root, dir, sandbox } = await project({
+      a: pluginSource('a'),
+      b: pluginSource('b'),
+      c: pluginSource('c'),
+    });
+    const described: string[] = [];
+    const counting = new Proxy(sandbox, {
+      get(target, property) {
+        if (property === 'describe')
+          return (...args: Parameters<Sandbox['describe']>) => {
+            described.push(/"(\w+)_tool"/.exec(args[0])?.[1] ?? '?');
+            return target.describe(...args);
+          };
+        const value = Reflect.get(target, property, target);
+        return typeof value === 'function' ? value.bind(target) : value;
+      },
+    });
+    const set = setOf(dir, root, false);
+    const before = byId(await set.refresh({ root, sandbox: counting }));
+    expect(described.sort()).toEqual(['a', 'b', 'c']);
+    described.length = 0;
+    // Were folder `c` looked into, its missing entry would drop it.
+    await rm(path.join(dir, 'c', 'index.ts'));
+    await writeFile(path.join(dir, 'a', 'index.ts'), pluginSource('a', '// saved'));
+    const after = byId(await set.refresh({ root, sandbox: counting }, new Set(['a'])));
+    expect(described).toEqual(['a']);
+    expect(after.b).toBe(before.b);
+    expect(after.c).toBe(before.c);
+    expect(after.a).not.toBe(before.a);
+  });
 });
