@@ -182,22 +182,23 @@ export class PluginCache {
     }
   }
 
-  #manifestFile(bundle: string, configJson: string): string {
+  /** `bundleHash`: sha256 of the bundle, computed once by the caller for everything keyed by it. */
+  #manifestFile(bundleHash: string, configJson: string): string {
     return path.join(
       this.#dir,
       'manifests',
-      `${sha256(`${TOOL_VERSION}\n${sha256(bundle)}\n${configJson}`)}.json`,
+      `${sha256(`${TOOL_VERSION}\n${bundleHash}\n${configJson}`)}.json`,
     );
   }
 
   /** A manifest read earlier from the same bundle with the same config (as raw, unvalidated JSON). */
-  manifest(bundle: string, configJson: string): Promise<unknown> {
-    return readJson<unknown>(this.#manifestFile(bundle, configJson));
+  manifest(bundleHash: string, configJson: string): Promise<unknown> {
+    return readJson<unknown>(this.#manifestFile(bundleHash, configJson));
   }
 
-  async storeManifest(bundle: string, configJson: string, reply: unknown): Promise<void> {
+  async storeManifest(bundleHash: string, configJson: string, reply: unknown): Promise<void> {
     try {
-      await writeAtomic(this.#manifestFile(bundle, configJson), JSON.stringify(reply));
+      await writeAtomic(this.#manifestFile(bundleHash, configJson), JSON.stringify(reply));
     } catch {
       // As above: only a cost.
     }

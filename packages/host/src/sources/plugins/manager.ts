@@ -141,7 +141,9 @@ async function loadFromBundle(
   if (!bundled.ok) return failed(id, `plugin "${id}" does not build: ${bundled.error}`);
 
   const configJson = JSON.stringify(settings.config ?? null);
-  let raw = await cache?.manifest(bundled.code, configJson);
+  // Hashed once: the manifest cache and the fingerprint are both keyed by it.
+  const bundleHash = sha256(bundled.code);
+  let raw = await cache?.manifest(bundleHash, configJson);
   if (raw === undefined) {
     const describe = () => options.sandbox.describe(bundled.code, configJson, limits);
     const outcome = await (options.limitDescribe?.(describe) ?? describe());
@@ -150,7 +152,7 @@ async function loadFromBundle(
     raw = outcome.reply;
     // The reply is plugin-controlled data until parsed: it may be anything, null included.
     if ((raw as { ok?: unknown } | null)?.ok === true)
-      await cache?.storeManifest(bundled.code, configJson, raw);
+      await cache?.storeManifest(bundleHash, configJson, raw);
   }
   const reply = parseDescribeReply(raw);
   if (!reply.ok) return failed(id, `plugin "${id}" failed to load: ${reply.error}`, reply.toolNames);
@@ -163,7 +165,7 @@ async function loadFromBundle(
     );
   }
   const fingerprint = sha256(
-    `${sha256(bundled.code)}\n${JSON.stringify(limits)}\n${JSON.stringify(capabilityLimits)}\n${configJson}`,
+    `${bundleHash}\n${JSON.stringify(limits)}\n${JSON.stringify(capabilityLimits)}\n${configJson}`,
   );
   if (settings.enabled === false) {
     const message = `plugin "${id}" is disabled in config (plugins.${id}.enabled: false)`;
