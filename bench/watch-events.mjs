@@ -1,7 +1,7 @@
 // What chokidar 5 delivers for the saves editors make (the evidence for watch.ts's SETTLE_MS and its
 // filter of files no build can read). Run: node bench/watch-events.mjs
 
-import { mkdirSync, mkdtempSync, renameSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { rename, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
