@@ -110,11 +110,14 @@ export default definePlugin({ id: 'p', tools: [defineTool({ name: 'p_word', desc
 
   it('hashes a file modified just before it was stored at every check (an edit in the same clock tick keeps the mtime)', async () => {
     const { dir, entry, cache } = await project();
+    // A whole-millisecond mtime, so that it can be set back exactly.
+    const tick = new Date(Math.floor(Date.now() / 1000) * 1000);
+    await utimes(entry, tick, tick);
     await cache.storeBundle('p', entry, 'var ok = 1;', [entry]);
-    // Same size, and an mtime set back to what it was: only the content tells.
-    const { mtime } = await stat(entry);
+    // Same size, same mtime (an edit in the same tick): only the content tells.
     await writeFile(entry, 'export default 9;\n');
-    await utimes(entry, mtime, mtime);
+    await utimes(entry, tick, tick);
+    expect((await stat(entry)).mtimeMs).toBe(tick.getTime());
     expect(await cache.bundle('p', entry, dir)).toBeUndefined();
   });
 });
