@@ -12,7 +12,7 @@ const SIZES = [1, 50];
 const EDIT_TIMEOUT_MS = 10_000;
 const PROBE_TIMEOUT_MS = 1_000;
 /** The watcher's coalescing window: `settleMs` default in packages/host/src/host/watch.ts. */
-const SETTLE_MS = 60;
+const SETTLE_MS = 30;
 
 function pluginSource(i, version) {
   return `import { definePlugin, defineTool } from '@toolhost/plugin-sdk';

@@ -52,17 +52,34 @@ export async function resolveProject(
 }
 
 /**
+ * Resolves once no plugin is still loading: a host publishes the plugins that are ready and lets
+ * one that lags far behind land later, with a change of its own.
+ */
+async function pluginsLanded(host: ToolHost): Promise<void> {
+  const loading = () => host.plugins.some((plugin) => plugin.status === 'loading');
+  if (!loading()) return;
+  await new Promise<void>((resolve) => {
+    const stop = host.on('change', () => {
+      if (loading()) return;
+      stop();
+      resolve();
+    });
+  });
+}
+
+/**
  * Creates the project's host (loading and bundling every plugin), with a progress line on a
- * terminal while that runs. Throws `ConfigError` for an invalid config.
+ * terminal while that runs. Throws `ConfigError` for an invalid config. A one-shot command waits
+ * for every plugin (`waitForPlugins`, default unless watching): its answer is about all of them.
  */
 export async function openHost(
   project: Project,
   io: Io,
-  options: Pick<HostOptions, 'watch' | 'cache' | 'sandbox'> = {},
+  options: Pick<HostOptions, 'watch' | 'cache' | 'sandbox'> & { waitForPlugins?: boolean } = {},
 ): Promise<ToolHost> {
   const progress = startProgress(io.err, 'loading plugins');
   try {
-    return await createHost({
+    const host = await createHost({
       root: project.root,
       ...(project.configGiven ? { configFile: project.configFile } : {}),
       watch: options.watch ?? false,
@@ -70,6 +87,8 @@ export async function openHost(
       // A --sandbox flag is laid over the file's `sandbox`, as any config given in code is.
       ...(options.sandbox === undefined ? {} : { sandbox: options.sandbox }),
     });
+    if (options.waitForPlugins ?? options.watch !== true) await pluginsLanded(host);
+    return host;
   } finally {
     progress.stop();
   }

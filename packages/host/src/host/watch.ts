@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import * as path from 'node:path';
 import { type FSWatcher, watch } from 'chokidar';
+import { buildMayRead } from '../sources/plugins/confine.js';
 
 /** One coalesced burst of file events. */
 export interface ChangeBatch {
@@ -15,7 +16,7 @@ export interface ChangeBatch {
 export interface ProjectWatcherOptions {
   readonly pluginsDir: string;
   readonly configFile: string;
-  /** Quiet time after the last event before a batch is emitted, ms. */
+  /** Quiet time after the last event before a batch is emitted, ms (default {@link SETTLE_MS}). */
   readonly settleMs?: number;
   /** The longest a batch waits under a continuous stream of events, ms. */
   readonly maxWaitMs?: number;
@@ -32,12 +33,26 @@ export interface ProjectWatcher {
 const IGNORED_SEGMENTS = new Set(['node_modules', '.git', '.toolhost']);
 
 /**
+ * The events of one save, as chokidar 5 delivers them on Linux (measured, see the load-pipeline
+ * part of the scale work): a plain write is one `change`; a save touching two files is two
+ * `change`s 0.5–2 ms apart; vim's default save is one `change`; a write-temp-then-rename save is
+ * `add` of the temp file and `change` of the target within 1–5 ms, then the temp file's `unlink`
+ * ~100 ms later (chokidar holds unlinks back to pair them with a rename). That last one needs no
+ * window: a file no build can read is not an event here (see `buildMayRead`). 30 ms is several
+ * times the widest gap inside one save, on a loaded 2-core machine.
+ */
+export const SETTLE_MS = 30;
+
+/** File events, as opposed to folder ones (a folder added or removed always counts). */
+const FILE_EVENTS = new Set(['add', 'change', 'unlink']);
+
+/**
  * Watches the plugins folder and the config file. Events are coalesced: editors that write then
  * rename, a save touching several files, a `git checkout` — each becomes one batch naming every
  * plugin it touched. Watcher errors are reported, never thrown out of a callback.
  */
 export function watchProject(options: ProjectWatcherOptions): ProjectWatcher {
-  const settleMs = options.settleMs ?? 60;
+  const settleMs = options.settleMs ?? SETTLE_MS;
   const maxWaitMs = options.maxWaitMs ?? 1_000;
   const configFile = path.resolve(options.configFile);
   const pluginsDir = path.resolve(options.pluginsDir);
@@ -94,7 +109,11 @@ export function watchProject(options: ProjectWatcherOptions): ProjectWatcher {
   const watchPlugins = () => {
     if (pluginsWatcher !== undefined || !existsSync(pluginsDir)) return;
     pluginsWatcher = watch(pluginsDir, { ignoreInitial: true, ignored });
-    pluginsWatcher.on('all', (_event, file) => record(file));
+    pluginsWatcher.on('all', (event, file) => {
+      // An editor's temp or backup file, notes, images: nothing a build or the discovery reads.
+      if (FILE_EVENTS.has(event) && !buildMayRead(file)) return;
+      record(file);
+    });
     pluginsWatcher.on('error', onError);
     watchers.push(pluginsWatcher);
     readies.push(readyOf(pluginsWatcher));

@@ -38,6 +38,8 @@ function statusFinding(report: PluginReport): Finding {
         details: report.diagnostics,
         fix: `correct plugins/${report.id}/ (its tools stay hidden until it loads)`,
       };
+    case 'loading':
+      return { level: 'info', subject, message: report.diagnostics.join('; ') };
     case 'quarantined':
       return {
         level: 'problem',

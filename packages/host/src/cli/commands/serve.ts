@@ -91,7 +91,8 @@ async function served(io: Io, { project, port, watch, supervision }: ServeRun): 
   // Under a supervisor the sandbox is its call: `inline`, or `process` after a crash at load.
   const sandbox: Sandbox | undefined =
     supervision === undefined ? 'process' : process.env[SANDBOX_ENV] === 'process' ? 'process' : 'inline';
-  const host = await openHost(project, io, { watch, sandbox });
+  // A server publishes the plugins that are ready; one that lags behind joins when it lands.
+  const host = await openHost(project, io, { watch, sandbox, waitForPlugins: false });
   const inFlight = supervision === undefined ? undefined : recordInFlight(host);
   const quarantined = supervision === undefined ? [] : applyCharges(host, supervision.charges);
   if (quarantined.length > 0) {

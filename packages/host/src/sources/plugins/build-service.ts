@@ -7,8 +7,15 @@ import { timeLimitMessage } from './build-limits.js';
 /** The build worker entry (always the built copy in dist). */
 const buildWorkerEntry = () => builtEntry('sources/plugins/build-worker.js');
 
-/** How many times a build interrupted by a restart of the worker is sent again before it fails. */
+/** How many times a build interrupted by a fault of the worker is sent again before it fails. */
 const MAX_RETRIES = 2;
+
+/**
+ * How long a worker with nothing to do (no build in flight, no incremental context) lives on:
+ * its esbuild service keeps the memory of the builds it ran (≈ 17–30 MB for each build that ran
+ * at once), so a host that is done loading gives it back.
+ */
+const DEFAULT_IDLE_MS = 10_000;
 
 interface Pending {
   readonly key: number;
@@ -17,6 +24,8 @@ interface Pending {
   /** The build's own deadline, counted from the first request: a retry does not extend it. */
   readonly timer: NodeJS.Timeout;
   retries: number;
+  /** The worker it was last sent to. */
+  worker?: Worker;
 }
 
 const failure = (error: string): BundleOutcome => ({ ok: false, error, inputs: [] });
@@ -26,24 +35,38 @@ const failure = (error: string): BundleOutcome => ({ ok: false, error, inputs: [
  * esbuild from inside: a build can be stuck in work that no plugin callback sees (a computed
  * `import()` over `../../../..` makes esbuild list every folder of the disk before loading
  * anything), and cancelling waits for that work to end. Ending the worker ends its esbuild service
- * too, so a build that runs out of time fails at its deadline and the worker is replaced; builds
- * of other plugins that were in flight there are sent again to the new one.
+ * too, so a build that runs out of time fails at its deadline and its worker is retired: new
+ * builds go to a new worker, and the builds of other plugins already running in the old one finish
+ * there (each within its own deadline) before it is ended. Only a worker that dies on its own
+ * makes the builds in flight there start again in a new one.
  */
 export class BuildService {
   readonly #entry: string;
+  readonly #idleMs: number;
   #worker: Worker | undefined;
   #nextId = 1;
   readonly #pending = new Map<number, Pending>();
+  /** Workers that no new build goes to; each is ended once its last build in flight settles. */
+  readonly #retired = new Set<Worker>();
+  /** Keys of the incremental contexts the current worker holds. */
+  readonly #contexts = new Set<number>();
+  #idle: NodeJS.Timeout | undefined;
   #restarts = 0;
 
   /** `entry`: the worker script; tests give one that misbehaves. */
-  constructor(entry: string = buildWorkerEntry()) {
+  constructor(entry: string = buildWorkerEntry(), { idleMs = DEFAULT_IDLE_MS }: { idleMs?: number } = {}) {
     this.#entry = entry;
+    this.#idleMs = idleMs;
   }
 
   /** How many times the worker was replaced after a build ran out of time. */
   get restarts(): number {
     return this.#restarts;
+  }
+
+  /** Whether a worker (and its esbuild service) is running now. */
+  get running(): boolean {
+    return this.#worker !== undefined || this.#retired.size > 0;
   }
 
   /** Builds `job` in the context named `key` (created on first use). Never throws. */
@@ -52,28 +75,36 @@ export class BuildService {
       const id = this.#nextId++;
       const timer = setTimeout(() => this.#timedOut(id), job.limits.timeoutMs);
       this.#pending.set(id, { key, job, resolve, timer, retries: 0 });
+      if (!job.once) this.#contexts.add(key);
       this.#send(id);
     });
   }
 
   /** Drops the context named `key`. */
   dispose(key: number): void {
+    if (!this.#contexts.delete(key)) return;
     this.#worker?.postMessage({ t: 'dispose', key } satisfies ToBuildWorker);
+    this.#idleCheck();
   }
 
-  /** Ends the worker; builds in flight fail. */
+  /** Ends the workers; builds in flight fail. */
   async close(): Promise<void> {
-    const worker = this.#worker;
+    const workers = [...this.#retired, ...(this.#worker === undefined ? [] : [this.#worker])];
     this.#worker = undefined;
+    this.#retired.clear();
+    this.#contexts.clear();
+    clearTimeout(this.#idle);
     for (const id of [...this.#pending.keys()]) this.#settle(id, failure('the build service was closed'));
-    await worker?.terminate();
+    await Promise.all(workers.map((worker) => worker.terminate()));
   }
 
   #send(id: number): void {
     const pending = this.#pending.get(id);
     if (pending === undefined) return;
+    clearTimeout(this.#idle);
     const worker = this.#ensureWorker();
     worker.ref();
+    pending.worker = worker;
     worker.postMessage({ t: 'build', id, key: pending.key, ...pending.job } satisfies ToBuildWorker);
   }
 
@@ -83,7 +114,8 @@ export class BuildService {
     const worker = new Worker(this.#entry, { execArgv: [] });
     this.#worker = worker;
     worker.on('message', (message: FromBuildWorker) => {
-      if (worker === this.#worker && message.t === 'built') this.#settle(message.id, message.outcome);
+      if (message.t === 'built' && this.#pending.get(message.id)?.worker === worker)
+        this.#settle(message.id, message.outcome);
     });
     worker.on('error', (error) => this.#lost(worker, `the build worker failed: ${error.message}`));
     worker.on('exit', () => this.#lost(worker, 'the build worker stopped'));
@@ -95,31 +127,57 @@ export class BuildService {
     if (pending === undefined) return;
     clearTimeout(pending.timer);
     this.#pending.delete(id);
-    // An idle worker must not keep the host process alive.
-    if (this.#pending.size === 0) this.#worker?.unref();
+    const worker = pending.worker;
+    if (worker !== undefined && !this.#busy(worker)) {
+      // A retired worker whose last build ended goes now; an idle one must not keep the host alive.
+      if (this.#retired.delete(worker)) void worker.terminate();
+      else worker.unref();
+    }
+    this.#idleCheck();
     pending.resolve(outcome);
+  }
+
+  #busy(worker: Worker): boolean {
+    for (const pending of this.#pending.values()) if (pending.worker === worker) return true;
+    return false;
+  }
+
+  /** With no build in flight and no context kept, the worker is ended after a while. */
+  #idleCheck(): void {
+    clearTimeout(this.#idle);
+    if (this.#worker === undefined || this.#pending.size > 0 || this.#contexts.size > 0) return;
+    this.#idle = setTimeout(() => {
+      const worker = this.#worker;
+      if (worker === undefined || this.#pending.size > 0 || this.#contexts.size > 0) return;
+      this.#worker = undefined;
+      void worker.terminate();
+    }, this.#idleMs);
+    this.#idle.unref();
   }
 
   #timedOut(id: number): void {
     const pending = this.#pending.get(id);
     if (pending === undefined) return;
+    const worker = pending.worker;
     this.#settle(id, failure(timeLimitMessage(pending.job.limits)));
-    const worker = this.#worker;
+    if (worker === undefined || worker !== this.#worker) return;
+    // The worker is stuck in that build: nothing new goes there. Its contexts are lost with it
+    // (a context's next build creates it again in the new worker).
     this.#worker = undefined;
+    this.#contexts.clear();
     this.#restarts += 1;
-    void worker?.terminate();
-    this.#resend('another plugin build ran out of time');
+    if (this.#busy(worker)) this.#retired.add(worker);
+    else void worker.terminate();
   }
 
-  /** The worker died on its own (a fault in it): what was in flight there is sent again. */
+  /** A worker died on its own (a fault in it): what was in flight there is sent again. */
   #lost(worker: Worker, why: string): void {
-    if (worker !== this.#worker) return;
-    this.#worker = undefined;
-    this.#resend(why);
-  }
-
-  #resend(why: string): void {
+    if (worker === this.#worker) {
+      this.#worker = undefined;
+      this.#contexts.clear();
+    } else if (!this.#retired.delete(worker)) return;
     for (const [id, pending] of this.#pending) {
+      if (pending.worker !== worker) continue;
       if (pending.retries >= MAX_RETRIES) {
         this.#settle(id, failure(`the build was interrupted ${pending.retries + 1} times: ${why}`));
         continue;

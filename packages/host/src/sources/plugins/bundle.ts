@@ -1,7 +1,7 @@
 import * as path from 'node:path';
 import type { BundleOutcome } from './build-context.js';
 import { type BuildLimits, DEFAULT_BUILD_LIMITS } from './build-limits.js';
-import { sharedBuildService } from './build-service.js';
+import { type BuildService, sharedBuildService } from './build-service.js';
 
 export type { BundleOutcome } from './build-context.js';
 
@@ -14,6 +14,8 @@ export interface BundleOptions {
   readonly root?: string;
   /** What one build may consume; default {@link DEFAULT_BUILD_LIMITS}. */
   readonly limits?: Partial<BuildLimits>;
+  /** Where the build runs; default the process's shared build worker (tests give their own). */
+  readonly service?: BuildService;
 }
 
 /** Names one plugin's esbuild context in the build worker. */
@@ -33,7 +35,7 @@ function jobOf(entry: string, options: BundleOptions, once: boolean) {
  * and the host's SDK and zod, with code and JSON loaders only, within its limits. Never throws.
  */
 export function bundlePlugin(entry: string, options: BundleOptions = {}): Promise<BundleOutcome> {
-  return sharedBuildService().build(nextKey++, jobOf(entry, options, true));
+  return (options.service ?? sharedBuildService()).build(nextKey++, jobOf(entry, options, true));
 }
 
 /** An incremental bundler for one plugin: rebuilds reuse esbuild's cache (watch mode). */
@@ -43,11 +45,8 @@ export interface IncrementalBundler {
 }
 
 /** An incremental bundler, confined and limited exactly as {@link bundlePlugin}. */
-export async function createIncrementalBundler(
-  entry: string,
-  options: BundleOptions = {},
-): Promise<IncrementalBundler> {
-  const service = sharedBuildService();
+export function createIncrementalBundler(entry: string, options: BundleOptions = {}): IncrementalBundler {
+  const service = options.service ?? sharedBuildService();
   const key = nextKey++;
   const job = jobOf(entry, options, false);
   return {

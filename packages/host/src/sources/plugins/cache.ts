@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { mkdir, readFile, realpath, rename, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, realpath, rename, stat, writeFile } from 'node:fs/promises';
 import * as path from 'node:path';
 import { hostPreludeFingerprint } from '../../sandbox/isolate-script.js';
 import { BUILD_RULES_VERSION, buildScope, inScope } from './confine.js';
@@ -11,7 +11,7 @@ import { BUILD_RULES_VERSION, buildScope, inScope } from './confine.js';
  */
 function toolVersion(): string {
   // The SDK and zod are not in bundles: they come from the isolate's prelude (isolate-script.ts).
-  return `toolhost-cache-2;${BUILD_RULES_VERSION};node-${process.versions.node};prelude-${hostPreludeFingerprint()}`;
+  return `toolhost-cache-3;${BUILD_RULES_VERSION};node-${process.versions.node};prelude-${hostPreludeFingerprint()}`;
 }
 
 export function sha256(text: string): string {
@@ -33,18 +33,75 @@ export async function readJson<T>(file: string): Promise<T | undefined> {
   }
 }
 
+/** One input of a cached bundle: its content hash, and the stat under which it was hashed. */
+interface InputRecord {
+  readonly hash: string;
+  readonly size: number;
+  /**
+   * Absent when the file was modified too close to the hashing for its mtime to be trusted (an
+   * edit within the same clock tick keeps the mtime): such a file is hashed at every check.
+   */
+  readonly mtimeMs?: number;
+}
+
 interface BundleIndex {
   readonly version: string;
   readonly entry: string;
-  /** sha256 of each input file's content, by absolute path. */
-  readonly inputs: Record<string, string>;
+  /** Each input file by absolute path. */
+  readonly inputs: Record<string, InputRecord>;
   readonly bundleHash: string;
+}
+
+/** A file whose mtime is this close to the moment it was hashed is hashed again at every check. */
+const RACY_MS = 2_000;
+
+function recordOf(hash: string, info: { size: number; mtimeMs: number }, now: number): InputRecord {
+  return now - info.mtimeMs > RACY_MS
+    ? { hash, size: info.size, mtimeMs: info.mtimeMs }
+    : { hash, size: info.size };
+}
+
+/** What one check of the cache learns about a file, shared by every plugin checked in one pass. */
+interface FileFacts {
+  readonly real: string;
+  readonly size: number;
+  readonly mtimeMs: number;
+  /** Read only when the stat does not match what the index holds. */
+  hash?: Promise<string>;
+}
+
+/**
+ * Facts about files for one pass over the plugins (a start, a refresh): the host's SDK and zod are
+ * inputs of every plugin, and are looked at once per pass, not once per plugin. Never reused
+ * across passes: a file may change between them.
+ */
+export class FileSurvey {
+  readonly #files = new Map<string, Promise<FileFacts | undefined>>();
+
+  facts(file: string): Promise<FileFacts | undefined> {
+    let facts = this.#files.get(file);
+    if (facts === undefined) {
+      facts = Promise.all([realpath(file), stat(file)]).then(
+        ([real, info]) => (info.isFile() ? { real, size: info.size, mtimeMs: info.mtimeMs } : undefined),
+        () => undefined,
+      );
+      this.#files.set(file, facts);
+    }
+    return facts;
+  }
+
+  hash(file: string, facts: FileFacts): Promise<string> {
+    facts.hash ??= readFile(file, 'utf8').then(sha256);
+    return facts.hash;
+  }
 }
 
 /**
  * Bundles and manifests under `.toolhost/cache/`, keyed by content hash. A cache problem never
  * fails a load: it only costs a rebuild. A cached bundle is used only when every file it was built
- * from still has the same content.
+ * from still has the same content: a file whose size and mtime are those recorded is taken as
+ * unchanged; one whose stat differs is hashed, and if its content is the same (a `touch`, a
+ * checkout that rewrote it) the bundle is still served and the new stat recorded.
  */
 export class PluginCache {
   readonly #dir: string;
@@ -53,65 +110,99 @@ export class PluginCache {
     this.#dir = dir;
   }
 
-  async #fresh(index: BundleIndex, entry: string, dir: string): Promise<boolean> {
-    if (index.version !== toolVersion() || index.entry !== entry) return false;
+  /** Fresh (and the index to write back when a stat moved under equal content), or not fresh. */
+  async #fresh(
+    index: BundleIndex,
+    entry: string,
+    dir: string,
+    files: FileSurvey,
+  ): Promise<{ updated?: BundleIndex } | undefined> {
+    if (index.version !== toolVersion() || index.entry !== entry) return undefined;
     // Whatever wrote the index, a bundle made from a file a build may not read is never reused.
     const scope = await buildScope(dir);
-    for (const [file, hash] of Object.entries(index.inputs)) {
-      try {
-        if (!inScope(scope, await realpath(file))) return false;
-        if (sha256(await readFile(file, 'utf8')) !== hash) return false;
-      } catch {
+    const now = Date.now();
+    let moved: Record<string, InputRecord> | undefined;
+    const checks = Object.entries(index.inputs).map(async ([file, record]) => {
+      const facts = await files.facts(file);
+      if (facts === undefined || !inScope(scope, facts.real) || typeof record?.hash !== 'string')
         return false;
-      }
-    }
-    return true;
+      if (record.mtimeMs === facts.mtimeMs && record.size === facts.size) return true;
+      if ((await files.hash(file, facts)) !== record.hash) return false;
+      moved ??= {};
+      moved[file] = recordOf(record.hash, facts, now);
+      return true;
+    });
+    if (!(await Promise.all(checks)).every(Boolean)) return undefined;
+    return moved === undefined ? {} : { updated: { ...index, inputs: { ...index.inputs, ...moved } } };
   }
 
   /**
    * The cached bundle of a plugin, if it was built under the current build rules and none of its
-   * inputs changed or lies outside what the plugin's build (folder `dir`) may read.
+   * inputs changed or lies outside what the plugin's build (folder `dir`) may read. `files` is the
+   * current pass's view of the disk (a new one each time when absent).
    */
-  async bundle(pluginId: string, entry: string, dir: string): Promise<string | undefined> {
-    const index = await readJson<BundleIndex>(path.join(this.#dir, 'bundles', `${pluginId}.json`));
-    if (index === undefined || !(await this.#fresh(index, entry, dir))) return undefined;
+  async bundle(
+    pluginId: string,
+    entry: string,
+    dir: string,
+    files: FileSurvey = new FileSurvey(),
+  ): Promise<string | undefined> {
+    const indexFile = path.join(this.#dir, 'bundles', `${pluginId}.json`);
+    const index = await readJson<BundleIndex>(indexFile);
+    if (index === undefined || typeof index.inputs !== 'object' || index.inputs === null) return undefined;
+    const fresh = await this.#fresh(index, entry, dir, files);
+    if (fresh === undefined) return undefined;
+    let code: string;
     try {
-      const code = await readFile(path.join(this.#dir, 'bundles', `${index.bundleHash}.js`), 'utf8');
-      return sha256(code) === index.bundleHash ? code : undefined;
+      code = await readFile(path.join(this.#dir, 'bundles', `${index.bundleHash}.js`), 'utf8');
     } catch {
       return undefined;
     }
+    if (sha256(code) !== index.bundleHash) return undefined;
+    if (fresh.updated !== undefined) {
+      // Next time the new stat answers without reading the file.
+      await writeAtomic(indexFile, JSON.stringify(fresh.updated)).catch(() => undefined);
+    }
+    return code;
   }
 
   async storeBundle(pluginId: string, entry: string, code: string, inputs: readonly string[]): Promise<void> {
     try {
-      const hashes: Record<string, string> = {};
-      for (const file of inputs) hashes[file] = sha256(await readFile(file, 'utf8'));
+      const records: Record<string, InputRecord> = {};
+      const now = Date.now();
+      await Promise.all(
+        inputs.map(async (file) => {
+          // The stat first: a file edited after it is hashed under an older stat, and checked again.
+          const info = await stat(file);
+          records[file] = recordOf(sha256(await readFile(file, 'utf8')), info, now);
+        }),
+      );
       const bundleHash = sha256(code);
       await writeAtomic(path.join(this.#dir, 'bundles', `${bundleHash}.js`), code);
-      const index: BundleIndex = { version: toolVersion(), entry, inputs: hashes, bundleHash };
+      const index: BundleIndex = { version: toolVersion(), entry, inputs: records, bundleHash };
       await writeAtomic(path.join(this.#dir, 'bundles', `${pluginId}.json`), JSON.stringify(index));
     } catch {
       // A read-only or full disk only costs a rebuild next time.
     }
   }
 
-  #manifestFile(bundle: string, configJson: string): string {
+  /** `bundleHash`: sha256 of the bundle, computed once by the caller for everything keyed by it. */
+  #manifestFile(bundleHash: string, configJson: string): string {
     return path.join(
       this.#dir,
       'manifests',
-      `${sha256(`${toolVersion()}\n${sha256(bundle)}\n${configJson}`)}.json`,
+      `${sha256(`${toolVersion()}\n${bundleHash}\n${configJson}`)}.json`,
     );
   }
 
   /** A manifest read earlier from the same bundle with the same config (as raw, unvalidated JSON). */
-  manifest(bundle: string, configJson: string): Promise<unknown> {
-    return readJson<unknown>(this.#manifestFile(bundle, configJson));
+  manifest(bundleHash: string, configJson: string): Promise<unknown> {
+    return readJson<unknown>(this.#manifestFile(bundleHash, configJson));
   }
 
-  async storeManifest(bundle: string, configJson: string, reply: unknown): Promise<void> {
+  async storeManifest(bundleHash: string, configJson: string, reply: unknown): Promise<void> {
     try {
-      await writeAtomic(this.#manifestFile(bundle, configJson), JSON.stringify(reply));
+      await writeAtomic(this.#manifestFile(bundleHash, configJson), JSON.stringify(reply));
     } catch {
       // As above: only a cost.
     }

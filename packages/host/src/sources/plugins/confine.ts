@@ -32,6 +32,14 @@ const LOADERS: ReadonlyMap<string, esbuild.Loader> = new Map([
   ['.json', 'json'],
 ]);
 
+/**
+ * Whether a build could ever read `file`: one without a loader (an editor's temp or backup file,
+ * notes, images) cannot change a bundle, so the watcher need not rebuild for it.
+ */
+export function buildMayRead(file: string): boolean {
+  return LOADERS.has(path.extname(file).toLowerCase());
+}
+
 /** esbuild's default resolve extensions, without `.css`. */
 export const RESOLVE_EXTENSIONS = ['.tsx', '.ts', '.jsx', '.js', '.json'];
 

@@ -30,7 +30,7 @@ export interface PluginSettings {
 }
 
 /** Where a plugin stands after a load. */
-export type PluginStatus = 'disabled' | 'failed' | 'loaded' | 'quarantined';
+export type PluginStatus = 'disabled' | 'failed' | 'loaded' | 'loading' | 'quarantined';
 
 /** One plugin's state after a load, for `toolhost list` and diagnostics. */
 export interface PluginReport {
@@ -58,6 +58,8 @@ export interface LoadPluginsOptions {
   readonly controlPaths?: ControlPaths;
   /** Why a plugin loaded as `fingerprint` may not run now (quarantined), if it may not. */
   readonly blocked?: (pluginId: string, fingerprint: string) => string | undefined;
+  /** Runs a describe when its turn comes (a bounded pool of describe isolates); default at once. */
+  readonly limitDescribe?: <T>(task: () => Promise<T>) => Promise<T>;
 }
 
 /**
@@ -139,15 +141,18 @@ async function loadFromBundle(
   if (!bundled.ok) return failed(id, `plugin "${id}" does not build: ${bundled.error}`);
 
   const configJson = JSON.stringify(settings.config ?? null);
-  let raw = await cache?.manifest(bundled.code, configJson);
+  // Hashed once: the manifest cache and the fingerprint are both keyed by it.
+  const bundleHash = sha256(bundled.code);
+  let raw = await cache?.manifest(bundleHash, configJson);
   if (raw === undefined) {
-    const outcome = await options.sandbox.describe(bundled.code, configJson, limits);
+    const describe = () => options.sandbox.describe(bundled.code, configJson, limits);
+    const outcome = await (options.limitDescribe?.(describe) ?? describe());
     if (outcome.kind === 'limit')
       return failed(id, `plugin "${id}" could not be described: ${outcome.message}`);
     raw = outcome.reply;
     // The reply is plugin-controlled data until parsed: it may be anything, null included.
     if ((raw as { ok?: unknown } | null)?.ok === true)
-      await cache?.storeManifest(bundled.code, configJson, raw);
+      await cache?.storeManifest(bundleHash, configJson, raw);
   }
   const reply = parseDescribeReply(raw);
   if (!reply.ok) return failed(id, `plugin "${id}" failed to load: ${reply.error}`, reply.toolNames);
@@ -160,7 +165,7 @@ async function loadFromBundle(
     );
   }
   const fingerprint = sha256(
-    `${sha256(bundled.code)}\n${JSON.stringify(limits)}\n${JSON.stringify(capabilityLimits)}\n${configJson}`,
+    `${bundleHash}\n${JSON.stringify(limits)}\n${JSON.stringify(capabilityLimits)}\n${configJson}`,
   );
   if (settings.enabled === false) {
     const message = `plugin "${id}" is disabled in config (plugins.${id}.enabled: false)`;

@@ -8,7 +8,7 @@ import { Listeners } from '../../util/listeners.js';
 import type { ControlPaths } from '../../workspace/control.js';
 import { LeaseCounts } from './holds.js';
 import type { PluginLoad, PluginReport, PluginSettings } from './manager.js';
-import { PluginSet } from './plugin-set.js';
+import { PluginSet, type PluginSetOptions } from './plugin-set.js';
 
 /** What the plugin source reads from the host's settings at each refresh. */
 export interface PluginSourceSettings {
@@ -31,13 +31,16 @@ export interface PluginSourceOptions {
   /** Use the `.toolhost/cache/` bundle and manifest cache. */
   readonly cache: boolean;
   readonly settings: () => PluginSourceSettings;
+  /** How loads are paced (build and describe slots, stragglers, idle contexts); tests set it. */
+  readonly pacing?: Omit<PluginSetOptions, 'onLanded'>;
 }
 
 /**
  * The plugins of a folder as a source: bundled, described and run in their sandbox (created on the
  * first refresh, in the mode of the settings then). Each Map it contributes to holds the plugin
  * versions its tools call, so a call the Map admitted finishes on them. A plugin that keeps
- * crashing the executor is quarantined: its tools are hidden and the source says so.
+ * crashing the executor is quarantined: its tools are hidden and the source says so. A plugin
+ * whose load lags far behind the others is published as still loading and joins later on its own.
  */
 export class PluginSource implements SourceAdapter {
   readonly name = 'plugins';
@@ -53,7 +56,15 @@ export class PluginSource implements SourceAdapter {
 
   constructor(options: PluginSourceOptions) {
     this.#options = options;
-    this.#set = new PluginSet(options.dir, options.root, options.cache);
+    this.#set = new PluginSet(options.dir, options.root, options.cache, {
+      ...options.pacing,
+      // A plugin that lagged behind the others landed: its tools join the Map in a rebuild.
+      onLanded: (pluginId) => {
+        if (this.#closed) return;
+        this.#loads = this.#set.loads();
+        this.#changed.emit(`plugin:${pluginId}`);
+      },
+    });
     this.#controlPaths = {
       pluginsDir: options.dir,
       ...(options.configFile === undefined ? {} : { configFile: options.configFile }),

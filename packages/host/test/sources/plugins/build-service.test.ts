@@ -1,7 +1,7 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { BuildJob } from '../../../src/sources/plugins/build-ipc.js';
 import { DEFAULT_BUILD_LIMITS } from '../../../src/sources/plugins/build-limits.js';
 import { BuildService } from '../../../src/sources/plugins/build-service.js';
@@ -73,7 +73,7 @@ describe('the build service', () => {
     expect(service.restarts).toBe(1);
   });
 
-  it('sends the builds of other plugins in flight in the replaced worker again, and they succeed', async () => {
+  it('lets the builds of other plugins in flight in a replaced worker finish there, and they succeed', async () => {
     const { service, dir } = await serviceWith('waits-for-go');
     const hostile = service.build(1, job('/plugins/hostile/index.ts', 100));
     const innocent = service.build(2, job('/plugins/innocent/index.ts', 60_000));
@@ -81,6 +81,40 @@ describe('the build service', () => {
     await writeFile(path.join(dir, 'go'), '');
     expect(await innocent).toEqual({ ok: true, code: '// /plugins/innocent/index.ts', inputs: [] });
     expect(service.restarts).toBe(1);
+  });
+
+  it('lets a healthy build in flight finish where it runs while hostile builds beside it time out one after another', async () => {
+    const { service, dir } = await serviceWith('waits-for-go');
+    // Three timeouts used to restart the worker three times under the healthy build, which then
+    // failed as "interrupted 3 times" although nothing was wrong with it.
+    const hostile = [100, 150, 200].map((ms, i) =>
+      service.build(i + 1, job(`/plugins/hostile${i}/index.ts`, ms)),
+    );
+    const innocent = service.build(9, job('/plugins/innocent/index.ts', 60_000));
+    for (const outcome of await Promise.all(hostile)) expect(outcome.ok).toBe(false);
+    await writeFile(path.join(dir, 'go'), '');
+    expect(await innocent).toEqual({ ok: true, code: '// /plugins/innocent/index.ts', inputs: [] });
+    expect(service.restarts).toBe(1);
+  });
+
+  it('ends an idle worker (and its esbuild service) once no build is in flight and no context is kept', async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), 'toolhost-build-service-'));
+    dirs.push(dir);
+    const entry = path.join(dir, 'answers.mjs');
+    await writeFile(
+      entry,
+      `import { parentPort } from 'node:worker_threads';
+parentPort.on('message', (m) => { if (m.t === 'build') parentPort.postMessage({ t: 'built', id: m.id, outcome: { ok: true, code: '', inputs: [] } }); });
+`,
+    );
+    const service = new BuildService(entry, { idleMs: 0 });
+    services.push(service);
+    await service.build(1, { ...job('/plugins/kept/index.ts', 60_000), once: false });
+    await service.build(2, job('/plugins/once/index.ts', 60_000));
+    // A context is kept: the worker stays.
+    expect(service.running).toBe(true);
+    service.dispose(1);
+    await vi.waitFor(() => expect(service.running).toBe(false));
   });
 
   it('fails builds with the reason when the worker cannot start, and never hangs', async () => {

@@ -1,9 +1,10 @@
 import { createHash } from 'node:crypto';
-import { mkdir, mkdtemp, realpath, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, realpath, rm, stat, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
-import { PluginCache } from '../../../src/sources/plugins/cache.js';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { bundlePlugin } from '../../../src/sources/plugins/bundle.js';
+import { FileSurvey, PluginCache } from '../../../src/sources/plugins/cache.js';
 
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 
@@ -76,6 +77,65 @@ describe('the bundle cache', () => {
     await cache.storeBundle('p', entry, 'var ok = 1;', [entry]);
     expect(await cache.bundle('p', entry, dir)).toBe('var ok = 1;');
     await writeFile(entry, 'export default 2;\n');
+    expect(await cache.bundle('p', entry, dir)).toBeUndefined();
+  });
+
+  it('does not serve a bundle after an edit of a file the entry imports (not only the entry)', async () => {
+    const { dir, entry, cache } = await project();
+    const helper = path.join(dir, 'helper.ts');
+    await writeFile(helper, "export const word = 'one';\n");
+    await writeFile(
+      entry,
+      `import { definePlugin, defineTool } from '@toolhost/plugin-sdk';
+import * as z from 'zod';
+import { word } from './helper.js';
+export default definePlugin({ id: 'p', tools: [defineTool({ name: 'p_word', description: 'w', input: z.object({}), execute: () => word })] });
+`,
+    );
+    const built = await bundlePlugin(entry, { root: dir });
+    if (!built.ok) throw new Error(built.error);
+    expect(built.inputs).toContain(helper);
+    await cache.storeBundle('p', entry, built.code, built.inputs);
+    expect(await cache.bundle('p', entry, dir)).toBe(built.code);
+    await writeFile(helper, "export const word = 'two';\n");
+    expect(await cache.bundle('p', entry, dir)).toBeUndefined();
+  });
+
+  it('takes an input whose size and mtime are as recorded as unchanged without reading it; a touched one is read, still served, and its new mtime recorded', async () => {
+    const { dir, entry, cacheDir, cache } = await project();
+    const past = new Date(Date.now() - 3_600_000);
+    await utimes(entry, past, past);
+    await cache.storeBundle('p', entry, 'var ok = 1;', [entry]);
+    const hashes = vi.spyOn(FileSurvey.prototype, 'hash');
+    try {
+      expect(await cache.bundle('p', entry, dir)).toBe('var ok = 1;');
+      expect(hashes).not.toHaveBeenCalled();
+
+      const touched = new Date(Date.now() - 60_000);
+      await utimes(entry, touched, touched);
+      expect(await cache.bundle('p', entry, dir)).toBe('var ok = 1;');
+      expect(hashes).toHaveBeenCalledTimes(1);
+      const index = JSON.parse(await readFile(path.join(cacheDir, 'bundles', 'p.json'), 'utf8'));
+      expect(index.inputs[entry].mtimeMs).toBe((await stat(entry)).mtimeMs);
+
+      // The recorded stat answers the next check.
+      expect(await cache.bundle('p', entry, dir)).toBe('var ok = 1;');
+      expect(hashes).toHaveBeenCalledTimes(1);
+    } finally {
+      hashes.mockRestore();
+    }
+  });
+
+  it('hashes a file modified just before it was stored at every check (an edit in the same clock tick keeps the mtime)', async () => {
+    const { dir, entry, cache } = await project();
+    // A whole-millisecond mtime, so that it can be set back exactly.
+    const tick = new Date(Math.floor(Date.now() / 1000) * 1000);
+    await utimes(entry, tick, tick);
+    await cache.storeBundle('p', entry, 'var ok = 1;', [entry]);
+    // Same size, same mtime (an edit in the same tick): only the content tells.
+    await writeFile(entry, 'export default 9;\n');
+    await utimes(entry, tick, tick);
+    expect((await stat(entry)).mtimeMs).toBe(tick.getTime());
     expect(await cache.bundle('p', entry, dir)).toBeUndefined();
   });
 });

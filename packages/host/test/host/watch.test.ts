@@ -1,0 +1,75 @@
+import { mkdir, mkdtemp, rename, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
+import { watch } from 'chokidar';
+import { afterEach, describe, expect, it } from 'vitest';
+import { type ChangeBatch, type ProjectWatcher, watchProject } from '../../src/host/watch.js';
+
+describe('the project watcher', () => {
+  const cleanups: (() => Promise<void>)[] = [];
+  afterEach(async () => {
+    for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+  });
+
+  async function project() {
+    const root = await mkdtemp(path.join(tmpdir(), 'toolhost-watch-'));
+    cleanups.push(() => rm(root, { recursive: true, force: true }));
+    for (const id of ['a', 'b']) {
+      await mkdir(path.join(root, 'plugins', id), { recursive: true });
+      await writeFile(path.join(root, 'plugins', id, 'index.ts'), 'export default 0;\n');
+    }
+    const batches: string[][] = [];
+    const waiters: { id: string; resolve: () => void }[] = [];
+    const watcher: ProjectWatcher = watchProject({
+      pluginsDir: path.join(root, 'plugins'),
+      configFile: path.join(root, 'toolhost.config.json'),
+      onBatch: (batch: ChangeBatch) => {
+        batches.push([...batch.plugins].sort());
+        for (const waiter of [...waiters])
+          if (batch.plugins.has(waiter.id)) {
+            waiters.splice(waiters.indexOf(waiter), 1);
+            waiter.resolve();
+          }
+      },
+      onError: (error) => {
+        throw error;
+      },
+    });
+    cleanups.push(() => watcher.close());
+    await watcher.ready;
+    const batchOf = (id: string) => new Promise<void>((resolve) => waiters.push({ id, resolve }));
+    return { root, batches, batchOf };
+  }
+
+  it("turns an editor's write-temp-then-rename save into one batch, the temp file's late unlink included", async () => {
+    const { root, batches, batchOf } = await project();
+    const dir = path.join(root, 'plugins', 'a');
+    // A second watcher tells when chokidar has delivered the temp file's unlink (held back ~100 ms).
+    const probe = watch(dir, { ignoreInitial: true });
+    cleanups.push(() => probe.close());
+    await new Promise<void>((resolve) => probe.once('ready', () => resolve()));
+    const temp = path.join(dir, '.index.ts.swp-1234');
+    const seen = (event: 'add' | 'unlink') =>
+      new Promise<void>((resolve) =>
+        probe.on(event, (file) => {
+          if (file === temp) resolve();
+        }),
+      );
+    const added = seen('add');
+    const unlinked = seen('unlink');
+
+    const saved = batchOf('a');
+    await writeFile(temp, 'export default 1;\n');
+    // Whether chokidar sees the temp file at all depends on how soon the rename follows; this
+    // test takes the case where it does (and so reports its unlink late).
+    await added;
+    await rename(temp, path.join(dir, 'index.ts'));
+    await saved;
+    await unlinked;
+    // A marker edit in another plugin: any batch the unlink caused comes before it, or with it.
+    const marker = batchOf('b');
+    await writeFile(path.join(root, 'plugins', 'b', 'index.ts'), 'export default 2;\n');
+    await marker;
+    expect(batches).toEqual([['a'], ['b']]);
+  });
+});

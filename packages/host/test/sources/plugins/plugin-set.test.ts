@@ -1,0 +1,223 @@
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { createSandbox } from '../../../src/sandbox/create.js';
+import type { Sandbox } from '../../../src/sandbox/types.js';
+import { BuildService } from '../../../src/sources/plugins/build-service.js';
+import type { PluginLoad } from '../../../src/sources/plugins/manager.js';
+import { PluginSet, type PluginSetOptions } from '../../../src/sources/plugins/plugin-set.js';
+
+const DIST = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../dist/sources/plugins');
+
+function pluginSource(id: string, before = ''): string {
+  return `import { definePlugin, defineTool } from '@toolhost/plugin-sdk';
+import * as z from 'zod';
+${before}
+export default definePlugin({
+  id: ${JSON.stringify(id)},
+  tools: [defineTool({ name: '${id}_tool', description: 'test tool', input: z.object({}), execute: () => '${id}' })],
+});
+`;
+}
+
+/**
+ * A build worker that builds for real, except plugins whose folder is named `hangs`: their build
+ * is held until a file `go` appears beside the script (a build stuck in esbuild, as far as the
+ * host can tell).
+ */
+const HOLDING_WORKER = `import { existsSync, watch } from 'node:fs';
+import { parentPort } from 'node:worker_threads';
+import { PluginBuild } from ${JSON.stringify(pathToFileURL(path.join(DIST, 'build-context.js')).href)};
+const go = new URL('./go', import.meta.url);
+const held = [];
+const build = (m) =>
+  new PluginBuild(m.entry, m.root, m.limits).rebuild().then((outcome) => parentPort.postMessage({ t: 'built', id: m.id, outcome }));
+watch(new URL('./', import.meta.url), () => {
+  if (existsSync(go)) for (const m of held.splice(0)) build(m);
+});
+parentPort.on('message', (m) => {
+  if (m.t !== 'build') return;
+  if (m.entry.includes('/hangs/') && !existsSync(go)) held.push(m);
+  else build(m);
+});
+`;
+
+const byId = (loads: readonly PluginLoad[]) => Object.fromEntries(loads.map((l) => [l.report.id, l]));
+const toolNames = (load: PluginLoad | undefined) => load?.source.tools.map((t) => t.descriptor.name) ?? [];
+
+describe('a plugin set', () => {
+  const cleanups: (() => Promise<unknown> | unknown)[] = [];
+  afterEach(async () => {
+    vi.useRealTimers();
+    for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+  });
+
+  async function project(plugins: Record<string, string>) {
+    const root = await mkdtemp(path.join(tmpdir(), 'toolhost-plugin-set-'));
+    cleanups.push(() => rm(root, { recursive: true, force: true }));
+    for (const [id, source] of Object.entries(plugins)) {
+      await mkdir(path.join(root, 'plugins', id), { recursive: true });
+      await writeFile(path.join(root, 'plugins', id, 'index.ts'), source);
+    }
+    const sandbox = createSandbox('inline');
+    cleanups.push(() => sandbox.close());
+    return { root, dir: path.join(root, 'plugins'), sandbox };
+  }
+
+  function setOf(dir: string, root: string, cache: boolean, options: PluginSetOptions = {}) {
+    const set = new PluginSet(dir, root, cache, options);
+    cleanups.push(async () => {
+      for (const load of set.loads()) load.lease?.release();
+      await set.dispose();
+    });
+    return set;
+  }
+
+  /** A promise of the next `onLanded` for `id`, and the option that reports it. */
+  function landing(id: string) {
+    let resolve: () => void = () => undefined;
+    const landed = new Promise<void>((r) => {
+      resolve = r;
+    });
+    return { landed, onLanded: (landedId: string) => landedId === id && resolve() };
+  }
+
+  it("publishes a healthy plugin's tools while an unrelated plugin's build hangs; the straggler lands on its own later", async () => {
+    const { root, dir, sandbox } = await project({
+      good: pluginSource('good'),
+      hangs: pluginSource('hangs'),
+    });
+    const workerDir = await mkdtemp(path.join(tmpdir(), 'toolhost-holding-worker-'));
+    cleanups.push(() => rm(workerDir, { recursive: true, force: true }));
+    await writeFile(path.join(workerDir, 'worker.mjs'), HOLDING_WORKER);
+    const service = new BuildService(path.join(workerDir, 'worker.mjs'));
+    cleanups.push(() => service.close());
+    const { landed, onLanded } = landing('hangs');
+    const set = setOf(dir, root, false, { buildService: service, graceMs: 50, onLanded });
+
+    const loads = byId(await set.refresh({ root, sandbox }));
+    expect(loads.good?.report.status).toBe('loaded');
+    expect(toolNames(loads.good)).toEqual(['good_tool']);
+    expect(loads.hangs?.report.status).toBe('loading');
+    expect(loads.hangs?.report.diagnostics[0]).toMatch(
+      /^plugin "hangs" is still loading \(build running for \d+ s\); its tools appear when it finishes$/,
+    );
+    expect(loads.hangs?.source.unavailable?.[0]?.diagnostics[0]?.reason).toBe('plugin-load-failed');
+
+    await writeFile(path.join(workerDir, 'go'), '');
+    await landed;
+    const after = byId(set.loads());
+    expect(toolNames(after.hangs)).toEqual(['hangs_tool']);
+    expect(toolNames(after.good)).toEqual(['good_tool']);
+  });
+
+  it("publishes a healthy plugin's tools while another plugin's describe spins", async () => {
+    const { root, dir, sandbox } = await project({
+      good: pluginSource('good'),
+      spins: pluginSource('spins', 'for (;;) {}'),
+    });
+    const { landed, onLanded } = landing('spins');
+    const set = setOf(dir, root, false, { graceMs: 50, onLanded });
+    const options = { root, sandbox, settings: { spins: { limits: { timeoutMs: 2_000 } } } };
+
+    const loads = byId(await set.refresh(options));
+    expect(toolNames(loads.good)).toEqual(['good_tool']);
+    expect(loads.spins?.report.status).toBe('loading');
+    expect(loads.spins?.report.diagnostics[0]).toMatch(
+      /still loading \((build|describe) running for \d+ s\)/,
+    );
+
+    await landed;
+    const spins = byId(set.loads()).spins;
+    expect(spins?.report.status).toBe('failed');
+    expect(spins?.report.diagnostics[0]).toMatch(
+      /^plugin "spins" failed to load: Script execution timed out/,
+    );
+  });
+
+  it('keeps at most `describeSlots` describe isolates alive at once', async () => {
+    const ids = ['p1', 'p2', 'p3', 'p4', 'p5', 'p6'];
+    const { root, dir, sandbox } = await project(Object.fromEntries(ids.map((id) => [id, pluginSource(id)])));
+    // A first pass fills the bundle cache, so that the pass measured gets every bundle at once.
+    await setOf(dir, root, true).refresh({ root, sandbox });
+    await rm(path.join(root, '.toolhost', 'cache', 'manifests'), { recursive: true, force: true });
+
+    let live = 0;
+    let most = 0;
+    const counting = new Proxy(sandbox, {
+      get(target, property) {
+        if (property === 'describe')
+          return async (...args: Parameters<Sandbox['describe']>) => {
+            live += 1;
+            most = Math.max(most, live);
+            try {
+              // Let every other load that is ready reach its describe before this one ends.
+              await new Promise((resolve) => setImmediate(resolve));
+              return await target.describe(...args);
+            } finally {
+              live -= 1;
+            }
+          };
+        const value = Reflect.get(target, property, target);
+        return typeof value === 'function' ? value.bind(target) : value;
+      },
+    });
+    const loads = await setOf(dir, root, true, { describeSlots: 2 }).refresh({ root, sandbox: counting });
+    expect(loads.map((l) => l.report.status)).toEqual(ids.map(() => 'loaded'));
+    expect(most).toBe(2);
+  });
+
+  it('creates an incremental context only for a plugin the watcher saw change, and drops it when idle', async () => {
+    const { root, dir, sandbox } = await project({ p: pluginSource('p') });
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    const set = setOf(dir, root, false, { idleMs: 60_000 });
+    const options = { root, sandbox };
+
+    await set.refresh(options);
+    expect(set.contexts).toBe(0);
+    await set.refresh(options, new Set(['p']));
+    expect(set.contexts).toBe(1);
+    // A settings change rebuilds every plugin: the context is used, not a one-shot build beside it.
+    await set.refresh(options);
+    expect(set.contexts).toBe(1);
+
+    vi.advanceTimersByTime(59_000);
+    expect(set.contexts).toBe(1);
+    vi.advanceTimersByTime(1_000);
+    expect(set.contexts).toBe(0);
+  });
+
+  it('on a save rebuilds and describes only the changed plugin, and looks into no other folder', async () => {
+    const { root, dir, sandbox } = await project({
+      a: pluginSource('a'),
+      b: pluginSource('b'),
+      c: pluginSource('c'),
+    });
+    const described: string[] = [];
+    const counting = new Proxy(sandbox, {
+      get(target, property) {
+        if (property === 'describe')
+          return (...args: Parameters<Sandbox['describe']>) => {
+            described.push(/"(\w+)_tool"/.exec(args[0])?.[1] ?? '?');
+            return target.describe(...args);
+          };
+        const value = Reflect.get(target, property, target);
+        return typeof value === 'function' ? value.bind(target) : value;
+      },
+    });
+    const set = setOf(dir, root, false);
+    const before = byId(await set.refresh({ root, sandbox: counting }));
+    expect(described.sort()).toEqual(['a', 'b', 'c']);
+    described.length = 0;
+    // Were folder `c` looked into, its missing entry would drop it.
+    await rm(path.join(dir, 'c', 'index.ts'));
+    await writeFile(path.join(dir, 'a', 'index.ts'), pluginSource('a', '// saved'));
+    const after = byId(await set.refresh({ root, sandbox: counting }, new Set(['a'])));
+    expect(described).toEqual(['a']);
+    expect(after.b).toBe(before.b);
+    expect(after.c).toBe(before.c);
+    expect(after.a).not.toBe(before.a);
+  });
+});

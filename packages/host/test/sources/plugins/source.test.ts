@@ -1,0 +1,62 @@
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { DEFAULT_ISOLATE_SETTINGS } from '../../../src/config/isolates.js';
+import { resolveLimits } from '../../../src/config/limits.js';
+import { PluginSource } from '../../../src/sources/plugins/source.js';
+
+function pluginSource(id: string, before = ''): string {
+  return `import { definePlugin, defineTool } from '@toolhost/plugin-sdk';
+import * as z from 'zod';
+${before}
+export default definePlugin({
+  id: ${JSON.stringify(id)},
+  tools: [defineTool({ name: '${id}_tool', description: 'test tool', input: z.object({}), execute: () => '${id}' })],
+});
+`;
+}
+
+describe('the plugin source', () => {
+  const cleanups: (() => Promise<unknown>)[] = [];
+  afterEach(async () => {
+    for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+  });
+
+  it('offers the plugins that are ready, then says it changed when a straggler lands', async () => {
+    const root = await mkdtemp(path.join(tmpdir(), 'toolhost-plugin-source-'));
+    cleanups.push(() => rm(root, { recursive: true, force: true }));
+    for (const [id, before] of [
+      ['good', ''],
+      ['spins', 'for (;;) {}'],
+    ] as const) {
+      await mkdir(path.join(root, 'plugins', id), { recursive: true });
+      await writeFile(path.join(root, 'plugins', id, 'index.ts'), pluginSource(id, before));
+    }
+    const source = new PluginSource({
+      root,
+      dir: path.join(root, 'plugins'),
+      cache: false,
+      settings: () => ({
+        sandbox: 'inline',
+        plugins: { spins: { limits: { timeoutMs: 2_000 } } },
+        limits: resolveLimits(undefined),
+        env: {},
+        isolates: DEFAULT_ISOLATE_SETTINGS,
+      }),
+      pacing: { graceMs: 50 },
+    });
+    cleanups.push(() => source.close());
+    const changed = new Promise<string>((resolve) => source.onChange(resolve));
+
+    expect(await source.refresh({ kind: 'start' })).toBe(true);
+    const status = () => Object.fromEntries(source.reports.map((r) => [r.id, r.status]));
+    expect(status()).toEqual({ good: 'loaded', spins: 'loading' });
+    expect(source.contributions().flatMap((c) => c.tools.map((t) => t.descriptor.name))).toEqual([
+      'good_tool',
+    ]);
+
+    expect(await changed).toBe('plugin:spins');
+    expect(status()).toEqual({ good: 'loaded', spins: 'failed' });
+  });
+});
