@@ -1,4 +1,5 @@
 import { existsSync } from 'node:fs';
+import { stat } from 'node:fs/promises';
 import * as path from 'node:path';
 import { type FSWatcher, watch } from 'chokidar';
 import { buildMayRead } from '../sources/plugins/confine.js';
@@ -42,6 +43,52 @@ const IGNORED_SEGMENTS = new Set(['node_modules', '.git', '.toolhost']);
  * times the widest gap inside one save, on a loaded 2-core machine.
  */
 export const SETTLE_MS = 30;
+
+/**
+ * chokidar drops a `change` of a path that comes within 50 ms of the last one it emitted for it
+ * (a throttle with no trailing event, `_emit` in chokidar 5): a second save of the same file in
+ * that window (format-on-save, a script writing twice, a quick undo) was never reloaded. So each
+ * `change` is checked again once the window has passed: if the file's stat moved since the event,
+ * it changed again unseen, and counts as a change.
+ */
+const CHOKIDAR_CHANGE_THROTTLE_MS = 50;
+const RECHECK_AFTER_MS = CHOKIDAR_CHANGE_THROTTLE_MS + 15;
+
+async function statSignature(file: string): Promise<string> {
+  try {
+    const s = await stat(file, { bigint: true });
+    return `${s.mtimeNs}:${s.ctimeNs}:${s.size}:${s.ino}`;
+  } catch {
+    return 'gone';
+  }
+}
+
+/**
+ * Re-checks each changed file after chokidar's throttle window (see above) and calls `changed`
+ * when it moved unseen. One timer per file, replaced by its next event.
+ */
+function throttleGuard(changed: (file: string) => void) {
+  const timers = new Map<string, NodeJS.Timeout>();
+  let closed = false;
+  return {
+    seen(file: string): void {
+      clearTimeout(timers.get(file));
+      const before = statSignature(file);
+      const timer = setTimeout(() => {
+        timers.delete(file);
+        void Promise.all([before, statSignature(file)]).then(([was, now]) => {
+          if (!closed && was !== now) changed(file);
+        });
+      }, RECHECK_AFTER_MS);
+      timers.set(file, timer);
+    },
+    close(): void {
+      closed = true;
+      for (const timer of timers.values()) clearTimeout(timer);
+      timers.clear();
+    },
+  };
+}
 
 /** File events, as opposed to folder ones (a folder added or removed always counts). */
 const FILE_EVENTS = new Set(['add', 'change', 'unlink']);
@@ -94,6 +141,7 @@ export function watchProject(options: ProjectWatcherOptions): ProjectWatcher {
     settle = setTimeout(flush, wait);
   };
 
+  const guard = throttleGuard(record);
   const ignored = (file: string) => file.split(path.sep).some((segment) => IGNORED_SEGMENTS.has(segment));
   const onError = (error: unknown) =>
     options.onError(error instanceof Error ? error : new Error(String(error)));
@@ -112,6 +160,7 @@ export function watchProject(options: ProjectWatcherOptions): ProjectWatcher {
     pluginsWatcher.on('all', (event, file) => {
       // An editor's temp or backup file, notes, images: nothing a build or the discovery reads.
       if (FILE_EVENTS.has(event) && !buildMayRead(file)) return;
+      if (event === 'change') guard.seen(file);
       record(file);
     });
     pluginsWatcher.on('error', onError);
@@ -134,7 +183,10 @@ export function watchProject(options: ProjectWatcherOptions): ProjectWatcher {
         void gone.close();
       }
       record(pluginsDir);
-    } else if (absolute === configFile) record(absolute);
+    } else if (absolute === configFile) {
+      if (event === 'change') guard.seen(absolute);
+      record(absolute);
+    }
   });
   rootWatcher.on('error', onError);
   watchers.push(rootWatcher);
@@ -146,6 +198,7 @@ export function watchProject(options: ProjectWatcherOptions): ProjectWatcher {
     ready,
     async close() {
       clearTimeout(settle);
+      guard.close();
       await Promise.all(watchers.map((watcher) => watcher.close()));
     },
   };

@@ -11,7 +11,7 @@ describe('the project watcher', () => {
     for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
   });
 
-  async function project() {
+  async function project(settleMs?: number) {
     const root = await mkdtemp(path.join(tmpdir(), 'toolhost-watch-'));
     cleanups.push(() => rm(root, { recursive: true, force: true }));
     for (const id of ['a', 'b']) {
@@ -23,6 +23,7 @@ describe('the project watcher', () => {
     const watcher: ProjectWatcher = watchProject({
       pluginsDir: path.join(root, 'plugins'),
       configFile: path.join(root, 'toolhost.config.json'),
+      ...(settleMs === undefined ? {} : { settleMs }),
       onBatch: (batch: ChangeBatch) => {
         batches.push([...batch.plugins].sort());
         for (const waiter of [...waiters])
@@ -71,5 +72,29 @@ describe('the project watcher', () => {
     await writeFile(path.join(root, 'plugins', 'b', 'index.ts'), 'export default 2;\n');
     await marker;
     expect(batches).toEqual([['a'], ['b']]);
+  });
+
+  it('sees a second save of the same file that chokidar throttles away (within 50 ms of the first)', async () => {
+    // A short window, so that the second write lands inside chokidar's 50 ms throttle of the first.
+    const { root, batches, batchOf } = await project(5);
+    const file = path.join(root, 'plugins', 'a', 'index.ts');
+    const first = batchOf('a');
+    await writeFile(file, 'export default 1;\n');
+    await first;
+    const second = batchOf('a');
+    await writeFile(file, 'export default 2;\n');
+    let timer: NodeJS.Timeout | undefined;
+    const missed = new Promise<never>((_, reject) => {
+      timer = setTimeout(
+        () => reject(new Error(`the second save was never reported: ${JSON.stringify(batches)}`)),
+        3_000,
+      );
+    });
+    try {
+      await Promise.race([second, missed]);
+    } finally {
+      clearTimeout(timer);
+    }
+    expect(batches).toEqual([['a'], ['a']]);
   });
 });
