@@ -12,6 +12,9 @@ import { type CallHandlers, IsolatePool } from './isolate-pool.js';
 import type { IsolateOutcome } from './plugin-isolate.js';
 import { loadPrelude } from './prelude.js';
 import { StartedMarkWriter } from './started-mark.js';
+import { pluginIsolatesUseTheirOwnYoungGeneration } from './young-generation.js';
+
+pluginIsolatesUseTheirOwnYoungGeneration();
 
 // No catastrophic-error handler here: isolated-vm runs it on the main thread and parks the
 // failing thread until it has, so an out-of-memory abort inside a sync entry (which runs on the
