@@ -88,6 +88,13 @@ export function loadPreludeScript(kind: PreludeKind): Promise<string> {
     script = esbuild
       .build({
         ...ISOLATE_SCRIPT_OPTIONS,
+        // Every isolate keeps its own copy of the prelude's source (V8 needs it for lazy
+        // compilation): ASCII keeps it a one-byte string, and dropping whitespace and comments
+        // shrinks it further (869 KB two-byte -> 631 KB one-byte, 5.5 -> 4.4 MB RSS per isolate).
+        // Identifiers keep their names: `keepNames` would cost more than it saves.
+        charset: 'ascii',
+        minifyWhitespace: true,
+        minifySyntax: true,
         absWorkingDir: PACKAGE_ROOT,
         stdin: {
           contents: preludeSource(kind),
