@@ -103,7 +103,11 @@ export function planLines(plan: ToolPlan, plugins: readonly PluginReport[], styl
       ...table(
         plugins.map((p) => [
           p.id,
-          p.status === 'loaded' ? style.green(p.status) : style.red(p.status),
+          p.status === 'loaded'
+            ? style.green(p.status)
+            : p.status === 'loading' || p.status === 'disabled'
+              ? style.yellow(p.status)
+              : style.red(p.status),
           p.diagnostics.join('; '),
         ]),
       ),
