@@ -141,4 +141,24 @@ export default definePlugin({
       day: { type: 'string', description: 'the day' },
     });
   });
+
+  it('points a plugin that uses z.locales to the import that bundles one locale, which works', async () => {
+    const german = `import de from 'zod/v4/locales/de.js';\n${attackPlugin(
+      'german',
+      `
+      let advice = '';
+      try { z.locales.de(); } catch (error: any) { advice = error.message; }
+      z.config(de());
+      const checked = z.string().safeParse(1);
+      return JSON.stringify({ advice, message: checked.success ? 'parsed' : checked.error.issues[0]?.message });
+      `,
+    )}`;
+    const { session } = await h.start({ plugins: { german } });
+    const report = reportOf<{ advice: string; message: string }>(await session.call('attack', {}));
+    expect(report.advice).toBe(
+      "zod's locales are not in the toolhost sandbox's shared zod: instead of z.locales.de(), import de from 'zod/v4/locales/de.js' and call z.config(de())",
+    );
+    // zod's German message for a wrong type: "Ungültige Eingabe: erwartet string, erhalten number".
+    expect(report.message).toMatch(/^Ungültige Eingabe/);
+  });
 });
