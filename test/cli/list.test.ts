@@ -84,7 +84,7 @@ describe('toolhost list', () => {
       { id: 'weather', status: 'loaded', diagnostics: [] },
     ]);
     // Nothing was called: no isolate is live; the settings are the defaults.
-    expect(json.isolates).toEqual({ live: 0, maxLive: 200, idleSeconds: 300, evicted: { idle: 0, cap: 0 } });
+    expect(json.isolates).toEqual({ live: 0, maxLive: 128, idleSeconds: 300, evicted: { idle: 0, cap: 0 } });
   });
 
   it('exits 1 with every issue when the config is invalid', async () => {

@@ -17,11 +17,11 @@ export interface IsolateSettings {
 /**
  * Five minutes idle: an agent's turns come seconds to a minute apart, so a plugin in use keeps its
  * isolate (and its warm JIT), while one called once in a session gives its memory back soon.
- * 200 live: at ≈ 3 MB per isolate (6 MB before the shared runtime), 600 MB–1.2 GB at the very
- * worst, which keeps a host with 1,000 plugins near 1 GB; a model rarely uses 200 plugins within
- * five minutes.
+ * 128 live: an isolate with the shared prelude costs ≈ 4–5 MB once called (bench/scale.mjs), so
+ * the cap holds the executor near 0.7 GB at the very worst and a host with 1,000 plugins, all
+ * called, under 1 GB with the host process; a model rarely uses 128 plugins within five minutes.
  */
-export const DEFAULT_ISOLATE_SETTINGS: IsolateSettings = { idleMs: 300_000, maxLive: 200 };
+export const DEFAULT_ISOLATE_SETTINGS: IsolateSettings = { idleMs: 300_000, maxLive: 128 };
 
 /** The isolate settings of a config (`isolates`), defaults filled in. */
 export function isolateSettingsOf(config: ToolhostConfig): IsolateSettings {

@@ -190,7 +190,7 @@ export const configSchema = z
           .positive()
           .optional()
           .describe(
-            'Most plugin isolates alive at once (per process); creating one more disposes the least recently used idle one (default 200)',
+            'Most plugin isolates alive at once (per process); creating one more disposes the least recently used idle one (default 128)',
           ),
       })
       .optional()
