@@ -70,29 +70,41 @@ async function start() {
   return { ms, isolates, ...mem };
 }
 
+/**
+ * Memory with the default isolate settings (idle time and LRU cap) while one call goes into every
+ * plugin; then a config file sets a short idle time, a reload applies it, and the phase waits past
+ * it for the idle isolates to go.
+ */
 async function memoryPhase() {
   const host = await createHost({ root, builtins: false, sandbox: 'process', cache: true, ...options });
   check(host);
   const session = host.session();
   const before = memory();
   let first;
+  let peak = { hostMb: 0, executorMb: 0 };
   for (let i = 0; i < count; i++) {
     const result = await session.call(`p${i}_echo`, { text: 'x' });
     if (result.isError) throw new Error(`p${i}_echo failed: ${JSON.stringify(result.content)}`);
     // The executor with one isolate: what the others add is counted from here.
     if (i === 0) first = memory();
+    if (i % 50 === 49) {
+      const now = memory();
+      if (now.hostMb + now.executorMb > peak.hostMb + peak.executorMb) peak = now;
+    }
   }
   const called = memory();
   const liveAfterCalls = (await host.sandbox?.isolateCount()) ?? 0;
   let idle;
-  const idleWaitMs = Number(process.env.SCALE_IDLE_WAIT_MS ?? 0);
-  if (idleWaitMs > 0) {
-    // Past the configured idle time: evicted isolates are gone; give the executor's GC a turn.
-    await new Promise((resolve) => setTimeout(resolve, idleWaitMs));
+  const idleSeconds = Number(process.env.SCALE_IDLE_SECONDS ?? 0);
+  if (idleSeconds > 0) {
+    await writeFile(path.join(root, 'toolhost.config.json'), JSON.stringify({ isolates: { idleSeconds } }));
+    await host.reload();
+    // Past the idle time and a sweep (a quarter of it), with a turn for the executor's GC.
+    await new Promise((resolve) => setTimeout(resolve, idleSeconds * 1000 * 1.5 + 1000));
     idle = { ...memory(), live: (await host.sandbox?.isolateCount()) ?? 0 };
   }
   await host.close();
-  return { before, first, called, liveAfterCalls, idle };
+  return { before, first, called, peak, liveAfterCalls, idle };
 }
 
 function quantile(values, q) {
