@@ -63,6 +63,35 @@ describe.each(['inline', 'process'] as const)('plugin isolates in the %s sandbox
   });
 });
 
+describe('the executor process', () => {
+  const h = useHosts();
+
+  it('ends when every isolate has been idle, and the next call starts a new one: no crash, counts go on', async () => {
+    const { root } = await h.project([]);
+    await counters(root, ['counter']);
+    const host = await h.hostFor(root, { sandbox: 'process' });
+    const sandbox = host.sandbox as unknown as { pid: number | undefined; generation: number };
+    expect(await next(host)).toBe('1');
+    const first = sandbox.pid;
+    expect(first).toBeDefined();
+    const crashes: string[] = [];
+    host.on('change', (change) => crashes.push(change.cause));
+    host.sandbox?.configureIsolates({ idleMs: 20, maxLive: 200 });
+    await vi.waitFor(() => expect(sandbox.pid).toBeUndefined());
+    // The process is gone, not only unlisted.
+    expect(() => process.kill(first as number, 0)).toThrow();
+    expect(await host.isolates()).toMatchObject({ live: 0, evicted: { idle: 1 } });
+    host.sandbox?.configureIsolates({ idleMs: 300_000, maxLive: 200 });
+    expect(await next(host)).toBe('1');
+    expect(sandbox.pid).not.toBe(first);
+    expect(sandbox.generation).toBe(2);
+    expect(await host.isolates()).toMatchObject({ live: 1, evicted: { idle: 1 } });
+    // Not charged to the plugin: no quarantine rebuild, the plugin is loaded.
+    expect(crashes.filter((cause) => cause.startsWith('quarantine'))).toEqual([]);
+    expect(host.plugins.find((p) => p.id === 'counter')?.status).toBe('loaded');
+  });
+});
+
 describe('isolates settings in the config file', () => {
   const h = useHosts();
 
