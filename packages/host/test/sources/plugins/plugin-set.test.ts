@@ -8,19 +8,9 @@ import type { Sandbox } from '../../../src/sandbox/types.js';
 import { BuildService } from '../../../src/sources/plugins/build-service.js';
 import type { PluginLoad } from '../../../src/sources/plugins/manager.js';
 import { PluginSet, type PluginSetOptions } from '../../../src/sources/plugins/plugin-set.js';
+import { pluginSource } from './one-tool-plugin.js';
 
 const DIST = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../dist/sources/plugins');
-
-function pluginSource(id: string, before = ''): string {
-  return `import { definePlugin, defineTool } from '@toolhost/plugin-sdk';
-import * as z from 'zod';
-${before}
-export default definePlugin({
-  id: ${JSON.stringify(id)},
-  tools: [defineTool({ name: '${id}_tool', description: 'test tool', input: z.object({}), execute: () => '${id}' })],
-});
-`;
-}
 
 /**
  * A build worker that builds for real, except plugins whose folder is named `hangs`: their build

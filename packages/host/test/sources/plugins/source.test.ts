@@ -5,17 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { DEFAULT_ISOLATE_SETTINGS } from '../../../src/config/isolates.js';
 import { resolveLimits } from '../../../src/config/limits.js';
 import { PluginSource } from '../../../src/sources/plugins/source.js';
-
-function pluginSource(id: string, before = ''): string {
-  return `import { definePlugin, defineTool } from '@toolhost/plugin-sdk';
-import * as z from 'zod';
-${before}
-export default definePlugin({
-  id: ${JSON.stringify(id)},
-  tools: [defineTool({ name: '${id}_tool', description: 'test tool', input: z.object({}), execute: () => '${id}' })],
-});
-`;
-}
+import { pluginSource } from './one-tool-plugin.js';
 
 describe('the plugin source', () => {
   const cleanups: (() => Promise<unknown>)[] = [];
