@@ -148,7 +148,8 @@ async function save() {
     });
     const changed = new Promise((resolve) => {
       onChange = (change) => {
-        if (described(version)) resolve({ at: performance.now(), durationMs: change.durationMs });
+        if (described(version))
+          resolve({ at: performance.now(), durationMs: change.durationMs, swapMs: change.swapMs });
       };
     });
     const listed = new Promise((resolve) => {
@@ -160,7 +161,12 @@ async function save() {
     await writeFile(entry, pluginSource(0, version));
     try {
       const [change, listedAt] = await Promise.race([Promise.all([changed, listed]), timeout]);
-      return { change: change.at - t0, listChanged: listedAt - t0, rebuild: change.durationMs };
+      return {
+        change: change.at - t0,
+        listChanged: listedAt - t0,
+        rebuild: change.durationMs,
+        swap: change.swapMs,
+      };
     } finally {
       clearTimeout(timer);
     }
@@ -177,12 +183,14 @@ async function save() {
   const changes = [];
   const listChanges = [];
   const rebuilds = [];
+  const swaps = [];
   for (let k = 0; k < 3 + edits; k++) {
     const r = await edit(`v${k}`);
     if (k < 3) continue;
     changes.push(r.change);
     listChanges.push(r.listChanged);
     rebuilds.push(r.rebuild);
+    swaps.push(r.swap);
   }
   await client.close();
   await http.close();
@@ -192,6 +200,7 @@ async function save() {
     change: { median: quantile(changes, 0.5), p95: quantile(changes, 0.95) },
     listChanged: { median: quantile(listChanges, 0.5), p95: quantile(listChanges, 0.95) },
     rebuild: { median: quantile(rebuilds, 0.5), p95: quantile(rebuilds, 0.95) },
+    swap: { median: quantile(swaps, 0.5), p95: quantile(swaps, 0.95) },
   };
 }
 

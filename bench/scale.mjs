@@ -104,7 +104,7 @@ for (const count of SIZES) {
   console.log(
     `      save → visible (${row.save.edits} edits) | change event median ${fmt(row.save.change.median)} ms, p95 ${fmt(row.save.change.p95)} | ` +
       `MCP list_changed median ${fmt(row.save.listChanged.median)} ms, p95 ${fmt(row.save.listChanged.p95)} | ` +
-      `rebuild median ${fmt(row.save.rebuild.median)} ms`,
+      `rebuild median ${fmt(row.save.rebuild.median)} ms, of which the whole Map and plan (merge, plan, diff, swap) ${fmt(row.save.swap.median)} ms`,
   );
 }
 if (process.env.SCALE_JSON) await writeFile(process.env.SCALE_JSON, JSON.stringify(results, null, 2));

@@ -42,6 +42,9 @@ describe('hot reload with the real watcher', () => {
     const seen = await change;
     expect(seen.changed).toEqual(['alpha_tool']);
     expect(seen.cause).toContain('plugins:alpha');
+    // The whole-Map part of the rebuild is timed apart from the refresh (bundle, describe) before it.
+    expect(seen.swapMs).toBeGreaterThan(0);
+    expect(seen.swapMs).toBeLessThan(seen.durationMs);
     expect((await project.call('alpha_tool')).text).toBe('alpha v2');
   });
 

@@ -143,6 +143,7 @@ export class ReloadPipeline {
       diagnostics: snapshot.registry.diagnostics,
       cause,
       durationMs: 0,
+      swapMs: 0,
     };
   }
 
@@ -164,6 +165,7 @@ export class ReloadPipeline {
   }
 
   #swap(cause: string, started: number): HostChange {
+    const swapStarted = performance.now();
     const before = planOf(this.#current.snapshot);
     const replaced = this.#current;
     this.#current = build(
@@ -180,6 +182,7 @@ export class ReloadPipeline {
       diagnostics: this.#current.snapshot.registry.diagnostics,
       cause,
       durationMs: performance.now() - started,
+      swapMs: performance.now() - swapStarted,
     };
     this.changes.emit(change);
     return change;

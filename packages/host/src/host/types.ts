@@ -29,6 +29,11 @@ export interface HostChange {
   readonly cause: string;
   /** From the start of the rebuild (bundling included) to the swap, ms. */
   readonly durationMs: number;
+  /**
+   * Of `durationMs`, the part after the sources were refreshed: the whole Map merged again, planned,
+   * diffed against the last plan and swapped in, ms.
+   */
+  readonly swapMs: number;
 }
 
 /** Something went wrong outside any call: an invalid config file, a watcher error. */
