@@ -179,3 +179,6 @@ const exit = () => {
 channel.on('end', exit);
 channel.on('error', exit);
 send({ t: 'ready' });
+// Every request needs the prelude (built and compiled once per process, ≈ 0.1 s): started now,
+// it is built while the first requests are on their way. A failure surfaces at the first use.
+loadPrelude('').catch(() => undefined);
