@@ -218,6 +218,15 @@ function isExecutor(pid) {
   }
 }
 
+/** Whether a process is esbuild's service (the plugin builds of a `serve`). */
+function isEsbuild(pid) {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('esbuild');
+  } catch {
+    return false;
+  }
+}
+
 /** Waits (≤ 5 s) for a process to end; a child that outlives its close is a failure. */
 async function gone(pid, label) {
   for (let i = 0; i < 100 && isAlive(pid); i++) await new Promise((resolve) => setTimeout(resolve, 50));
@@ -312,7 +321,8 @@ async function servePath(root, sandbox) {
       // started the executor.
       childPids: () => {
         if (server.pid === null) return [];
-        pids ??= [server.pid, ...descendantsOf(server.pid)];
+        // Not esbuild's service: it does nothing during calls, and ends when the build worker idles.
+        pids ??= [server.pid, ...descendantsOf(server.pid).filter((pid) => !isEsbuild(pid))];
         return pids;
       },
       close: server.close,
