@@ -5,7 +5,9 @@ import { describe, expect, it } from 'vitest';
 
 const run = promisify(execFile);
 const helper = fileURLToPath(new URL('../../dist/sandbox/young-generation.js', import.meta.url));
-const ivmEntry = fileURLToPath(new URL('../../../../node_modules/isolated-vm/isolated-vm.js', import.meta.url));
+const ivmEntry = fileURLToPath(
+  new URL('../../../../node_modules/isolated-vm/isolated-vm.js', import.meta.url),
+);
 
 /**
  * A child started like the executor (with its large young generation), which creates one plugin
