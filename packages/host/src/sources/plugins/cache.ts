@@ -18,10 +18,17 @@ export function sha256(text: string): string {
   return createHash('sha256').update(text).digest('hex');
 }
 
+/** Writes `file` whole or not at all (a temp file renamed over it); makes its folder when missing. */
 export async function writeAtomic(file: string, data: string): Promise<void> {
-  await mkdir(path.dirname(file), { recursive: true });
   const temp = `${file}.${process.pid}.${Date.now()}.tmp`;
-  await writeFile(temp, data);
+  try {
+    await writeFile(temp, data);
+  } catch (error) {
+    // The folder is there but for the first write: a mkdir per write was 300 syscalls a cold start.
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+    await mkdir(path.dirname(file), { recursive: true });
+    await writeFile(temp, data);
+  }
   await rename(temp, file);
 }
 
