@@ -33,7 +33,7 @@ function searchable(tool: ToolDescriptor): SearchableTool {
 }
 
 /** What a script's `await tools.x(...)` resolves with: the structured result, else its text, else its blocks. */
-function valueOf(result: ToolResult): unknown {
+function scriptValueOf(result: ToolResult): unknown {
   if (result.structuredContent !== undefined) return result.structuredContent;
   if (result.content.every((block) => block.type === 'text'))
     return result.content.map(blockAsText).join('\n');
@@ -78,7 +78,7 @@ export function codeModeTools(session: CodeModeSession): readonly RegisteredTool
     }
     const outcome = await session.call(name, JSON.parse(inputJson), { signal });
     if (outcome.result.isError === true) return { ok: false, message: textOf(outcome.result) };
-    return { ok: true, json: JSON.stringify(valueOf(outcome.result)) ?? 'null' };
+    return { ok: true, json: JSON.stringify(scriptValueOf(outcome.result)) ?? 'null' };
   };
   const runCodeTool = defineTool({
     name: RUN_CODE,
