@@ -1,9 +1,9 @@
 import type { ToolDescriptor, ToolResult } from '@toolhost/plugin-sdk';
 import { defineTool } from '@toolhost/plugin-sdk';
 import * as z from 'zod';
+import type { CodeModeSession } from '../core/dispatch/session.js';
 import { createToolIndex, type SearchableTool } from '../core/search/index.js';
 import { blockAsText, errorResult } from '../core/wrap/results.js';
-import type { CallOutcome } from '../core/wrap/wrapper.js';
 import { inProcessTool } from '../sources/in-process.js';
 import type { RegisteredTool } from '../types.js';
 import { runCode } from './runner.js';
@@ -12,15 +12,6 @@ import type { CodeModeLimits, CodeOutcome, CodeToolReply } from './types.js';
 
 export const RUN_CODE = 'run_code';
 export const DESCRIBE_TOOLS = 'describe_tools';
-
-/** What code mode needs of its session. */
-export interface CodeModeSession {
-  /** The tools a script may call now (active and visible), code mode's own excluded. */
-  callableDescriptors(): readonly ToolDescriptor[];
-  /** A call through the session's full wrapper (policy, availability, hooks, validation, limits). */
-  call(name: string, input: unknown, options: { readonly signal: AbortSignal }): Promise<CallOutcome>;
-  limits(): CodeModeLimits;
-}
 
 /** A descriptor as the search index takes it. */
 function searchable(tool: ToolDescriptor): SearchableTool {

@@ -1,4 +1,5 @@
 import type { AvailabilityContext } from '@toolhost/plugin-sdk';
+import { codeModeTools } from '../code-mode/index.js';
 import { type CallLimits, type LimitsTable, resolveLimits } from '../config/limits.js';
 import type { ToolhostConfig } from '../config/schema.js';
 import type { CodeModeSettings } from '../core/dispatch/session.js';
@@ -64,7 +65,11 @@ export function effectiveSettings(
     },
     limitsTable,
     limits: limitsTable.call,
-    codeMode: { enabled: config.tools?.codeMode ?? false, limits: limitsTable.codeMode },
+    codeMode: {
+      enabled: config.tools?.codeMode ?? false,
+      limits: limitsTable.codeMode,
+      tools: codeModeTools,
+    },
     availability: overrides.availability ?? {
       env: envOf(config, env),
       ...(config.signals?.auth === undefined ? {} : { auth: config.signals.auth }),

@@ -6,7 +6,6 @@ import type {
   ToolDescriptor,
   ToolPlan,
 } from '@toolhost/plugin-sdk';
-import { codeModeTools } from '../../code-mode/index.js';
 import { type CodeModeLimits, resolveLimits } from '../../config/limits.js';
 import type { Disposer, RegisteredTool, Registry, ToolHooks, ToolPolicy } from '../../types.js';
 import { messageOf } from '../../util/errors.js';
@@ -62,13 +61,25 @@ export interface HostSnapshot {
   readonly track?: () => () => void;
 }
 
-/** Whether sessions use code mode unless they say, and the limits of its scripts. */
+/** What code mode's tools need of their session. */
+export interface CodeModeSession {
+  /** The tools a script may call now (active and visible), code mode's own excluded. */
+  callableDescriptors(): readonly ToolDescriptor[];
+  /** A call through the session's full wrapper (policy, availability, hooks, validation, limits). */
+  call(name: string, input: unknown, options: { readonly signal: AbortSignal }): Promise<CallOutcome>;
+  limits(): CodeModeLimits;
+}
+
+/** Whether sessions use code mode unless they say, the limits of its scripts, and its tools. */
 export interface CodeModeSettings {
   readonly enabled: boolean;
   readonly limits: CodeModeLimits;
+  /** Makes a session's code-mode tools (`run_code`, `describe_tools`); given by the host (code-mode/). */
+  readonly tools?: (session: CodeModeSession) => readonly RegisteredTool[];
 }
 
 const DEFAULT_CODE_MODE: CodeModeSettings = { enabled: false, limits: resolveLimits(undefined).codeMode };
+const NO_CODE_TOOLS = (): readonly RegisteredTool[] => [];
 
 /** How `host.session(options)` sets up a session. */
 export interface SessionOptions {
@@ -247,7 +258,7 @@ export class Session {
     const settings = snapshot.codeMode ?? DEFAULT_CODE_MODE;
     if (!(this.#codeModeOption ?? settings.enabled)) return undefined;
     if (this.#codeTools?.snapshot !== snapshot) {
-      const tools = codeModeTools({
+      const tools = (settings.tools ?? NO_CODE_TOOLS)({
         callableDescriptors: () => this.callableDescriptors(),
         call: (name, input, { signal }) => this.call(name, input, undefined, { signal }),
         limits: () => settings.limits,
