@@ -8,7 +8,7 @@ import { inProcessTool } from '../sources/in-process.js';
 import type { RegisteredTool } from '../types.js';
 import { runCode } from './runner.js';
 import { accessor, signatureOf } from './signatures.js';
-import type { CodeModeLimits, CodeOutcome, CodeToolReply } from './types.js';
+import type { CodeOutcome, CodeToolReply } from './types.js';
 
 export const RUN_CODE = 'run_code';
 export const DESCRIBE_TOOLS = 'describe_tools';
