@@ -20,7 +20,7 @@ const LAYERS: readonly (readonly string[])[] = [
   ['sandbox'],
   ['capabilities'],
   ['sources'],
-  ['sources/builtin', 'sources/mcp', 'sources/plugins'],
+  ['sources/builtin', 'sources/mcp', 'sources/plugins', 'code-mode'],
   ['host'],
   ['serve'],
   ['cli'],

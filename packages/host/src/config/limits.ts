@@ -88,7 +88,26 @@ export interface LimitsTable {
   readonly pluginTimeoutSetting: string;
   /** Wall clock of one call to a bridged MCP server. */
   readonly mcpCall: OwnDeadline;
+  /** The limits of one `run_code` script (`limits.codeMode` over its defaults). */
+  readonly codeMode: CodeModeLimits;
 }
+
+/** Limits of one code-mode script: a sandbox's, and how much console output it keeps. */
+export interface CodeModeLimits extends SandboxLimits {
+  /** Characters of console output kept; the rest is counted and dropped. */
+  readonly maxLogChars: number;
+}
+
+/**
+ * Code mode's own defaults: its result enters the model's context whole, so it is kept far
+ * smaller than a tool's; its wall clock is the call limit's (its tool calls have their own).
+ */
+const CODE_MODE_OWN_DEFAULTS = {
+  memoryMb: 64,
+  cpuMs: 5_000,
+  maxResultChars: 20_000,
+  maxLogChars: 10_000,
+} as const;
 
 /** How much later than a self-enforced limit the wrapper's backstop fires. */
 export const BACKSTOP_MS = 1_000;
@@ -98,6 +117,7 @@ export interface LimitOverrides {
   readonly call?: Partial<CallLimits>;
   readonly plugin?: Partial<SandboxLimits>;
   readonly mcpCallTimeoutMs?: number;
+  readonly codeMode?: Partial<CodeModeLimits>;
 }
 
 /** A millisecond value a timer can hold: at most {@link MAX_TIMER_MS}. */
@@ -135,7 +155,12 @@ function splitPluginLimits<T extends Partial<SandboxLimits & ConfigurableCapabil
 
 /** Resolves the call, plugin-default and MCP limits from config and code, by the rule above. */
 export function resolveLimits(config: ToolhostConfig['limits'], overrides: LimitOverrides = {}): LimitsTable {
-  const { plugin: configPluginAll, mcpCallTimeoutMs: configMcp, ...configCall } = config ?? {};
+  const {
+    plugin: configPluginAll,
+    mcpCallTimeoutMs: configMcp,
+    codeMode: configCodeMode,
+    ...configCall
+  } = config ?? {};
   const { sandbox: configPlugin, capability: pluginCapabilities } = splitPluginLimits(configPluginAll);
   const call = capTimes({ ...DEFAULT_LIMITS, ...definedOnly(configCall), ...definedOnly(overrides.call) });
   const pluginOwn = { ...definedOnly(configPlugin), ...definedOnly(overrides.plugin) };
@@ -157,6 +182,12 @@ export function resolveLimits(config: ToolhostConfig['limits'], overrides: Limit
       mcpMs === undefined
         ? { ms: call.timeoutMs, setting: 'limits.timeoutMs', selfEnforced: true }
         : { ms: timerMs(mcpMs), setting: 'limits.mcpCallTimeoutMs', selfEnforced: true },
+    codeMode: capTimes({
+      ...CODE_MODE_OWN_DEFAULTS,
+      timeoutMs: call.timeoutMs,
+      ...definedOnly(configCodeMode),
+      ...definedOnly(overrides.codeMode),
+    }),
   };
 }
 

@@ -153,6 +153,12 @@ export const configSchema = z
           .optional()
           .describe('When present, only matching tools exist (names, * wildcards, group:...)'),
         deny: names.optional().describe('Matching tools never exist; deny wins over allow'),
+        codeMode: z
+          .boolean()
+          .optional()
+          .describe(
+            'Sessions offer run_code (a script calling tools as async functions) and describe_tools instead of every tool (default false; host.session({ codeMode }) overrides)',
+          ),
       })
       .optional(),
     plugins: z.record(z.string(), pluginSettings).optional().describe('Per plugin, by id'),
@@ -167,6 +173,32 @@ export const configSchema = z
         mcpCallTimeoutMs: ms(
           'Wall-clock limit of one call to a bridged MCP server; replaces limits.timeoutMs (default: limits.timeoutMs)',
         ),
+        codeMode: z
+          .strictObject({
+            memoryMb: z
+              .number()
+              .int()
+              .min(8)
+              .max(8192)
+              .optional()
+              .describe('Isolate heap limit, MB (default 64)'),
+            timeoutMs: ms('Wall-clock limit of one run_code script (default: limits.timeoutMs)'),
+            cpuMs: ms('CPU time of one script inside its isolate (default 5000)'),
+            maxResultChars: z
+              .number()
+              .int()
+              .positive()
+              .optional()
+              .describe("Largest JSON of a script's returned value, characters (default 20000)"),
+            maxLogChars: z
+              .number()
+              .int()
+              .nonnegative()
+              .optional()
+              .describe('Console output of a script kept for the model, characters (default 10000)'),
+          })
+          .optional()
+          .describe('Limits of one run_code script (code mode)'),
       })
       .optional(),
     sandbox: z

@@ -60,6 +60,7 @@ function build(
       policy: settings.policy,
       availability: { ...settings.availability, ...facts },
       limits: settings.limits,
+      codeMode: settings.codeMode,
       hooks: [...hostHooks, ...sources.flatMap((source) => source.hooks?.() ?? [])],
       track: () => track(holds),
     },

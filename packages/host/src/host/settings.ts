@@ -1,6 +1,8 @@
 import type { AvailabilityContext } from '@toolhost/plugin-sdk';
+import { codeModeTools } from '../code-mode/index.js';
 import { type CallLimits, type LimitsTable, resolveLimits } from '../config/limits.js';
 import type { ToolhostConfig } from '../config/schema.js';
+import type { CodeModeSettings } from '../core/dispatch/session.js';
 import type { BuiltinToolsOptions } from '../sources/builtin/index.js';
 import type { PluginSettings } from '../sources/plugins/manager.js';
 import type { ToolPolicy } from '../types.js';
@@ -18,6 +20,8 @@ export interface EffectiveSettings {
   /** Every limit, resolved by the one rule of limits.ts. */
   readonly limitsTable: LimitsTable;
   readonly limits: CallLimits;
+  /** Code mode: whether sessions use it unless they say, and its limits. */
+  readonly codeMode: CodeModeSettings;
   readonly availability: AvailabilityContext;
   readonly pluginSettings: Readonly<Record<string, PluginSettings>>;
 }
@@ -61,6 +65,11 @@ export function effectiveSettings(
     },
     limitsTable,
     limits: limitsTable.call,
+    codeMode: {
+      enabled: config.tools?.codeMode ?? false,
+      limits: limitsTable.codeMode,
+      tools: codeModeTools,
+    },
     availability: overrides.availability ?? {
       env: envOf(config, env),
       ...(config.signals?.auth === undefined ? {} : { auth: config.signals.auth }),

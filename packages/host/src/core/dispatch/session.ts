@@ -6,6 +6,7 @@ import type {
   ToolDescriptor,
   ToolPlan,
 } from '@toolhost/plugin-sdk';
+import { type CodeModeLimits, resolveLimits } from '../../config/limits.js';
 import type { Disposer, RegisteredTool, Registry, ToolHooks, ToolPolicy } from '../../types.js';
 import { messageOf } from '../../util/errors.js';
 import { AsyncMutex } from '../../util/lock.js';
@@ -54,9 +55,31 @@ export interface HostSnapshot {
   readonly limits: CallLimits;
   /** Host-wide hooks; they run before the session's own. */
   readonly hooks: readonly ToolHooks[];
+  /** Code mode's default for sessions and its limits (`tools.codeMode`, `limits.codeMode`). */
+  readonly codeMode?: CodeModeSettings;
   /** Marks a call in flight (so the host can drain before closing); returns its end. */
   readonly track?: () => () => void;
 }
+
+/** What code mode's tools need of their session. */
+export interface CodeModeSession {
+  /** The tools a script may call now (active and visible), code mode's own excluded. */
+  callableDescriptors(): readonly ToolDescriptor[];
+  /** A call through the session's full wrapper (policy, availability, hooks, validation, limits). */
+  call(name: string, input: unknown, options: { readonly signal: AbortSignal }): Promise<CallOutcome>;
+  limits(): CodeModeLimits;
+}
+
+/** Whether sessions use code mode unless they say, the limits of its scripts, and its tools. */
+export interface CodeModeSettings {
+  readonly enabled: boolean;
+  readonly limits: CodeModeLimits;
+  /** Makes a session's code-mode tools (`run_code`, `describe_tools`); given by the host (code-mode/). */
+  readonly tools?: (session: CodeModeSession) => readonly RegisteredTool[];
+}
+
+const DEFAULT_CODE_MODE: CodeModeSettings = { enabled: false, limits: resolveLimits(undefined).codeMode };
+const NO_CODE_TOOLS = (): readonly RegisteredTool[] => [];
 
 /** How `host.session(options)` sets up a session. */
 export interface SessionOptions {
@@ -66,6 +89,12 @@ export interface SessionOptions {
   readonly activeTools?: readonly string[];
   /** Per-session facts for `context(key, equals)` availability signals. */
   readonly context?: Readonly<Record<string, unknown>>;
+  /**
+   * Code mode: the model gets `run_code` (a script calling the session's tools as async
+   * functions, each call through the full wrapper) and `describe_tools` instead of every tool.
+   * Default: the config's `tools.codeMode`.
+   */
+  readonly codeMode?: boolean;
 }
 
 /** Options of one call. */
@@ -164,11 +193,14 @@ export class Session {
   #active: ReadonlySet<string> | undefined;
   #planCache: { snapshot: HostSnapshot; plan: ToolPlan } | undefined;
   #callState: CallState | undefined;
+  readonly #codeModeOption: boolean | undefined;
+  #codeTools: { snapshot: HostSnapshot; tools: ReadonlyMap<string, RegisteredTool> } | undefined;
 
   constructor(snapshot: () => HostSnapshot, options: SessionOptions = {}) {
     this.id = options.id ?? randomUUID();
     this.#snapshot = snapshot;
     this.#context = options.context ?? {};
+    this.#codeModeOption = options.codeMode;
     if (options.activeTools !== undefined) this.setActiveToolsByName(options.activeTools);
   }
 
@@ -210,8 +242,34 @@ export class Session {
     this.#callState = undefined;
   }
 
-  /** Descriptors of the tools the model may call now: active ∩ visible, in plan order. */
+  /**
+   * Descriptors of the tools handed to the model: in code mode `run_code` and `describe_tools`,
+   * else {@link callableDescriptors}.
+   */
   descriptors(): readonly ToolDescriptor[] {
+    const code = this.#codeModeTools(this.#snapshot());
+    return code === undefined
+      ? this.callableDescriptors()
+      : [...code.values()].map((tool) => tool.descriptor);
+  }
+
+  /** The code-mode tools of `snapshot` when this session is in code mode, made once per snapshot. */
+  #codeModeTools(snapshot: HostSnapshot): ReadonlyMap<string, RegisteredTool> | undefined {
+    const settings = snapshot.codeMode ?? DEFAULT_CODE_MODE;
+    if (!(this.#codeModeOption ?? settings.enabled)) return undefined;
+    if (this.#codeTools?.snapshot !== snapshot) {
+      const tools = (settings.tools ?? NO_CODE_TOOLS)({
+        callableDescriptors: () => this.callableDescriptors(),
+        call: (name, input, { signal }) => this.call(name, input, undefined, { signal }),
+        limits: () => settings.limits,
+      });
+      this.#codeTools = { snapshot, tools: new Map(tools.map((tool) => [tool.descriptor.name, tool])) };
+    }
+    return this.#codeTools.tools;
+  }
+
+  /** Descriptors of the tools the session may call now: active ∩ visible, in plan order. */
+  callableDescriptors(): readonly ToolDescriptor[] {
     const active = this.#active;
     return this.plan()
       .visible.filter((entry) => active === undefined || active.has(entry.descriptor.name))
@@ -263,6 +321,7 @@ export class Session {
    * `inactive`. The message is written for the model.
    */
   check(name: string): ToolCheck {
+    if (this.#codeModeTools(this.#snapshot())?.has(name)) return CALLABLE;
     return this.#callable(name, this.#stateFor(this.#snapshot())).check;
   }
 
@@ -315,7 +374,9 @@ export class Session {
     options: CallOptions = {},
   ): Promise<CallOutcome> {
     const state = this.#stateFor(this.#snapshot());
-    const { check, tool } = this.#callable(name, state);
+    const { check, tool } = this.#codeModeTools(state.snapshot)?.has(name)
+      ? { check: CALLABLE, tool: this.#codeTools?.tools.get(name) }
+      : this.#callable(name, state);
     if (!check.ok || tool === undefined) {
       const message = check.ok ? `Tool "${name}" cannot be called` : check.message;
       return { result: errorResult(message), status: 'blocked', durationMs: 0 };

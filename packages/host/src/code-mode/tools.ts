@@ -1,0 +1,139 @@
+import type { ToolDescriptor, ToolResult } from '@toolhost/plugin-sdk';
+import { defineTool } from '@toolhost/plugin-sdk';
+import * as z from 'zod';
+import type { CodeModeSession } from '../core/dispatch/session.js';
+import { createToolIndex, type SearchableTool } from '../core/search/index.js';
+import { blockAsText, errorResult } from '../core/wrap/results.js';
+import { inProcessTool } from '../sources/in-process.js';
+import type { RegisteredTool } from '../types.js';
+import { runCode } from './runner.js';
+import { accessor, signatureOf } from './signatures.js';
+import type { CodeOutcome, CodeToolReply } from './types.js';
+
+export const RUN_CODE = 'run_code';
+export const DESCRIBE_TOOLS = 'describe_tools';
+
+/** A descriptor as the search index takes it. */
+function searchable(tool: ToolDescriptor): SearchableTool {
+  return {
+    name: tool.name,
+    ...(tool.title === undefined ? {} : { title: tool.title }),
+    description: tool.description,
+    inputSchema: tool.inputSchema as Record<string, unknown>,
+  };
+}
+
+/** What a script's `await tools.x(...)` resolves with: the structured result, else its text, else its blocks. */
+function scriptValueOf(result: ToolResult): unknown {
+  if (result.structuredContent !== undefined) return result.structuredContent;
+  if (result.content.every((block) => block.type === 'text'))
+    return result.content.map(blockAsText).join('\n');
+  return result.content;
+}
+
+function textOf(result: ToolResult): string {
+  return result.content.map(blockAsText).join('\n');
+}
+
+/** The run's outcome as the one result the model sees: what the script returned and logged. */
+function resultOf(outcome: CodeOutcome): ToolResult {
+  if (outcome.kind === 'limit') return errorResult(`run_code stopped: ${outcome.message}`);
+  const parts: string[] = [];
+  if (outcome.log !== '' || outcome.droppedLogChars > 0) {
+    const dropped =
+      outcome.droppedLogChars > 0
+        ? `\n[${outcome.droppedLogChars} more characters of console output dropped]`
+        : '';
+    parts.push(`Console:\n${outcome.log}${dropped}`);
+  }
+  if (outcome.kind === 'threw') {
+    parts.push(`The script threw: ${outcome.error}`);
+    return errorResult(parts.join('\n'));
+  }
+  const value = outcome.value === undefined ? '(nothing)' : JSON.stringify(outcome.value, null, 2);
+  parts.push(`Returned:\n${value}`);
+  return { content: [{ type: 'text', text: parts.join('\n') }] };
+}
+
+const RUN_CODE_DESCRIPTION = [
+  'Run JavaScript (the body of an async function) in a sandbox where every tool is an async function:',
+  '`const issue = await tools.github_create_issue({ title: "x" }); return issue.number;`.',
+  'Find tools and their signatures with describe_tools. Only what you return and console.log reaches you.',
+].join(' ');
+
+/** The two tools of a code-mode session: `run_code`, and `describe_tools` to find what to call. */
+export function codeModeTools(session: CodeModeSession): readonly RegisteredTool[] {
+  const callTool = async (name: string, inputJson: string, signal: AbortSignal): Promise<CodeToolReply> => {
+    if (name === RUN_CODE || name === DESCRIBE_TOOLS) {
+      return { ok: false, message: `Tool "${name}" cannot be called from run_code` };
+    }
+    const outcome = await session.call(name, JSON.parse(inputJson), { signal });
+    if (outcome.result.isError === true) return { ok: false, message: textOf(outcome.result) };
+    return { ok: true, json: JSON.stringify(scriptValueOf(outcome.result)) ?? 'null' };
+  };
+  const runCodeTool = defineTool({
+    name: RUN_CODE,
+    description: RUN_CODE_DESCRIPTION,
+    input: z.object({
+      code: z.string().min(1).describe('The body of an async function; `return` its result'),
+    }),
+    async execute({ code }, ctx) {
+      return resultOf(
+        await runCode(code, { limits: session.limits(), callTool, signal: ctx.signal as AbortSignal }),
+      );
+    },
+  });
+  const describeTool = defineTool({
+    name: DESCRIBE_TOOLS,
+    description:
+      'Find tools for run_code: TypeScript signatures of the tools that match a query, or of the tools named.',
+    input: z.object({
+      query: z.string().optional().describe('What you want to do, in words'),
+      names: z.array(z.string()).optional().describe('Exact tool names to describe'),
+      limit: z.number().int().min(1).max(20).optional().describe('Most tools to return (default 5)'),
+    }),
+    async execute({ query, names, limit }) {
+      const tools = session.callableDescriptors();
+      const byName = new Map(tools.map((tool) => [tool.name, tool]));
+      const chosen: ToolDescriptor[] = [];
+      const missing: string[] = [];
+      for (const name of names ?? []) {
+        const tool = byName.get(name);
+        if (tool === undefined) missing.push(name);
+        else chosen.push(tool);
+      }
+      if (query !== undefined && query.trim() !== '') {
+        for (const hit of createToolIndex(tools.map(searchable)).search(query, limit ?? 5)) {
+          const tool = byName.get(hit.name);
+          if (tool !== undefined && !chosen.includes(tool)) chosen.push(tool);
+        }
+      }
+      if (names === undefined && (query === undefined || query.trim() === '')) {
+        return errorResult(
+          'describe_tools needs a "query" (what you want to do) or "names" (tools to describe)',
+        );
+      }
+      const lines = chosen.map(
+        (tool) => `${signatureOf(tool)}\n// call: await ${accessor(tool.name)}(input)`,
+      );
+      if (missing.length > 0) lines.push(`Not callable in this session: ${missing.join(', ')}`);
+      if (chosen.length === 0) lines.push(`No tool matches; ${tools.length} tools are callable.`);
+      return { content: [{ type: 'text', text: lines.join('\n\n') }] };
+    },
+  });
+  return [runCodeTool, describeTool].map((definition) =>
+    withOwnDeadline(inProcessTool(definition, { source: 'builtin' }), session),
+  );
+}
+
+/**
+ * `run_code` stops itself at `limits.codeMode.timeoutMs` (and says so); the wrapper's deadline
+ * becomes a backstop behind it instead of cutting it at the call limit first.
+ */
+function withOwnDeadline(tool: RegisteredTool, session: CodeModeSession): RegisteredTool {
+  if (tool.descriptor.name !== RUN_CODE) return tool;
+  return {
+    ...tool,
+    timeout: { ms: session.limits().timeoutMs, setting: 'limits.codeMode.timeoutMs', selfEnforced: true },
+  };
+}

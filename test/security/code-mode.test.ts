@@ -1,0 +1,150 @@
+/**
+ * run_code runs model-written code: every limit ends it with an `is_error` result naming the
+ * limit and the config key that raises it, escapes reach nothing of the host, and the host keeps
+ * serving afterwards.
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createHost, resultText, type Session, type ToolHost } from '@toolhost/host';
+import { defineTool } from '@toolhost/plugin-sdk';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import * as z from 'zod';
+
+let root: string;
+let host: ToolHost;
+let session: Session;
+
+const LIMITS = { timeoutMs: 1500, cpuMs: 500, memoryMb: 32, maxResultChars: 2000, maxLogChars: 300 };
+
+beforeAll(async () => {
+  root = await mkdtemp(join(tmpdir(), 'toolhost-code-security-'));
+  host = await createHost({ root, builtins: false, availability: { env: {} }, limits: { codeMode: LIMITS } });
+  host.addTool(
+    defineTool({
+      name: 'echo',
+      description: 'Echoes a text',
+      input: z.object({ text: z.string() }),
+      execute: ({ text }) => `echo:${text}`,
+    }),
+  );
+  session = host.session({ codeMode: true });
+});
+
+afterAll(async () => {
+  await host.close();
+  await rm(root, { recursive: true, force: true });
+});
+
+async function run(code: string) {
+  return (await session.call('run_code', { code })).result;
+}
+
+/** After any breach the host still runs scripts and tools. */
+async function expectServing(): Promise<void> {
+  const result = await run(`return await tools.echo({ text: 'still here' });`);
+  expect(resultText(result)).toContain('"echo:still here"');
+}
+
+describe('run_code limits', () => {
+  it('a CPU spin is stopped by cpuMs', async () => {
+    const result = await run('for (;;) {}');
+    expect(result.isError).toBe(true);
+    expect(resultText(result)).toMatch(/CPU time.*\(cpuMs: 500; raise limits\.codeMode\.cpuMs/);
+    await expectServing();
+  });
+
+  it('a CPU spin after a tool call (an async continuation) is stopped by cpuMs', async () => {
+    const result = await run(`await tools.echo({ text: 'x' }); for (;;) {}`);
+    expect(result.isError).toBe(true);
+    expect(resultText(result)).toMatch(/limits\.codeMode\.cpuMs/);
+    await expectServing();
+  });
+
+  it('a memory bomb is stopped by memoryMb', async () => {
+    const result = await run(
+      `const hoard = []; for (let i = 0; ; i++) hoard.push(new Array(100_000).fill(i));`,
+    );
+    expect(result.isError).toBe(true);
+    expect(resultText(result)).toMatch(/memory limit \(memoryMb: 32; raise limits\.codeMode\.memoryMb/);
+    await expectServing();
+  });
+
+  it('a never-settling promise is stopped by timeoutMs', async () => {
+    const result = await run('await new Promise(() => {});');
+    expect(result.isError).toBe(true);
+    expect(resultText(result)).toMatch(/time limit \(timeoutMs: 1500; raise limits\.codeMode\.timeoutMs/);
+    await expectServing();
+  });
+
+  it('an oversized result is refused by maxResultChars, without copying it out', async () => {
+    const result = await run(`return 'x'.repeat(100_000);`);
+    expect(result.isError).toBe(true);
+    expect(resultText(result)).toMatch(
+      /\d{6} characters, over its limit \(maxResultChars: 2000; raise limits\.codeMode\.maxResultChars/,
+    );
+    expect(resultText(result).length).toBeLessThan(500);
+    await expectServing();
+  });
+
+  it('console output is bounded by maxLogChars and says how much was dropped', async () => {
+    const result = await run(`for (let i = 0; i < 1000; i++) console.log('line ' + i); return 'done';`);
+    const text = resultText(result);
+    expect(result.isError).not.toBe(true);
+    expect(text.length).toBeLessThan(600);
+    expect(text).toMatch(/\[\d+ more characters of console output dropped\]/);
+    expect(text).toContain('"done"');
+  });
+});
+
+describe('run_code escapes', () => {
+  it('constructor chains reach only the isolate: no process, no require, no host globals', async () => {
+    const result = await run(`
+      const F = tools.echo.constructor.constructor;
+      const G = (async () => {}).constructor.constructor;
+      const probes = {
+        fn: F('return typeof process + "," + typeof require + "," + typeof globalThis.fetch')(),
+        asyncFn: G('return typeof process')(),
+        viaConsole: console.log.constructor('return typeof process + typeof Buffer')(),
+        viaProxy: Object.getPrototypeOf(tools) === null,
+        setTimeout: typeof setTimeout,
+        wasm: typeof WebAssembly,
+        importFails: await import('node:fs').then(() => 'imported', (e) => 'refused'),
+      };
+      return probes;`);
+    const text = resultText(result);
+    expect(result.isError).not.toBe(true);
+    expect(JSON.parse(text.slice(text.indexOf('{')))).toEqual({
+      fn: 'undefined,undefined,undefined',
+      asyncFn: 'undefined',
+      viaConsole: 'undefinedundefined',
+      viaProxy: true,
+      setTimeout: 'undefined',
+      wasm: 'undefined',
+      importFails: 'refused',
+    });
+  });
+
+  it('a returned object with a looping getter or toJSON cannot hang the host', async () => {
+    const result = await run(`return { get x() { for (;;) {} } };`);
+    expect(result.isError).toBe(true);
+    expect(resultText(result)).toMatch(/limits\.codeMode\.cpuMs/);
+    const thrown = await run(`throw { get message() { for (;;) {} } };`);
+    expect(thrown.isError).toBe(true);
+    expect(resultText(thrown)).toMatch(/limits\.codeMode\.cpuMs/);
+    await expectServing();
+  });
+
+  it('tampering with the tools object or globals does not reach the host', async () => {
+    const result = await run(`
+      Object.prototype.polluted = 'yes';
+      Array.prototype.push = () => { throw new Error('pwned'); };
+      JSON.stringify = () => 'pwned';
+      let assigned = true;
+      try { tools.echo = 1; } catch (e) { assigned = false; }
+      return 'ok';`);
+    expect(resultText(result)).not.toContain('pwned');
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+    await expectServing();
+  });
+});
