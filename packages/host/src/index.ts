@@ -31,12 +31,16 @@ export type {
 export type {
   ActivationResult,
   CallOptions,
+  DeferralModes,
+  DeferredToolShapes,
   Session,
   SessionOptions,
   ToolCheck,
   ToolRefusal,
   ToolShapes,
+  ToolsOptions,
 } from './core/dispatch/session.js';
+export type { SearchHit } from './core/search/index.js';
 export { resultText } from './core/wrap/results.js';
 export type { CallObserver, CallOutcome, CallStatus } from './core/wrap/wrapper.js';
 
@@ -57,6 +61,7 @@ export type {
   RegisteredTool,
   RegistryDiagnostic,
   RegistryDiagnosticCode,
+  ToolCatalogPolicy,
   ToolExecutor,
   ToolHooks,
   ToolPolicy,
@@ -111,11 +116,14 @@ export { formatExecutor, formatOwner } from './core/refs.js';
 
 export type {
   AnthropicContentBlock,
+  AnthropicDeferredTool,
   AnthropicImageMediaType,
   AnthropicInputSchema,
   AnthropicTool,
+  AnthropicToolEntry,
   AnthropicToolResultBlock,
   AnthropicToolResultContent,
+  AnthropicToolSearchTool,
   AnthropicToolUseBlock,
 } from './core/dispatch/adapters/anthropic.js';
 export { toAnthropicTool, toAnthropicToolResult } from './core/dispatch/adapters/anthropic.js';
@@ -126,9 +134,14 @@ export type {
   OpenAIFunctionCallOutput,
   OpenAIFunctionTool,
   OpenAIResponseItem,
+  OpenAIResponsesDeferredTool,
   OpenAIResponsesTool,
+  OpenAIResponsesToolEntry,
   OpenAIToolCall,
   OpenAIToolMessage,
+  OpenAIToolSearchCall,
+  OpenAIToolSearchOutput,
+  OpenAIToolSearchTool,
 } from './core/dispatch/adapters/openai.js';
 export {
   toOpenAIFunctionCallOutput,

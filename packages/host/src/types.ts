@@ -151,6 +151,18 @@ export interface ToolPolicy {
   readonly allow?: readonly string[];
   /** A tool matching any of these is denied, even when `allow` names it. */
   readonly deny?: readonly string[];
+  /** Tools matching these are deferred: shown only once a tool search finds them, callable all along. */
+  readonly defer?: readonly string[];
+  /** What stays loaded, and when deferral starts on its own (see core/dispatch/deferral.ts). */
+  readonly catalog?: ToolCatalogPolicy;
+}
+
+/** The loaded part of the tool catalog: what never defers, and the automatic mode. */
+export interface ToolCatalogPolicy {
+  /** Tools matching these are never deferred, whatever else says so. */
+  readonly always?: readonly string[];
+  /** When the tools not otherwise deferred would cost more tokens than this (JSON length / 4), they are all deferred. */
+  readonly autoBudgetTokens?: number;
 }
 
 /** Severity of a registry diagnostic. */

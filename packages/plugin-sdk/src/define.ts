@@ -54,6 +54,8 @@ export interface ToolDefinition<
   readonly annotations?: ToolAnnotations;
   /** Sort key for the plan; defaults to `name`. */
   readonly sortKey?: string;
+  /** true: shown to the model only once a tool search finds it; see `ToolDescriptor.deferLoading`. */
+  readonly deferLoading?: boolean;
   /** Does the work. Throwing yields an `is_error` result with the error's message. */
   readonly execute: (input: z.output<I>, ctx: ToolContext<Config>) => ToolReturn<O> | Promise<ToolReturn<O>>;
 }
@@ -124,5 +126,6 @@ export function describeTool(
     ...(definition.availability === undefined ? {} : { availability: definition.availability }),
     ...(definition.annotations === undefined ? {} : { annotations: definition.annotations }),
     ...(definition.sortKey === undefined ? {} : { sortKey: definition.sortKey }),
+    ...(definition.deferLoading === undefined ? {} : { deferLoading: definition.deferLoading }),
   };
 }

@@ -106,6 +106,12 @@ export interface ToolDescriptor {
   readonly annotations?: ToolAnnotations;
   /** Sort key for the plan; defaults to `name`. */
   readonly sortKey?: string;
+  /**
+   * true: shown to the model only once a tool search finds it (it stays callable all along);
+   * false: never deferred by the automatic budget. Config (`tools.defer`, `tools.catalog.always`)
+   * decides over it.
+   */
+  readonly deferLoading?: boolean;
 }
 
 /**

@@ -159,6 +159,25 @@ export const configSchema = z
           .describe(
             'Sessions offer run_code (a script calling tools as async functions) and describe_tools instead of every tool (default false; host.session({ codeMode }) overrides)',
           ),
+        defer: names
+          .optional()
+          .describe(
+            'Matching tools are deferred: the model sees them only once a tool search finds them; they stay callable and under allow/deny',
+          ),
+        catalog: z
+          .strictObject({
+            always: names.optional().describe('Matching tools are never deferred'),
+            autoBudgetTokens: z
+              .number()
+              .int()
+              .positive()
+              .optional()
+              .describe(
+                'When the tools not otherwise deferred would take more tokens than this (estimated as JSON length / 4), all of them are deferred',
+              ),
+          })
+          .optional()
+          .describe('What stays loaded when tools are deferred'),
       })
       .optional(),
     plugins: z.record(z.string(), pluginSettings).optional().describe('Per plugin, by id'),

@@ -55,6 +55,8 @@ export function effectiveSettings(
   const builtins = builtinsOf(config);
   const allow = config.tools?.allow;
   const deny = config.tools?.deny;
+  const defer = config.tools?.defer;
+  const catalog = config.tools?.catalog;
   const limitsTable = resolveLimits(config.limits);
   return {
     builtins,
@@ -62,6 +64,8 @@ export function effectiveSettings(
       builtins: builtins !== false,
       ...(allow === undefined ? {} : { allow }),
       ...(deny === undefined || deny.length === 0 ? {} : { deny }),
+      ...(defer === undefined || defer.length === 0 ? {} : { defer }),
+      ...(catalog === undefined ? {} : { catalog }),
     },
     limitsTable,
     limits: limitsTable.call,

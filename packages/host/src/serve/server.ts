@@ -149,8 +149,15 @@ export function createMcpServer(
     };
   });
 
-  const stop = host.on('change', () => {
-    notifyListChanged(() => void server.sendToolListChanged().catch(() => {}));
-  });
-  return { server, dispose: stop };
+  const sendListChanged = () => notifyListChanged(() => void server.sendToolListChanged().catch(() => {}));
+  const stop = host.on('change', sendListChanged);
+  // A tool search loads deferred tools into this connection's list: the client lists again.
+  const stopLoads = session.onToolsChanged(sendListChanged);
+  return {
+    server,
+    dispose: () => {
+      stop();
+      stopLoads();
+    },
+  };
 }

@@ -93,6 +93,21 @@ describe('config schema', () => {
     expect(paths).toEqual(['isolates', 'isolates.idleSeconds', 'isolates.maxLive']);
   });
 
+  it('refuses a tool catalog budget that is not a positive whole number, and unknown catalog keys, by path', () => {
+    const outcome = parseConfig(
+      { tools: { defer: ['github_*'], catalog: { autoBudgetTokens: 0, alwys: ['x'] } } },
+      'f.json',
+    );
+    const paths = outcome.ok ? [] : outcome.issues.map((issue) => issue.path).sort();
+    expect(paths).toEqual(['tools.catalog', 'tools.catalog.autoBudgetTokens']);
+    expect(
+      parseConfig(
+        { tools: { defer: ['group:mcp'], catalog: { always: ['read'], autoBudgetTokens: 5000 } } },
+        'f.json',
+      ),
+    ).toMatchObject({ ok: true });
+  });
+
   it('accepts the empty config and boolean builtins', () => {
     expect(parseConfig({}, 'f.json')).toMatchObject({ ok: true, config: {} });
     expect(parseConfig({ builtins: false }, 'f.json')).toMatchObject({

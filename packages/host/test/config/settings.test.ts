@@ -40,6 +40,15 @@ describe('config and API settings, merged', () => {
     expect(visibleNames(host.plan())).toEqual(['edit', 'grep', 'ls', 'read']);
   });
 
+  it('applies tools.defer and tools.catalog to what sessions show, not to what exists', async () => {
+    await project.write({ tools: { defer: ['group:builtin'], catalog: { always: ['read'] } } });
+    const host = await project.start();
+    expect(visibleNames(host.plan())).toEqual(BUILTINS);
+    const session = host.session();
+    expect(session.deferredTools()).toEqual(['edit', 'grep', 'ls', 'write']);
+    expect(session.tools('mcp').map((t) => t.name)).toEqual(['read', 'tool_search']);
+  });
+
   it('adds the API deny list to the config one', async () => {
     await project.write({ tools: { deny: ['write'] } });
     const host = await project.start({ tools: { deny: ['edit'] } });

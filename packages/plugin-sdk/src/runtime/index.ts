@@ -71,6 +71,7 @@ interface RegisteredTool {
   readonly annotations?: unknown;
   readonly availability?: unknown;
   readonly sortKey?: string;
+  readonly deferLoading?: unknown;
   readonly execute: (input: unknown, ctx: unknown) => unknown;
 }
 
@@ -442,6 +443,8 @@ function describe(configJson: string): string {
         ? {}
         : { availability: tool.availability as ToolManifest['availability'] }),
       ...(tool.sortKey === undefined ? {} : { sortKey: tool.sortKey }),
+      // Plain data only: the host's manifest check refuses anything but a boolean.
+      ...(tool.deferLoading === undefined ? {} : { deferLoading: tool.deferLoading as boolean }),
     }));
     const config = parseConfig(plugin, parse(configJson));
     const manifest: PluginManifest = {

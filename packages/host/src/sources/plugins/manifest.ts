@@ -56,6 +56,7 @@ const toolManifest = z.strictObject({
     .optional(),
   availability: expression.optional(),
   sortKey: text(256).optional(),
+  deferLoading: z.boolean().optional(),
 });
 
 const manifestSchema = z.strictObject({

@@ -78,3 +78,15 @@ describe('parseDescribeReply input schemas', () => {
     ]);
   });
 });
+
+describe('parseDescribeReply deferLoading', () => {
+  it("keeps a tool's deferLoading flag, and refuses one that is not a boolean with its path", () => {
+    const deferred = { ...tool('t'), deferLoading: true };
+    expect(parseDescribeReply(manifest([deferred]))).toMatchObject({
+      ok: true,
+      manifest: { tools: [{ name: 't', deferLoading: true }] },
+    });
+    const bad = parseDescribeReply(manifest([{ ...tool('t'), deferLoading: 'yes' }]));
+    expect(bad).toMatchObject({ ok: false, error: expect.stringContaining('tools[0].deferLoading') });
+  });
+});

@@ -18,6 +18,24 @@ export interface AnthropicTool {
   readonly input_schema: AnthropicInputSchema;
 }
 
+/** A tool definition shown only once a tool search returns it (`Anthropic.Tool` with `defer_loading`). */
+export interface AnthropicDeferredTool extends AnthropicTool {
+  readonly defer_loading: true;
+}
+
+/** Anthropic's server-side tool search (beta `advanced-tool-use-2025-11-20`). */
+export type AnthropicToolSearchTool =
+  | { readonly type: 'tool_search_tool_bm25_20251119'; readonly name: 'tool_search_tool_bm25' }
+  | { readonly type: 'tool_search_tool_regex_20251119'; readonly name: 'tool_search_tool_regex' };
+
+/** A `tools` entry when some tools are deferred: loaded, deferred, or the search tool. */
+export type AnthropicToolEntry = AnthropicTool | AnthropicDeferredTool | AnthropicToolSearchTool;
+
+/** A descriptor as a deferred tool of the Anthropic Messages API. */
+export function toAnthropicDeferredTool(descriptor: ToolDescriptor): AnthropicDeferredTool {
+  return { ...toAnthropicTool(descriptor), defer_loading: true };
+}
+
 /** A `tool_use` block from an assistant message (`Anthropic.ToolUseBlock`). */
 export interface AnthropicToolUseBlock {
   readonly type: 'tool_use';
@@ -29,9 +47,13 @@ export interface AnthropicToolUseBlock {
 /** The image types the Messages API takes in a `tool_result`; other images are sent as text naming them. */
 export type AnthropicImageMediaType = 'image/jpeg' | 'image/png' | 'image/gif' | 'image/webp';
 
-/** Content a `tool_result` may carry (`Anthropic.TextBlockParam | Anthropic.ImageBlockParam`). */
+/**
+ * Content a `tool_result` may carry (`Anthropic.TextBlockParam | Anthropic.ImageBlockParam |
+ * Anthropic.ToolReferenceBlockParam`); a `tool_reference` answers a client-side tool search.
+ */
 export type AnthropicToolResultContent =
   | { readonly type: 'text'; readonly text: string }
+  | { readonly type: 'tool_reference'; readonly tool_name: string }
   | {
       readonly type: 'image';
       readonly source: {

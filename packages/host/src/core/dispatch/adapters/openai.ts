@@ -45,6 +45,49 @@ export interface OpenAIResponsesTool {
   readonly strict: false;
 }
 
+/** A Responses API function tool shown only once a tool search returns it. */
+export interface OpenAIResponsesDeferredTool extends OpenAIResponsesTool {
+  readonly defer_loading: true;
+}
+
+/** The Responses API tool search (`ToolSearchTool`): hosted, or executed by the client. */
+export type OpenAIToolSearchTool =
+  | { readonly type: 'tool_search' }
+  | {
+      readonly type: 'tool_search';
+      readonly execution: 'client';
+      readonly description: string;
+      readonly parameters: JsonSchema;
+    };
+
+/** A Responses API `tools` entry when some tools are deferred. */
+export type OpenAIResponsesToolEntry =
+  | OpenAIResponsesTool
+  | OpenAIResponsesDeferredTool
+  | OpenAIToolSearchTool;
+
+/** A `tool_search_call` item of a Responses API output (`ResponseToolSearchCall`). */
+export interface OpenAIToolSearchCall {
+  readonly type: 'tool_search_call';
+  readonly call_id: string | null;
+  readonly execution: 'server' | 'client';
+  readonly arguments: unknown;
+}
+
+/** The input item answering a client-executed `tool_search_call` (`ResponseToolSearchOutputItemParam`). */
+export interface OpenAIToolSearchOutput {
+  readonly type: 'tool_search_output';
+  readonly call_id: string;
+  readonly execution: 'client';
+  readonly status: 'completed';
+  readonly tools: OpenAIResponsesDeferredTool[];
+}
+
+/** A descriptor as a deferred Responses API function tool. */
+export function toOpenAIResponsesDeferredTool(descriptor: ToolDescriptor): OpenAIResponsesDeferredTool {
+  return { ...toOpenAIResponsesTool(descriptor), defer_loading: true };
+}
+
 /** A `function_call` item of a Responses API output (`ResponseFunctionToolCall`). */
 export interface OpenAIFunctionCall {
   readonly type: 'function_call';

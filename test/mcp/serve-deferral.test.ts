@@ -1,0 +1,103 @@
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import { createHost, type ToolHost } from '@toolhost/host';
+import { createMcpServer } from '@toolhost/host/internal';
+import { defineTool } from '@toolhost/plugin-sdk';
+import { afterEach, describe, expect, it } from 'vitest';
+import * as z from 'zod';
+
+const tool = (name: string, description: string) =>
+  defineTool({ name, description, input: z.object({}), execute: () => `ran ${name}` });
+
+const customTools = [
+  tool('weather_now', 'Current weather for a city'),
+  tool('github_create_issue', 'Create a new issue in a GitHub repository'),
+  tool('github_list_pulls', 'List pull requests of a GitHub repository'),
+  tool('github_delete_repo', 'Delete a GitHub repository'),
+];
+
+/** An MCP client connected in memory to an MCP server over one session of `host`. */
+async function connect(host: ToolHost) {
+  const { server, dispose } = createMcpServer(host);
+  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+  await server.connect(serverSide);
+  const client = new Client({ name: 'deferral-test', version: '1.0.0' });
+  await client.connect(clientSide);
+  return {
+    client,
+    close: async () => {
+      dispose();
+      await client.close();
+    },
+  };
+}
+
+describe('deferred tools served over MCP: the tool_search meta-tool', () => {
+  const closers: (() => Promise<void>)[] = [];
+  afterEach(async () => {
+    for (const close of closers.splice(0)) await close();
+  });
+
+  it('lists the loaded tools and tool_search; a search loads what it finds and sends list_changed', async () => {
+    const host = await createHost({
+      configFile: false,
+      pluginsDir: false,
+      builtins: false,
+      customTools,
+      tools: { defer: ['github_*'], deny: ['github_delete_repo'] },
+    });
+    closers.push(() => host.close());
+    const { client, close } = await connect(host);
+    closers.unshift(close);
+
+    const listed = await client.listTools();
+    expect(listed.tools.map((t) => t.name)).toEqual(['weather_now', 'tool_search']);
+
+    const changed = new Promise<void>((resolve) =>
+      client.setNotificationHandler(ToolListChangedNotificationSchema, () => resolve()),
+    );
+    const found = await client.callTool({
+      name: 'tool_search',
+      arguments: { query: 'github pull requests' },
+    });
+    expect(found.isError).toBeUndefined();
+    const foundNames = (found.structuredContent as { tools: { name: string }[] }).tools.map((t) => t.name);
+    expect(foundNames).toEqual(['github_list_pulls', 'github_create_issue']);
+    await changed;
+
+    const relisted = await client.listTools();
+    expect(relisted.tools.map((t) => t.name)).toEqual([
+      'weather_now',
+      'tool_search',
+      'github_list_pulls',
+      'github_create_issue',
+    ]);
+    const call = await client.callTool({ name: 'github_list_pulls', arguments: {} });
+    expect(call.content).toEqual([{ type: 'text', text: 'ran github_list_pulls' }]);
+
+    // The denied tool is neither found nor callable.
+    const search = await client.callTool({ name: 'tool_search', arguments: { query: 'delete repository' } });
+    expect(JSON.stringify(search.content)).not.toContain('github_delete_repo');
+    await expect(client.callTool({ name: 'github_delete_repo', arguments: {} })).rejects.toThrow(
+      /denied by tools\.deny/,
+    );
+  });
+
+  it('a bad search is an isError result, and the list stays as it was', async () => {
+    const host = await createHost({
+      configFile: false,
+      pluginsDir: false,
+      builtins: false,
+      customTools,
+      tools: { defer: ['github_*'] },
+    });
+    closers.push(() => host.close());
+    const { client, close } = await connect(host);
+    closers.unshift(close);
+    const bad = await client.callTool({ name: 'tool_search', arguments: { limit: 3 } });
+    expect(bad.isError).toBe(true);
+    expect(bad.content).toEqual([{ type: 'text', text: 'tool_search: "query" must be a non-empty string' }]);
+    expect((await client.listTools()).tools.map((t) => t.name)).toEqual(['weather_now', 'tool_search']);
+  });
+});
