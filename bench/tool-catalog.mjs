@@ -22,18 +22,67 @@ const OUT = path.join(here, 'fixtures', 'tool-catalog.json');
 
 /** server id → package@version, the bin to run (relative to node_modules/.bin), args, fake env. */
 const SERVERS = [
-  { id: 'filesystem', pkg: '@modelcontextprotocol/server-filesystem@2026.8.31', bin: 'mcp-server-filesystem', args: ['{tmp}'] },
-  { id: 'everything', pkg: '@modelcontextprotocol/server-everything@2026.8.31', bin: 'mcp-server-everything', args: ['stdio'] },
+  {
+    id: 'filesystem',
+    pkg: '@modelcontextprotocol/server-filesystem@2026.8.31',
+    bin: 'mcp-server-filesystem',
+    args: ['{tmp}'],
+  },
+  {
+    id: 'everything',
+    pkg: '@modelcontextprotocol/server-everything@2026.8.31',
+    bin: 'mcp-server-everything',
+    args: ['stdio'],
+  },
   { id: 'memory', pkg: '@modelcontextprotocol/server-memory@2026.8.31', bin: 'mcp-server-memory' },
-  { id: 'github', pkg: '@modelcontextprotocol/server-github@2025.4.8', bin: 'mcp-server-github', env: { GITHUB_PERSONAL_ACCESS_TOKEN: 'fake-token' } },
-  { id: 'gitlab', pkg: '@modelcontextprotocol/server-gitlab@2025.4.25', bin: 'mcp-server-gitlab', env: { GITLAB_PERSONAL_ACCESS_TOKEN: 'fake-token' } },
-  { id: 'slack', pkg: '@modelcontextprotocol/server-slack@2025.4.25', bin: 'mcp-server-slack', env: { SLACK_BOT_TOKEN: 'xoxb-fake', SLACK_TEAM_ID: 'T00000000' } },
-  { id: 'google-maps', pkg: '@modelcontextprotocol/server-google-maps@0.6.2', bin: 'mcp-server-google-maps', env: { GOOGLE_MAPS_API_KEY: 'fake-key' } },
-  { id: 'brave-search', pkg: '@modelcontextprotocol/server-brave-search@0.6.2', bin: 'mcp-server-brave-search', env: { BRAVE_API_KEY: 'fake-key' } },
-  { id: 'sequential-thinking', pkg: '@modelcontextprotocol/server-sequential-thinking@2026.8.31', bin: 'mcp-server-sequential-thinking' },
+  {
+    id: 'github',
+    pkg: '@modelcontextprotocol/server-github@2025.4.8',
+    bin: 'mcp-server-github',
+    env: { GITHUB_PERSONAL_ACCESS_TOKEN: 'fake-token' },
+  },
+  {
+    id: 'gitlab',
+    pkg: '@modelcontextprotocol/server-gitlab@2025.4.25',
+    bin: 'mcp-server-gitlab',
+    env: { GITLAB_PERSONAL_ACCESS_TOKEN: 'fake-token' },
+  },
+  {
+    id: 'slack',
+    pkg: '@modelcontextprotocol/server-slack@2025.4.25',
+    bin: 'mcp-server-slack',
+    env: { SLACK_BOT_TOKEN: 'xoxb-fake', SLACK_TEAM_ID: 'T00000000' },
+  },
+  {
+    id: 'google-maps',
+    pkg: '@modelcontextprotocol/server-google-maps@0.6.2',
+    bin: 'mcp-server-google-maps',
+    env: { GOOGLE_MAPS_API_KEY: 'fake-key' },
+  },
+  {
+    id: 'brave-search',
+    pkg: '@modelcontextprotocol/server-brave-search@0.6.2',
+    bin: 'mcp-server-brave-search',
+    env: { BRAVE_API_KEY: 'fake-key' },
+  },
+  {
+    id: 'sequential-thinking',
+    pkg: '@modelcontextprotocol/server-sequential-thinking@2026.8.31',
+    bin: 'mcp-server-sequential-thinking',
+  },
   { id: 'playwright', pkg: '@playwright/mcp@0.0.83', bin: 'playwright-mcp', args: ['--headless'] },
-  { id: 'notion', pkg: '@notionhq/notion-mcp-server@2.5.2', bin: 'notion-mcp-server', env: { NOTION_TOKEN: 'ntn_fake' } },
-  { id: 'git', pkg: '@cyanheads/git-mcp-server@2.15.3', bin: 'git-mcp-server', env: { MCP_TRANSPORT_TYPE: 'stdio', MCP_LOG_LEVEL: 'error' } },
+  {
+    id: 'notion',
+    pkg: '@notionhq/notion-mcp-server@2.5.2',
+    bin: 'notion-mcp-server',
+    env: { NOTION_TOKEN: 'ntn_fake' },
+  },
+  {
+    id: 'git',
+    pkg: '@cyanheads/git-mcp-server@2.15.3',
+    bin: 'git-mcp-server',
+    env: { MCP_TRANSPORT_TYPE: 'stdio', MCP_LOG_LEVEL: 'error' },
+  },
 ];
 
 const tmp = await fs.mkdtemp(path.join(tmpdir(), 'tool-catalog-'));
@@ -41,9 +90,13 @@ try {
   await fs.writeFile(path.join(tmp, 'package.json'), '{"private":true}');
   const pkgs = SERVERS.map((s) => s.pkg);
   console.error(`installing ${pkgs.length} servers into ${tmp} …`);
-  execFileSync('npm', ['install', '--prefix', tmp, '--no-save', '--ignore-scripts', '--no-audit', '--no-fund', ...pkgs], {
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
+  execFileSync(
+    'npm',
+    ['install', '--prefix', tmp, '--no-save', '--ignore-scripts', '--no-audit', '--no-fund', ...pkgs],
+    {
+      stdio: ['ignore', 'ignore', 'inherit'],
+    },
+  );
 
   const tools = [];
   const servers = [];
@@ -76,7 +129,12 @@ try {
           inputSchema: t.inputSchema,
         });
       }
-      servers.push({ id: s.id, package: s.pkg, tools: listed.length, ...(s.env ? { fakeEnv: Object.keys(s.env) } : {}) });
+      servers.push({
+        id: s.id,
+        package: s.pkg,
+        tools: listed.length,
+        ...(s.env ? { fakeEnv: Object.keys(s.env) } : {}),
+      });
       console.error(`${s.id}: ${listed.length} tools`);
     } catch (err) {
       console.error(`${s.id}: FAILED (${err instanceof Error ? err.message : String(err)}) — left out`);
@@ -96,7 +154,9 @@ try {
   };
   await fs.mkdir(path.dirname(OUT), { recursive: true });
   await fs.writeFile(OUT, `${JSON.stringify(out, null, 1)}\n`);
-  console.error(`${tools.length} tools from ${servers.length} servers → ${path.relative(process.cwd(), OUT)}`);
+  console.error(
+    `${tools.length} tools from ${servers.length} servers → ${path.relative(process.cwd(), OUT)}`,
+  );
 } finally {
   await fs.rm(tmp, { recursive: true, force: true });
 }

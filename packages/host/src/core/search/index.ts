@@ -1,0 +1,3 @@
+export { analyze, splitWords, stem } from './text.js';
+export { createToolIndex } from './tool-index.js';
+export type { SearchableTool, SearchHit, ToolIndex } from './types.js';
