@@ -77,12 +77,21 @@ for (const group of SYNONYM_GROUPS) {
   }
 }
 
+/** A web address in the text says "url" even when the words around it do not. */
+const URL_LIKE = /\b(?:https?|ftp):\/\/|\bwww\.[a-z0-9-]+\./i;
+/** So does a file name ("notes.txt", "config.yaml") say "file". */
+const FILE_LIKE =
+  /[\w-]\.(?:txt|md|markdown|json|jsonc|ya?ml|toml|ini|env|csv|tsv|log|lock|xml|html?|css|scss|[cm]?[jt]sx?|py|rb|go|rs|java|kt|swift|c|h|cc|cpp|hpp|cs|php|sh|bash|zsh|sql|png|jpe?g|gif|svg|webp|pdf|zip|gz|tar|wasm)\b/i;
+
 /**
  * Text → index terms: split, stem, phrases and synonyms folded to one term per meaning, stop words
  * dropped. The same function serves tool text and queries, so both meet in the same vocabulary.
  */
 export function analyze(text: string): string[] {
   const words = splitWords(text);
+  const head = text.length > MAX_TEXT ? text.slice(0, MAX_TEXT) : text;
+  if (URL_LIKE.test(head)) words.push('url');
+  if (FILE_LIKE.test(head)) words.push('file');
   const stems = words.map(stem);
   const terms: string[] = [];
   for (let i = 0; i < stems.length; i++) {

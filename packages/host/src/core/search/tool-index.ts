@@ -47,8 +47,8 @@ export function createToolIndex(tools: readonly SearchableTool[]): ToolIndex {
       const { weight, b } = FIELDS[field];
       const norm = weight / (1 - b + (b * terms.length) / (avgLength[f] as number));
       for (const term of terms) {
-        let perDoc = weighted.get(term);
-        if (!perDoc) weighted.set(term, (perDoc = new Map()));
+        const perDoc = weighted.get(term) ?? new Map<number, number>();
+        if (perDoc.size === 0) weighted.set(term, perDoc);
         perDoc.set(doc, (perDoc.get(doc) ?? 0) + norm);
       }
     });
