@@ -22,7 +22,7 @@ export function splitWords(text: string): string[] {
     .slice(0, MAX_TEXT)
     .replace(/([a-z])([A-Z])/g, '$1 $2')
     .replace(/([A-Z]+)([A-Z][a-z])/g, '$1 $2')
-    .replace(/([a-zA-Z])(\d)|(\d)([a-zA-Z])/g, (_m, a, b, c, d) => (a ? `${a} ${b}` : `${c} ${d}`));
+    .replace(/(?<=[a-zA-Z])(?=\d)|(?<=\d)(?=[a-zA-Z])/g, ' ');
   const words: string[] = [];
   for (const word of spaced.toLowerCase().split(/[^\p{L}\p{N}]+/u)) if (word) words.push(word);
   return words;
