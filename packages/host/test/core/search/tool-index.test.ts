@@ -84,8 +84,10 @@ describe('fields', () => {
 
   it('an exact tool name in the query wins over better word matches', () => {
     const tools = [
-      tool('browser_click', 'Clicks.'),
-      tool('click_click_button', 'Click a button by clicking it.'),
+      tool('browser_click', 'Does it.'),
+      tool('a_browser_click_button', 'Click in the browser: clicks a browser button.', {
+        title: 'Browser click',
+      }),
     ];
     expect(names(tools, 'browser_click')[0]).toBe('browser_click');
   });
