@@ -54,6 +54,15 @@ function undouble(w: string): string {
   return w;
 }
 
+function cachedStem(word: string, cache: Map<string, string>): string {
+  let stemmed = cache.get(word);
+  if (stemmed === undefined) {
+    stemmed = stem(word);
+    cache.set(word, stemmed);
+  }
+  return stemmed;
+}
+
 interface Phrase {
   readonly words: readonly string[];
   readonly canonical: string;
@@ -87,12 +96,12 @@ const FILE_LIKE =
  * Text → index terms: split, stem, phrases and synonyms folded to one term per meaning, stop words
  * dropped. The same function serves tool text and queries, so both meet in the same vocabulary.
  */
-export function analyze(text: string): string[] {
+export function analyze(text: string, stemCache?: Map<string, string>): string[] {
   const words = splitWords(text);
   const head = text.length > MAX_TEXT ? text.slice(0, MAX_TEXT) : text;
   if (URL_LIKE.test(head)) words.push('url');
   if (FILE_LIKE.test(head)) words.push('file');
-  const stems = words.map(stem);
+  const stems = stemCache ? words.map((w) => cachedStem(w, stemCache)) : words.map(stem);
   const terms: string[] = [];
   for (let i = 0; i < stems.length; i++) {
     const word = stems[i] as string;

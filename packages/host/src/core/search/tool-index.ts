@@ -27,10 +27,11 @@ export function createToolIndex(tools: readonly SearchableTool[]): ToolIndex {
   const names = docs.map((d) => d.name);
   const exact = new Map(docs.map((d, i) => [d.name.toLowerCase(), i]));
 
-  // Per doc, per field: term frequencies and length.
+  // Per doc, per field: the analysed terms (one stem cache for the whole build: tool text repeats).
+  const stems = new Map<string, string>();
   const analysed = docs.map((doc) => {
     const texts = fieldTexts(doc);
-    return FIELD_NAMES.map((f) => analyze(texts[f]));
+    return FIELD_NAMES.map((f) => analyze(texts[f], stems));
   });
   const avgLength = FIELD_NAMES.map((_, f) => {
     let total = 0;
@@ -38,27 +39,28 @@ export function createToolIndex(tools: readonly SearchableTool[]): ToolIndex {
     return docs.length ? total / docs.length || 1 : 1;
   });
 
-  // Weighted, length-normalised term frequency per doc (BM25F), then idf and saturation.
-  const weighted = new Map<string, Map<number, number>>();
+  // Weighted, length-normalised term frequency per doc (BM25F); idf and saturation once df is known.
+  const raw = new Map<string, { doc: number; score: number }[]>();
+  const perDoc = new Map<string, number>();
   analysed.forEach((fields, doc) => {
+    perDoc.clear();
     FIELD_NAMES.forEach((field, f) => {
       const terms = fields[f] as string[];
       if (terms.length === 0) return;
       const { weight, b } = FIELDS[field];
       const norm = weight / (1 - b + (b * terms.length) / (avgLength[f] as number));
-      for (const term of terms) {
-        const perDoc = weighted.get(term) ?? new Map<number, number>();
-        if (perDoc.size === 0) weighted.set(term, perDoc);
-        perDoc.set(doc, (perDoc.get(doc) ?? 0) + norm);
-      }
+      for (const term of terms) perDoc.set(term, (perDoc.get(term) ?? 0) + norm);
     });
+    for (const [term, tf] of perDoc) {
+      const list = raw.get(term);
+      if (list) list.push({ doc, score: tf });
+      else raw.set(term, [{ doc, score: tf }]);
+    }
   });
-  const postings = new Map<string, Posting[]>();
-  for (const [term, perDoc] of weighted) {
-    const idf = Math.log(1 + (docs.length - perDoc.size + 0.5) / (perDoc.size + 0.5));
-    const list: Posting[] = [];
-    for (const [doc, tf] of perDoc) list.push({ doc, score: (idf * tf) / (K1 + tf) });
-    postings.set(term, list);
+  const postings: ReadonlyMap<string, readonly Posting[]> = raw;
+  for (const list of raw.values()) {
+    const idf = Math.log(1 + (docs.length - list.length + 0.5) / (list.length + 0.5));
+    for (const p of list) p.score = (idf * p.score) / (K1 + p.score);
   }
 
   return {
