@@ -12,6 +12,7 @@ const LAYERS: readonly (readonly string[])[] = [
   ['config'],
   ['types.ts'],
   ['core'],
+  ['core/search'],
   ['core/filter'],
   ['core/register'],
   ['core/wrap'],
@@ -137,7 +138,10 @@ describe('the architecture of @toolhost/host', () => {
     const impure = [...graph.keys()]
       .filter(
         (file) =>
-          file.startsWith('core/filter/') || file.startsWith('core/register/') || file === 'core/refs.ts',
+          file.startsWith('core/filter/') ||
+          file.startsWith('core/register/') ||
+          file.startsWith('core/search/') ||
+          file === 'core/refs.ts',
       )
       .filter((file) => /from\s+['"]node:/.test(readFileSync(path.join(SRC, file), 'utf8')));
     expect(impure).toEqual([]);

@@ -1,0 +1,118 @@
+import { SYNONYM_GROUPS } from './synonyms.js';
+
+/** Longest text analysed per field or query; the rest is ignored (keeps a 10 KB query cheap). */
+const MAX_TEXT = 4_000;
+
+/** Words too common to say anything about which tool is meant. */
+const STOP_WORDS = new Set(
+  (
+    'a an the and or of to in on at for from with by into onto as is are be been was were it its this that ' +
+    'these those i me my we our you your can could would should will please want need like some any ' +
+    'do does did just also then there here which what when where who how so if but not no yes'
+  ).split(' '),
+);
+
+/**
+ * Splits text into lowercase words: on anything not a letter or digit (so snake_case, kebab-case,
+ * dotted.names and paths split), and inside camelCase / PascalCase ("getHTTPResponse" → get, http,
+ * response) and between letters and digits.
+ */
+export function splitWords(text: string): string[] {
+  const spaced = text
+    .slice(0, MAX_TEXT)
+    .replace(/([a-z])([A-Z])/g, '$1 $2')
+    .replace(/([A-Z]+)([A-Z][a-z])/g, '$1 $2')
+    .replace(/(?<=[a-zA-Z])(?=\d)|(?<=\d)(?=[a-zA-Z])/g, ' ');
+  const words: string[] = [];
+  for (const word of spaced.toLowerCase().split(/[^\p{L}\p{N}]+/u)) if (word) words.push(word);
+  return words;
+}
+
+const VOWEL = /[aeiouy]/;
+
+/**
+ * A light suffix stripper: plural and verb endings only (-ies, -es, -s, -ing, -ed), then a final
+ * -e, so "creates", "created", "creating" and "create" meet at "creat". It does not try to be
+ * Porter: tool text is short and a wrong merge costs more than a missed one.
+ */
+export function stem(word: string): string {
+  if (word.length <= 3 || !/^[a-z]+$/.test(word)) return word;
+  let w = word;
+  if (w.endsWith('ies') && w.length > 4) w = `${w.slice(0, -3)}y`;
+  else if (/(?:ss|sh|ch|x|z)es$/.test(w)) w = w.slice(0, -2);
+  else if (w.endsWith('s') && !/(?:ss|us|is)$/.test(w)) w = w.slice(0, -1);
+  else if (w.endsWith('ing') && VOWEL.test(w.slice(0, -3)) && w.length > 5) w = undouble(w.slice(0, -3));
+  else if (w.endsWith('ed') && VOWEL.test(w.slice(0, -2)) && w.length > 4) w = undouble(w.slice(0, -2));
+  if (w.endsWith('e') && w.length > 3 && !w.endsWith('ee')) w = w.slice(0, -1);
+  return w;
+}
+
+/** "running" → "runn" → "run"; keeps ll, ss, zz ("calling" → "call"). */
+function undouble(w: string): string {
+  const last = w.at(-1);
+  if (w.length > 2 && last === w.at(-2) && !'lsz'.includes(last as string)) return w.slice(0, -1);
+  return w;
+}
+
+function cachedStem(word: string, cache: Map<string, string>): string {
+  let stemmed = cache.get(word);
+  if (stemmed === undefined) {
+    stemmed = stem(word);
+    cache.set(word, stemmed);
+  }
+  return stemmed;
+}
+
+interface Phrase {
+  readonly words: readonly string[];
+  readonly canonical: string;
+}
+
+/** Stemmed single word → canonical term; phrases by their first stemmed word, longest first. */
+const SINGLE = new Map<string, string>();
+const PHRASES = new Map<string, Phrase[]>();
+for (const group of SYNONYM_GROUPS) {
+  const canonical = stem(group[0] as string);
+  for (const member of group) {
+    const words = member.split(' ').map(stem);
+    if (words.length === 1) {
+      if (!SINGLE.has(words[0] as string)) SINGLE.set(words[0] as string, canonical);
+      continue;
+    }
+    const list = PHRASES.get(words[0] as string) ?? [];
+    list.push({ words, canonical });
+    list.sort((a, b) => b.words.length - a.words.length);
+    PHRASES.set(words[0] as string, list);
+  }
+}
+
+/** A web address in the text says "url" even when the words around it do not. */
+const URL_LIKE = /\b(?:https?|ftp):\/\/|\bwww\.[a-z0-9-]+\./i;
+/** So does a file name ("notes.txt", "config.yaml") say "file". */
+const FILE_LIKE =
+  /[\w-]\.(?:txt|md|markdown|json|jsonc|ya?ml|toml|ini|env|csv|tsv|log|lock|xml|html?|css|scss|[cm]?[jt]sx?|py|rb|go|rs|java|kt|swift|c|h|cc|cpp|hpp|cs|php|sh|bash|zsh|sql|png|jpe?g|gif|svg|webp|pdf|zip|gz|tar|wasm)\b/i;
+
+/**
+ * Text → index terms: split, stem, phrases and synonyms folded to one term per meaning, stop words
+ * dropped. The same function serves tool text and queries, so both meet in the same vocabulary.
+ */
+export function analyze(text: string, stemCache?: Map<string, string>): string[] {
+  const words = splitWords(text);
+  const head = text.length > MAX_TEXT ? text.slice(0, MAX_TEXT) : text;
+  if (URL_LIKE.test(head)) words.push('url');
+  if (FILE_LIKE.test(head)) words.push('file');
+  const stems = stemCache ? words.map((w) => cachedStem(w, stemCache)) : words.map(stem);
+  const terms: string[] = [];
+  for (let i = 0; i < stems.length; i++) {
+    const word = stems[i] as string;
+    const phrase = PHRASES.get(word)?.find((p) => p.words.every((w, k) => stems[i + k] === w));
+    if (phrase) {
+      terms.push(phrase.canonical);
+      i += phrase.words.length - 1;
+      continue;
+    }
+    if (STOP_WORDS.has(words[i] as string)) continue;
+    terms.push(SINGLE.get(word) ?? word);
+  }
+  return terms;
+}

@@ -1,0 +1,55 @@
+import { describe, expect, it } from 'vitest';
+import { analyze, splitWords, stem } from '../../../src/core/search/index.js';
+
+describe('splitWords', () => {
+  it('splits snake_case, kebab-case, dotted names, camelCase, acronyms and digits, lowercased', () => {
+    expect(splitWords('list_directory_with_sizes')).toEqual(['list', 'directory', 'with', 'sizes']);
+    expect(splitWords('API-get-block-children')).toEqual(['api', 'get', 'block', 'children']);
+    expect(splitWords('git.commit')).toEqual(['git', 'commit']);
+    expect(splitWords('getHTTPResponse')).toEqual(['get', 'http', 'response']);
+    expect(splitWords('utf8Decode')).toEqual(['utf', '8', 'decode']);
+  });
+
+  it('gives nothing for text without letters or digits', () => {
+    expect(splitWords('')).toEqual([]);
+    expect(splitWords('.*+?()[]{}|\\^$')).toEqual([]);
+  });
+});
+
+describe('stem', () => {
+  it('brings the forms of one verb or noun to one stem', () => {
+    const forms = (words: string[]) => new Set(words.map(stem));
+    expect(forms(['create', 'creates', 'created', 'creating'])).toEqual(new Set(['creat']));
+    expect(forms(['issue', 'issues'])).toEqual(new Set(['issu']));
+    expect(forms(['entry', 'entries'])).toEqual(new Set(['entry']));
+    expect(forms(['branch', 'branches'])).toEqual(new Set(['branch']));
+    expect(forms(['run', 'running'])).toEqual(new Set(['run']));
+    expect(forms(['call', 'calling', 'called'])).toEqual(new Set(['call']));
+  });
+
+  it('leaves short words and words it would mangle alone', () => {
+    expect(stem('ls')).toBe('ls');
+    expect(stem('status')).toBe('status');
+    expect(stem('process')).toBe('process');
+    expect(stem('v2')).toBe('v2');
+  });
+});
+
+describe('analyze', () => {
+  it('folds synonyms and abbreviations, single words and phrases, to one term', () => {
+    expect(analyze('rm the dir')).toEqual(analyze('delete the folder'));
+    expect(analyze('make a pull request')).toEqual(analyze('create PR'));
+    expect(analyze('go to the page')).toEqual(analyze('navigate page'));
+    expect(analyze('msg the db')).toEqual(analyze('message database'));
+  });
+
+  it('drops stop words', () => {
+    expect(analyze('please show me the logs')).toEqual(analyze('show logs'));
+  });
+
+  it('reads a web address as "url" and a file name as "file"', () => {
+    expect(analyze('https://example.com')).toContain('url');
+    expect(analyze('notes.txt')).toEqual(expect.arrayContaining(analyze('file')));
+    expect(analyze('example.com')).not.toEqual(expect.arrayContaining(analyze('file')));
+  });
+});
