@@ -20,6 +20,8 @@ import {
 const GOAL = 5000;
 const fmt = (n) => n.toLocaleString('en-US');
 const mcpList = (list) => ({ tools: list });
+/** What deferral.ts's estimateTokens measures of a descriptor. */
+const toAnthropicShape = (d) => ({ name: d.name, description: d.description, input_schema: d.inputSchema });
 
 console.log(`tokenizer: ${TOKENIZER}; JSON as each client receives it`);
 console.log(`catalogue: ${catalog.tools.length} tools from ${catalog.servers.length} MCP servers\n`);
@@ -63,6 +65,14 @@ function reachable(session, list) {
     const list = session.tools(shape, { deferral: 'none' });
     row(shape, list, wrap, reachable(session, list));
   }
+  // tools.catalog.autoBudgetTokens decides on an estimate (JSON length / 4, deferral.ts): how close.
+  const estimate = session
+    .callableDescriptors()
+    .reduce((n, d) => n + Math.ceil(JSON.stringify(toAnthropicShape(d)).length / 4), 0);
+  const counted = session.callableDescriptors().reduce((n, d) => n + jsonTokens(toAnthropicShape(d)), 0);
+  console.log(
+    `  autoBudgetTokens' estimate (JSON length / 4) of the same tools: ${fmt(estimate)}; o200k_base, tool by tool: ${fmt(counted)}`,
+  );
   await host.close();
 }
 for (const [label, config] of CONFIGS) {
