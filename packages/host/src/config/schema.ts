@@ -215,6 +215,12 @@ export const configSchema = z
               .nonnegative()
               .optional()
               .describe('Console output of a script kept for the model, characters (default 10000)'),
+            maxToolCalls: z
+              .number()
+              .int()
+              .positive()
+              .optional()
+              .describe('Tool calls one script may make; the next one stops it (default 100)'),
           })
           .optional()
           .describe('Limits of one run_code script (code mode)'),
