@@ -157,7 +157,7 @@ export const configSchema = z
           .boolean()
           .optional()
           .describe(
-            'Sessions offer run_code (a script calling tools as async functions) and describe_tools instead of every tool (default false; host.session({ codeMode }) overrides)',
+            'Sessions offer run_code (a script calling tools as async functions) and describe_tools instead of every tool (default false; host.session({ codeMode }) overrides). Scripts run in isolates in the host process whatever sandbox says: a V8 out-of-memory abort there ends the host',
           ),
         defer: names
           .optional()
