@@ -29,7 +29,11 @@ describe('toolhost list', () => {
       ),
     );
     expect(lines).toContainEqual(expect.stringMatching(/^ {2}read +core +core:builtin\/read +Read a UTF-8/));
-    expect(stdout).toContain('Hidden tools (2)');
+    expect(stdout).toContain('Hidden tools (4)');
+    // Code mode's tools, hidden while code mode is off, and why.
+    expect(stdout).toMatch(
+      / {2}run_code +core +context-mismatch: session context "tools\.codeMode" is false/,
+    );
     expect(stdout).toMatch(
       / {2}plugin:syntax-error +plugin:syntax-error +plugin-load-failed: plugin "syntax-error"/,
     );
@@ -66,12 +70,15 @@ describe('toolhost list', () => {
         inputSchema: expect.objectContaining({ type: 'object', required: ['text'] }),
       },
     ]);
+    const codeModeOff = [{ reason: 'context-mismatch', message: expect.stringContaining('tools.codeMode') }];
     expect(json.hidden).toEqual([
       {
         name: 'plugin:syntax-error',
         owner: 'plugin:syntax-error',
         diagnostics: [{ reason: 'plugin-load-failed', message: expect.stringContaining('does not build') }],
       },
+      { name: 'run_code', owner: 'core', diagnostics: codeModeOff },
+      { name: 'describe_tools', owner: 'core', diagnostics: codeModeOff },
       {
         name: 'weather_now',
         owner: 'plugin:weather',

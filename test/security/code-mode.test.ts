@@ -15,7 +15,16 @@ let root: string;
 let host: ToolHost;
 let session: Session;
 
-const LIMITS = { timeoutMs: 1500, cpuMs: 500, memoryMb: 32, maxResultChars: 2000, maxLogChars: 300 };
+const LIMITS = {
+  timeoutMs: 1500,
+  cpuMs: 500,
+  memoryMb: 32,
+  maxResultChars: 2000,
+  maxLogChars: 300,
+  maxToolCalls: 5,
+};
+/** Calls of `echo` that reached its executor. */
+let echoed = 0;
 
 beforeAll(async () => {
   root = await mkdtemp(join(tmpdir(), 'toolhost-code-security-'));
@@ -25,7 +34,10 @@ beforeAll(async () => {
       name: 'echo',
       description: 'Echoes a text',
       input: z.object({ text: z.string() }),
-      execute: ({ text }) => `echo:${text}`,
+      execute: ({ text }) => {
+        echoed += 1;
+        return `echo:${text}`;
+      },
     }),
   );
   session = host.session({ codeMode: true });
@@ -94,6 +106,39 @@ describe('run_code limits', () => {
     expect(text.length).toBeLessThan(600);
     expect(text).toMatch(/\[\d+ more characters of console output dropped\]/);
     expect(text).toContain('"done"');
+  });
+});
+
+describe('run_code tool-call limit', () => {
+  it('a script may make maxToolCalls calls', async () => {
+    echoed = 0;
+    const result = await run(
+      `let n = 0; for (let i = 0; i < 5; i++) { await tools.echo({ text: 'x' }); n++; } return n;`,
+    );
+    expect(result.isError).not.toBe(true);
+    expect(echoed).toBe(5);
+  });
+
+  it('a call past maxToolCalls stops the script, even one that catches and retries', async () => {
+    echoed = 0;
+    const result = await run(`for (;;) { try { await tools.echo({ text: 'x' }); } catch (e) {} }`);
+    expect(result.isError).toBe(true);
+    expect(resultText(result)).toMatch(
+      /more tool calls than its limit \(maxToolCalls: 5; raise limits\.codeMode\.maxToolCalls/,
+    );
+    expect(echoed).toBe(5);
+    await expectServing();
+  });
+
+  it('calls started at once count alike: no more than maxToolCalls reach a tool', async () => {
+    echoed = 0;
+    const result = await run(
+      `return await Promise.all(Array.from({ length: 50 }, () => tools.echo({ text: 'x' })));`,
+    );
+    expect(result.isError).toBe(true);
+    expect(resultText(result)).toMatch(/limits\.codeMode\.maxToolCalls/);
+    expect(echoed).toBeLessThanOrEqual(5);
+    await expectServing();
   });
 });
 

@@ -4,10 +4,11 @@
  * they suggest. One implementation, so the commands never disagree.
  */
 import * as path from 'node:path';
-import type { HiddenReason } from '@toolhost/plugin-sdk';
+import type { HiddenReason, ToolDiagnostic } from '@toolhost/plugin-sdk';
 import { normalizeFsRoot, rootContains } from '../capabilities/fs-roots.js';
 import { missingGrants } from '../capabilities/grants.js';
 import type { MissingGrant } from '../capabilities/types.js';
+import { CODE_MODE_CONTEXT_KEY } from '../core/register/code-mode.js';
 import type { ToolHost } from '../host/host.js';
 import { shapeOf, unknownKeys } from '../sources/plugins/config-help.js';
 import type { PluginReport } from '../sources/plugins/manager.js';
@@ -199,11 +200,16 @@ const EXPLAINED_ELSEWHERE = {
   'unsupported-signal': false,
 } as const satisfies Record<HiddenReason, boolean>;
 
+/** Code mode's tools hidden because code mode is off: the plan says so, and it is the default. */
+function isCodeModeOff(diagnostic: ToolDiagnostic): boolean {
+  return diagnostic.signal?.kind === 'context' && diagnostic.signal.key === CODE_MODE_CONTEXT_KEY;
+}
+
 /** Hidden tools not already explained by a plugin finding. */
 export function hiddenToolFindings(host: ToolHost): Finding[] {
   const findings: Finding[] = [];
   for (const entry of host.plan().hidden) {
-    const reasons = entry.diagnostics.filter((d) => !EXPLAINED_ELSEWHERE[d.reason]);
+    const reasons = entry.diagnostics.filter((d) => !EXPLAINED_ELSEWHERE[d.reason] && !isCodeModeOff(d));
     if (reasons.length === 0) continue;
     findings.push({
       level: 'warning',

@@ -1,5 +1,6 @@
 export type { CodeModeSession } from '../core/dispatch/session.js';
 export { runCode } from './runner.js';
 export { accessor, signatureOf, typeOf } from './signatures.js';
-export { codeModeTools, DESCRIBE_TOOLS, RUN_CODE } from './tools.js';
-export type { CodeModeLimits, CodeOutcome, CodeToolReply } from './types.js';
+export { CodeModeSource } from './source.js';
+export { codeModeRegistryTools, codeModeTools, DESCRIBE_TOOLS, RUN_CODE } from './tools.js';
+export type { CodeLimitName, CodeModeLimits, CodeOutcome, CodeToolReply } from './types.js';

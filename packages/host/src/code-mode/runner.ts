@@ -86,12 +86,25 @@ export async function runCode(source: string, options: CodeRunOptions): Promise<
   try {
     const context = await isolate.createContext();
     let settle: ivm.Reference<(...args: unknown[]) => unknown> | undefined;
+    let calls = 0;
     // The only host functions in the isolate: strings and numbers in, nothing out, never a throw
     // (a host error and its stack must not reach the script). Each defers to the next turn: the
     // isolate is still inside the entry that called it.
     const call = new ivm.Callback((id: unknown, name: unknown, json: unknown) => {
+      calls += 1;
+      const over = calls > limits.maxToolCalls;
       setImmediate(() => {
         if (run.signal.aborted) return;
+        if (over) {
+          // Stops the run rather than failing the one call: a script that catches and retries
+          // would otherwise keep the host busy until its CPU or wall-clock limit.
+          finish({
+            kind: 'limit',
+            limit: 'maxToolCalls',
+            message: `the script tried to make more tool calls than its limit ${raise('maxToolCalls', limits)}`,
+          });
+          return;
+        }
         options
           .callTool(String(name), String(json), run.signal)
           .catch((error: unknown) => ({

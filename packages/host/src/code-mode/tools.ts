@@ -1,7 +1,9 @@
-import type { ToolDescriptor, ToolResult } from '@toolhost/plugin-sdk';
+import type { AvailabilityExpression, ToolDescriptor, ToolResult } from '@toolhost/plugin-sdk';
 import { defineTool } from '@toolhost/plugin-sdk';
 import * as z from 'zod';
+import { resolveLimits } from '../config/limits.js';
 import type { CodeModeSession } from '../core/dispatch/session.js';
+import { CODE_MODE_CONTEXT_KEY, CODE_MODE_SOURCE_ID } from '../core/register/code-mode.js';
 import { createToolIndex, type SearchableTool } from '../core/search/index.js';
 import { blockAsText, errorResult } from '../core/wrap/results.js';
 import { inProcessTool } from '../sources/in-process.js';
@@ -12,6 +14,9 @@ import type { CodeOutcome, CodeToolReply } from './types.js';
 
 export const RUN_CODE = 'run_code';
 export const DESCRIBE_TOOLS = 'describe_tools';
+
+/** Visible only where code mode is on: a session in code mode, or the host with `tools.codeMode`. */
+const IN_CODE_MODE: AvailabilityExpression = { kind: 'context', key: CODE_MODE_CONTEXT_KEY, equals: true };
 
 /** A descriptor as the search index takes it. */
 function searchable(tool: ToolDescriptor): SearchableTool {
@@ -74,6 +79,7 @@ export function codeModeTools(session: CodeModeSession): readonly RegisteredTool
   const runCodeTool = defineTool({
     name: RUN_CODE,
     description: RUN_CODE_DESCRIPTION,
+    availability: IN_CODE_MODE,
     input: z.object({
       code: z.string().min(1).describe('The body of an async function; `return` its result'),
     }),
@@ -87,6 +93,9 @@ export function codeModeTools(session: CodeModeSession): readonly RegisteredTool
     name: DESCRIBE_TOOLS,
     description:
       'Find tools for run_code: TypeScript signatures of the tools that match a query, or of the tools named.',
+    availability: IN_CODE_MODE,
+    // Right after run_code, which the model should read first.
+    sortKey: `${RUN_CODE}.1`,
     input: z.object({
       query: z.string().optional().describe('What you want to do, in words'),
       names: z.array(z.string()).optional().describe('Exact tool names to describe'),
@@ -122,8 +131,30 @@ export function codeModeTools(session: CodeModeSession): readonly RegisteredTool
     },
   });
   return [runCodeTool, describeTool].map((definition) =>
-    withOwnDeadline(inProcessTool(definition, { source: 'builtin' }), session),
+    withOwnDeadline(
+      inProcessTool(definition, { source: 'builtin', sourceId: CODE_MODE_SOURCE_ID, groups: ['code-mode'] }),
+      session,
+    ),
   );
+}
+
+/** A session of none: what the Map's entries would run if called outside a session (never, by design). */
+const DETACHED: CodeModeSession = {
+  callableDescriptors: () => [],
+  call: async () => ({
+    result: errorResult('run_code runs only inside a session in code mode'),
+    status: 'blocked',
+    durationMs: 0,
+  }),
+  limits: () => resolveLimits(undefined).codeMode,
+};
+
+/**
+ * Code mode's tools as the Map holds them, for policy, the plan and listings. A session in code
+ * mode calls its own copies (see {@link codeModeTools}), with the same descriptors.
+ */
+export function codeModeRegistryTools(): readonly RegisteredTool[] {
+  return codeModeTools(DETACHED);
 }
 
 /**

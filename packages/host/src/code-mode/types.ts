@@ -17,4 +17,7 @@ export type CodeOutcome =
       readonly droppedLogChars: number;
     }
   | { readonly kind: 'threw'; readonly error: string; readonly log: string; readonly droppedLogChars: number }
-  | { readonly kind: 'limit'; readonly limit: LimitName; readonly message: string };
+  | { readonly kind: 'limit'; readonly limit: CodeLimitName; readonly message: string };
+
+/** The limits that can stop a script: a sandbox's, and its count of tool calls. */
+export type CodeLimitName = LimitName | 'maxToolCalls';

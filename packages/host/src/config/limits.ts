@@ -96,6 +96,8 @@ export interface LimitsTable {
 export interface CodeModeLimits extends SandboxLimits {
   /** Characters of console output kept; the rest is counted and dropped. */
   readonly maxLogChars: number;
+  /** Tool calls one script may make; the next one stops the script. */
+  readonly maxToolCalls: number;
 }
 
 /**
@@ -107,6 +109,7 @@ const CODE_MODE_OWN_DEFAULTS = {
   cpuMs: 5_000,
   maxResultChars: 20_000,
   maxLogChars: 10_000,
+  maxToolCalls: 100,
 } as const;
 
 /** How much later than a self-enforced limit the wrapper's backstop fires. */

@@ -157,7 +157,7 @@ export const configSchema = z
           .boolean()
           .optional()
           .describe(
-            'Sessions offer run_code (a script calling tools as async functions) and describe_tools instead of every tool (default false; host.session({ codeMode }) overrides)',
+            'Sessions offer run_code (a script calling tools as async functions) and describe_tools instead of every tool (default false; host.session({ codeMode }) overrides). Scripts run in isolates in the host process whatever sandbox says: a V8 out-of-memory abort there ends the host',
           ),
         defer: names
           .optional()
@@ -215,6 +215,12 @@ export const configSchema = z
               .nonnegative()
               .optional()
               .describe('Console output of a script kept for the model, characters (default 10000)'),
+            maxToolCalls: z
+              .number()
+              .int()
+              .positive()
+              .optional()
+              .describe('Tool calls one script may make; the next one stops it (default 100)'),
           })
           .optional()
           .describe('Limits of one run_code script (code mode)'),

@@ -1,5 +1,6 @@
 import * as path from 'node:path';
 import type { AvailabilityContext, ToolDefinition, ToolPlan } from '@toolhost/plugin-sdk';
+import { CodeModeSource } from '../code-mode/index.js';
 import { isolateSettingsOf } from '../config/isolates.js';
 import { layerConfig } from '../config/layer.js';
 import { ConfigError, parseConfig } from '../config/load.js';
@@ -120,6 +121,7 @@ export class ToolHost {
     // The four sources, in merge order; a fifth is one more line here.
     const sources: SourceAdapter[] = [
       builtin,
+      new CodeModeSource(),
       ...(this.#plugins ? [this.#plugins] : []),
       this.#mcp,
       this.#api,

@@ -3,6 +3,7 @@ import { codeModeTools } from '../code-mode/index.js';
 import { type CallLimits, type LimitsTable, resolveLimits } from '../config/limits.js';
 import type { ToolhostConfig } from '../config/schema.js';
 import type { CodeModeSettings } from '../core/dispatch/session.js';
+import { CODE_MODE_CONTEXT_KEY } from '../core/register/code-mode.js';
 import type { BuiltinToolsOptions } from '../sources/builtin/index.js';
 import type { PluginSettings } from '../sources/plugins/manager.js';
 import type { ToolPolicy } from '../types.js';
@@ -58,6 +59,13 @@ export function effectiveSettings(
   const defer = config.tools?.defer;
   const catalog = config.tools?.catalog;
   const limitsTable = resolveLimits(config.limits);
+  const codeMode = config.tools?.codeMode ?? false;
+  const availability = overrides.availability ?? {
+    env: envOf(config, env),
+    ...(config.signals?.auth === undefined ? {} : { auth: config.signals.auth }),
+    ...(config.signals?.config === undefined ? {} : { config: config.signals.config }),
+    ...(config.signals?.context === undefined ? {} : { context: config.signals.context }),
+  };
   return {
     builtins,
     policy: {
@@ -69,16 +77,12 @@ export function effectiveSettings(
     },
     limitsTable,
     limits: limitsTable.call,
-    codeMode: {
-      enabled: config.tools?.codeMode ?? false,
-      limits: limitsTable.codeMode,
-      tools: codeModeTools,
-    },
-    availability: overrides.availability ?? {
-      env: envOf(config, env),
-      ...(config.signals?.auth === undefined ? {} : { auth: config.signals.auth }),
-      ...(config.signals?.config === undefined ? {} : { config: config.signals.config }),
-      ...(config.signals?.context === undefined ? {} : { context: config.signals.context }),
+    codeMode: { enabled: codeMode, limits: limitsTable.codeMode, tools: codeModeTools },
+    // Code mode's tools are visible where this fact is true (sessions set their own): the host's
+    // plan (`toolhost list`, diffs) shows them exactly when `tools.codeMode` is on.
+    availability: {
+      ...availability,
+      context: { ...availability.context, [CODE_MODE_CONTEXT_KEY]: codeMode },
     },
     pluginSettings: (config.plugins ?? {}) as Readonly<Record<string, PluginSettings>>,
   };

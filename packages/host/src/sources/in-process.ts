@@ -77,6 +77,8 @@ export interface InProcessToolOptions {
   readonly source: 'builtin' | 'custom';
   /** Policy groups (`fs`, `runtime`): honoured for built-ins only. */
   readonly groups?: readonly string[];
+  /** The source instance, and the prefix of the executor id; default `source` (`builtin/read`). */
+  readonly sourceId?: string;
 }
 
 /**
@@ -85,7 +87,8 @@ export interface InProcessToolOptions {
  */
 export function inProcessTool(definition: ToolDefinition, options: InProcessToolOptions): RegisteredTool {
   const isBuiltin = options.source === 'builtin';
-  const ref = { kind: 'core', executorId: `${options.source}/${definition.name}` } as const;
+  const sourceId = options.sourceId ?? options.source;
+  const ref = { kind: 'core', executorId: `${sourceId}/${definition.name}` } as const;
   const descriptor = describeTool(definition, {
     owner: isBuiltin ? { kind: 'core' } : { kind: 'custom' },
     executor: ref,
@@ -113,7 +116,7 @@ export function inProcessTool(definition: ToolDefinition, options: InProcessTool
   return {
     descriptor,
     source: options.source,
-    sourceId: options.source,
+    sourceId,
     ...(isBuiltin && options.groups !== undefined ? { groups: options.groups } : {}),
     executor,
   };

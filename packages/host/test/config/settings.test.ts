@@ -73,7 +73,8 @@ describe('config and API settings, merged', () => {
   it('hides every built-in, as policy-denied, with builtins: false', async () => {
     await project.write({ builtins: false });
     const host = await project.start({ customTools: [needsVar] });
-    expect([...host.registry.tools.keys()]).toEqual(['needs_var']);
+    // Code mode's tools stay: they have their own switch (tools.codeMode).
+    expect([...host.registry.tools.keys()]).toEqual(['run_code', 'describe_tools', 'needs_var']);
     const reasons = hiddenReasons(host.plan());
     for (const name of BUILTINS) expect(reasons.get(name)).toEqual(['policy-denied']);
   });
@@ -81,7 +82,7 @@ describe('config and API settings, merged', () => {
   it('hides every built-in with builtins: { enabled: false } too', async () => {
     await project.write({ builtins: { enabled: false } });
     const host = await project.start();
-    expect(host.registry.tools.size).toBe(0);
+    expect([...host.registry.tools.keys()]).toEqual(['run_code', 'describe_tools']);
   });
 
   it('creates exec only when the config enables it', async () => {
@@ -103,7 +104,8 @@ describe('config and API settings, merged', () => {
   it('lets the API builtins option win over the config', async () => {
     await project.write({ builtins: { exec: { enabled: true } } });
     const host = await project.start({ builtins: false });
-    expect(host.registry.tools.size).toBe(0);
+    expect(host.registry.tools.has('exec')).toBe(false);
+    expect([...host.registry.tools.keys()]).toEqual(['run_code', 'describe_tools']);
   });
 
   it('shows env() checks every variable when signals.env is absent', async () => {

@@ -16,14 +16,17 @@ const hello = defineTool({
 describe('ToolHost', () => {
   it('registers built-ins (exec off by default) and custom tools', async () => {
     const host = await createHost({ pluginsDir: false, customTools: [hello] });
-    expect([...host.registry.tools.keys()].sort()).toEqual(['edit', 'grep', 'hello', 'ls', 'read', 'write']);
+    expect([...host.registry.tools.keys()].sort()).toEqual(
+      ['describe_tools', 'edit', 'grep', 'hello', 'ls', 'read', 'run_code', 'write'].sort(),
+    );
     expect(host.registry.tools.get('read')?.descriptor.owner).toEqual({ kind: 'core' });
     expect(host.registry.tools.get('hello')?.descriptor.owner).toEqual({ kind: 'custom' });
   });
 
   it('leaves built-ins out when disabled', async () => {
     const host = await createHost({ pluginsDir: false, builtins: false, customTools: [hello] });
-    expect([...host.registry.tools.keys()]).toEqual(['hello']);
+    // Code mode's tools are not built-ins of the workspace: tools.codeMode switches them.
+    expect([...host.registry.tools.keys()]).toEqual(['run_code', 'describe_tools', 'hello']);
     expect(host.plan().hidden.map((h) => [h.descriptor.name, h.diagnostics[0]?.reason])).toContainEqual([
       'read',
       'policy-denied',

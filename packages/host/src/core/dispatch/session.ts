@@ -11,6 +11,7 @@ import type { Disposer, RegisteredTool, Registry, ToolHooks, ToolPolicy } from '
 import { messageOf } from '../../util/errors.js';
 import { AsyncMutex } from '../../util/lock.js';
 import { planRegistry } from '../filter/plan.js';
+import { CODE_MODE_CONTEXT_KEY, isCodeModeTool } from '../register/code-mode.js';
 import { isAllowedTool } from '../register/policy.js';
 import { createToolIndex, type SearchHit, type ToolIndex } from '../search/index.js';
 import { HookSet } from '../wrap/hooks.js';
@@ -243,6 +244,12 @@ interface CallState {
 
 const CALLABLE: ToolCheck = Object.freeze({ ok: true });
 
+/** True when `descriptor` is the Map's entry of one of code mode's own tools. */
+function isCodeModeEntry(tools: ReadonlyMap<string, RegisteredTool>, descriptor: ToolDescriptor): boolean {
+  const tool = tools.get(descriptor.name);
+  return tool !== undefined && tool.descriptor === descriptor && isCodeModeTool(tool);
+}
+
 function hiddenMessage(name: string, entry: HiddenToolPlanEntry): string {
   const reasons = entry.diagnostics.map((d) => `${d.reason}: ${d.message}`).join('; ');
   return `Tool "${name}" is not available: ${reasons}`;
@@ -288,9 +295,14 @@ export class Session {
   plan(): ToolPlan {
     const snapshot = this.#snapshot();
     if (this.#planCache?.snapshot !== snapshot) {
+      // The session's own code-mode switch decides where code mode's tools are visible.
       const context = {
         ...snapshot.availability,
-        context: { ...snapshot.availability.context, ...this.#context },
+        context: {
+          ...snapshot.availability.context,
+          ...this.#context,
+          [CODE_MODE_CONTEXT_KEY]: this.#inCodeMode(snapshot),
+        },
       };
       this.#planCache = { snapshot, plan: planRegistry(snapshot.registry, context) };
     }
@@ -322,16 +334,27 @@ export class Session {
    * else {@link callableDescriptors}.
    */
   descriptors(): readonly ToolDescriptor[] {
-    const code = this.#codeModeTools(this.#snapshot());
-    return code === undefined
-      ? this.callableDescriptors()
-      : [...code.values()].map((tool) => tool.descriptor);
+    const snapshot = this.#snapshot();
+    if (!this.#inCodeMode(snapshot)) return this.callableDescriptors();
+    // Code mode's tools as the plan admits them: policy may have denied one or both.
+    const tools = snapshot.registry.tools;
+    return this.plan()
+      .visible.filter((entry) => isCodeModeEntry(tools, entry.descriptor))
+      .map((entry) => entry.descriptor);
   }
 
-  /** The code-mode tools of `snapshot` when this session is in code mode, made once per snapshot. */
+  /** Whether this session is in code mode: its own option, else the host's `tools.codeMode`. */
+  #inCodeMode(snapshot: HostSnapshot): boolean {
+    return this.#codeModeOption ?? (snapshot.codeMode ?? DEFAULT_CODE_MODE).enabled;
+  }
+
+  /**
+   * This session's own code-mode tools (their executors call its tools) when it is in code mode,
+   * made once per snapshot. The Map's entries decide whether they may be called.
+   */
   #codeModeTools(snapshot: HostSnapshot): ReadonlyMap<string, RegisteredTool> | undefined {
     const settings = snapshot.codeMode ?? DEFAULT_CODE_MODE;
-    if (!(this.#codeModeOption ?? settings.enabled)) return undefined;
+    if (!this.#inCodeMode(snapshot)) return undefined;
     if (this.#codeTools?.snapshot !== snapshot) {
       const tools = (settings.tools ?? NO_CODE_TOOLS)({
         callableDescriptors: () => this.callableDescriptors(),
@@ -343,11 +366,19 @@ export class Session {
     return this.#codeTools.tools;
   }
 
-  /** Descriptors of the tools the session may call now: active ∩ visible, in plan order. */
+  /**
+   * Descriptors of the tools the session may call now: active ∩ visible, in plan order, without
+   * code mode's own (they are what a code-mode session hands the model, see {@link descriptors}).
+   */
   callableDescriptors(): readonly ToolDescriptor[] {
     const active = this.#active;
+    const tools = this.#snapshot().registry.tools;
     return this.plan()
-      .visible.filter((entry) => active === undefined || active.has(entry.descriptor.name))
+      .visible.filter(
+        (entry) =>
+          (active === undefined || active.has(entry.descriptor.name)) &&
+          !isCodeModeEntry(tools, entry.descriptor),
+      )
       .map((entry) => entry.descriptor);
   }
 
@@ -617,7 +648,6 @@ export class Session {
    */
   check(name: string): ToolCheck {
     const snapshot = this.#snapshot();
-    if (this.#codeModeTools(snapshot)?.has(name)) return CALLABLE;
     if (this.#isSearch(name, snapshot)) return CALLABLE;
     return this.#callable(name, this.#stateFor(snapshot)).check;
   }
@@ -654,6 +684,14 @@ export class Session {
     if (!decision.allowed) return refuse('denied', `Tool "${name}" is denied by policy: ${decision.message}`);
     const hidden = this.plan().hidden.find((e) => e.descriptor === tool.descriptor);
     if (hidden !== undefined) return refuse('hidden', hiddenMessage(name, hidden));
+    if (isCodeModeTool(tool)) {
+      // Admitted by policy and the plan (so this session is in code mode); the active set limits
+      // what its scripts call, not code mode itself. It runs this session's own copy.
+      const own = this.#codeModeTools(snapshot)?.get(name);
+      return own === undefined
+        ? refuse('hidden', `Tool "${name}" is not available: this session is not in code mode`)
+        : { check: CALLABLE, tool: own };
+    }
     if (this.#active !== undefined && !this.#active.has(name)) {
       return refuse('inactive', `Tool "${name}" is not active in this session`);
     }
@@ -671,9 +709,7 @@ export class Session {
     options: CallOptions = {},
   ): Promise<CallOutcome> {
     const state = this.#stateFor(this.#snapshot());
-    const { check, tool } = this.#codeModeTools(state.snapshot)?.has(name)
-      ? { check: CALLABLE, tool: this.#codeTools?.tools.get(name) }
-      : this.#callable(name, state);
+    const { check, tool } = this.#callable(name, state);
     if (!check.ok || tool === undefined) {
       if (this.#isSearch(name, state.snapshot)) return this.#metaSearch(input);
       const message = check.ok ? `Tool "${name}" cannot be called` : check.message;

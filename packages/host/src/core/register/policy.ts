@@ -1,4 +1,5 @@
 import type { ToolPolicy, ToolSourceKind } from '../../types.js';
+import { CODE_MODE_SOURCE_ID } from './code-mode.js';
 
 /** What policy looks at: a tool's name and where it comes from. */
 export interface PolicySubject {
@@ -81,7 +82,8 @@ export function matchesPattern(pattern: string, subject: PolicySubject): boolean
 
 /**
  * The first gate. Rules, in order:
- * 1. `builtins: false` keeps every built-in out.
+ * 1. `builtins: false` keeps every built-in out, but code mode's tools: they have their own
+ *    switch (`tools.codeMode`) and reach nothing but the tools policy already admits.
  * 2. A tool matching any `deny` pattern is out — deny always wins over allow.
  * 3. When `allow` is present it is exhaustive for every source: a tool must match one of its
  *    patterns (a name glob or a group) to get in. An allow list that names only built-ins
@@ -89,7 +91,7 @@ export function matchesPattern(pattern: string, subject: PolicySubject): boolean
  *    `group:plugins`, `group:mcp`, `group:custom` or `*` let whole sources back in.
  */
 export function isAllowedTool(subject: PolicySubject, policy: ToolPolicy): PolicyDecision {
-  if (subject.source === 'builtin' && policy.builtins === false) {
+  if (subject.source === 'builtin' && policy.builtins === false && subject.sourceId !== CODE_MODE_SOURCE_ID) {
     return {
       allowed: false,
       rule: 'builtins-disabled',
@@ -106,7 +108,10 @@ export function isAllowedTool(subject: PolicySubject, policy: ToolPolicy): Polic
   }
   if (policy.allow !== undefined && !policy.allow.some((pattern) => matchesPattern(pattern, subject))) {
     const groups = groupsOf(subject);
-    const hint = `group:${subject.source === 'plugin' || subject.source === 'mcp' ? groups[1] : groups[0]}`;
+    const hint =
+      subject.sourceId === CODE_MODE_SOURCE_ID
+        ? `group:${CODE_MODE_SOURCE_ID}`
+        : `group:${subject.source === 'plugin' || subject.source === 'mcp' ? groups[1] : groups[0]}`;
     return {
       allowed: false,
       rule: 'allow',

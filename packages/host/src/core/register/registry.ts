@@ -9,6 +9,7 @@ import type {
 } from '../../types.js';
 import { checkAvailabilityExpression } from '../filter/availability.js';
 import { formatOwner } from '../refs.js';
+import { CODE_MODE_SOURCE_ID } from './code-mode.js';
 import { isAllowedTool, matchesPattern, type PolicySubject } from './policy.js';
 
 /** Merge order: a later source replaces an earlier one's tool of the same name. */
@@ -97,7 +98,9 @@ export function buildRegistry(sources: readonly ToolSource[], policy: ToolPolicy
       }
       tools.set(name, tool);
     }
-    if (admitted === 0 && shutOutByAllow > 0) {
+    // Not for code mode's tools: most hosts never turn code mode on, and an allow list that leaves
+    // it out is then exactly right (the plan still says why each is hidden).
+    if (admitted === 0 && shutOutByAllow > 0 && source.id !== CODE_MODE_SOURCE_ID) {
       diagnostics.push({
         level: 'warning',
         code: 'allow-matches-nothing',
