@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import ivm from 'isolated-vm';
 import { messageOf } from '../util/errors.js';
 import { CODE_RUNTIME } from './runtime.js';
@@ -51,6 +52,9 @@ export async function runCode(source: string, options: CodeRunOptions): Promise<
   const isolate = new ivm.Isolate({ memoryLimit: limits.memoryMb });
   // Aborted when the run ends, whatever ended it: tool calls still in flight are cancelled.
   const run = new AbortController();
+  // Every tool call in flight listens on it until it ends (up to limits.codeMode.maxToolCalls at
+  // once): not a leak, and Node's warning at 11 listeners would only be noise.
+  setMaxListeners(0, run.signal);
   let finish!: (outcome: CodeOutcome) => void;
   const ended = new Promise<CodeOutcome>((resolve) => {
     finish = (outcome) => {
