@@ -1,6 +1,6 @@
 import type { ToolDescriptor } from '@toolhost/plugin-sdk';
 import type { RegisteredTool, ToolPolicy } from '../../types.js';
-import { matchesPattern, type PolicySubject } from '../register/policy.js';
+import { matchesPattern, type PolicySubject, subjectOf } from '../register/policy.js';
 import type { SearchableTool } from '../search/index.js';
 
 /*
@@ -29,15 +29,6 @@ export function estimateTokens(descriptor: ToolDescriptor): number {
     input_schema: descriptor.inputSchema,
   });
   return Math.ceil(json.length / 4);
-}
-
-function subjectOf(tool: RegisteredTool): PolicySubject {
-  return {
-    name: tool.descriptor.name,
-    source: tool.source,
-    sourceId: tool.sourceId,
-    ...(tool.groups === undefined ? {} : { groups: tool.groups }),
-  };
 }
 
 /**

@@ -1,4 +1,4 @@
-import type { ToolPolicy, ToolSourceKind } from '../../types.js';
+import type { RegisteredTool, ToolPolicy, ToolSourceKind } from '../../types.js';
 import { CODE_MODE_SOURCE_ID } from './code-mode.js';
 
 /** What policy looks at: a tool's name and where it comes from. */
@@ -8,6 +8,16 @@ export interface PolicySubject {
   readonly sourceId: string;
   /** Extra groups; honoured for built-ins only, so a plugin cannot join `group:fs`. */
   readonly groups?: readonly string[];
+}
+
+/** A registered tool as policy patterns see it. */
+export function subjectOf(tool: RegisteredTool): PolicySubject {
+  return {
+    name: tool.descriptor.name,
+    source: tool.source,
+    sourceId: tool.sourceId,
+    ...(tool.groups === undefined ? {} : { groups: tool.groups }),
+  };
 }
 
 /** The verdict of {@link isAllowedTool}; a denial says which rule and how to change it. */

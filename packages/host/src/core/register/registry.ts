@@ -10,7 +10,7 @@ import type {
 import { checkAvailabilityExpression } from '../filter/availability.js';
 import { formatOwner } from '../refs.js';
 import { CODE_MODE_SOURCE_ID } from './code-mode.js';
-import { isAllowedTool, matchesPattern, type PolicySubject } from './policy.js';
+import { isAllowedTool, matchesPattern, type PolicySubject, subjectOf } from './policy.js';
 
 /** Merge order: a later source replaces an earlier one's tool of the same name. */
 export const SOURCE_ORDER: readonly ToolSourceKind[] = ['builtin', 'plugin', 'mcp', 'custom'];
@@ -23,15 +23,6 @@ function withExecutorRef(tool: RegisteredTool): RegisteredTool {
   if (tool.descriptor.executor === tool.executor.ref) return tool;
   if (JSON.stringify(tool.descriptor.executor) === JSON.stringify(tool.executor.ref)) return tool;
   return { ...tool, descriptor: { ...tool.descriptor, executor: tool.executor.ref } };
-}
-
-function subjectOf(tool: RegisteredTool): PolicySubject {
-  return {
-    name: tool.descriptor.name,
-    source: tool.source,
-    sourceId: tool.sourceId,
-    ...(tool.groups === undefined ? {} : { groups: tool.groups }),
-  };
 }
 
 function sourceLabel(source: ToolSource): string {
