@@ -4,14 +4,12 @@
  * host's plan and diffs show them, and an MCP client of a code-mode session lists them and hears
  * `list_changed` when they come or go.
  */
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { createHost, type HostChange, resultText, type ToolHost } from '@toolhost/host';
-import { createMcpServer } from '@toolhost/host/internal';
 import { defineTool } from '@toolhost/plugin-sdk';
 import { afterEach, describe, expect, it } from 'vitest';
 import * as z from 'zod';
+import { connectInMemory } from '../mcp/in-memory-client.js';
 
 const customTools = [
   defineTool({
@@ -116,11 +114,7 @@ describe('code mode in the registry, the plan and its diffs', () => {
 
   it('an MCP client of a code-mode session lists run_code, and hears list_changed when policy takes it away', async () => {
     const h = await start({ codeMode: true });
-    const { server, dispose } = createMcpServer(h);
-    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-    await server.connect(serverSide);
-    const client = new Client({ name: 'code-mode-test', version: '1.0.0' });
-    await client.connect(clientSide);
+    const { client, close } = await connectInMemory(h, 'code-mode-test');
     try {
       expect(names((await client.listTools()).tools)).toEqual(['run_code', 'describe_tools']);
       const changed = new Promise<void>((resolve) =>
@@ -130,8 +124,7 @@ describe('code mode in the registry, the plan and its diffs', () => {
       await changed;
       expect(names((await client.listTools()).tools)).toEqual(['describe_tools']);
     } finally {
-      dispose();
-      await client.close();
+      await close();
     }
   });
 });

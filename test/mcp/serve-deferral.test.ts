@@ -1,11 +1,9 @@
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { createHost, type ToolHost } from '@toolhost/host';
-import { createMcpServer } from '@toolhost/host/internal';
 import { defineTool } from '@toolhost/plugin-sdk';
 import { afterEach, describe, expect, it } from 'vitest';
 import * as z from 'zod';
+import { connectInMemory } from './in-memory-client.js';
 
 const tool = (name: string, description: string) =>
   defineTool({ name, description, input: z.object({}), execute: () => `ran ${name}` });
@@ -17,21 +15,7 @@ const customTools = [
   tool('github_delete_repo', 'Delete a GitHub repository'),
 ];
 
-/** An MCP client connected in memory to an MCP server over one session of `host`. */
-async function connect(host: ToolHost) {
-  const { server, dispose } = createMcpServer(host);
-  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-  await server.connect(serverSide);
-  const client = new Client({ name: 'deferral-test', version: '1.0.0' });
-  await client.connect(clientSide);
-  return {
-    client,
-    close: async () => {
-      dispose();
-      await client.close();
-    },
-  };
-}
+const connect = (host: ToolHost) => connectInMemory(host, 'deferral-test');
 
 describe('deferred tools served over MCP: the tool_search meta-tool', () => {
   const closers: (() => Promise<void>)[] = [];
