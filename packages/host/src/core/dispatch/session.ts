@@ -12,7 +12,7 @@ import { messageOf } from '../../util/errors.js';
 import { AsyncMutex } from '../../util/lock.js';
 import { planRegistry } from '../filter/plan.js';
 import { CODE_MODE_CONTEXT_KEY, isCodeModeTool } from '../register/code-mode.js';
-import { isAllowedTool } from '../register/policy.js';
+import { isAllowedTool, subjectOf } from '../register/policy.js';
 import { createToolIndex, type SearchHit, type ToolIndex } from '../search/index.js';
 import { HookSet } from '../wrap/hooks.js';
 import { errorResult } from '../wrap/results.js';
@@ -677,10 +677,7 @@ export class Session {
       const list = known.length === 0 ? 'none' : known.slice(0, 50).join(', ');
       return refuse('unknown', `Unknown tool "${name}". Tools available in this session: ${list}`);
     }
-    const decision = isAllowedTool(
-      { name, source: tool.source, sourceId: tool.sourceId, ...(tool.groups ? { groups: tool.groups } : {}) },
-      snapshot.policy,
-    );
+    const decision = isAllowedTool(subjectOf(tool), snapshot.policy);
     if (!decision.allowed) return refuse('denied', `Tool "${name}" is denied by policy: ${decision.message}`);
     const hidden = this.plan().hidden.find((e) => e.descriptor === tool.descriptor);
     if (hidden !== undefined) return refuse('hidden', hiddenMessage(name, hidden));
