@@ -81,7 +81,9 @@ describe('deferred tools served over MCP: the tool_search meta-tool', () => {
     closers.unshift(close);
     const bad = await client.callTool({ name: 'tool_search', arguments: { limit: 3 } });
     expect(bad.isError).toBe(true);
-    expect(bad.content).toEqual([{ type: 'text', text: 'tool_search: "query" must be a non-empty string' }]);
+    expect(bad.content).toEqual([
+      { type: 'text', text: 'Invalid input for tool "tool_search": at "query": must be a non-empty string' },
+    ]);
     expect((await client.listTools()).tools.map((t) => t.name)).toEqual(['weather_now', 'tool_search']);
   });
 });

@@ -120,25 +120,31 @@ export function toolSearchDescriptor(loads: boolean): ToolDescriptor {
   };
 }
 
-/** A search request's input, checked: `{query, limit?}`, or a message saying what is wrong. */
+/**
+ * A search request's input, checked: `{query, limit?}`, or what is wrong: `message` for a reply
+ * of its own, `path` and `problem` for an input issue.
+ */
 export function parseSearchInput(
   input: unknown,
-): { ok: true; query: string; limit: number } | { ok: false; message: string } {
+):
+  | { ok: true; query: string; limit: number }
+  | { ok: false; path: string; problem: string; message: string } {
+  const fail = (path: string, problem: string) => ({
+    ok: false as const,
+    path,
+    problem,
+    message: `${TOOL_SEARCH_NAME}: ${path === '(root)' ? 'the input' : `"${path}"`} ${problem}`,
+  });
   if (typeof input !== 'object' || input === null || Array.isArray(input)) {
-    return { ok: false, message: `${TOOL_SEARCH_NAME}: the input must be an object {query, limit?}` };
+    return fail('(root)', 'must be an object {query, limit?}');
   }
   const { query, limit } = input as { query?: unknown; limit?: unknown };
-  if (typeof query !== 'string' || query.trim() === '') {
-    return { ok: false, message: `${TOOL_SEARCH_NAME}: "query" must be a non-empty string` };
-  }
+  if (typeof query !== 'string' || query.trim() === '') return fail('query', 'must be a non-empty string');
   if (
     limit !== undefined &&
     (typeof limit !== 'number' || !Number.isInteger(limit) || limit < 1 || limit > MAX_SEARCH_LIMIT)
   ) {
-    return {
-      ok: false,
-      message: `${TOOL_SEARCH_NAME}: "limit" must be an integer from 1 to ${MAX_SEARCH_LIMIT}`,
-    };
+    return fail('limit', `must be an integer from 1 to ${MAX_SEARCH_LIMIT}`);
   }
   return { ok: true, query, limit: (limit as number | undefined) ?? 5 };
 }

@@ -5,6 +5,7 @@ import type {
   HiddenToolPlanEntry,
   ToolDescriptor,
   ToolPlan,
+  ToolResult,
 } from '@toolhost/plugin-sdk';
 import { type CodeModeLimits, resolveLimits } from '../../config/limits.js';
 import type { Disposer, RegisteredTool, Registry, ToolHooks, ToolPolicy } from '../../types.js';
@@ -275,6 +276,7 @@ export class Session {
   readonly #loaded = new Set<string>();
   readonly #listChanged = new Set<() => void>();
   #catalog: Catalog | undefined;
+  #metaSearchTool: RegisteredTool | undefined;
   /** How `dispatch` answers `tool_search`: set by the last `tools('anthropic', …)`. */
   #searchAnswer: 'text' | 'references' = 'text';
 
@@ -580,18 +582,34 @@ export class Session {
     };
   }
 
+  /**
+   * Meta mode's `tool_search` as a tool the wrapper runs, so it is called like every other: the
+   * session's lock, before/after hooks (an audit hook sees searches; a hook may block one),
+   * input check, limits and timing. Made once per session: it reads the session's state when run.
+   */
+  #searchTool(): RegisteredTool {
+    this.#metaSearchTool ??= {
+      descriptor: toolSearchDescriptor(true),
+      source: 'builtin',
+      sourceId: 'builtin',
+      executor: {
+        ref: { kind: 'core', executorId: `session/${TOOL_SEARCH_NAME}` },
+        validateInput: (input) => {
+          const parsed = parseSearchInput(input);
+          return parsed.ok
+            ? { ok: true, value: { query: parsed.query, limit: parsed.limit } }
+            : { ok: false, issues: [{ path: parsed.path, message: parsed.problem }] };
+        },
+        run: async (input) => this.#metaSearch(input as { query: string; limit: number }),
+      },
+    };
+    return this.#metaSearchTool;
+  }
+
   /** Meta mode's `tool_search`: finds deferred tools, loads them, and returns their definitions. */
-  #metaSearch(input: unknown): CallOutcome {
-    const parsed = parseSearchInput(input);
-    if (!parsed.ok) return { result: errorResult(parsed.message), status: 'invalid-input', durationMs: 0 };
-    const hits = this.#searchDeferred(parsed.query, parsed.limit);
-    if (hits.length === 0) {
-      return {
-        result: { content: [{ type: 'text', text: `No tool matches "${parsed.query}"` }] },
-        status: 'ok',
-        durationMs: 0,
-      };
-    }
+  #metaSearch({ query, limit }: { query: string; limit: number }): ToolResult {
+    const hits = this.#searchDeferred(query, limit);
+    if (hits.length === 0) return { content: [{ type: 'text', text: `No tool matches "${query}"` }] };
     this.load(hits.map((h) => h.name));
     const byName = new Map(this.#catalogNow().descriptors.map((d) => [d.name, d]));
     const found = hits.flatMap((hit) => {
@@ -600,14 +618,7 @@ export class Session {
         ? []
         : [{ name: d.name, description: d.description, inputSchema: d.inputSchema }];
     });
-    return {
-      result: {
-        content: [{ type: 'text', text: JSON.stringify(found) }],
-        structuredContent: { tools: found },
-      },
-      status: 'ok',
-      durationMs: 0,
-    };
+    return { content: [{ type: 'text', text: JSON.stringify(found) }], structuredContent: { tools: found } };
   }
 
   /** True when `name` is the session's own search tool (no tool of the Map has its name). */
@@ -706,9 +717,11 @@ export class Session {
     options: CallOptions = {},
   ): Promise<CallOutcome> {
     const state = this.#stateFor(this.#snapshot());
-    const { check, tool } = this.#callable(name, state);
-    if (!check.ok || tool === undefined) {
-      if (this.#isSearch(name, state.snapshot)) return this.#metaSearch(input);
+    const found = this.#callable(name, state);
+    const { check } = found;
+    let tool = found.tool;
+    if (!check.ok && this.#isSearch(name, state.snapshot)) tool = this.#searchTool();
+    else if (!check.ok || tool === undefined) {
       const message = check.ok ? `Tool "${name}" cannot be called` : check.message;
       return { result: errorResult(message), status: 'blocked', durationMs: 0 };
     }

@@ -130,10 +130,43 @@ describe('meta mode (MCP, Chat Completions, any loop)', () => {
     const session = sessionOf({ defer: ['github_*'] });
     const outcome = await session.call('tool_search', { query: '' });
     expect(outcome.result.isError).toBe(true);
-    expect(text(outcome.result)).toBe('tool_search: "query" must be a non-empty string');
-    expect(text((await session.call('tool_search', { query: 'x', limit: 99 })).result)).toBe(
-      'tool_search: "limit" must be an integer from 1 to 10',
+    expect(outcome.status).toBe('invalid-input');
+    expect(text(outcome.result)).toBe(
+      'Invalid input for tool "tool_search": at "query": must be a non-empty string',
     );
+    expect(text((await session.call('tool_search', { query: 'x', limit: 99 })).result)).toBe(
+      'Invalid input for tool "tool_search": at "limit": must be an integer from 1 to 10',
+    );
+  });
+
+  it('the meta search runs under the hooks like any call: they see it, and a block stops it before anything loads', async () => {
+    const session = sessionOf({ defer: ['github_*'] });
+    const seen: string[] = [];
+    const dispose = session.addHooks({
+      name: 'audit',
+      beforeToolCall: (event) => {
+        seen.push(`before ${event.toolName} ${JSON.stringify(event.input)}`);
+        return JSON.stringify(event.input).includes('secret')
+          ? { block: true, reason: 'no searching for secrets' }
+          : undefined;
+      },
+      afterToolCall: (event) => {
+        seen.push(`after ${event.toolName} ${event.result.isError === true ? 'error' : 'ok'}`);
+      },
+    });
+    const blocked = await session.call('tool_search', { query: 'secret pull requests' });
+    expect(blocked.status).toBe('blocked');
+    expect(text(blocked.result)).toContain('no searching for secrets');
+    expect(session.loadedTools()).toEqual([]);
+    const found = await session.call('tool_search', { query: 'pull requests' });
+    expect(found.status).toBe('ok');
+    expect(session.loadedTools()).toContain('github_list_pulls');
+    expect(seen).toEqual([
+      'before tool_search {"query":"secret pull requests","limit":5}',
+      'before tool_search {"query":"pull requests","limit":5}',
+      'after tool_search ok',
+    ]);
+    dispose();
   });
 
   it("{deferral: 'none'} lists every tool, and nothing deferred means no tool_search", () => {
