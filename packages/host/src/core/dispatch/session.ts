@@ -5,7 +5,6 @@ import type {
   HiddenToolPlanEntry,
   ToolDescriptor,
   ToolPlan,
-  ToolResult,
 } from '@toolhost/plugin-sdk';
 import { type CodeModeLimits, resolveLimits } from '../../config/limits.js';
 import type { Disposer, RegisteredTool, Registry, ToolHooks, ToolPolicy } from '../../types.js';
@@ -14,7 +13,7 @@ import { AsyncMutex } from '../../util/lock.js';
 import { planRegistry } from '../filter/plan.js';
 import { CODE_MODE_CONTEXT_KEY, isCodeModeTool } from '../register/code-mode.js';
 import { isAllowedTool, subjectOf } from '../register/policy.js';
-import { createToolIndex, type SearchHit, type ToolIndex } from '../search/index.js';
+import type { SearchHit } from '../search/index.js';
 import { HookSet } from '../wrap/hooks.js';
 import { errorResult } from '../wrap/results.js';
 import {
@@ -26,40 +25,36 @@ import {
 } from '../wrap/wrapper.js';
 import {
   type AnthropicContentBlock,
-  type AnthropicTool,
-  type AnthropicToolEntry,
   type AnthropicToolResultBlock,
   type AnthropicToolUseBlock,
-  toAnthropicDeferredTool,
-  toAnthropicTool,
   toAnthropicToolResult,
 } from './adapters/anthropic.js';
-import { type McpTool, toMcpTool } from './adapters/mcp.js';
 import {
   type OpenAIFunctionCall,
   type OpenAIFunctionCallOutput,
-  type OpenAIFunctionTool,
   type OpenAIResponseItem,
-  type OpenAIResponsesTool,
-  type OpenAIResponsesToolEntry,
   type OpenAIToolCall,
   type OpenAIToolMessage,
-  type OpenAIToolSearchCall,
   type OpenAIToolSearchOutput,
   toOpenAIFunctionCallOutput,
-  toOpenAIResponsesDeferredTool,
-  toOpenAIResponsesTool,
-  toOpenAITool,
   toOpenAIToolMessage,
 } from './adapters/openai.js';
 import {
-  deferredNames,
-  parseSearchInput,
-  searchableOf,
-  TOOL_SEARCH_INPUT,
-  TOOL_SEARCH_NAME,
-  toolSearchDescriptor,
-} from './deferral.js';
+  type ActivationResult,
+  type DeferralModes,
+  type DeferredToolShapes,
+  SessionCatalog,
+  type ToolShapes,
+  type ToolsOptions,
+} from './session-catalog.js';
+
+export type {
+  ActivationResult,
+  DeferralModes,
+  DeferredToolShapes,
+  ToolShapes,
+  ToolsOptions,
+} from './session-catalog.js';
 
 /** What a session reads from its host at the start of each call: one consistent state. */
 export interface HostSnapshot {
@@ -130,87 +125,6 @@ export type ToolCheck =
   | { readonly ok: true }
   | { readonly ok: false; readonly refusal: ToolRefusal; readonly message: string };
 
-/** The outcome of `setActiveToolsByName`. */
-export interface ActivationResult {
-  /** Names now active (they exist in the Map; some may be hidden right now). */
-  readonly active: readonly string[];
-  /** Names that exist nowhere, skipped. */
-  readonly skipped: readonly string[];
-}
-
-/** The tool shapes a session can hand to a model or client, by the name `session.tools(name)` takes. */
-export interface ToolShapes {
-  /** Anthropic Messages API `tools`. */
-  anthropic: AnthropicTool;
-  /** OpenAI Chat Completions `tools`. */
-  openai: OpenAIFunctionTool;
-  /** OpenAI Responses API `tools`. */
-  'openai-responses': OpenAIResponsesTool;
-  /** MCP `tools/list` entries. */
-  mcp: McpTool;
-}
-
-/**
- * How deferred tools are handed over, by shape (see `session.tools(shape, {deferral})`):
- * - `meta` (the default, every shape): deferred tools are left out and a `tool_search` tool is
- *   added; what it finds is loaded into this session's list (MCP clients get `list_changed`).
- * - `none`: every tool, nothing deferred.
- * - Anthropic `native-bm25` / `native-regex`: deferred tools carry `defer_loading: true` beside
- *   Anthropic's server-side search tool (beta `advanced-tool-use-2025-11-20`).
- * - Anthropic `client`: the same `defer_loading` tools beside an ordinary `tool_search` tool that
- *   `dispatch` answers with `tool_reference` blocks.
- * - OpenAI Responses `hosted`: `defer_loading: true` plus `{type: 'tool_search'}`; `client`: the
- *   deferred tools are left out, a client-executed `tool_search` is added, and
- *   `dispatchOpenAIToolSearch` answers its `tool_search_call` items.
- */
-export interface DeferralModes {
-  anthropic: 'meta' | 'none' | 'native-bm25' | 'native-regex' | 'client';
-  openai: 'meta' | 'none';
-  'openai-responses': 'meta' | 'none' | 'hosted' | 'client';
-  mcp: 'meta' | 'none';
-}
-
-/** What `session.tools(shape, options)` returns, by shape: the tools, deferred ones, and search tools. */
-export interface DeferredToolShapes {
-  anthropic: AnthropicToolEntry;
-  openai: OpenAIFunctionTool;
-  'openai-responses': OpenAIResponsesToolEntry;
-  mcp: McpTool;
-}
-
-/** Options of `session.tools(shape, options)`. */
-export interface ToolsOptions<K extends keyof ToolShapes> {
-  /** How deferred tools are handed over; default `meta`. */
-  readonly deferral?: DeferralModes[K];
-}
-
-const deferralModes: { [K in keyof ToolShapes]: readonly DeferralModes[K][] } = {
-  anthropic: ['meta', 'none', 'native-bm25', 'native-regex', 'client'],
-  openai: ['meta', 'none'],
-  'openai-responses': ['meta', 'none', 'hosted', 'client'],
-  mcp: ['meta', 'none'],
-};
-
-/**
- * What a session works out once per snapshot and active set about deferral: which of its tools
- * are deferred, and the search indexes (built on first use).
- */
-interface Catalog {
-  readonly snapshot: HostSnapshot;
-  readonly active: ReadonlySet<string> | undefined;
-  readonly descriptors: readonly ToolDescriptor[];
-  readonly deferred: ReadonlySet<string>;
-  all?: ToolIndex;
-  deferredOnly?: ToolIndex;
-}
-
-const shapeConverters: { [K in keyof ToolShapes]: (descriptor: ToolDescriptor) => ToolShapes[K] } = {
-  anthropic: toAnthropicTool,
-  openai: toOpenAITool,
-  'openai-responses': toOpenAIResponsesTool,
-  mcp: toMcpTool,
-};
-
 /**
  * Why a hidden tool is worth telling the model about: something the user can supply, or a server
  * that is down for now. Other reasons (policy, a disabled or broken plugin, the session's context)
@@ -272,19 +186,20 @@ export class Session {
   #callState: CallState | undefined;
   readonly #codeModeOption: boolean | undefined;
   #codeTools: { snapshot: HostSnapshot; tools: ReadonlyMap<string, RegisteredTool> } | undefined;
-  /** Deferred tools a search loaded into this session's list, in the order they were loaded. */
-  readonly #loaded = new Set<string>();
-  readonly #listChanged = new Set<() => void>();
-  #catalog: Catalog | undefined;
-  #metaSearchTool: RegisteredTool | undefined;
-  /** How `dispatch` answers `tool_search`: set by the last `tools('anthropic', …)`. */
-  #searchAnswer: 'text' | 'references' = 'text';
+  /** Deferral: what is deferred, what searches loaded, and each client's shape of the list. */
+  readonly #catalog: SessionCatalog;
 
   constructor(snapshot: () => HostSnapshot, options: SessionOptions = {}) {
     this.id = options.id ?? randomUUID();
     this.#snapshot = snapshot;
     this.#context = options.context ?? {};
     this.#codeModeOption = options.codeMode;
+    this.#catalog = new SessionCatalog({
+      snapshot: () => this.#snapshot(),
+      active: () => this.#active,
+      descriptors: () => this.descriptors(),
+      check: (name) => this.check(name),
+    });
     if (options.activeTools !== undefined) this.setActiveToolsByName(options.activeTools);
   }
 
@@ -385,245 +300,44 @@ export class Session {
   }
 
   /**
-   * The active, visible tools in the shape a model API or MCP client takes. An unknown shape
-   * (a typo, or a name from plain JavaScript) throws a TypeError listing the shapes.
+   * The active, visible tools in the shape a model API or MCP client takes, deferred tools handed
+   * over as `options.deferral` says (see {@link DeferralModes}). An unknown shape or mode (a typo,
+   * or a name from plain JavaScript) throws a TypeError listing the valid ones.
    */
   tools<K extends keyof ToolShapes>(shape: K): ToolShapes[K][];
   tools<K extends keyof ToolShapes>(shape: K, options: ToolsOptions<K>): DeferredToolShapes[K][];
   tools<K extends keyof ToolShapes>(shape: K, options: ToolsOptions<K> = {}): DeferredToolShapes[K][] {
-    if (typeof shape !== 'string' || !Object.hasOwn(shapeConverters, shape)) {
-      throw new TypeError(
-        `session.tools(${JSON.stringify(shape)}): unknown tool format; use one of ${Object.keys(shapeConverters).join(', ')}`,
-      );
-    }
-    const mode = options.deferral ?? 'meta';
-    const modes = deferralModes[shape] as readonly string[];
-    if (!modes.includes(mode)) {
-      throw new TypeError(
-        `session.tools(${JSON.stringify(shape)}, {deferral: ${JSON.stringify(mode)}}): unknown deferral mode for this format; use one of ${modes.join(', ')}`,
-      );
-    }
-    if (shape === 'anthropic') this.#searchAnswer = mode === 'client' ? 'references' : 'text';
-    const catalog = this.#catalogNow();
-    const convert = shapeConverters[shape] as (d: ToolDescriptor) => DeferredToolShapes[K];
-    if (mode === 'none' || catalog.deferred.size === 0) return catalog.descriptors.map(convert);
-    if (mode === 'meta') return this.#metaList(catalog).map(convert);
-    return this.#nativeList(shape, mode, catalog) as DeferredToolShapes[K][];
+    return this.#catalog.list(shape, options);
   }
 
-  /**
-   * Meta mode: the tools not deferred (plan order), then the search tool, then what searches
-   * loaded (load order), so the list only ever grows at its end and prompt caches keep hitting.
-   */
-  #metaList(catalog: Catalog): ToolDescriptor[] {
-    const byName = new Map<string, ToolDescriptor>();
-    const list: ToolDescriptor[] = [];
-    for (const d of catalog.descriptors) {
-      if (catalog.deferred.has(d.name)) byName.set(d.name, d);
-      else list.push(d);
-    }
-    if (this.#shadowsSearch(catalog)) {
-      throw new TypeError(
-        `A tool named "${TOOL_SEARCH_NAME}" exists in this session, so its tool search cannot be added; rename that tool or use {deferral: 'none'}`,
-      );
-    }
-    list.push(toolSearchDescriptor(true));
-    for (const name of this.#loaded) {
-      const d = byName.get(name);
-      if (d !== undefined) list.push(d);
-    }
-    return list;
-  }
-
-  #nativeList(shape: keyof ToolShapes, mode: string, catalog: Catalog): unknown[] {
-    const { descriptors, deferred } = catalog;
-    if (shape === 'anthropic') {
-      const list: AnthropicToolEntry[] = descriptors.map((d) =>
-        deferred.has(d.name) ? toAnthropicDeferredTool(d) : toAnthropicTool(d),
-      );
-      // The search tool is never deferred, so at least one tool always stays loaded (the API
-      // refuses a request whose tools are all deferred).
-      if (mode === 'native-bm25')
-        list.push({ type: 'tool_search_tool_bm25_20251119', name: 'tool_search_tool_bm25' });
-      else if (mode === 'native-regex') {
-        list.push({ type: 'tool_search_tool_regex_20251119', name: 'tool_search_tool_regex' });
-      } else {
-        if (this.#shadowsSearch(catalog)) {
-          throw new TypeError(
-            `A tool named "${TOOL_SEARCH_NAME}" exists in this session, so its tool search cannot be added; rename that tool or use a native search`,
-          );
-        }
-        list.push(toAnthropicTool(toolSearchDescriptor(false)));
-      }
-      return list;
-    }
-    // openai-responses
-    if (mode === 'hosted') {
-      const list: OpenAIResponsesToolEntry[] = descriptors.map((d) =>
-        deferred.has(d.name) ? toOpenAIResponsesDeferredTool(d) : toOpenAIResponsesTool(d),
-      );
-      list.push({ type: 'tool_search' });
-      return list;
-    }
-    const list: OpenAIResponsesToolEntry[] = descriptors
-      .filter((d) => !deferred.has(d.name))
-      .map(toOpenAIResponsesTool);
-    list.push({
-      type: 'tool_search',
-      execution: 'client',
-      description: toolSearchDescriptor(false).description,
-      parameters: TOOL_SEARCH_INPUT as unknown as OpenAIResponsesTool['parameters'],
-    });
-    return list;
-  }
-
-  #shadowsSearch(catalog: Catalog): boolean {
-    return catalog.snapshot.registry.tools.has(TOOL_SEARCH_NAME);
-  }
-
-  /** The deferral state for the current snapshot and active set. */
-  #catalogNow(): Catalog {
-    const snapshot = this.#snapshot();
-    const cached = this.#catalog;
-    if (cached !== undefined && cached.snapshot === snapshot && cached.active === this.#active) return cached;
-    const descriptors = this.descriptors();
-    const fresh: Catalog = {
-      snapshot,
-      active: this.#active,
-      descriptors,
-      deferred: deferredNames(descriptors, snapshot.registry.tools, snapshot.policy),
-    };
-    this.#catalog = fresh;
-    return fresh;
-  }
-
-  /**
-   * The names of this session's tools that are deferred now (shown only once a search finds
-   * them), in plan order. Deferral never changes what may be called.
-   */
+  /** The names of this session's tools deferred now, in plan order; deferral never changes what may be called. */
   deferredTools(): string[] {
-    return [...this.#catalogNow().deferred];
+    return this.#catalog.deferred();
   }
 
   /** Names a tool search has loaded into this session's list, in load order. */
   loadedTools(): string[] {
-    return [...this.#loaded];
+    return this.#catalog.loaded();
   }
 
-  /**
-   * Searches the tools this session may call now (visible, active, allowed), best first; `limit`
-   * defaults to 5. Finds tools whether deferred or not, and loads nothing.
-   */
+  /** Searches the tools this session may call now, deferred or not, best first; loads nothing. */
   search(query: string, limit = 5): SearchHit[] {
-    const catalog = this.#catalogNow();
-    catalog.all ??= createToolIndex(catalog.descriptors.map(searchableOf));
-    return catalog.all.search(query, limit).filter((hit) => this.check(hit.name).ok);
+    return this.#catalog.search(query, limit);
   }
 
-  /** Searches the deferred tools only: what a tool search may hand the model. */
-  #searchDeferred(query: string, limit: number): SearchHit[] {
-    const catalog = this.#catalogNow();
-    catalog.deferredOnly ??= createToolIndex(
-      catalog.descriptors.filter((d) => catalog.deferred.has(d.name)).map(searchableOf),
-    );
-    return catalog.deferredOnly.search(query, limit).filter((hit) => this.check(hit.name).ok);
-  }
-
-  /**
-   * Loads deferred tools into this session's list (meta mode shows them from now on). Names that
-   * cannot be called now are skipped; loading never makes a tool callable that was not.
-   * Listeners of `onToolsChanged` hear of it when the list grew.
-   */
+  /** Loads deferred tools into this session's list; names that cannot be called now are skipped. */
   load(names: readonly string[]): ActivationResult {
-    const active: string[] = [];
-    const skipped: string[] = [];
-    let grew = false;
-    for (const name of new Set(names)) {
-      if (!this.check(name).ok) {
-        skipped.push(name);
-        continue;
-      }
-      active.push(name);
-      if (!this.#loaded.has(name)) {
-        this.#loaded.add(name);
-        grew = true;
-      }
-    }
-    if (grew) for (const listener of [...this.#listChanged]) listener();
-    return { active, skipped };
+    return this.#catalog.load(names);
   }
 
   /** Calls `listener` whenever a search or `load` adds tools to this session's list. */
   onToolsChanged(listener: () => void): Disposer {
-    this.#listChanged.add(listener);
-    return () => {
-      this.#listChanged.delete(listener);
-    };
+    return this.#catalog.onChanged(listener);
   }
 
-  /**
-   * The Anthropic client-side search answer: a `tool_result` whose content is `tool_reference`
-   * blocks naming the deferred tools that match `input.query` (they must be in `tools` with
-   * `defer_loading: true`, as `tools('anthropic', {deferral: 'client'})` puts them).
-   */
+  /** The Anthropic client-side search answer: `tool_reference` blocks naming what matched. */
   toolSearchResult(toolUseId: string, input: unknown): AnthropicToolResultBlock {
-    const parsed = parseSearchInput(input);
-    if (!parsed.ok) return toAnthropicToolResult(toolUseId, errorResult(parsed.message));
-    const hits = this.#searchDeferred(parsed.query, parsed.limit);
-    if (hits.length === 0) {
-      return toAnthropicToolResult(toolUseId, {
-        content: [{ type: 'text', text: `No tool matches "${parsed.query}"` }],
-      });
-    }
-    return {
-      type: 'tool_result',
-      tool_use_id: toolUseId,
-      content: hits.map((hit) => ({ type: 'tool_reference' as const, tool_name: hit.name })),
-    };
-  }
-
-  /**
-   * Meta mode's `tool_search` as a tool the wrapper runs, so it is called like every other: the
-   * session's lock, before/after hooks (an audit hook sees searches; a hook may block one),
-   * input check, limits and timing. Made once per session: it reads the session's state when run.
-   */
-  #searchTool(): RegisteredTool {
-    this.#metaSearchTool ??= {
-      descriptor: toolSearchDescriptor(true),
-      source: 'builtin',
-      sourceId: 'builtin',
-      executor: {
-        ref: { kind: 'core', executorId: `session/${TOOL_SEARCH_NAME}` },
-        validateInput: (input) => {
-          const parsed = parseSearchInput(input);
-          return parsed.ok
-            ? { ok: true, value: { query: parsed.query, limit: parsed.limit } }
-            : { ok: false, issues: [{ path: parsed.path, message: parsed.problem }] };
-        },
-        run: async (input) => this.#metaSearch(input as { query: string; limit: number }),
-      },
-    };
-    return this.#metaSearchTool;
-  }
-
-  /** Meta mode's `tool_search`: finds deferred tools, loads them, and returns their definitions. */
-  #metaSearch({ query, limit }: { query: string; limit: number }): ToolResult {
-    const hits = this.#searchDeferred(query, limit);
-    if (hits.length === 0) return { content: [{ type: 'text', text: `No tool matches "${query}"` }] };
-    this.load(hits.map((h) => h.name));
-    const byName = new Map(this.#catalogNow().descriptors.map((d) => [d.name, d]));
-    const found = hits.flatMap((hit) => {
-      const d = byName.get(hit.name);
-      return d === undefined
-        ? []
-        : [{ name: d.name, description: d.description, inputSchema: d.inputSchema }];
-    });
-    return { content: [{ type: 'text', text: JSON.stringify(found) }], structuredContent: { tools: found } };
-  }
-
-  /** True when `name` is the session's own search tool (no tool of the Map has its name). */
-  #isSearch(name: string, snapshot: HostSnapshot): boolean {
-    return name === TOOL_SEARCH_NAME && !snapshot.registry.tools.has(name);
+    return this.#catalog.toolSearchResult(toolUseId, input);
   }
 
   /**
@@ -659,7 +373,7 @@ export class Session {
    */
   check(name: string): ToolCheck {
     const snapshot = this.#snapshot();
-    if (this.#isSearch(name, snapshot)) return CALLABLE;
+    if (this.#catalog.isSearch(name, snapshot)) return CALLABLE;
     return this.#callable(name, this.#stateFor(snapshot)).check;
   }
 
@@ -720,7 +434,7 @@ export class Session {
     const found = this.#callable(name, state);
     const { check } = found;
     let tool = found.tool;
-    if (!check.ok && this.#isSearch(name, state.snapshot)) tool = this.#searchTool();
+    if (!check.ok && this.#catalog.isSearch(name, state.snapshot)) tool = this.#catalog.searchTool();
     else if (!check.ok || tool === undefined) {
       const message = check.ok ? `Tool "${name}" cannot be called` : check.message;
       return { result: errorResult(message), status: 'blocked', durationMs: 0 };
@@ -773,7 +487,7 @@ export class Session {
         errorResult('Malformed tool_use block: it needs a non-empty "id" and "name"'),
       );
     }
-    if (this.#searchAnswer === 'references' && this.#isSearch(block.name, this.#snapshot())) {
+    if (this.#catalog.searchAnswer === 'references' && this.#catalog.isSearch(block.name, this.#snapshot())) {
       return this.toolSearchResult(id, block.input);
     }
     const outcome = await this.call(block.name, block.input, id, options);
@@ -863,45 +577,12 @@ export class Session {
 
   /**
    * Answers every client-executed `tool_search_call` item of a Responses API output with its
-   * `tool_search_output` item: the deferred tools that match, as function tools (for
-   * `tools('openai-responses', {deferral: 'client'})`). Other items are ignored. Never throws;
-   * bad arguments give an output with no tools.
+   * `tool_search_output` item (for `tools('openai-responses', {deferral: 'client'})`). Never throws.
    */
   dispatchOpenAIToolSearch<Item extends OpenAIResponseItem>(
     output: readonly Item[],
   ): OpenAIToolSearchOutput[] {
-    if (!Array.isArray(output)) return [];
-    const calls = (output as readonly OpenAIResponseItem[]).filter(
-      (item): item is OpenAIToolSearchCall =>
-        typeof item === 'object' &&
-        item !== null &&
-        item.type === 'tool_search_call' &&
-        (item as OpenAIToolSearchCall).execution === 'client',
-    );
-    if (calls.length === 0) return [];
-    const byName = new Map(this.#catalogNow().descriptors.map((d) => [d.name, d]));
-    return calls.map((call) => {
-      let args: unknown = call.arguments;
-      if (typeof args === 'string') {
-        try {
-          args = JSON.parse(args);
-        } catch {
-          args = undefined;
-        }
-      }
-      const parsed = parseSearchInput(args);
-      const hits = parsed.ok ? this.#searchDeferred(parsed.query, parsed.limit) : [];
-      return {
-        type: 'tool_search_output',
-        call_id: typeof call.call_id === 'string' ? call.call_id : '',
-        execution: 'client',
-        status: 'completed',
-        tools: hits.flatMap((hit) => {
-          const d = byName.get(hit.name);
-          return d === undefined ? [] : [toOpenAIResponsesDeferredTool(d)];
-        }),
-      };
-    });
+    return this.#catalog.openAIToolSearch(output);
   }
 
   /** Calls `name` with OpenAI's JSON-string arguments (empty means `{}`); bad JSON is an error result. */
