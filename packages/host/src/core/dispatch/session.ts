@@ -51,6 +51,7 @@ import {
   toOpenAITool,
   toOpenAIToolMessage,
 } from './adapters/openai.js';
+import { type ChannelOptions, channelSnapshots } from './channel.js';
 import {
   deferredNames,
   parseSearchInput,
@@ -111,6 +112,12 @@ export interface SessionOptions {
    * Default: the config's `tools.codeMode`.
    */
   readonly codeMode?: boolean;
+  /**
+   * The channel the session runs on: its tools (owner `channel:<id>`, executor kind `channel`)
+   * join this session's view of the Map, the sender is injected into them, and `context.channel`
+   * is the channel id (see core/dispatch/channel.ts).
+   */
+  readonly channel?: ChannelOptions;
 }
 
 /** Options of one call. */
@@ -280,8 +287,9 @@ export class Session {
 
   constructor(snapshot: () => HostSnapshot, options: SessionOptions = {}) {
     this.id = options.id ?? randomUUID();
-    this.#snapshot = snapshot;
-    this.#context = options.context ?? {};
+    const channel = options.channel === undefined ? undefined : channelSnapshots(snapshot, options);
+    this.#snapshot = channel?.snapshot ?? snapshot;
+    this.#context = channel?.context ?? options.context ?? {};
     this.#codeModeOption = options.codeMode;
     if (options.activeTools !== undefined) this.setActiveToolsByName(options.activeTools);
   }
