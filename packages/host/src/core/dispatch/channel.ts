@@ -19,18 +19,18 @@ import {
   toJsonSchema,
 } from '@toolhost/plugin-sdk';
 import type * as z from 'zod';
-import { checkWithZod } from '../../sources/in-process.js';
 import type {
   ExecutionContext,
+  InputCheck,
   RegisteredTool,
   Registry,
   RegistryDiagnostic,
   ToolPolicy,
 } from '../../types.js';
+import { zodIssues } from '../../util/zod-issues.js';
 import { checkAvailabilityExpression } from '../filter/availability.js';
 import { formatOwner } from '../refs.js';
 import { isAllowedTool, subjectOf } from '../register/policy.js';
-import type { HostSnapshot } from './session.js';
 
 /** Who wrote the message the session answers, as the embedding app knows them. */
 export interface ChannelSender {
@@ -116,6 +116,11 @@ function isZodSchema(schema: unknown): schema is z.ZodObject {
     schema !== null &&
     typeof (schema as { safeParse?: unknown }).safeParse === 'function'
   );
+}
+
+function checkWithZod(schema: z.ZodObject, value: unknown): InputCheck {
+  const parsed = schema.safeParse(value);
+  return parsed.success ? { ok: true, value: parsed.data } : { ok: false, issues: zodIssues(parsed.error) };
 }
 
 function fail(where: string, what: string): never {
@@ -325,10 +330,10 @@ export function withChannelTools(registry: Registry, channel: PreparedChannel, p
  * session's availability context with `channel` set to the channel id. Checks the channel when
  * called, so a malformed one throws before the session exists.
  */
-export function channelSnapshots(
-  hostSnapshot: () => HostSnapshot,
+export function channelSnapshots<S extends { readonly registry: Registry; readonly policy: ToolPolicy }>(
+  hostSnapshot: () => S,
   options: { readonly channel?: ChannelOptions; readonly context?: Readonly<Record<string, unknown>> },
-): { snapshot: () => HostSnapshot; context: Readonly<Record<string, unknown>> } | undefined {
+): { snapshot: () => S; context: Readonly<Record<string, unknown>> } | undefined {
   if (options.channel === undefined) return undefined;
   const channel = prepareChannel(options.channel);
   const given = options.context?.[CHANNEL_CONTEXT_KEY];
@@ -338,9 +343,9 @@ export function channelSnapshots(
       `${JSON.stringify(given)} disagrees with channel.id ${JSON.stringify(channel.id)}; a channel session's context.channel is its channel id (leave it out)`,
     );
   }
-  let from: HostSnapshot | undefined;
-  let view: HostSnapshot | undefined;
-  const snapshot = (): HostSnapshot => {
+  let from: S | undefined;
+  let view: S | undefined;
+  const snapshot = (): S => {
     const current = hostSnapshot();
     if (current !== from || view === undefined) {
       view = { ...current, registry: withChannelTools(current.registry, channel, current.policy) };
