@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 
 export const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 export const CLI = path.join(REPO, 'packages/host/dist/cli/main.js');
-const FIXTURES = path.join(REPO, 'test/fixtures/plugins');
+export const FIXTURES = path.join(REPO, 'test/fixtures/plugins');
 
 /** The runner's environment without colour settings or vitest's variables; `extra` sets (or, undefined, removes) more. */
 export function cleanEnv(extra: Record<string, string | undefined> = {}): NodeJS.ProcessEnv {

@@ -25,10 +25,12 @@ describe('toolhost list', () => {
     expect(lines[0]).toBe('Visible tools (6)'); // healthy_echo and the five built-ins (exec is off)
     expect(lines).toContainEqual(
       expect.stringMatching(
-        /^ {2}healthy_echo +plugin:healthy +plugin:healthy:healthy_echo +Echoes its text$/,
+        /^ {2}healthy_echo +plugin +plugin:healthy +plugin:healthy:healthy_echo +Echoes its text$/,
       ),
     );
-    expect(lines).toContainEqual(expect.stringMatching(/^ {2}read +core +core:builtin\/read +Read a UTF-8/));
+    expect(lines).toContainEqual(
+      expect.stringMatching(/^ {2}read +core +core +core:builtin\/read +Read a UTF-8/),
+    );
     expect(stdout).toContain('Hidden tools (4)');
     // Code mode's tools, hidden while code mode is off, and why.
     expect(stdout).toMatch(
@@ -59,6 +61,7 @@ describe('toolhost list', () => {
     expect(json.visible.map((t) => t.name)).toEqual(['edit', 'grep', 'healthy_echo', 'ls', 'read', 'write']);
     expect(json.visible.find((t) => t.name === 'read')).toMatchObject({
       owner: 'core',
+      kind: 'core',
       executor: 'core:builtin/read',
     });
     expect(json.visible.filter((t) => t.owner !== 'core')).toEqual([
@@ -66,6 +69,7 @@ describe('toolhost list', () => {
         name: 'healthy_echo',
         description: 'Echoes its text',
         owner: 'plugin:healthy',
+        kind: 'plugin',
         executor: 'plugin:healthy:healthy_echo',
         inputSchema: expect.objectContaining({ type: 'object', required: ['text'] }),
       },

@@ -29,6 +29,14 @@ export type {
 // A session: the tools one conversation sees, and dispatch of the model's calls.
 
 export type {
+  ChannelCallContext,
+  ChannelOptions,
+  ChannelSender,
+  ChannelTool,
+  ChannelToolContext,
+  ChannelToolReturn,
+} from './core/dispatch/channel.js';
+export type {
   ActivationResult,
   CallOptions,
   DeferralModes,

@@ -9,8 +9,11 @@ import type {
 } from '@toolhost/plugin-sdk';
 import type { OwnDeadline } from './config/limits.js';
 
-/** The four sources the registry merges, in merge order. */
-export type ToolSourceKind = 'builtin' | 'plugin' | 'mcp' | 'custom';
+/**
+ * The sources the registry merges, in merge order: the host's four, then a channel session's own
+ * tools (core/dispatch/channel.ts), which only that session's view of the Map holds.
+ */
+export type ToolSourceKind = 'builtin' | 'plugin' | 'mcp' | 'custom' | 'channel';
 
 /** One problem found in an input, with the path into the input where it is. */
 export interface InputIssue {
@@ -68,7 +71,7 @@ export interface ToolExecutor {
 export interface RegisteredTool {
   readonly descriptor: ToolDescriptor;
   readonly source: ToolSourceKind;
-  /** Which instance of the source: the plugin id, the MCP server name, `builtin` or `custom`. */
+  /** Which instance of the source: the plugin id, the MCP server name, the channel id, `builtin` or `custom`. */
   readonly sourceId: string;
   /** Policy groups beyond the automatic ones (`fs`, `runtime`): only core tools may carry them. */
   readonly groups?: readonly string[];

@@ -118,7 +118,8 @@ export interface ToolDescriptor {
  * Why a tool is hidden. From availability: `auth-missing`, `config-missing`, `context-mismatch`,
  * `env-missing`, `plugin-disabled` (also the host's, for a plugin disabled in config),
  * `unsupported-signal`; from the host: `mcp-unavailable`, `overridden`, `plugin-load-failed`,
- * `policy-denied`, and `quarantined` (its plugin kept crashing the executor process).
+ * `policy-denied`, `quarantined` (its plugin kept crashing the executor process), and
+ * `owner-only` (a channel tool for the channel's owner, and the sender is not).
  */
 export type HiddenReason =
   | 'auth-missing'
@@ -128,6 +129,7 @@ export type HiddenReason =
   | 'invalid-name'
   | 'mcp-unavailable'
   | 'overridden'
+  | 'owner-only'
   | 'plugin-disabled'
   | 'plugin-load-failed'
   | 'policy-denied'

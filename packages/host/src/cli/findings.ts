@@ -193,6 +193,7 @@ const EXPLAINED_ELSEWHERE = {
   'invalid-name': true,
   'mcp-unavailable': false,
   overridden: true,
+  'owner-only': false,
   'plugin-disabled': true,
   'plugin-load-failed': true,
   'policy-denied': true,

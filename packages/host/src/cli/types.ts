@@ -2,7 +2,7 @@
  * What the `toolhost` command prints for machines. These shapes are a documented contract:
  * fields may be added, never renamed or removed.
  */
-import type { ContentBlock, HiddenReason, JsonSchema } from '@toolhost/plugin-sdk';
+import type { ContentBlock, HiddenReason, JsonSchema, ToolExecutorRef } from '@toolhost/plugin-sdk';
 import type { PluginStatus } from '../sources/plugins/manager.js';
 
 /** `toolhost list --json`: one JSON object on stdout. */
@@ -33,6 +33,8 @@ export interface ListedTool {
   readonly description: string;
   /** Who provides it, as `formatOwner` renders it: `core`, `plugin:text`, `mcp:github`, `custom`. */
   readonly owner: string;
+  /** The executor kind: `core` (built-in and custom tools), `plugin`, `channel` or `mcp`. */
+  readonly kind: ToolExecutorRef['kind'];
   /** Where calls land, as `formatExecutor` renders it: `core:read`, `plugin:text:text_stats`. */
   readonly executor: string;
   /** JSON Schema (2020-12) of the input object. */

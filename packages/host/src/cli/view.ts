@@ -25,6 +25,7 @@ export function listJson(plan: ToolPlan, plugins: readonly PluginReport[], isola
       name: descriptor.name,
       description: descriptor.description,
       owner: formatOwner(descriptor.owner),
+      kind: executor.kind,
       executor: formatExecutor(executor),
       inputSchema: descriptor.inputSchema,
     })),
@@ -70,7 +71,10 @@ function summary(description: string, max = 60): string {
   return line.length <= max ? line : `${line.slice(0, max - 1)}…`;
 }
 
-/** The plan as tables: visible tools with owner and executor, hidden ones with their reasons, plugins. */
+/**
+ * The plan as tables: visible tools with their executor kind (core, plugin, channel, mcp), owner
+ * and executor; hidden ones with their reasons; plugins.
+ */
 export function planLines(plan: ToolPlan, plugins: readonly PluginReport[], style: Style): string[] {
   const lines: string[] = [];
   lines.push(style.bold(`Visible tools (${plan.visible.length})`));
@@ -79,6 +83,7 @@ export function planLines(plan: ToolPlan, plugins: readonly PluginReport[], styl
     ...table(
       plan.visible.map(({ descriptor, executor }) => [
         style.green(descriptor.name),
+        executor.kind,
         formatOwner(descriptor.owner),
         style.dim(formatExecutor(executor)),
         summary(descriptor.description),

@@ -1,4 +1,5 @@
 import * as path from 'node:path';
+import type { ToolExecutorRef } from '@toolhost/plugin-sdk';
 import { formatConfigIssues } from '../../config/load.js';
 import type { ToolhostConfig } from '../../config/schema.js';
 import type { ToolHost } from '../../host/host.js';
@@ -104,6 +105,22 @@ function mcpFindings(host: ToolHost): Finding[] {
   });
 }
 
+/**
+ * How many visible tools each executor kind has. Channel tools exist only in a channel's sessions
+ * (`host.session({channel})`), so the host's own plan never has any: the count says so.
+ */
+function toolKindsFinding(host: ToolHost): Finding {
+  const counts: Record<ToolExecutorRef['kind'], number> = { core: 0, plugin: 0, channel: 0, mcp: 0 };
+  const visible = host.plan().visible;
+  for (const { executor } of visible) counts[executor.kind] += 1;
+  const parts = (Object.keys(counts) as ToolExecutorRef['kind'][]).map((kind) => `${counts[kind]} ${kind}`);
+  return {
+    level: 'info',
+    subject: 'tools',
+    message: `${visible.length} visible: ${parts.join(', ')} (channel tools live in channel sessions only)`,
+  };
+}
+
 /** How many plugin isolates are live and when they go. */
 function isolatesFinding(stats: IsolateStats): Finding {
   const { live, maxLive, idleSeconds, evicted } = listedIsolates(stats);
@@ -155,6 +172,7 @@ export async function doctor(argv: readonly string[], io: Io): Promise<number> {
       ...hiddenToolFindings(host),
       ...registryFindings(host),
       ...mcpFindings(host),
+      toolKindsFinding(host),
       isolatesFinding(await host.isolates()),
     );
   } finally {

@@ -39,6 +39,7 @@ import {
   toOpenAIFunctionCallOutput,
   toOpenAIToolMessage,
 } from './adapters/openai.js';
+import { type ChannelOptions, channelSnapshots } from './channel.js';
 import {
   type ActivationResult,
   type DeferralModes,
@@ -107,6 +108,12 @@ export interface SessionOptions {
    * Default: the config's `tools.codeMode`.
    */
   readonly codeMode?: boolean;
+  /**
+   * The channel the session runs on: its tools (owner `channel:<id>`, executor kind `channel`)
+   * join this session's view of the Map, the sender is injected into them, and `context.channel`
+   * is the channel id (see core/dispatch/channel.ts).
+   */
+  readonly channel?: ChannelOptions;
 }
 
 /** Options of one call. */
@@ -191,8 +198,9 @@ export class Session {
 
   constructor(snapshot: () => HostSnapshot, options: SessionOptions = {}) {
     this.id = options.id ?? randomUUID();
-    this.#snapshot = snapshot;
-    this.#context = options.context ?? {};
+    const channel = options.channel === undefined ? undefined : channelSnapshots(snapshot, options);
+    this.#snapshot = channel?.snapshot ?? snapshot;
+    this.#context = channel?.context ?? options.context ?? {};
     this.#codeModeOption = options.codeMode;
     this.#catalog = new SessionCatalog({
       snapshot: () => this.#snapshot(),

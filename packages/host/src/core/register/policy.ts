@@ -32,7 +32,8 @@ export type PolicyDecision =
 /**
  * The groups a tool belongs to, lower-case, without the `group:` prefix:
  * built-ins: `builtin` plus their own (`fs`, `runtime`); plugins: `plugins`, `plugin:<id>`;
- * MCP: `mcp`, `mcp:<server>`; custom tools: `custom`.
+ * MCP: `mcp`, `mcp:<server>`; custom tools: `custom`; a channel session's tools: `channel`,
+ * `channel:<id>`.
  */
 export function groupsOf(subject: PolicySubject): string[] {
   const id = subject.sourceId.toLowerCase();
@@ -45,6 +46,8 @@ export function groupsOf(subject: PolicySubject): string[] {
       return ['mcp', `mcp:${id}`];
     case 'custom':
       return ['custom'];
+    case 'channel':
+      return ['channel', `channel:${id}`];
   }
 }
 
@@ -121,7 +124,7 @@ export function isAllowedTool(subject: PolicySubject, policy: ToolPolicy): Polic
     const hint =
       subject.sourceId === CODE_MODE_SOURCE_ID
         ? `group:${CODE_MODE_SOURCE_ID}`
-        : `group:${subject.source === 'plugin' || subject.source === 'mcp' ? groups[1] : groups[0]}`;
+        : `group:${subject.source === 'plugin' || subject.source === 'mcp' || subject.source === 'channel' ? groups[1] : groups[0]}`;
     return {
       allowed: false,
       rule: 'allow',

@@ -13,7 +13,7 @@ import { CODE_MODE_SOURCE_ID } from './code-mode.js';
 import { isAllowedTool, matchesPattern, type PolicySubject, subjectOf } from './policy.js';
 
 /** Merge order: a later source replaces an earlier one's tool of the same name. */
-export const SOURCE_ORDER: readonly ToolSourceKind[] = ['builtin', 'plugin', 'mcp', 'custom'];
+export const SOURCE_ORDER: readonly ToolSourceKind[] = ['builtin', 'plugin', 'mcp', 'custom', 'channel'];
 
 /**
  * The executor a descriptor advertises is the one the tool really has: a source that left it out

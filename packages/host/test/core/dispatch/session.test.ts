@@ -283,6 +283,7 @@ describe('active tools, shapes and prompt', () => {
       name: 'repeat',
       description: 'Repeats a text',
       inputSchema: anthropic?.input_schema,
+      _meta: { 'toolhost/executor': 'core' },
     });
   });
 

@@ -1,4 +1,4 @@
-import type { JsonSchema, ToolAnnotations, ToolDescriptor } from '@toolhost/plugin-sdk';
+import type { JsonSchema, ToolAnnotations, ToolDescriptor, ToolExecutorRef } from '@toolhost/plugin-sdk';
 
 /** A tool as MCP `tools/list` describes it. */
 export interface McpTool {
@@ -8,7 +8,12 @@ export interface McpTool {
   readonly inputSchema: JsonSchema;
   readonly outputSchema?: JsonSchema;
   readonly annotations?: ToolAnnotations;
+  /** `toolhost/executor`: where calls land (`core`, `plugin`, `channel`, `mcp`). */
+  readonly _meta?: { readonly [EXECUTOR_META_KEY]: ToolExecutorRef['kind'] };
 }
+
+/** The `_meta` key of `tools/list` entries naming the executor kind (a prefixed key, as MCP asks). */
+export const EXECUTOR_META_KEY = 'toolhost/executor';
 
 /** A descriptor as an entry of MCP `tools/list`. */
 export function toMcpTool(descriptor: ToolDescriptor): McpTool {
@@ -19,5 +24,8 @@ export function toMcpTool(descriptor: ToolDescriptor): McpTool {
     inputSchema: descriptor.inputSchema,
     ...(descriptor.outputSchema === undefined ? {} : { outputSchema: descriptor.outputSchema }),
     ...(descriptor.annotations === undefined ? {} : { annotations: descriptor.annotations }),
+    ...(descriptor.executor === undefined
+      ? {}
+      : { _meta: { [EXECUTOR_META_KEY]: descriptor.executor.kind } }),
   };
 }

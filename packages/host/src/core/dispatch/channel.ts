@@ -1,0 +1,357 @@
+/**
+ * Channel tools: tools the embedding app (a Slack bot, a CLI, a web chat) hands to one session,
+ * owned by the channel that session runs on. They join the session's view of the host's Map
+ * through the same gates as every other tool (name rule, policy, availability, the planner, the
+ * wrapper), and their executors get the channel and the sender from the session options — never
+ * from the model's input.
+ */
+import {
+  type AvailabilityExpression,
+  type ContentBlock,
+  type HiddenToolPlanEntry,
+  type JsonSchema,
+  normalizeToolReturn,
+  TOOL_NAME_PATTERN,
+  type ToolAnnotations,
+  type ToolDescriptor,
+  type ToolExecutorRef,
+  type ToolResult,
+  toJsonSchema,
+} from '@toolhost/plugin-sdk';
+import type * as z from 'zod';
+import type {
+  ExecutionContext,
+  InputCheck,
+  RegisteredTool,
+  Registry,
+  RegistryDiagnostic,
+  ToolPolicy,
+} from '../../types.js';
+import { zodIssues } from '../../util/zod-issues.js';
+import { checkAvailabilityExpression } from '../filter/availability.js';
+import { formatOwner } from '../refs.js';
+import { isAllowedTool, subjectOf } from '../register/policy.js';
+
+/** Who wrote the message the session answers, as the embedding app knows them. */
+export interface ChannelSender {
+  /** The sender's id on the channel's platform (a Slack user id, a login). */
+  readonly id: string;
+  /** A display name. */
+  readonly name?: string;
+}
+
+/** The channel and sender a channel tool's executor receives, filled in by the host. */
+export interface ChannelCallContext {
+  readonly channel: { readonly id: string };
+  /** `isOwner` is `sender.id === channel.ownerId` (false when the channel has no owner). */
+  readonly sender: { readonly id: string; readonly name?: string; readonly isOwner: boolean };
+}
+
+/** What a channel tool's `run` receives beside its input. */
+export interface ChannelToolContext extends ExecutionContext, ChannelCallContext {}
+
+/** What a channel tool's `run` may return: a string, content blocks, or a result object. */
+export type ChannelToolReturn =
+  | string
+  | readonly ContentBlock[]
+  | {
+      readonly content?: readonly ContentBlock[];
+      readonly structuredContent?: Readonly<Record<string, unknown>>;
+      readonly isError?: boolean;
+    };
+
+/** A tool the embedding app supplies for one channel session. */
+export interface ChannelTool {
+  /** Unique name the model calls: 1-64 letters, digits, `_` or `-`. */
+  readonly name: string;
+  readonly title?: string;
+  /** What the tool does, written for the model. */
+  readonly description: string;
+  /**
+   * The input: a zod object schema (`run` gets its parsed output) or a JSON Schema object (the
+   * wrapper validates against it, defaults applied).
+   */
+  readonly inputSchema: z.ZodObject | JsonSchema;
+  /** When the tool may be shown; default `always`. */
+  readonly availability?: AvailabilityExpression;
+  /** MCP behaviour hints. */
+  readonly annotations?: ToolAnnotations;
+  /** Visible and callable only when the sender is the channel's owner (`sender.id === ownerId`). */
+  readonly ownerOnly?: boolean;
+  /** Does the work. Throwing yields an `is_error` result with the error's message. */
+  run(
+    input: Record<string, unknown>,
+    ctx: ChannelToolContext,
+  ): ChannelToolReturn | Promise<ChannelToolReturn>;
+}
+
+/** `SessionOptions.channel`: the channel a session runs on, who is speaking, and its tools. */
+export interface ChannelOptions {
+  /** The channel's id, e.g. `slack:C0123`; availability `context('channel', id)` sees it. */
+  readonly id: string;
+  /** Who the session answers. Injected into channel tools' context; the model cannot change it. */
+  readonly sender: ChannelSender;
+  /** The sender id of the channel's owner; without it nobody is the owner. */
+  readonly ownerId?: string;
+  /** Tools that exist only in this session. */
+  readonly tools?: readonly ChannelTool[];
+}
+
+/** The availability context key a channel session sets to its channel id. */
+export const CHANNEL_CONTEXT_KEY = 'channel';
+
+/** A checked channel: its call context and its tools as registered tools, made once per session. */
+export interface PreparedChannel {
+  readonly id: string;
+  readonly call: ChannelCallContext;
+  readonly tools: readonly RegisteredTool[];
+  /** Names of owner-only tools, hidden from a sender who is not the owner. */
+  readonly ownerOnly: ReadonlySet<string>;
+}
+
+function isZodSchema(schema: unknown): schema is z.ZodObject {
+  // No instanceof: the app may bundle its own copy of zod.
+  return (
+    typeof schema === 'object' &&
+    schema !== null &&
+    typeof (schema as { safeParse?: unknown }).safeParse === 'function'
+  );
+}
+
+function checkWithZod(schema: z.ZodObject, value: unknown): InputCheck {
+  const parsed = schema.safeParse(value);
+  return parsed.success ? { ok: true, value: parsed.data } : { ok: false, issues: zodIssues(parsed.error) };
+}
+
+function fail(where: string, what: string): never {
+  throw new TypeError(`host.session({channel}): ${where} ${what}`);
+}
+
+function nonEmptyString(value: unknown): value is string {
+  return typeof value === 'string' && value.trim() !== '';
+}
+
+/**
+ * The executor's context for one call: the wrapper's fields read through (so a tool that never
+ * reads `signal` costs its call nothing more), the channel and sender fixed by the session.
+ */
+class ChannelContext implements ChannelToolContext {
+  readonly #call: ExecutionContext;
+  readonly channel: ChannelCallContext['channel'];
+  readonly sender: ChannelCallContext['sender'];
+
+  constructor(call: ExecutionContext, channel: ChannelCallContext) {
+    this.#call = call;
+    this.channel = channel.channel;
+    this.sender = channel.sender;
+  }
+
+  get toolUseId(): string {
+    return this.#call.toolUseId;
+  }
+
+  get sessionId(): string {
+    return this.#call.sessionId;
+  }
+
+  get signal(): ExecutionContext['signal'] {
+    return this.#call.signal;
+  }
+
+  get log(): ExecutionContext['log'] {
+    return this.#call.log;
+  }
+
+  readonly progress = (done: number, total?: number, message?: string): void =>
+    this.#call.progress(done, total, message);
+}
+
+function channelTool(
+  tool: ChannelTool,
+  index: number,
+  channelId: string,
+  call: ChannelCallContext,
+): RegisteredTool {
+  const where = `channel.tools[${index}]`;
+  if (typeof tool !== 'object' || tool === null) fail(where, 'is not a tool object');
+  if (typeof tool.name !== 'string' || !TOOL_NAME_PATTERN.test(tool.name)) {
+    fail(
+      `${where}.name`,
+      `${JSON.stringify(tool.name)} is not a valid tool name (1-64 letters, digits, "_" or "-")`,
+    );
+  }
+  if (!nonEmptyString(tool.description))
+    fail(`${where}.description`, `of "${tool.name}" must be a non-empty string`);
+  if (typeof tool.run !== 'function') fail(`${where}.run`, `of "${tool.name}" must be a function`);
+  const schema = tool.inputSchema;
+  const zod = isZodSchema(schema) ? schema : undefined;
+  if (zod === undefined && (typeof schema !== 'object' || schema === null || Array.isArray(schema))) {
+    fail(`${where}.inputSchema`, `of "${tool.name}" must be a zod object schema or a JSON Schema object`);
+  }
+  const inputSchema = zod === undefined ? (schema as JsonSchema) : toJsonSchema(zod, 'input');
+  if (inputSchema.type !== 'object') {
+    fail(`${where}.inputSchema`, `of "${tool.name}" must describe an object (type "object")`);
+  }
+  const ref: ToolExecutorRef = { kind: 'channel', channelId, actionId: tool.name };
+  const descriptor: ToolDescriptor = {
+    name: tool.name,
+    ...(tool.title === undefined ? {} : { title: tool.title }),
+    description: tool.description,
+    inputSchema,
+    owner: { kind: 'channel', channelId },
+    executor: ref,
+    ...(tool.availability === undefined ? {} : { availability: tool.availability }),
+    ...(tool.annotations === undefined ? {} : { annotations: tool.annotations }),
+  };
+  const run = tool.run;
+  return {
+    descriptor,
+    source: 'channel',
+    sourceId: channelId,
+    executor: {
+      ref,
+      // A JSON Schema tool is validated by the wrapper against `descriptor.inputSchema`.
+      ...(zod === undefined ? {} : { validateInput: (input: unknown) => checkWithZod(zod, input) }),
+      async run(input, ctx): Promise<ToolResult> {
+        return normalizeToolReturn(
+          await run(input as Record<string, unknown>, new ChannelContext(ctx, call)),
+        );
+      },
+    },
+  };
+}
+
+/**
+ * Checks `options` and makes its tools, once, when the session opens. A malformed channel (no
+ * id, no sender, a tool without a name or `run`, two tools of one name) is the app's bug: it
+ * throws a TypeError naming the field, and no session opens.
+ */
+export function prepareChannel(options: ChannelOptions): PreparedChannel {
+  if (typeof options !== 'object' || options === null) fail('channel', 'must be an object');
+  if (!nonEmptyString(options.id)) fail('channel.id', 'must be a non-empty string');
+  const sender = options.sender;
+  if (typeof sender !== 'object' || sender === null || !nonEmptyString(sender.id)) {
+    fail('channel.sender.id', 'must be a non-empty string');
+  }
+  if ('isOwner' in sender) {
+    fail(
+      'channel.sender.isOwner',
+      'is not read: the sender is the owner when sender.id equals channel.ownerId; set channel.ownerId',
+    );
+  }
+  if (options.ownerId !== undefined && !nonEmptyString(options.ownerId)) {
+    fail('channel.ownerId', 'must be a non-empty string when given');
+  }
+  const call: ChannelCallContext = Object.freeze({
+    channel: Object.freeze({ id: options.id }),
+    sender: Object.freeze({
+      id: sender.id,
+      ...(sender.name === undefined ? {} : { name: String(sender.name) }),
+      isOwner: options.ownerId !== undefined && sender.id === options.ownerId,
+    }),
+  });
+  const tools = options.tools ?? [];
+  if (!Array.isArray(tools)) fail('channel.tools', 'must be an array');
+  const seen = new Set<string>();
+  const ownerOnly = new Set<string>();
+  const registered = tools.map((tool, index) => {
+    const made = channelTool(tool, index, options.id, call);
+    const name = made.descriptor.name;
+    if (seen.has(name)) fail(`channel.tools[${index}].name`, `"${name}" is given twice`);
+    seen.add(name);
+    if (tool.ownerOnly === true) ownerOnly.add(name);
+    return made;
+  });
+  return { id: options.id, call, tools: registered, ownerOnly };
+}
+
+/**
+ * The host's registry with the channel's tools merged in, for one policy. The host's Map is copied
+ * once per snapshot (the session caches the result), never per call.
+ * - Policy: a denied channel tool stays out, `policy-denied`, like any tool.
+ * - Owner-only: for a sender who is not the owner, the tool stays out with `owner-only`.
+ * - A name taken by a host tool: the channel tool wins and the host tool is `overridden` (the
+ *   channel comes last in the merge order). A plugin or server that adds a tool of that name later
+ *   can then never catch calls meant for the channel, which carry what the channel's user said.
+ *   An owner-only tool keeps its name in the channel even for a non-owner, for the same reason.
+ */
+export function withChannelTools(registry: Registry, channel: PreparedChannel, policy: ToolPolicy): Registry {
+  if (channel.tools.length === 0) return registry;
+  const tools = new Map(registry.tools);
+  const excluded: HiddenToolPlanEntry[] = [...registry.excluded];
+  const diagnostics: RegistryDiagnostic[] = [...registry.diagnostics];
+  const owner = formatOwner({ kind: 'channel', channelId: channel.id });
+  for (const tool of channel.tools) {
+    const name = tool.descriptor.name;
+    const decision = isAllowedTool(subjectOf(tool), policy);
+    if (!decision.allowed) {
+      excluded.push({
+        descriptor: tool.descriptor,
+        diagnostics: [{ reason: 'policy-denied', message: decision.message }],
+      });
+      diagnostics.push({ level: 'info', code: 'policy-denied', toolName: name, message: decision.message });
+      continue;
+    }
+    for (const problem of checkAvailabilityExpression(tool.descriptor.availability)) {
+      diagnostics.push({
+        level: 'warning',
+        code: 'unsupported-availability',
+        toolName: name,
+        message: `tool "${name}" of ${owner}: ${problem.message}; it stays hidden until fixed`,
+      });
+    }
+    const earlier = tools.get(name);
+    if (earlier !== undefined) {
+      const message = `"${name}" of ${owner} replaces "${name}" of ${formatOwner(earlier.descriptor.owner)} in this channel's sessions (channel tools come last: built-in → plugin → mcp → custom → channel)`;
+      excluded.push({ descriptor: earlier.descriptor, diagnostics: [{ reason: 'overridden', message }] });
+      diagnostics.push({ level: 'warning', code: 'tool-overridden', toolName: name, message });
+    }
+    if (channel.ownerOnly.has(name) && !channel.call.sender.isOwner) {
+      tools.delete(name);
+      excluded.push({
+        descriptor: tool.descriptor,
+        diagnostics: [
+          {
+            reason: 'owner-only',
+            message: `"${name}" of ${owner} is for the channel's owner only, and sender "${channel.call.sender.id}" is not the owner`,
+          },
+        ],
+      });
+      continue;
+    }
+    tools.set(name, tool);
+  }
+  return { tools, excluded, diagnostics };
+}
+
+/**
+ * A channel session's view of its host: the host's snapshot with the channel's tools merged into
+ * the Map, made again only when the host's snapshot changes (a rebuild, a hook added), and the
+ * session's availability context with `channel` set to the channel id. Checks the channel when
+ * called, so a malformed one throws before the session exists.
+ */
+export function channelSnapshots<S extends { readonly registry: Registry; readonly policy: ToolPolicy }>(
+  hostSnapshot: () => S,
+  options: { readonly channel?: ChannelOptions; readonly context?: Readonly<Record<string, unknown>> },
+): { snapshot: () => S; context: Readonly<Record<string, unknown>> } | undefined {
+  if (options.channel === undefined) return undefined;
+  const channel = prepareChannel(options.channel);
+  const given = options.context?.[CHANNEL_CONTEXT_KEY];
+  if (given !== undefined && given !== channel.id) {
+    fail(
+      'context.channel',
+      `${JSON.stringify(given)} disagrees with channel.id ${JSON.stringify(channel.id)}; a channel session's context.channel is its channel id (leave it out)`,
+    );
+  }
+  let from: S | undefined;
+  let view: S | undefined;
+  const snapshot = (): S => {
+    const current = hostSnapshot();
+    if (current !== from || view === undefined) {
+      view = { ...current, registry: withChannelTools(current.registry, channel, current.policy) };
+      from = current;
+    }
+    return view;
+  };
+  return { snapshot, context: { ...options.context, [CHANNEL_CONTEXT_KEY]: channel.id } };
+}
