@@ -29,6 +29,17 @@ export type {
 // A session: the tools one conversation sees, and dispatch of the model's calls.
 
 export type {
+  ApprovalAnswer,
+  ApprovalChoice,
+  ApprovalDecision,
+  ApprovalEvent,
+  ApprovalHandler,
+  ApprovalQueue,
+  ApprovalRequest,
+  ApprovalSource,
+  PendingApproval,
+} from './core/dispatch/approvals.js';
+export type {
   ActivationResult,
   CallOptions,
   DeferralModes,
@@ -56,6 +67,7 @@ export type {
   DiagnosticLevel,
   Disposer,
   ExecutionContext,
+  HookApprovalRequest,
   InputCheck,
   InputIssue,
   RegisteredTool,
@@ -96,10 +108,12 @@ export { configSchema } from './config/schema.js';
 // The pure planner, and the contracts it works on (declared in @toolhost/plugin-sdk).
 
 export type {
+  ApprovalSeverity,
   AvailabilityContext,
   AvailabilityExpression,
   HiddenReason,
   HiddenToolPlanEntry,
+  ToolApprovalRequirement,
   ToolDescriptor,
   ToolDiagnostic,
   ToolPlan,

@@ -51,6 +51,7 @@ import {
   toOpenAITool,
   toOpenAIToolMessage,
 } from './adapters/openai.js';
+import { type ApprovalHandler, ApprovalQueue, type ApprovalSettings, SessionApprovals } from './approvals.js';
 import {
   deferredNames,
   parseSearchInput,
@@ -73,6 +74,8 @@ export interface HostSnapshot {
   readonly hooks: readonly ToolHooks[];
   /** Code mode's default for sessions and its limits (`tools.codeMode`, `limits.codeMode`). */
   readonly codeMode?: CodeModeSettings;
+  /** `tools.approve` and `approvals` of the config. */
+  readonly approvals?: ApprovalSettings;
   /** Marks a call in flight (so the host can drain before closing); returns its end. */
   readonly track?: () => () => void;
 }
@@ -111,6 +114,11 @@ export interface SessionOptions {
    * Default: the config's `tools.codeMode`.
    */
   readonly codeMode?: boolean;
+  /**
+   * Answers calls that need approval (`tools.approve`, a descriptor's `requireApproval`, a hook's
+   * `requireApproval`); the first answer wins between it and `host.approvals.answer`. See approvals.ts.
+   */
+  readonly onApproval?: ApprovalHandler;
 }
 
 /** Options of one call. */
@@ -277,9 +285,12 @@ export class Session {
   #catalog: Catalog | undefined;
   /** How `dispatch` answers `tool_search`: set by the last `tools('anthropic', …)`. */
   #searchAnswer: 'text' | 'references' = 'text';
+  readonly #approvals: SessionApprovals;
 
-  constructor(snapshot: () => HostSnapshot, options: SessionOptions = {}) {
+  /** `queue`: the host's approval queue (`host.approvals`); a session made alone has its own. */
+  constructor(snapshot: () => HostSnapshot, options: SessionOptions = {}, queue = new ApprovalQueue()) {
     this.id = options.id ?? randomUUID();
+    this.#approvals = new SessionApprovals(this.id, options.onApproval, queue);
     this.#snapshot = snapshot;
     this.#context = options.context ?? {};
     this.#codeModeOption = options.codeMode;
@@ -744,7 +755,13 @@ export class Session {
     const fresh: CallState = {
       snapshot,
       sessionHooks,
-      wrapper: { sessionId: this.id, lock: this.#lock, hooks, limits: snapshot.limits },
+      wrapper: {
+        sessionId: this.id,
+        lock: this.#lock,
+        hooks,
+        limits: snapshot.limits,
+        approvals: this.#approvals.gate(snapshot.approvals),
+      },
       callable: new Map(),
     };
     this.#callState = fresh;
