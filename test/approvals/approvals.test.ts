@@ -1,7 +1,9 @@
 import {
   type ApprovalEvent,
   type ApprovalRequest,
+  type CallOutcome,
   createHost,
+  resultText,
   type ToolHost,
   type ToolhostConfigInput,
 } from '@toolhost/host';
@@ -52,8 +54,7 @@ afterEach(async () => {
   host = undefined;
 });
 
-const text = (outcome: { result: { content: readonly { type: string }[] } }) =>
-  outcome.result.content.map((c) => (c.type === 'text' ? (c as { text: string }).text : '')).join('');
+const text = (outcome: CallOutcome) => resultText(outcome.result);
 
 /** A handler that records its requests and answers with `answer`. */
 function recording(answer: (request: ApprovalRequest) => Promise<never> | Promise<unknown> | unknown) {

@@ -25,11 +25,14 @@ import type { ApprovalAsk, ApprovalGate, ApprovalVerdict, CallStatus } from '../
  * `scope: 'input'`) and answers later asks of that tool from any source at once.
  */
 
-/** The answers a person (or a program on their behalf) can give. */
-export type ApprovalChoice = 'allow-once' | 'allow-always' | 'deny';
+/**
+ * The answers a person (or a program on their behalf) can give; `cancelled`: they dismissed the
+ * question without deciding (an MCP client's `cancel`), which refuses the call like a deny.
+ */
+export type ApprovalChoice = 'allow-once' | 'allow-always' | 'deny' | 'cancelled';
 
-/** How an approval ended: a choice, or `timeout` (nobody answered) or `cancelled` (the caller gave up). */
-export type ApprovalDecision = ApprovalChoice | 'timeout' | 'cancelled';
+/** How an approval ended: a choice, `timeout` (nobody answered), or `cancelled` (by the caller, or dismissed). */
+export type ApprovalDecision = ApprovalChoice | 'timeout';
 
 /** Where the demand for approval came from. */
 export type ApprovalSource = 'config' | 'descriptor' | 'hook';
@@ -123,7 +126,12 @@ export const NO_APPROVALS: ApprovalSettings = {
   mcpClients: [],
 };
 
-const CHOICES: ReadonlySet<unknown> = new Set<ApprovalChoice>(['allow-once', 'allow-always', 'deny']);
+const CHOICES: ReadonlySet<unknown> = new Set<ApprovalChoice>([
+  'allow-once',
+  'allow-always',
+  'deny',
+  'cancelled',
+]);
 
 interface Settled {
   readonly decision: ApprovalDecision;
@@ -136,11 +144,11 @@ interface Settled {
 function normalize(answer: unknown, by: string): Settled | string {
   if (CHOICES.has(answer)) return { decision: answer as ApprovalChoice, by };
   if (typeof answer !== 'object' || answer === null) {
-    return `an answer is "allow-once", "allow-always", "deny" or { decision, reason?, scope?, by? }, not ${JSON.stringify(answer)}`;
+    return `an answer is "allow-once", "allow-always", "deny", "cancelled" or { decision, reason?, scope?, by? }, not ${JSON.stringify(answer)}`;
   }
   const { decision, reason, scope, by: who } = answer as Record<string, unknown>;
   if (!CHOICES.has(decision)) {
-    return `decision must be "allow-once", "allow-always" or "deny", not ${JSON.stringify(decision)}`;
+    return `decision must be "allow-once", "allow-always", "deny" or "cancelled", not ${JSON.stringify(decision)}`;
   }
   if (reason !== undefined && typeof reason !== 'string') return 'reason must be a string';
   if (scope !== undefined && scope !== 'tool' && scope !== 'input') return 'scope must be "tool" or "input"';
@@ -272,8 +280,8 @@ function hashOf(json: string): string {
   return createHash('sha256').update(json).digest('hex');
 }
 
-/** Why approval is needed, for messages. */
-function neededBy(ask: ApprovalAsk): string {
+/** Why approval is needed, for messages: the `tools.approve` pattern, the descriptor or the hook. */
+export function neededBy(ask: Pick<ApprovalAsk, 'source' | 'pattern' | 'hook' | 'title' | 'reason'>): string {
   const reason = ask.reason === undefined ? '' : ` (${ask.reason})`;
   switch (ask.source) {
     case 'config':
@@ -429,7 +437,11 @@ export class SessionApprovals {
           `Tool "${name}" was not approved: nobody decided within ${approval.timeoutMs} ms (approvals.timeoutMs), so it was refused (${why})`,
         );
       case 'cancelled':
-        return refuse(`Tool "${name}" was cancelled by the caller while waiting for approval`, 'cancelled');
+        return settled.by === 'caller'
+          ? refuse(`Tool "${name}" was cancelled by the caller while waiting for approval`, 'cancelled')
+          : refuse(
+              `Tool "${name}" was not approved: ${settled.by} dismissed the request without deciding${settled.reason === undefined ? '' : `: ${settled.reason}`} (${why})`,
+            );
     }
   }
 }
