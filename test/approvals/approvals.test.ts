@@ -266,6 +266,33 @@ describe('the input is frozen at the request', () => {
   });
 });
 
+describe('while a person decides', () => {
+  it("the session's other calls go on: asking holds neither the hook lock nor the hook time limit", async () => {
+    // A hook time limit far below the wait, and a second call through the same hooks made from
+    // inside the approver: both would fail if the ask ran under the lock or the hook limit.
+    const h = await hostWith({ limits: { hookTimeoutMs: 20 }, approvals: { timeoutMs: 10_000 } });
+    let second: CallOutcome | undefined;
+    const session = h.session({
+      onApproval: async () => {
+        second = await session.call('echo', { text: 'meanwhile' });
+        await new Promise((resolve) => setTimeout(resolve, 40)); // longer than hookTimeoutMs
+        return 'allow-once';
+      },
+    });
+    session.addHooks({
+      name: 'ask-when-slow',
+      beforeToolCall: (event) =>
+        (event.input as { text: string }).text === 'slow'
+          ? { requireApproval: { title: 'Slow?' } }
+          : undefined,
+    });
+    const first = await session.call('echo', { text: 'slow' });
+    expect(second?.status).toBe('ok');
+    expect(first.status).toBe('ok');
+    expect(ran).toEqual([{ text: 'meanwhile' }, { text: 'slow' }]);
+  });
+});
+
 describe('decisions', () => {
   it('deny: the model gets an is_error result saying who denied and why; nothing runs', async () => {
     const h = await hostWith({ tools: { approve: [{ tool: 'echo', reason: 'loud' }] } });
