@@ -37,6 +37,17 @@ export type {
   ChannelToolReturn,
 } from './core/dispatch/channel.js';
 export type {
+  ApprovalAnswer,
+  ApprovalChoice,
+  ApprovalDecision,
+  ApprovalEvent,
+  ApprovalHandler,
+  ApprovalQueue,
+  ApprovalRequest,
+  ApprovalSource,
+  PendingApproval,
+} from './core/dispatch/approvals.js';
+export type {
   ActivationResult,
   CallOptions,
   DeferralModes,
@@ -64,6 +75,7 @@ export type {
   DiagnosticLevel,
   Disposer,
   ExecutionContext,
+  HookApprovalRequest,
   InputCheck,
   InputIssue,
   RegisteredTool,
@@ -104,10 +116,12 @@ export { configSchema } from './config/schema.js';
 // The pure planner, and the contracts it works on (declared in @toolhost/plugin-sdk).
 
 export type {
+  ApprovalSeverity,
   AvailabilityContext,
   AvailabilityExpression,
   HiddenReason,
   HiddenToolPlanEntry,
+  ToolApprovalRequirement,
   ToolDescriptor,
   ToolDiagnostic,
   ToolPlan,

@@ -1,4 +1,5 @@
 import type {
+  ApprovalSeverity,
   AvailabilityContext,
   CallSignal,
   HiddenToolPlanEntry,
@@ -217,11 +218,31 @@ export interface BeforeToolCallEvent {
  * - `{ block: true, reason }`: the call ends; the executor never runs, later hooks never run,
  *   and the result is an error carrying `reason`.
  * - a throw: the same as a block, with the error's message as the reason.
+ * - `{ requireApproval, input? }`: a person must approve the call (`input`, when present, is a
+ *   rewrite as above). Asks are collected while the hooks run and later hooks still run: a block
+ *   from any hook, even one after the asking hook, ends the call and nobody is asked. The first
+ *   ask wins (config `tools.approve`, then the descriptor's `requireApproval`, then hooks in
+ *   order): its title and description are shown, later asks add nothing. The person is asked
+ *   once, after the last before-hook, with the final input, outside the session lock and the
+ *   hook time limit; the executor then runs only with exactly that input (see approvals.ts).
  */
 export type BeforeToolCallResult =
   | undefined
   | { readonly input: unknown }
-  | { readonly block: true; readonly reason: string };
+  | { readonly block: true; readonly reason: string }
+  | { readonly requireApproval: HookApprovalRequest; readonly input?: unknown };
+
+/** What a before-hook shows the approver when it asks for approval. */
+export interface HookApprovalRequest {
+  /** One line: what is about to happen. */
+  readonly title: string;
+  /** More detail, when it helps the person decide. */
+  readonly description?: string;
+  /** Default `warning`. */
+  readonly severity?: ApprovalSeverity;
+  /** Waits at most this long (never longer than `approvals.timeoutMs`), ms. */
+  readonly timeoutMs?: number;
+}
 
 /** An after-hook's view of a finished call. */
 export interface AfterToolCallEvent {

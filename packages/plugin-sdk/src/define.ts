@@ -4,6 +4,7 @@ import type {
   ContentBlock,
   JsonSchema,
   ToolAnnotations,
+  ToolApprovalRequirement,
   ToolContext,
   ToolDescriptor,
   ToolExecutorRef,
@@ -56,6 +57,8 @@ export interface ToolDefinition<
   readonly sortKey?: string;
   /** true: shown to the model only once a tool search finds it; see `ToolDescriptor.deferLoading`. */
   readonly deferLoading?: boolean;
+  /** A person approves each call before it runs; see `ToolDescriptor.requireApproval`. */
+  readonly requireApproval?: ToolApprovalRequirement;
   /** Does the work. Throwing yields an `is_error` result with the error's message. */
   readonly execute: (input: z.output<I>, ctx: ToolContext<Config>) => ToolReturn<O> | Promise<ToolReturn<O>>;
 }
@@ -127,5 +130,6 @@ export function describeTool(
     ...(definition.annotations === undefined ? {} : { annotations: definition.annotations }),
     ...(definition.sortKey === undefined ? {} : { sortKey: definition.sortKey }),
     ...(definition.deferLoading === undefined ? {} : { deferLoading: definition.deferLoading }),
+    ...(definition.requireApproval === undefined ? {} : { requireApproval: definition.requireApproval }),
   };
 }

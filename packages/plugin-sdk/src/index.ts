@@ -29,6 +29,7 @@ export type {
 export { definePlugin, PLUGIN_BRAND } from './plugin.js';
 export { normalizeToolReturn } from './results.js';
 export type {
+  ApprovalSeverity,
   AudioContent,
   AvailabilityContext,
   AvailabilityExpression,
@@ -51,6 +52,7 @@ export type {
   ResourceLink,
   TextContent,
   ToolAnnotations,
+  ToolApprovalRequirement,
   ToolContext,
   ToolDescriptor,
   ToolDiagnostic,

@@ -112,7 +112,20 @@ export interface ToolDescriptor {
    * decides over it.
    */
   readonly deferLoading?: boolean;
+  /**
+   * A person approves each call before it runs (see the host's `tools.approve`): `true`, or the
+   * reason and severity shown to the approver. Config can add approvals, never lift this one.
+   */
+  readonly requireApproval?: ToolApprovalRequirement;
 }
+
+/** How bad a call needing approval could be, as shown to the approver. */
+export type ApprovalSeverity = 'info' | 'warning' | 'critical';
+
+/** A tool's own demand for approval: `true`, or what to tell the approver. */
+export type ToolApprovalRequirement =
+  | true
+  | { readonly reason?: string; readonly severity?: ApprovalSeverity };
 
 /**
  * Why a tool is hidden. From availability: `auth-missing`, `config-missing`, `context-mismatch`,

@@ -56,12 +56,14 @@ export const HELP = {
   },
   call: {
     usage:
-      'toolhost call NAME [--input JSON | --input-file FILE|-] [--json] [--url URL | --root DIR] [--config FILE]',
+      'toolhost call NAME [--input JSON | --input-file FILE|-] [--json] [--yes] [--url URL | --root DIR] [--config FILE]',
     summary: 'Calls one tool through the full wrapper (validation, hooks, limits) and prints its result.',
     details: [
       "Prints the text of the result on stdout, and the tool's log lines on stderr. With --json, prints",
       'the result as {"content": [...], "isError": bool, "structuredContent"?: {...}}.',
       'Exit code 0 for a result, 1 for an isError result, 2 for a usage error.',
+      'A call needing approval (tools.approve, requireApproval, a hook) asks on a terminal',
+      '(y = once, a = always, N = no); elsewhere it is refused unless --yes approves it.',
       '',
       'Example: toolhost call text_stats --input \'{"text": "hello world"}\'',
     ],
@@ -69,6 +71,7 @@ export const HELP = {
       ['--input JSON', 'The input object (default {})'],
       ['--input-file FILE', 'Read the input object from FILE (- for stdin)'],
       ['--json', 'Print the result as JSON'],
+      ['-y, --yes', 'Approve (once) every approval the call asks for'],
       ['--url URL', 'Call a running server (toolhost dev, serve --http), e.g. http://127.0.0.1:7337/mcp'],
     ],
   },

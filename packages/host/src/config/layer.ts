@@ -13,6 +13,7 @@ import type { ToolhostConfig } from './schema.js';
  *   mix), a `signals.config` / `signals.context` value.
  * - `tools.deny` adds up: a tool denied in either place is denied (an embedding cannot lift the
  *   operator's deny by accident, nor the file the code's).
+ * - `tools.approve` adds up the same way: an approval the file asks for stays asked for.
  *
  * So the same config given in code and in the file gives that config, and either one alone gives
  * itself. Both inputs are validated configs; so is the result. Keys are copied as own data
@@ -45,6 +46,9 @@ function layer(below: unknown, above: unknown, path: readonly string[]): unknown
   if (below === undefined) return above;
   if (path.length === 2 && path[0] === 'tools' && path[1] === 'deny') {
     return [...new Set([...(below as string[]), ...(above as string[])])];
+  }
+  if (path.length === 2 && path[0] === 'tools' && path[1] === 'approve') {
+    return [...(below as unknown[]), ...(above as unknown[])];
   }
   if (!isPlainObject(below) || !isPlainObject(above) || replacedWhole(path)) return above;
   const keys = new Set([...Object.keys(below), ...Object.keys(above)]);

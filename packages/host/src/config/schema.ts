@@ -142,6 +142,29 @@ const serve = z.strictObject({
     .describe('Largest request body, bytes; a larger one gets 413 (default 4194304)'),
 });
 
+const approveEntry = z.union([
+  z.string().min(1).describe('A tool name, * wildcards, or group:...'),
+  z.strictObject({
+    tool: z.string().min(1).describe('A tool name, * wildcards, or group:...'),
+    reason: z
+      .string()
+      .min(1)
+      .max(1024)
+      .optional()
+      .describe('Shown to the approver and, on a refusal, the model'),
+    severity: z.enum(['info', 'warning', 'critical']).optional().describe("Default 'warning'"),
+  }),
+]);
+
+const approvals = z.strictObject({
+  timeoutMs: ms('How long a call waits for a decision before it is refused (default 60000)'),
+  mcpClients: names
+    .optional()
+    .describe(
+      'MCP clients (clientInfo.name, * wildcards) whose elicitation answers count as approvals; a client names itself, and an automated one can accept on its own, so list only clients that show the form to a person (default: none)',
+    ),
+});
+
 /** The zod schema of `toolhost.config.json`; the shipped JSON Schema is generated from it. */
 export const configSchema = z
   .strictObject({
@@ -153,6 +176,12 @@ export const configSchema = z
           .optional()
           .describe('When present, only matching tools exist (names, * wildcards, group:...)'),
         deny: names.optional().describe('Matching tools never exist; deny wins over allow'),
+        approve: z
+          .array(approveEntry)
+          .optional()
+          .describe(
+            'Matching tools run only once a person approves each call (see approvals); deny wins over approve',
+          ),
         codeMode: z
           .boolean()
           .optional()
@@ -180,6 +209,9 @@ export const configSchema = z
           .describe('What stays loaded when tools are deferred'),
       })
       .optional(),
+    approvals: approvals
+      .optional()
+      .describe('How calls needing approval (tools.approve, requireApproval, hooks) are answered'),
     plugins: z.record(z.string(), pluginSettings).optional().describe('Per plugin, by id'),
     limits: z
       .strictObject({

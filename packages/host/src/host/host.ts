@@ -5,6 +5,7 @@ import { isolateSettingsOf } from '../config/isolates.js';
 import { layerConfig } from '../config/layer.js';
 import { ConfigError, parseConfig } from '../config/load.js';
 import type { ToolhostConfig } from '../config/schema.js';
+import { type ApprovalEvent, ApprovalQueue } from '../core/dispatch/approvals.js';
 import { type HostSnapshot, Session, type SessionOptions } from '../core/dispatch/session.js';
 import { HookSet } from '../core/wrap/hooks.js';
 import type { IsolateStats, Sandbox } from '../sandbox/types.js';
@@ -59,6 +60,8 @@ export class ToolHost {
   readonly #pipeline: ReloadPipeline;
   #watcher: ProjectWatcher | undefined;
   #closed = false;
+  /** Calls waiting for a person's approval, from every session; answer them here (see approvals.ts). */
+  readonly approvals = new ApprovalQueue();
 
   /**
    * Use `createHost`; the constructor takes already validated options: the code-only ones, the
@@ -164,7 +167,7 @@ export class ToolHost {
 
   /** A session; the config's `signals.context` reaches it through each snapshot, so reloads apply. */
   session(options?: SessionOptions): Session {
-    return new Session(() => this.#pipeline.snapshot, options);
+    return new Session(() => this.#pipeline.snapshot, options, this.approvals);
   }
 
   /** The status and diagnostics of each plugin after the last load. */
@@ -262,7 +265,13 @@ export class ToolHost {
   /** Listens for swaps, or for errors outside any call; the disposer stops listening. */
   on(event: 'change', listener: ChangeListener): Disposer;
   on(event: 'error', listener: ErrorListener): Disposer;
-  on(event: 'change' | 'error', listener: ChangeListener | ErrorListener): Disposer {
+  /** Each approval asked and decided (who, what, how long it waited), from every session. */
+  on(event: 'approval', listener: (event: ApprovalEvent) => void): Disposer;
+  on(
+    event: 'change' | 'error' | 'approval',
+    listener: ChangeListener | ErrorListener | ((event: ApprovalEvent) => void),
+  ): Disposer {
+    if (event === 'approval') return this.approvals.on(listener as (event: ApprovalEvent) => void);
     return event === 'change'
       ? this.#pipeline.changes.add(listener as ChangeListener)
       : this.#pipeline.errors.add(listener as ErrorListener);

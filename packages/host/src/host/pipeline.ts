@@ -61,6 +61,7 @@ function build(
       availability: { ...settings.availability, ...facts },
       limits: settings.limits,
       codeMode: settings.codeMode,
+      approvals: settings.approvals,
       hooks: [...hostHooks, ...sources.flatMap((source) => source.hooks?.() ?? [])],
       track: () => track(holds),
     },

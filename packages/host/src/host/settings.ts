@@ -2,6 +2,7 @@ import type { AvailabilityContext } from '@toolhost/plugin-sdk';
 import { codeModeTools } from '../code-mode/index.js';
 import { type CallLimits, type LimitsTable, resolveLimits } from '../config/limits.js';
 import type { ToolhostConfig } from '../config/schema.js';
+import { type ApprovalSettings, DEFAULT_APPROVAL_TIMEOUT_MS } from '../core/dispatch/approvals.js';
 import type { CodeModeSettings } from '../core/dispatch/session.js';
 import { CODE_MODE_CONTEXT_KEY } from '../core/register/code-mode.js';
 import type { BuiltinToolsOptions } from '../sources/builtin/index.js';
@@ -23,6 +24,8 @@ export interface EffectiveSettings {
   readonly limits: CallLimits;
   /** Code mode: whether sessions use it unless they say, and its limits. */
   readonly codeMode: CodeModeSettings;
+  /** `tools.approve` and `approvals`. */
+  readonly approvals: ApprovalSettings;
   readonly availability: AvailabilityContext;
   readonly pluginSettings: Readonly<Record<string, PluginSettings>>;
 }
@@ -78,6 +81,13 @@ export function effectiveSettings(
     limitsTable,
     limits: limitsTable.call,
     codeMode: { enabled: codeMode, limits: limitsTable.codeMode, tools: codeModeTools },
+    approvals: {
+      rules: (config.tools?.approve ?? []).map((entry) =>
+        typeof entry === 'string' ? { tool: entry } : entry,
+      ),
+      timeoutMs: config.approvals?.timeoutMs ?? DEFAULT_APPROVAL_TIMEOUT_MS,
+      mcpClients: config.approvals?.mcpClients ?? [],
+    },
     // Code mode's tools are visible where this fact is true (sessions set their own): the host's
     // plan (`toolhost list`, diffs) shows them exactly when `tools.codeMode` is on.
     availability: {

@@ -4,6 +4,7 @@ import {
   ErrorCode,
   ListToolsRequestSchema,
   type LoggingLevel,
+  type RequestId,
   SetLevelRequestSchema,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation';
@@ -12,6 +13,7 @@ import type { SessionOptions } from '../core/dispatch/session.js';
 import { errorResult } from '../core/wrap/results.js';
 import type { CallObserver, CallOutcome } from '../core/wrap/wrapper.js';
 import type { ToolHost } from '../host/host.js';
+import { mcpApprover } from './approval.js';
 
 /** How a host is offered as an MCP server. */
 export interface McpServeOptions {
@@ -84,12 +86,23 @@ export function createMcpServer(
   /** How a swap reaches the client; the HTTP transport defers it until the client listens. */
   notifyListChanged: (send: () => void) => void = (send) => send(),
 ): { server: Server; dispose: () => void } {
-  const session = host.session(options.session);
   let minLevel = 0; // debug: everything, until the client sets a level
   const server = new Server(
     { name: options.name ?? 'toolhost', version: options.version ?? '0.1.0' },
     { capabilities: { tools: { listChanged: true }, logging: {} }, jsonSchemaValidator: lazyValidator() },
   );
+  // Approvals are asked of the client (elicitation), unless the embedding answers them itself.
+  const calls = new Map<string, RequestId>();
+  const session = host.session({
+    ...options.session,
+    onApproval:
+      options.session?.onApproval ??
+      mcpApprover({
+        server,
+        clients: () => host.config.approvals?.mcpClients ?? [],
+        requestOf: (toolUseId) => calls.get(toolUseId),
+      }),
+  });
 
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: session.tools('mcp') as never[] }));
 
@@ -136,10 +149,17 @@ export function createMcpServer(
             },
           }),
     };
-    const outcome = await session.call(name, request.params.arguments ?? {}, String(extra.requestId), {
-      signal: extra.signal,
-      observer,
-    });
+    const toolUseId = String(extra.requestId);
+    calls.set(toolUseId, extra.requestId);
+    let outcome: CallOutcome;
+    try {
+      outcome = await session.call(name, request.params.arguments ?? {}, toolUseId, {
+        signal: extra.signal,
+        observer,
+      });
+    } finally {
+      calls.delete(toolUseId);
+    }
     watch?.end?.(outcome);
     const { result } = outcome;
     return {

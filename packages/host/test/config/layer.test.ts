@@ -118,4 +118,16 @@ describe('layerConfig: the code config over the file config', () => {
       hooks: 'all',
     });
   });
+
+  it('tools.approve adds up: code that sets its own list cannot drop an approval the file asks for', () => {
+    const layered = layerConfig(
+      { tools: { approve: ['exec', { tool: 'write', reason: 'edits files' }] } },
+      { tools: { approve: ['mcp__github__*'] } },
+    );
+    expect(layered.tools?.approve).toEqual([
+      'exec',
+      { tool: 'write', reason: 'edits files' },
+      'mcp__github__*',
+    ]);
+  });
 });

@@ -65,6 +65,7 @@ describe('config schema', () => {
     expect(Object.keys(schema.properties as object).sort()).toEqual(
       [
         '$schema',
+        'approvals',
         'builtins',
         'isolates',
         'limits',

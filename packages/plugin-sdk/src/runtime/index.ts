@@ -72,6 +72,7 @@ interface RegisteredTool {
   readonly availability?: unknown;
   readonly sortKey?: string;
   readonly deferLoading?: unknown;
+  readonly requireApproval?: unknown;
   readonly execute: (input: unknown, ctx: unknown) => unknown;
 }
 
@@ -445,6 +446,9 @@ function describe(configJson: string): string {
       ...(tool.sortKey === undefined ? {} : { sortKey: tool.sortKey }),
       // Plain data only: the host's manifest check refuses anything but a boolean.
       ...(tool.deferLoading === undefined ? {} : { deferLoading: tool.deferLoading as boolean }),
+      ...(tool.requireApproval === undefined
+        ? {}
+        : { requireApproval: tool.requireApproval as ToolManifest['requireApproval'] }),
     }));
     const config = parseConfig(plugin, parse(configJson));
     const manifest: PluginManifest = {

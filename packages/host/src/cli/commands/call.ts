@@ -1,5 +1,7 @@
 import { readFile } from 'node:fs/promises';
+import { createInterface } from 'node:readline/promises';
 import type { ToolResult } from '@toolhost/plugin-sdk';
+import type { ApprovalAnswer, ApprovalHandler, ApprovalRequest } from '../../core/dispatch/approvals.js';
 import { resultText } from '../../core/wrap/results.js';
 import type { CallObserver } from '../../core/wrap/wrapper.js';
 import type { ToolHost } from '../../host/host.js';
@@ -89,6 +91,40 @@ function logLine(io: Io): NonNullable<CallObserver['log']> {
     );
 }
 
+/** Asks on the terminal (stderr, so stdout stays the result): y = once, a = always, anything else no. */
+async function askOnTerminal(request: ApprovalRequest, io: Io): Promise<ApprovalAnswer> {
+  const style = styleFor(io.err);
+  const severity = request.severity === 'critical' ? style.red : style.yellow;
+  io.err.write(
+    `${severity(`[${request.severity}]`)} ${style.bold(request.title)}\n` +
+      (request.description === undefined ? '' : `  ${request.description}\n`) +
+      `  tool: ${request.tool}\n  input: ${JSON.stringify(request.input)}\n`,
+  );
+  const prompt = createInterface({ input: process.stdin, output: process.stderr });
+  try {
+    const reply = await prompt.question('Approve? [y = once, a = always, N = no] ', {
+      signal: request.signal,
+    });
+    const choice = reply.trim().toLowerCase();
+    if (choice === 'y' || choice === 'yes') return { decision: 'allow-once', by: 'terminal' };
+    if (choice === 'a' || choice === 'always') return { decision: 'allow-always', by: 'terminal' };
+    return { decision: 'deny', by: 'terminal', reason: 'answered no at the prompt' };
+  } finally {
+    prompt.close();
+  }
+}
+
+/** Who approves for `toolhost call`: --yes, else the person at the terminal, else nobody (a refusal naming --yes). */
+function approverFor(yes: boolean, io: Io): ApprovalHandler {
+  if (yes) return async () => ({ decision: 'allow-once', by: '--yes' });
+  if (process.stdin.isTTY === true && io.err.tty) return (request) => askOnTerminal(request, io);
+  return async () => ({
+    decision: 'deny',
+    by: 'toolhost call',
+    reason: 'not a terminal, so nobody could be asked: pass --yes to approve it',
+  });
+}
+
 export async function call(argv: readonly string[], io: Io): Promise<number> {
   const { values, positionals } = parseCommand(
     'call',
@@ -99,6 +135,7 @@ export async function call(argv: readonly string[], io: Io): Promise<number> {
       'input-file': { type: 'string' },
       json: { type: 'boolean' },
       url: { type: 'string' },
+      yes: { type: 'boolean', short: 'y' },
     },
     ['NAME'],
   );
@@ -117,7 +154,7 @@ export async function call(argv: readonly string[], io: Io): Promise<number> {
   const project = await resolveProject(values);
   const host = await openHost(project, io);
   try {
-    const session = host.session();
+    const session = host.session({ onApproval: approverFor(values.yes === true, io) });
     const check = session.check(name);
     if (!check.ok && check.refusal === 'unknown') {
       return printResult(

@@ -40,6 +40,7 @@ import {
   toOpenAIToolMessage,
 } from './adapters/openai.js';
 import { type ChannelOptions, channelSnapshots } from './channel.js';
+import { type ApprovalHandler, ApprovalQueue, type ApprovalSettings, SessionApprovals } from './approvals.js';
 import {
   type ActivationResult,
   type DeferralModes,
@@ -70,6 +71,8 @@ export interface HostSnapshot {
   readonly hooks: readonly ToolHooks[];
   /** Code mode's default for sessions and its limits (`tools.codeMode`, `limits.codeMode`). */
   readonly codeMode?: CodeModeSettings;
+  /** `tools.approve` and `approvals` of the config. */
+  readonly approvals?: ApprovalSettings;
   /** Marks a call in flight (so the host can drain before closing); returns its end. */
   readonly track?: () => () => void;
 }
@@ -114,6 +117,11 @@ export interface SessionOptions {
    * is the channel id (see core/dispatch/channel.ts).
    */
   readonly channel?: ChannelOptions;
+  /**
+   * Answers calls that need approval (`tools.approve`, a descriptor's `requireApproval`, a hook's
+   * `requireApproval`); the first answer wins between it and `host.approvals.answer`. See approvals.ts.
+   */
+  readonly onApproval?: ApprovalHandler;
 }
 
 /** Options of one call. */
@@ -195,9 +203,12 @@ export class Session {
   #codeTools: { snapshot: HostSnapshot; tools: ReadonlyMap<string, RegisteredTool> } | undefined;
   /** Deferral: what is deferred, what searches loaded, and each client's shape of the list. */
   readonly #catalog: SessionCatalog;
+  readonly #approvals: SessionApprovals;
 
-  constructor(snapshot: () => HostSnapshot, options: SessionOptions = {}) {
+  /** `queue`: the host's approval queue (`host.approvals`); a session made alone has its own. */
+  constructor(snapshot: () => HostSnapshot, options: SessionOptions = {}, queue = new ApprovalQueue()) {
     this.id = options.id ?? randomUUID();
+    this.#approvals = new SessionApprovals(this.id, options.onApproval, queue);
     const channel = options.channel === undefined ? undefined : channelSnapshots(snapshot, options);
     this.#snapshot = channel?.snapshot ?? snapshot;
     this.#context = channel?.context ?? options.context ?? {};
@@ -479,7 +490,13 @@ export class Session {
     const fresh: CallState = {
       snapshot,
       sessionHooks,
-      wrapper: { sessionId: this.id, lock: this.#lock, hooks, limits: snapshot.limits },
+      wrapper: {
+        sessionId: this.id,
+        lock: this.#lock,
+        hooks,
+        limits: snapshot.limits,
+        approvals: this.#approvals.gate(snapshot.approvals),
+      },
       callable: new Map(),
     };
     this.#callState = fresh;

@@ -1,4 +1,4 @@
-import type { ToolLogger, ToolResult } from '@toolhost/plugin-sdk';
+import type { ApprovalSeverity, ToolLogger, ToolResult } from '@toolhost/plugin-sdk';
 import { BACKSTOP_MS, type CallLimits, timerMs } from '../../config/limits.js';
 import { type Cancellation, CancelSource, signalCancellation } from '../../util/cancel.js';
 import { messageOf } from '../../util/errors.js';
@@ -14,6 +14,7 @@ import type {
   AfterToolCallResult,
   BeforeToolCallResult,
   ExecutionContext,
+  HookApprovalRequest,
   InputCheck,
   InputIssue,
   RegisteredTool,
@@ -29,6 +30,7 @@ export type CallStatus =
   | 'hook-failed'
   | 'invalid-input'
   | 'limit-exceeded'
+  | 'not-approved'
   | 'ok'
   | 'timeout'
   | 'tool-error';
@@ -47,6 +49,46 @@ export interface WrapperContext {
   readonly limits: CallLimits;
   readonly signal?: AbortSignal;
   readonly observer?: CallObserver;
+  /** Asks a person before calls that need approval; without it such a call is refused. */
+  readonly approvals?: ApprovalGate;
+}
+
+/** A demand that a person approve a call: from config, the tool's descriptor, or a before-hook. */
+export interface ApprovalAsk {
+  readonly source: 'config' | 'descriptor' | 'hook';
+  /** One line shown to the approver. */
+  readonly title: string;
+  readonly description?: string;
+  readonly severity: ApprovalSeverity;
+  /** Why approval is needed (config's or descriptor's `reason`). */
+  readonly reason?: string;
+  /** A shorter wait than `approvals.timeoutMs` (a hook's), ms. */
+  readonly timeoutMs?: number;
+  /** The `tools.approve` pattern that matched (source `config`). */
+  readonly pattern?: string;
+  /** The hook that asked (source `hook`). */
+  readonly hook?: string;
+}
+
+/** How an approval ended for the wrapper: go on with the frozen input, or stop with a result. */
+export type ApprovalVerdict =
+  | { readonly approved: true /** Hash of the input the person approved. */; readonly frozen: string }
+  | { readonly approved: false; readonly status: CallStatus; readonly result: ToolResult };
+
+/** What the wrapper needs of approvals (core/dispatch/approvals.ts implements it per session). */
+export interface ApprovalGate {
+  /** The config's or the descriptor's demand for `tool`, if any; cheap, called on every call. */
+  askOf(tool: RegisteredTool): ApprovalAsk | undefined;
+  /** Asks (or recalls an `allow-always`) and waits for the decision; never throws. */
+  decide(
+    tool: RegisteredTool,
+    toolUseId: string,
+    input: unknown,
+    ask: ApprovalAsk,
+    signal: AbortSignal,
+  ): Promise<ApprovalVerdict>;
+  /** True when `input` is exactly what was approved (`frozen` is its hash). */
+  unchanged(input: unknown, frozen: string): boolean;
 }
 
 /** The result of one wrapped call, with how it ended and how long it took. */
@@ -59,11 +101,41 @@ export interface CallOutcome {
 }
 
 type Prepared =
-  | { readonly kind: 'ready'; readonly input: unknown }
+  | { readonly kind: 'ready'; readonly input: unknown; readonly ask?: ApprovalAsk | undefined }
   | { readonly kind: 'done'; readonly status: CallStatus; readonly result: ToolResult };
 
 function invalidInputResult(name: string, issues: readonly InputIssue[]): ToolResult {
   return errorResult(`Invalid input for tool "${name}": ${issuesText(issues)}`);
+}
+
+const SEVERITIES: ReadonlySet<unknown> = new Set(['info', 'warning', 'critical']);
+
+/** A hook's approval request as an ask, or what is wrong with it. */
+function hookAsk(hook: string, request: HookApprovalRequest): ApprovalAsk | string {
+  if (typeof request !== 'object' || request === null) return 'requireApproval must be an object';
+  const { title, description, severity, timeoutMs } = request;
+  if (typeof title !== 'string' || title.trim() === '')
+    return 'requireApproval.title must be a non-empty string';
+  if (description !== undefined && typeof description !== 'string') {
+    return 'requireApproval.description must be a string';
+  }
+  if (severity !== undefined && !SEVERITIES.has(severity)) {
+    return 'requireApproval.severity must be "info", "warning" or "critical"';
+  }
+  if (
+    timeoutMs !== undefined &&
+    !(typeof timeoutMs === 'number' && timeoutMs > 0 && Number.isFinite(timeoutMs))
+  ) {
+    return 'requireApproval.timeoutMs must be a positive number';
+  }
+  return {
+    source: 'hook',
+    hook,
+    title,
+    severity: severity ?? 'warning',
+    ...(description === undefined ? {} : { description }),
+    ...(timeoutMs === undefined ? {} : { timeoutMs }),
+  };
 }
 
 /** Runs `work`, failing it when `ms` pass first. The timer never keeps the process alive. */
@@ -149,6 +221,7 @@ async function prepare(
   hooks: readonly ToolHooks[],
   ctx: WrapperContext,
   signal: AbortSignal,
+  fixedAsk: ApprovalAsk | undefined,
 ): Promise<Prepared> {
   const name = tool.descriptor.name;
   if (!checked.ok) {
@@ -159,12 +232,14 @@ async function prepare(
     });
     return { kind: 'done', status: 'invalid-input', result: invalidInputResult(name, issues) };
   }
-  if (hooks.length === 0) return { kind: 'ready', input: checked.value };
+  if (hooks.length === 0) return { kind: 'ready', input: checked.value, ask: fixedAsk };
 
   const { sessionId } = ctx;
   const { descriptor } = tool;
   return ctx.lock.run(async (): Promise<Prepared> => {
     let input = checked.value;
+    // The first ask wins; asking waits until every hook has run (a later block means nobody is asked).
+    let ask = fixedAsk;
     for (const hook of hooks) {
       let verdict: BeforeToolCallResult | void;
       try {
@@ -188,7 +263,20 @@ async function prepare(
           result: errorResult(`Tool "${name}" was blocked by hook "${hook.name}": ${reason}`),
         };
       }
-      if ('input' in verdict) {
+      let rewrite = 'input' in verdict;
+      if ('requireApproval' in verdict) {
+        const asked = hookAsk(hook.name, verdict.requireApproval);
+        if (typeof asked === 'string') {
+          return {
+            kind: 'done',
+            status: 'hook-failed',
+            result: errorResult(`Hook "${hook.name}" asked for approval of "${name}" wrongly: ${asked}`),
+          };
+        }
+        ask ??= asked;
+        rewrite = verdict.input !== undefined;
+      }
+      if (rewrite && 'input' in verdict) {
         const rewritten = validate(tool, verdict.input);
         if (!rewritten.ok) {
           return {
@@ -202,7 +290,7 @@ async function prepare(
         input = rewritten.value;
       }
     }
-    return { kind: 'ready', input };
+    return { kind: 'ready', input, ask };
   });
 }
 
@@ -442,15 +530,51 @@ export async function callTool(
   try {
     const { before, after } = phasesOf(ctx.hooks);
     const checked = validate(tool, rawInput);
+    const gate = ctx.approvals;
+    const fixedAsk = gate?.askOf(tool);
     let input: unknown;
-    if (checked.ok && before.length === 0) {
+    if (checked.ok && before.length === 0 && fixedAsk === undefined) {
       input = checked.value;
     } else {
-      const prepared = await prepare(tool, toolUseId, rawInput, checked, before, ctx, control.signal);
+      const prepared = await prepare(
+        tool,
+        toolUseId,
+        rawInput,
+        checked,
+        before,
+        ctx,
+        control.signal,
+        fixedAsk,
+      );
       if (prepared.kind === 'done') return outcome(prepared.status, prepared.result, started);
       input = prepared.input;
+      // Asked once, after the last before-hook, outside the session lock and the hook time limit.
+      let frozen: string | undefined;
+      if (prepared.ask !== undefined) {
+        if (gate === undefined) {
+          return outcome(
+            'not-approved',
+            errorResult(`Tool "${tool.descriptor.name}" needs approval and nobody can give it here`),
+            started,
+          );
+        }
+        const verdict = await gate.decide(tool, toolUseId, input, prepared.ask, control.signal);
+        if (!verdict.approved) return outcome(verdict.status, verdict.result, started);
+        frozen = verdict.frozen;
+      }
       // A caller that gave up while the before-hooks ran gets nothing executed on its behalf.
       if (control.aborted) return outcome('cancelled', cancelledResult(tool), started);
+      // The executor runs with exactly what the person saw: a mutation since (of an object a hook
+      // or the approver kept hold of) is refused, not run unapproved.
+      if (frozen !== undefined && !gate?.unchanged(input, frozen)) {
+        return outcome(
+          'not-approved',
+          errorResult(
+            `Tool "${tool.descriptor.name}" was not approved: its input changed after it was shown to the approver`,
+          ),
+          started,
+        );
+      }
     }
     const executorStarted = performance.now();
     const executed = await execute(tool, toolUseId, input, ctx, control);

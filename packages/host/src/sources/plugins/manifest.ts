@@ -57,6 +57,15 @@ const toolManifest = z.strictObject({
   availability: expression.optional(),
   sortKey: text(256).optional(),
   deferLoading: z.boolean().optional(),
+  requireApproval: z
+    .union([
+      z.literal(true),
+      z.strictObject({
+        reason: text(1024).optional(),
+        severity: z.enum(['info', 'warning', 'critical']).optional(),
+      }),
+    ])
+    .optional(),
 });
 
 const manifestSchema = z.strictObject({
