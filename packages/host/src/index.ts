@@ -40,6 +40,7 @@ export type {
   ToolShapes,
   ToolsOptions,
 } from './core/dispatch/session.js';
+export type { Skill, SkillArgMode, SkillDispatchInput } from './core/dispatch/skills.js';
 export type { SearchHit } from './core/search/index.js';
 export { resultText } from './core/wrap/results.js';
 export type { CallObserver, CallOutcome, CallStatus } from './core/wrap/wrapper.js';

@@ -118,20 +118,24 @@ export interface ToolDescriptor {
  * Why a tool is hidden. From availability: `auth-missing`, `config-missing`, `context-mismatch`,
  * `env-missing`, `plugin-disabled` (also the host's, for a plugin disabled in config),
  * `unsupported-signal`; from the host: `mcp-unavailable`, `overridden`, `plugin-load-failed`,
- * `policy-denied`, and `quarantined` (its plugin kept crashing the executor process).
+ * `policy-denied`, and `quarantined` (its plugin kept crashing the executor process); for skills
+ * (`host.skills()`): `bin-missing`, `os-mismatch` and `skill-invalid` (a SKILL.md that does not parse).
  */
 export type HiddenReason =
   | 'auth-missing'
+  | 'bin-missing'
   | 'config-missing'
   | 'context-mismatch'
   | 'env-missing'
   | 'invalid-name'
   | 'mcp-unavailable'
+  | 'os-mismatch'
   | 'overridden'
   | 'plugin-disabled'
   | 'plugin-load-failed'
   | 'policy-denied'
   | 'quarantined'
+  | 'skill-invalid'
   | 'unsupported-signal';
 
 /** One reason a tool is hidden, in words a person can act on. */

@@ -59,6 +59,14 @@ import {
   TOOL_SEARCH_NAME,
   toolSearchDescriptor,
 } from './deferral.js';
+import {
+  isSkillTool,
+  runSkill,
+  type SkillCatalog,
+  type SkillSession,
+  skillsPromptSection,
+  skillToolFor,
+} from './skills.js';
 
 /** What a session reads from its host at the start of each call: one consistent state. */
 export interface HostSnapshot {
@@ -75,6 +83,8 @@ export interface HostSnapshot {
   readonly codeMode?: CodeModeSettings;
   /** Marks a call in flight (so the host can drain before closing); returns its end. */
   readonly track?: () => () => void;
+  /** The skills of the `skills/` folder (core/dispatch/skills.ts). */
+  readonly skills?: SkillCatalog;
 }
 
 /** What code mode's tools need of their session. */
@@ -96,6 +106,7 @@ export interface CodeModeSettings {
 
 const DEFAULT_CODE_MODE: CodeModeSettings = { enabled: false, limits: resolveLimits(undefined).codeMode };
 const NO_CODE_TOOLS = (): readonly RegisteredTool[] => [];
+const NO_SKILLS: SkillCatalog = new Map();
 
 /** How `host.session(options)` sets up a session. */
 export interface SessionOptions {
@@ -277,6 +288,13 @@ export class Session {
   #catalog: Catalog | undefined;
   /** How `dispatch` answers `tool_search`: set by the last `tools('anthropic', …)`. */
   #searchAnswer: 'text' | 'references' = 'text';
+  /** This session's `skill` tool, bound to it (see core/dispatch/skills.ts), per Map entry. */
+  #skillTool: { base: RegisteredTool; own: RegisteredTool } | undefined;
+  readonly #skillSession: SkillSession = {
+    skills: () => this.#snapshot().skills ?? NO_SKILLS,
+    check: (name) => this.check(name),
+    call: (name, input, options) => this.call(name, input, undefined, options),
+  };
 
   constructor(snapshot: () => HostSnapshot, options: SessionOptions = {}) {
     this.id = options.id ?? randomUUID();
@@ -633,12 +651,14 @@ export class Session {
       const why = diagnostics.map((d) => d.message).join('; ');
       lines.push(`- ${descriptor.name}${summary === '' ? '' : ` (${summary})`}: ${why}`);
     }
-    if (lines.length === 0) return '';
-    return [
+    const skills = skillsPromptSection(this.#snapshot().skills ?? NO_SKILLS, (tool) => this.check(tool).ok);
+    if (lines.length === 0) return skills;
+    const hidden = [
       '## Tools not available now',
       'These tools exist but cannot be called yet. If the user asks for what one does, say what it needs:',
       ...lines,
     ].join('\n');
+    return skills === '' ? hidden : `${hidden}\n\n${skills}`;
   }
 
   /**
@@ -692,7 +712,24 @@ export class Session {
     if (this.#active !== undefined && !this.#active.has(name)) {
       return refuse('inactive', `Tool "${name}" is not active in this session`);
     }
-    return { check: CALLABLE, tool };
+    return { check: CALLABLE, tool: isSkillTool(tool) ? this.#ownSkillTool(tool) : tool };
+  }
+
+  /** The `skill` tool as this session runs it: a dispatching skill calls through this session. */
+  #ownSkillTool(base: RegisteredTool): RegisteredTool {
+    if (this.#skillTool?.base !== base)
+      this.#skillTool = { base, own: skillToolFor(base, this.#skillSession) };
+    return this.#skillTool.own;
+  }
+
+  /**
+   * Runs skill `name` for a person (the app's `/name args`): its instructions as a result, or for
+   * a skill that dispatches, a call of its tool through this session, under every rule a model's
+   * call meets (policy, availability, active set, hooks). A skill with `user-invocable: false`,
+   * a hidden or unknown one is refused with an `is_error` result. Never throws.
+   */
+  invokeSkill(name: string, args = '', options: CallOptions = {}): Promise<CallOutcome> {
+    return runSkill(this.#skillSession, name, args, 'user', options);
   }
 
   /**
