@@ -4,7 +4,7 @@
  * and, for a skill that dispatches, run through the invoking session's `call` so every policy
  * layer of that session applies.
  */
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import {
@@ -392,5 +392,16 @@ describe('hot reload', () => {
     // saw this file go, so the state is checked here, not which event's diff carried it.
     await emptied;
     expect(byName(h, 'first')?.diagnostics[0]?.message).toMatch(/SKILL\.md: missing/);
+  });
+});
+
+describe('the bundled example', () => {
+  it('examples/skills/text-report parses as formatted in the repo and names tools that exist', async () => {
+    const file = path.resolve(__dirname, '../../examples/skills/text-report/SKILL.md');
+    const { host: h } = await start({ 'text-report': await readFile(file, 'utf8') });
+    const skill = byName(h, 'text-report');
+    expect(skill?.diagnostics).toEqual([]);
+    expect(skill?.warnings).toEqual([]);
+    expect(skill?.instructions).toContain('`text_stats`');
   });
 });

@@ -86,6 +86,8 @@ export class SkillSource implements SourceAdapter {
   readonly #changes = new Listeners<string>();
   #catalog: SkillCatalog = new Map();
   #contribution: readonly ToolSource[] = [];
+  /** The catalog as JSON, to tell a refresh that changed nothing (no skills folder at start). */
+  #signature = '[]';
 
   constructor(options: SkillSourceOptions) {
     this.#options = options;
@@ -99,8 +101,7 @@ export class SkillSource implements SourceAdapter {
   async refresh(reason: RefreshReason): Promise<boolean> {
     // Plugin files are not skills; every other reason may change config, env or the folder.
     if (reason.kind === 'files') return false;
-    await this.#lock.run(() => this.#read());
-    return true;
+    return this.#lock.run(() => this.#read());
   }
 
   /**
@@ -126,7 +127,8 @@ export class SkillSource implements SourceAdapter {
 
   async close(): Promise<void> {}
 
-  async #read(): Promise<void> {
+  /** Reads every skill again; resolves with whether anything of the catalog changed. */
+  async #read(): Promise<boolean> {
     const { dir } = this.#options;
     let entries: Dirent[];
     try {
@@ -141,11 +143,15 @@ export class SkillSource implements SourceAdapter {
     const facts = this.#options.facts();
     const skills = await Promise.all(folders.map((folder) => this.#readOne(folder, facts)));
     const catalog = new Map(skills.map((skill) => [skill.name, skill]));
+    const signature = JSON.stringify(skills);
+    if (signature === this.#signature) return false;
+    this.#signature = signature;
     this.#catalog = catalog;
     const usable = skills.some((skill) => isInvocable(skill, 'model'));
     this.#contribution = usable
       ? [{ kind: 'builtin', id: SKILLS_SOURCE_ID, tools: [skillRegistryTool(catalog)] }]
       : [];
+    return true;
   }
 
   async #readOne(folder: string, facts: RequirementFacts): Promise<Skill> {
