@@ -227,6 +227,7 @@ describe('where skills appear', () => {
 
   it('no skills: no skill tool, and nothing about skills in the prompt', async () => {
     const { host: h } = await start({});
+    expect(h.skills()).toEqual([]);
     expect(h.registry.tools.has('skill')).toBe(false);
     expect(h.session().systemPromptSection()).not.toContain('Skills');
   });
