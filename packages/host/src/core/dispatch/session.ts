@@ -638,8 +638,9 @@ export class Session {
    * cannot be called now for a reason the user can fix (a missing environment variable,
    * credential or config value) or that will pass (an MCP server that is down), each with its
    * description's first line and why. The visible tools' names, descriptions and schemas are not
-   * repeated: the API already hands them to the model. An empty string when there is nothing to
-   * say, so it can be appended to any system prompt.
+   * repeated: the API already hands them to the model. Then the skills the model may use in this
+   * session, by name and description (core/dispatch/skills.ts). An empty string when there is
+   * nothing to say, so it can be appended to any system prompt.
    */
   systemPromptSection(): string {
     const active = this.#active;
