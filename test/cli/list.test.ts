@@ -57,7 +57,7 @@ describe('toolhost list', () => {
     );
     expect(code).toBe(0);
     const json = JSON.parse(stdout) as ListJson;
-    expect(Object.keys(json)).toEqual(['visible', 'hidden', 'plugins', 'isolates']);
+    expect(Object.keys(json)).toEqual(['visible', 'hidden', 'plugins', 'isolates', 'skills']);
     expect(json.visible.map((t) => t.name)).toEqual(['edit', 'grep', 'healthy_echo', 'ls', 'read', 'write']);
     expect(json.visible.find((t) => t.name === 'read')).toMatchObject({
       owner: 'core',

@@ -29,14 +29,6 @@ export type {
 // A session: the tools one conversation sees, and dispatch of the model's calls.
 
 export type {
-  ChannelCallContext,
-  ChannelOptions,
-  ChannelSender,
-  ChannelTool,
-  ChannelToolContext,
-  ChannelToolReturn,
-} from './core/dispatch/channel.js';
-export type {
   ApprovalAnswer,
   ApprovalChoice,
   ApprovalDecision,
@@ -47,6 +39,14 @@ export type {
   ApprovalSource,
   PendingApproval,
 } from './core/dispatch/approvals.js';
+export type {
+  ChannelCallContext,
+  ChannelOptions,
+  ChannelSender,
+  ChannelTool,
+  ChannelToolContext,
+  ChannelToolReturn,
+} from './core/dispatch/channel.js';
 export type {
   ActivationResult,
   CallOptions,
@@ -59,6 +59,7 @@ export type {
   ToolShapes,
   ToolsOptions,
 } from './core/dispatch/session.js';
+export type { Skill, SkillArgMode, SkillDispatchInput } from './core/dispatch/skills.js';
 export type { SearchHit } from './core/search/index.js';
 export { resultText } from './core/wrap/results.js';
 export type { CallObserver, CallOutcome, CallStatus } from './core/wrap/wrapper.js';

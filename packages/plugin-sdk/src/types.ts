@@ -132,21 +132,25 @@ export type ToolApprovalRequirement =
  * `env-missing`, `plugin-disabled` (also the host's, for a plugin disabled in config),
  * `unsupported-signal`; from the host: `mcp-unavailable`, `overridden`, `plugin-load-failed`,
  * `policy-denied`, `quarantined` (its plugin kept crashing the executor process), and
- * `owner-only` (a channel tool for the channel's owner, and the sender is not).
+ * `owner-only` (a channel tool for the channel's owner, and the sender is not); for skills
+ * (`host.skills()`): `bin-missing`, `os-mismatch` and `skill-invalid` (a SKILL.md that does not parse).
  */
 export type HiddenReason =
   | 'auth-missing'
+  | 'bin-missing'
   | 'config-missing'
   | 'context-mismatch'
   | 'env-missing'
   | 'invalid-name'
   | 'mcp-unavailable'
+  | 'os-mismatch'
   | 'overridden'
   | 'owner-only'
   | 'plugin-disabled'
   | 'plugin-load-failed'
   | 'policy-denied'
   | 'quarantined'
+  | 'skill-invalid'
   | 'unsupported-signal';
 
 /** One reason a tool is hidden, in words a person can act on. */

@@ -187,17 +187,20 @@ export function unknownPluginFindings(host: ToolHost): Finding[] {
  */
 const EXPLAINED_ELSEWHERE = {
   'auth-missing': false,
+  'bin-missing': false,
   'config-missing': false,
   'context-mismatch': false,
   'env-missing': false,
   'invalid-name': true,
   'mcp-unavailable': false,
+  'os-mismatch': false,
   overridden: true,
   'owner-only': false,
   'plugin-disabled': true,
   'plugin-load-failed': true,
   'policy-denied': true,
   quarantined: true,
+  'skill-invalid': false,
   'unsupported-signal': false,
 } as const satisfies Record<HiddenReason, boolean>;
 

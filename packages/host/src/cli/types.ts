@@ -15,6 +15,24 @@ export interface ListJson {
   readonly plugins: readonly ListedPlugin[];
   /** Plugin isolates alive now and when they go (config `isolates`). */
   readonly isolates: ListedIsolates;
+  /** Every skill folder under `skills/`, sorted by name; `diagnostics` say why one is hidden. */
+  readonly skills: readonly ListedSkill[];
+}
+
+/** A skill as `list --json` shows it. */
+export interface ListedSkill {
+  readonly name: string;
+  readonly description: string;
+  /** The SKILL.md, relative to the current folder. */
+  readonly file: string;
+  /** `visible` (usable) or `hidden`. */
+  readonly status: 'visible' | 'hidden';
+  readonly userInvocable: boolean;
+  readonly modelInvocable: boolean;
+  /** The tool it runs, when it dispatches. */
+  readonly tool?: string;
+  readonly diagnostics: readonly { readonly reason: HiddenReason; readonly message: string }[];
+  readonly warnings: readonly string[];
 }
 
 export interface ListedIsolates {

@@ -19,7 +19,11 @@ export function listedIsolates({ live, maxLive, idleMs, evicted }: IsolateStats)
 }
 
 /** `toolhost list --json` of a plan, the plugins' reports and the isolate stats. */
-export function listJson(plan: ToolPlan, plugins: readonly PluginReport[], isolates: IsolateStats): ListJson {
+export function listJson(
+  plan: ToolPlan,
+  plugins: readonly PluginReport[],
+  isolates: IsolateStats,
+): Omit<ListJson, 'skills'> {
   return {
     visible: plan.visible.map(({ descriptor, executor }) => ({
       name: descriptor.name,

@@ -7,8 +7,10 @@ import { ConfigError, parseConfig } from '../config/load.js';
 import type { ToolhostConfig } from '../config/schema.js';
 import { type ApprovalEvent, ApprovalQueue } from '../core/dispatch/approvals.js';
 import { type HostSnapshot, Session, type SessionOptions } from '../core/dispatch/session.js';
+import type { Skill } from '../core/dispatch/skills.js';
 import { HookSet } from '../core/wrap/hooks.js';
 import type { IsolateStats, Sandbox } from '../sandbox/types.js';
+import { SkillSource } from '../skills/source.js';
 import { ApiSource } from '../sources/api.js';
 import { BuiltinSource } from '../sources/builtin/source.js';
 import { McpSource } from '../sources/mcp/source.js';
@@ -57,6 +59,7 @@ export class ToolHost {
   readonly #api: ApiSource;
   readonly #plugins: PluginSource | undefined;
   readonly #mcp: McpSource;
+  readonly #skills: SkillSource | undefined;
   readonly #pipeline: ReloadPipeline;
   #watcher: ProjectWatcher | undefined;
   #closed = false;
@@ -120,18 +123,39 @@ export class ToolHost {
         callTimeout: settings().limitsTable.mcpCall,
       }),
     });
+    this.#skills =
+      code.skillsDir === false
+        ? undefined
+        : new SkillSource({
+            dir: path.resolve(this.#root, code.skillsDir ?? 'skills'),
+            root: this.#root,
+            configFile: configFile === undefined ? 'toolhost.config.json' : path.basename(configFile),
+            facts: () => ({
+              env: settings().availability.env ?? {},
+              config: this.#config,
+              platform: process.platform,
+              path: process.env.PATH ?? '',
+              ...(process.env.PATHEXT === undefined ? {} : { pathExt: process.env.PATHEXT }),
+            }),
+          });
     this.#api = new ApiSource(code.customTools);
     // The four sources, in merge order; a fifth is one more line here.
     const sources: SourceAdapter[] = [
       builtin,
       new CodeModeSource(),
+      ...(this.#skills ? [this.#skills] : []),
       ...(this.#plugins ? [this.#plugins] : []),
       this.#mcp,
       this.#api,
     ];
-    this.#pipeline = new ReloadPipeline(sources, settings, () => this.#hooks.snapshot());
+    this.#pipeline = new ReloadPipeline(
+      sources,
+      settings,
+      () => this.#hooks.snapshot(),
+      () => (this.#skills === undefined ? {} : { skills: this.#skills.catalog }),
+    );
     this.#api.onChange((cause) => this.#pipeline.rebuild(cause));
-    for (const source of [this.#plugins, this.#mcp]) {
+    for (const source of [this.#plugins, this.#mcp, this.#skills]) {
       source?.onChange((cause) => {
         if (!this.#closed) this.#pipeline.rebuildInTurn(cause);
       });
@@ -168,6 +192,11 @@ export class ToolHost {
   /** A session; the config's `signals.context` reaches it through each snapshot, so reloads apply. */
   session(options?: SessionOptions): Session {
     return new Session(() => this.#pipeline.snapshot, options, this.approvals);
+  }
+
+  /** Every skill of the `skills/` folder, usable or hidden (`diagnostics` say why), in name order. */
+  skills(): readonly Skill[] {
+    return [...(this.snapshot().skills ?? new Map<string, Skill>()).values()];
   }
 
   /** The status and diagnostics of each plugin after the last load. */
@@ -323,7 +352,13 @@ export class ToolHost {
     this.#watcher = watchProject({
       pluginsDir: pluginsDirOf(this.#root, this.#code.pluginsDir || undefined),
       configFile: this.#configFile ?? path.join(this.#root, 'toolhost.config.json'),
+      ...(this.#skills === undefined
+        ? {}
+        : { skillsDir: path.resolve(this.#root, this.#code.skillsDir || 'skills') }),
       onBatch: (batch) => {
+        // Skills are re-read on their own: a SKILL.md edit rebuilds no plugin.
+        if (batch.skills.size > 0) void this.#skills?.reread([...batch.skills]);
+        if (!batch.config && !batch.all && batch.plugins.size === 0) return;
         const ids = [...batch.plugins];
         const cause = [batch.config ? 'config' : '', ids.length > 0 ? `plugins:${ids.join(',')}` : '']
           .filter(Boolean)

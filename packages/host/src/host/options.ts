@@ -16,6 +16,7 @@ const CODE_SHAPE = {
   root: z.string().min(1).optional(),
   configFile: z.union([z.string().min(1), z.literal(false)]).optional(),
   pluginsDir: z.union([z.string().min(1), z.literal(false)]).optional(),
+  skillsDir: z.union([z.string().min(1), z.literal(false)]).optional(),
   cache: z.boolean().optional(),
   watch: z.boolean().optional(),
   customTools: z.array(z.looseObject({ name: z.string() })).optional(),

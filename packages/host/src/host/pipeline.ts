@@ -46,6 +46,7 @@ function build(
   settings: EffectiveSettings,
   hostHooks: readonly ToolHooks[],
   track: (holds: readonly MapHold[]) => () => void,
+  extras: SnapshotExtras,
 ): Built {
   const holds = sources.flatMap((source) => (source.hold === undefined ? [] : [source.hold()]));
   const facts = Object.assign({}, ...sources.map((source) => source.facts?.() ?? {}));
@@ -64,9 +65,14 @@ function build(
       approvals: settings.approvals,
       hooks: [...hostHooks, ...sources.flatMap((source) => source.hooks?.() ?? [])],
       track: () => track(holds),
+      ...extras(),
     },
   };
 }
+
+/** What a snapshot carries beside the Map, read at each build (the skills catalog). */
+export type SnapshotExtras = () => Pick<HostSnapshot, 'skills'>;
+const NO_EXTRAS: SnapshotExtras = () => ({});
 
 /** The plan of a snapshot without any session context. */
 export function planOf(snapshot: HostSnapshot): ToolPlan {
@@ -81,6 +87,7 @@ export class ReloadPipeline {
   readonly #sources: readonly SourceAdapter[];
   readonly #hostHooks: () => readonly ToolHooks[];
   readonly #settings: () => EffectiveSettings;
+  readonly #extras: SnapshotExtras;
   readonly #lock = new AsyncMutex();
   readonly changes = new Listeners<HostChange>();
   readonly errors = new Listeners<HostError>();
@@ -93,11 +100,13 @@ export class ReloadPipeline {
     sources: readonly SourceAdapter[],
     settings: () => EffectiveSettings,
     hostHooks: () => readonly ToolHooks[],
+    extras: SnapshotExtras = NO_EXTRAS,
   ) {
     this.#sources = sources;
     this.#settings = settings;
     this.#hostHooks = hostHooks;
-    this.#current = build(0, sources, settings(), hostHooks(), (holds) => this.#track(holds));
+    this.#extras = extras;
+    this.#current = build(0, sources, settings(), hostHooks(), (holds) => this.#track(holds), extras);
   }
 
   get snapshot(): HostSnapshot {
@@ -176,6 +185,7 @@ export class ReloadPipeline {
       this.#settings(),
       this.#hostHooks(),
       (holds) => this.#track(holds),
+      this.#extras,
     );
     for (const hold of replaced.holds) hold.replaced();
     const change: HostChange = {

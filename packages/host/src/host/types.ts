@@ -79,6 +79,8 @@ export interface HostCodeOptions {
   readonly configFile?: string | false;
   /** The plugins folder, relative to the root (default `<root>/plugins`); `false` loads no plugins at all. */
   readonly pluginsDir?: string | false;
+  /** The skills folder, relative to the root (default `<root>/skills`); `false`: no skills. */
+  readonly skillsDir?: string | false;
   /** Set false to skip the `.toolhost/cache/` bundle and manifest cache. Default true. */
   readonly cache?: boolean;
   /** Watch the plugins folder and the config file, rebuilding on every change. Default false. */

@@ -12,11 +12,15 @@ export interface ChangeBatch {
   readonly plugins: ReadonlySet<string>;
   /** The plugins folder itself appeared: every plugin must be (re)loaded. */
   readonly all: boolean;
+  /** Names of skills whose folder or SKILL.md changed (`*` when the skills folder came or went). */
+  readonly skills: ReadonlySet<string>;
 }
 
 export interface ProjectWatcherOptions {
   readonly pluginsDir: string;
   readonly configFile: string;
+  /** The skills folder, when the host has one: only its `<name>/SKILL.md` files and folders count. */
+  readonly skillsDir?: string;
   /** Quiet time after the last event before a batch is emitted, ms (default {@link SETTLE_MS}). */
   readonly settleMs?: number;
   /** The longest a batch waits under a continuous stream of events, ms. */
@@ -106,17 +110,20 @@ export function watchProject(options: ProjectWatcherOptions): ProjectWatcher {
   let config = false;
   let all = false;
   let plugins = new Set<string>();
+  const skillsDir = options.skillsDir === undefined ? undefined : path.resolve(options.skillsDir);
+  let skills = new Set<string>();
   let settle: NodeJS.Timeout | undefined;
   let firstEventAt: number | undefined;
 
   const flush = () => {
     settle = undefined;
     firstEventAt = undefined;
-    const batch: ChangeBatch = { config, plugins, all };
+    const batch: ChangeBatch = { config, plugins, all, skills };
     config = false;
     all = false;
     plugins = new Set();
-    if (!batch.config && !batch.all && batch.plugins.size === 0) return;
+    skills = new Set();
+    if (!batch.config && !batch.all && batch.plugins.size === 0 && batch.skills.size === 0) return;
     try {
       options.onBatch(batch);
     } catch (error) {
@@ -128,7 +135,11 @@ export function watchProject(options: ProjectWatcherOptions): ProjectWatcher {
     const absolute = path.resolve(file);
     if (absolute === configFile) config = true;
     else if (absolute === pluginsDir) all = true;
-    else {
+    else if (absolute === skillsDir) skills.add('*');
+    else if (skillsDir !== undefined && absolute.startsWith(skillsDir + path.sep)) {
+      const [name] = path.relative(skillsDir, absolute).split(path.sep);
+      if (name !== undefined) skills.add(name);
+    } else {
       const rel = path.relative(pluginsDir, absolute);
       if (rel === '' || rel.startsWith('..') || path.isAbsolute(rel)) return;
       const [id] = rel.split(path.sep);
@@ -192,6 +203,36 @@ export function watchProject(options: ProjectWatcherOptions): ProjectWatcher {
   watchers.push(rootWatcher);
   readies.push(readyOf(rootWatcher));
   watchPlugins();
+  let skillsWatcher: FSWatcher | undefined;
+  const watchSkills = () => {
+    if (skillsDir === undefined || skillsWatcher !== undefined || !existsSync(skillsDir)) return;
+    // Depth 1: `<name>/` and `<name>/SKILL.md`; nothing else of a skill folder is read.
+    skillsWatcher = watch(skillsDir, { ignoreInitial: true, ignored, depth: 1 });
+    skillsWatcher.on('all', (event, file) => {
+      if (FILE_EVENTS.has(event) && path.basename(file) !== 'SKILL.md') return;
+      if (event === 'change') guard.seen(file);
+      record(file);
+    });
+    skillsWatcher.on('error', onError);
+    watchers.push(skillsWatcher);
+    readies.push(readyOf(skillsWatcher));
+  };
+  if (skillsDir !== undefined && path.dirname(skillsDir) === configDir) {
+    rootWatcher.on('addDir', (dir) => {
+      if (path.resolve(dir) !== skillsDir) return;
+      watchSkills();
+      record(skillsDir);
+    });
+    rootWatcher.on('unlinkDir', (dir) => {
+      if (path.resolve(dir) !== skillsDir || skillsWatcher === undefined) return;
+      const gone = skillsWatcher;
+      skillsWatcher = undefined;
+      watchers.splice(watchers.indexOf(gone), 1);
+      void gone.close();
+      record(skillsDir);
+    });
+  }
+  watchSkills();
   const ready = Promise.all(readies).then(() => undefined);
 
   return {

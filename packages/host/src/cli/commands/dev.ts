@@ -9,6 +9,7 @@ import { planWarnings, warningLines } from '../findings.js';
 import { type Io, type Output, type Style, styleFor } from '../io.js';
 import { openHost, resolveProject } from '../project.js';
 import { serveUntilStopped } from '../running.js';
+import { skillLines } from '../skills-view.js';
 import { EXIT } from '../types.js';
 import { version } from '../version.js';
 import { clock, planLines, shownPath } from '../view.js';
@@ -74,7 +75,11 @@ export async function dev(argv: readonly string[], io: Io): Promise<number> {
     io.out,
     async () => {
       io.out.write(
-        `${[...planLines(host.plan(), host.plugins, style), ...warningLines(warnings(), style)].join('\n')}\n\n`,
+        `${[
+          ...planLines(host.plan(), host.plugins, style),
+          ...skillLines(host.skills(), style),
+          ...warningLines(warnings(), style),
+        ].join('\n')}\n\n`,
       );
       const served = await listen(host, port, callPrinter(io.out, style));
       const plugins = path.relative(process.cwd(), path.join(project.root, 'plugins')) || 'plugins';

@@ -2,6 +2,7 @@ import { COMMON_OPTIONS, parseCommand } from '../args.js';
 import { planWarnings, warningLines } from '../findings.js';
 import { type Io, styleFor } from '../io.js';
 import { openHost, resolveProject } from '../project.js';
+import { listedSkills, skillLines } from '../skills-view.js';
 import { EXIT } from '../types.js';
 import { listJson, planLines, shownPath } from '../view.js';
 
@@ -13,14 +14,21 @@ export async function list(argv: readonly string[], io: Io): Promise<number> {
     const warnings = planWarnings(host, shownPath(project.configFile));
     if (values.json === true) {
       // stdout is the JSON alone, for scripts; the warnings go where a person still sees them.
-      const json = listJson(host.plan(), host.plugins, await host.isolates());
+      const json = {
+        ...listJson(host.plan(), host.plugins, await host.isolates()),
+        skills: listedSkills(host.skills()),
+      };
       io.out.write(`${JSON.stringify(json, null, 2)}\n`);
       const [, ...lines] = warningLines(warnings, styleFor(io.err)); // without its leading blank line
       if (lines.length > 0) io.err.write(`${lines.join('\n')}\n`);
     } else {
       const style = styleFor(io.out);
       io.out.write(
-        `${[...planLines(host.plan(), host.plugins, style), ...warningLines(warnings, style)].join('\n')}\n`,
+        `${[
+          ...planLines(host.plan(), host.plugins, style),
+          ...skillLines(host.skills(), style),
+          ...warningLines(warnings, style),
+        ].join('\n')}\n`,
       );
     }
   } finally {

@@ -39,8 +39,8 @@ import {
   toOpenAIFunctionCallOutput,
   toOpenAIToolMessage,
 } from './adapters/openai.js';
-import { type ChannelOptions, channelSnapshots } from './channel.js';
 import { type ApprovalHandler, ApprovalQueue, type ApprovalSettings, SessionApprovals } from './approvals.js';
+import { type ChannelOptions, channelSnapshots } from './channel.js';
 import {
   type ActivationResult,
   type DeferralModes,
@@ -49,6 +49,14 @@ import {
   type ToolShapes,
   type ToolsOptions,
 } from './session-catalog.js';
+import {
+  isSkillTool,
+  runSkill,
+  type SkillCatalog,
+  type SkillSession,
+  skillsPromptSection,
+  skillToolFor,
+} from './skills.js';
 
 export type {
   ActivationResult,
@@ -75,6 +83,8 @@ export interface HostSnapshot {
   readonly approvals?: ApprovalSettings;
   /** Marks a call in flight (so the host can drain before closing); returns its end. */
   readonly track?: () => () => void;
+  /** The skills of the `skills/` folder (core/dispatch/skills.ts). */
+  readonly skills?: SkillCatalog;
 }
 
 /** What code mode's tools need of their session. */
@@ -96,6 +106,7 @@ export interface CodeModeSettings {
 
 const DEFAULT_CODE_MODE: CodeModeSettings = { enabled: false, limits: resolveLimits(undefined).codeMode };
 const NO_CODE_TOOLS = (): readonly RegisteredTool[] => [];
+const NO_SKILLS: SkillCatalog = new Map();
 
 /** How `host.session(options)` sets up a session. */
 export interface SessionOptions {
@@ -204,6 +215,13 @@ export class Session {
   /** Deferral: what is deferred, what searches loaded, and each client's shape of the list. */
   readonly #catalog: SessionCatalog;
   readonly #approvals: SessionApprovals;
+  /** This session's `skill` tool, bound to it (see core/dispatch/skills.ts), per Map entry. */
+  #skillTool: { base: RegisteredTool; own: RegisteredTool } | undefined;
+  readonly #skillSession: SkillSession = {
+    skills: () => this.#snapshot().skills ?? NO_SKILLS,
+    check: (name) => this.check(name),
+    call: (name, input, options) => this.call(name, input, undefined, options),
+  };
 
   /** `queue`: the host's approval queue (`host.approvals`); a session made alone has its own. */
   constructor(snapshot: () => HostSnapshot, options: SessionOptions = {}, queue = new ApprovalQueue()) {
@@ -364,8 +382,9 @@ export class Session {
    * cannot be called now for a reason the user can fix (a missing environment variable,
    * credential or config value) or that will pass (an MCP server that is down), each with its
    * description's first line and why. The visible tools' names, descriptions and schemas are not
-   * repeated: the API already hands them to the model. An empty string when there is nothing to
-   * say, so it can be appended to any system prompt.
+   * repeated: the API already hands them to the model. Then the skills the model may use in this
+   * session, by name and description (core/dispatch/skills.ts). An empty string when there is
+   * nothing to say, so it can be appended to any system prompt.
    */
   systemPromptSection(): string {
     const active = this.#active;
@@ -377,12 +396,14 @@ export class Session {
       const why = diagnostics.map((d) => d.message).join('; ');
       lines.push(`- ${descriptor.name}${summary === '' ? '' : ` (${summary})`}: ${why}`);
     }
-    if (lines.length === 0) return '';
-    return [
+    const skills = skillsPromptSection(this.#snapshot().skills ?? NO_SKILLS, (tool) => this.check(tool).ok);
+    if (lines.length === 0) return skills;
+    const hidden = [
       '## Tools not available now',
       'These tools exist but cannot be called yet. If the user asks for what one does, say what it needs:',
       ...lines,
     ].join('\n');
+    return skills === '' ? hidden : `${hidden}\n\n${skills}`;
   }
 
   /**
@@ -436,7 +457,24 @@ export class Session {
     if (this.#active !== undefined && !this.#active.has(name)) {
       return refuse('inactive', `Tool "${name}" is not active in this session`);
     }
-    return { check: CALLABLE, tool };
+    return { check: CALLABLE, tool: isSkillTool(tool) ? this.#ownSkillTool(tool) : tool };
+  }
+
+  /** The `skill` tool as this session runs it: a dispatching skill calls through this session. */
+  #ownSkillTool(base: RegisteredTool): RegisteredTool {
+    if (this.#skillTool?.base !== base)
+      this.#skillTool = { base, own: skillToolFor(base, this.#skillSession) };
+    return this.#skillTool.own;
+  }
+
+  /**
+   * Runs skill `name` for a person (the app's `/name args`): its instructions as a result, or for
+   * a skill that dispatches, a call of its tool through this session, under every rule a model's
+   * call meets (policy, availability, active set, hooks). A skill with `user-invocable: false`,
+   * a hidden or unknown one is refused with an `is_error` result. Never throws.
+   */
+  invokeSkill(name: string, args = '', options: CallOptions = {}): Promise<CallOutcome> {
+    return runSkill(this.#skillSession, name, args, 'user', options);
   }
 
   /**

@@ -1,5 +1,9 @@
 import type { RegisteredTool, ToolPolicy, ToolSourceKind } from '../../types.js';
 import { CODE_MODE_SOURCE_ID } from './code-mode.js';
+import { SKILLS_SOURCE_ID } from './skills.js';
+
+/** Built-ins with a switch of their own, which `builtins: false` leaves alone (and their group). */
+const OWN_SWITCH: ReadonlySet<string> = new Set([CODE_MODE_SOURCE_ID, SKILLS_SOURCE_ID]);
 
 /** What policy looks at: a tool's name and where it comes from. */
 export interface PolicySubject {
@@ -95,8 +99,9 @@ export function matchesPattern(pattern: string, subject: PolicySubject): boolean
 
 /**
  * The first gate. Rules, in order:
- * 1. `builtins: false` keeps every built-in out, but code mode's tools: they have their own
- *    switch (`tools.codeMode`) and reach nothing but the tools policy already admits.
+ * 1. `builtins: false` keeps every built-in out, but code mode's tools and the `skill` tool: they
+ *    have their own switch (`tools.codeMode`, the skills folder) and reach nothing but the tools
+ *    policy already admits.
  * 2. A tool matching any `deny` pattern is out — deny always wins over allow.
  * 3. When `allow` is present it is exhaustive for every source: a tool must match one of its
  *    patterns (a name glob or a group) to get in. An allow list that names only built-ins
@@ -104,7 +109,7 @@ export function matchesPattern(pattern: string, subject: PolicySubject): boolean
  *    `group:plugins`, `group:mcp`, `group:custom` or `*` let whole sources back in.
  */
 export function isAllowedTool(subject: PolicySubject, policy: ToolPolicy): PolicyDecision {
-  if (subject.source === 'builtin' && policy.builtins === false && subject.sourceId !== CODE_MODE_SOURCE_ID) {
+  if (subject.source === 'builtin' && policy.builtins === false && !OWN_SWITCH.has(subject.sourceId)) {
     return {
       allowed: false,
       rule: 'builtins-disabled',
@@ -122,8 +127,8 @@ export function isAllowedTool(subject: PolicySubject, policy: ToolPolicy): Polic
   if (policy.allow !== undefined && !policy.allow.some((pattern) => matchesPattern(pattern, subject))) {
     const groups = groupsOf(subject);
     const hint =
-      subject.sourceId === CODE_MODE_SOURCE_ID
-        ? `group:${CODE_MODE_SOURCE_ID}`
+      subject.source === 'builtin' && OWN_SWITCH.has(subject.sourceId)
+        ? `group:${subject.sourceId}`
         : `group:${subject.source === 'plugin' || subject.source === 'mcp' || subject.source === 'channel' ? groups[1] : groups[0]}`;
     return {
       allowed: false,

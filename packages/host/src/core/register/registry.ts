@@ -11,6 +11,7 @@ import { checkAvailabilityExpression } from '../filter/availability.js';
 import { formatOwner } from '../refs.js';
 import { CODE_MODE_SOURCE_ID } from './code-mode.js';
 import { isAllowedTool, matchesPattern, type PolicySubject, subjectOf } from './policy.js';
+import { SKILLS_SOURCE_ID } from './skills.js';
 
 /** Merge order: a later source replaces an earlier one's tool of the same name. */
 export const SOURCE_ORDER: readonly ToolSourceKind[] = ['builtin', 'plugin', 'mcp', 'custom', 'channel'];
@@ -91,7 +92,12 @@ export function buildRegistry(sources: readonly ToolSource[], policy: ToolPolicy
     }
     // Not for code mode's tools: most hosts never turn code mode on, and an allow list that leaves
     // it out is then exactly right (the plan still says why each is hidden).
-    if (admitted === 0 && shutOutByAllow > 0 && source.id !== CODE_MODE_SOURCE_ID) {
+    if (
+      admitted === 0 &&
+      shutOutByAllow > 0 &&
+      source.id !== CODE_MODE_SOURCE_ID &&
+      source.id !== SKILLS_SOURCE_ID
+    ) {
       diagnostics.push({
         level: 'warning',
         code: 'allow-matches-nothing',
