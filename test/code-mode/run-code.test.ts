@@ -1,6 +1,8 @@
 /**
  * Code mode: one `run_code` tool whose script calls the session's tools as async functions, each
- * call through the session's full wrapper (policy, availability, hooks, validation).
+ * call through the session's full wrapper (policy, availability, hooks, validation) — the same
+ * whether the script's isolate is in the executor process (`sandbox: 'process'`, each call
+ * crossing back to the host) or in the host (`sandbox: 'inline'`).
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -12,9 +14,11 @@ import * as z from 'zod';
 
 let root: string;
 let host: ToolHost;
+/** Where scripts run in the tests being run (see the `describe.each` below). */
+let sandbox: 'inline' | 'process';
 
 async function start(config: Record<string, unknown> = {}): Promise<void> {
-  host = await createHost({ root, builtins: false, availability: { env: {} }, ...config });
+  host = await createHost({ root, builtins: false, availability: { env: {} }, sandbox, ...config });
   host.addTool(
     defineTool({
       name: 'github_create_issue',
@@ -54,7 +58,11 @@ afterEach(async () => {
   await rm(root, { recursive: true, force: true });
 });
 
-describe('code mode', () => {
+describe.each(['process', 'inline'] as const)('code mode (sandbox %s)', (placement) => {
+  beforeEach(() => {
+    sandbox = placement;
+  });
+
   it('hands the model run_code and describe_tools instead of every tool', async () => {
     await start();
     expect(

@@ -1,7 +1,8 @@
 /**
  * run_code runs model-written code: every limit ends it with an `is_error` result naming the
  * limit and the config key that raises it, escapes reach nothing of the host, and the host keeps
- * serving afterwards.
+ * serving afterwards. Scripts run where the suite's plugins do (`SECURITY_SANDBOX`): in the host
+ * in the suite's first run, in the executor process in its second (vitest.config.ts).
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -10,6 +11,7 @@ import { createHost, resultText, type Session, type ToolHost } from '@toolhost/h
 import { defineTool } from '@toolhost/plugin-sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as z from 'zod';
+import { SECURITY_SANDBOX } from './helpers.js';
 
 let root: string;
 let host: ToolHost;
@@ -28,7 +30,13 @@ let echoed = 0;
 
 beforeAll(async () => {
   root = await mkdtemp(join(tmpdir(), 'toolhost-code-security-'));
-  host = await createHost({ root, builtins: false, availability: { env: {} }, limits: { codeMode: LIMITS } });
+  host = await createHost({
+    root,
+    builtins: false,
+    availability: { env: {} },
+    sandbox: SECURITY_SANDBOX,
+    limits: { codeMode: LIMITS },
+  });
   host.addTool(
     defineTool({
       name: 'echo',

@@ -35,9 +35,11 @@ export { createSandbox } from './sandbox/create.js';
 export { InlineSandbox } from './sandbox/inline.js';
 export type { ProcessSandboxOptions } from './sandbox/process.js';
 export { ProcessSandbox } from './sandbox/process.js';
+export { liveScriptIsolates } from './sandbox/script-runner.js';
 export type {
   CallSinks,
   CapabilityRunner,
+  CodeRunOptions,
   LimitName,
   Sandbox,
   SandboxCrash,

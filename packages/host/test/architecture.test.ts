@@ -21,7 +21,7 @@ const LAYERS: readonly (readonly string[])[] = [
   ['sandbox'],
   ['capabilities'],
   ['sources'],
-  ['sources/builtin', 'sources/mcp', 'sources/plugins', 'code-mode'],
+  ['sources/builtin', 'sources/mcp', 'sources/plugins', 'sources/skills', 'code-mode'],
   ['host'],
   ['serve'],
   ['cli'],

@@ -1,6 +1,13 @@
 export type { CodeModeSession } from '../core/dispatch/session.js';
-export { runCode } from './runner.js';
+export { runCode } from '../sandbox/script-runner.js';
 export { accessor, signatureOf, typeOf } from './signatures.js';
 export { CodeModeSource } from './source.js';
 export { codeModeRegistryTools, codeModeTools, DESCRIBE_TOOLS, RUN_CODE } from './tools.js';
-export type { CodeLimitName, CodeModeLimits, CodeOutcome, CodeToolReply } from './types.js';
+export type {
+  CodeLimitName,
+  CodeModeLimits,
+  CodeOutcome,
+  CodeRunner,
+  CodeRunOptions,
+  CodeToolReply,
+} from './types.js';

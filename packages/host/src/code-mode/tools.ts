@@ -8,9 +8,8 @@ import { createToolIndex, type SearchableTool } from '../core/search/index.js';
 import { blockAsText, errorResult } from '../core/wrap/results.js';
 import { inProcessTool } from '../sources/in-process.js';
 import type { RegisteredTool } from '../types.js';
-import { runCode } from './runner.js';
 import { accessor, signatureOf } from './signatures.js';
-import type { CodeOutcome, CodeToolReply } from './types.js';
+import type { CodeOutcome, CodeRunner, CodeToolReply } from './types.js';
 
 export const RUN_CODE = 'run_code';
 export const DESCRIBE_TOOLS = 'describe_tools';
@@ -66,8 +65,11 @@ const RUN_CODE_DESCRIPTION = [
   'Find tools and their signatures with describe_tools. Only what you return and console.log reaches you.',
 ].join(' ');
 
-/** The two tools of a code-mode session: `run_code`, and `describe_tools` to find what to call. */
-export function codeModeTools(session: CodeModeSession): readonly RegisteredTool[] {
+/**
+ * The two tools of a code-mode session: `run_code`, whose scripts run where `runScript` places
+ * them (the host's sandbox), and `describe_tools` to find what to call.
+ */
+export function codeModeTools(session: CodeModeSession, runScript: CodeRunner): readonly RegisteredTool[] {
   const callTool = async (name: string, inputJson: string, signal: AbortSignal): Promise<CodeToolReply> => {
     if (name === RUN_CODE || name === DESCRIBE_TOOLS) {
       return { ok: false, message: `Tool "${name}" cannot be called from run_code` };
@@ -85,7 +87,7 @@ export function codeModeTools(session: CodeModeSession): readonly RegisteredTool
     }),
     async execute({ code }, ctx) {
       return resultOf(
-        await runCode(code, { limits: session.limits(), callTool, signal: ctx.signal as AbortSignal }),
+        await runScript(code, { limits: session.limits(), callTool, signal: ctx.signal as AbortSignal }),
       );
     },
   });
@@ -149,12 +151,19 @@ const DETACHED: CodeModeSession = {
   limits: () => resolveLimits(undefined).codeMode,
 };
 
+/** Where the Map's own `run_code` would run a script: nowhere (a session runs its own copy). */
+const NO_PLACEMENT: CodeRunner = async () => ({
+  kind: 'limit',
+  limit: 'crashed',
+  message: 'run_code runs only inside a session in code mode',
+});
+
 /**
  * Code mode's tools as the Map holds them, for policy, the plan and listings. A session in code
  * mode calls its own copies (see {@link codeModeTools}), with the same descriptors.
  */
 export function codeModeRegistryTools(): readonly RegisteredTool[] {
-  return codeModeTools(DETACHED);
+  return codeModeTools(DETACHED, NO_PLACEMENT);
 }
 
 /**

@@ -1,23 +1,10 @@
-import type { LimitName } from '../sandbox/types.js';
+import type { CodeOutcome, CodeRunOptions } from '../sandbox/types.js';
 
 export type { CodeModeLimits } from '../config/limits.js';
+export type { CodeLimitName, CodeOutcome, CodeRunOptions, CodeToolReply } from '../sandbox/types.js';
 
-/** What a tool call made from a script answers the script: its value as JSON, or why it failed. */
-export type CodeToolReply =
-  | { readonly ok: true; readonly json: string }
-  | { readonly ok: false; readonly message: string };
-
-/** How a script ended: it returned, it threw, or a limit stopped it. */
-export type CodeOutcome =
-  | {
-      readonly kind: 'returned';
-      /** What the script returned, as JSON parsed back (`undefined` when it returned nothing). */
-      readonly value: unknown;
-      readonly log: string;
-      readonly droppedLogChars: number;
-    }
-  | { readonly kind: 'threw'; readonly error: string; readonly log: string; readonly droppedLogChars: number }
-  | { readonly kind: 'limit'; readonly limit: CodeLimitName; readonly message: string };
-
-/** The limits that can stop a script: a sandbox's, and its count of tool calls. */
-export type CodeLimitName = LimitName | 'maxToolCalls';
+/**
+ * Where a session's scripts run: the host's sandbox (`Sandbox.runScript`), so a script's isolate
+ * is placed as plugins' are, in the executor process or (`sandbox: 'inline'`) in the host's.
+ */
+export type CodeRunner = (source: string, options: CodeRunOptions) => Promise<CodeOutcome>;

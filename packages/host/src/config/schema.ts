@@ -186,7 +186,7 @@ export const configSchema = z
           .boolean()
           .optional()
           .describe(
-            'Sessions offer run_code (a script calling tools as async functions) and describe_tools instead of every tool (default false; host.session({ codeMode }) overrides). Scripts run in isolates in the host process whatever sandbox says: a V8 out-of-memory abort there ends the host',
+            'Sessions offer run_code (a script calling tools as async functions) and describe_tools instead of every tool (default false; host.session({ codeMode }) overrides). Scripts run where plugins run (see sandbox): in the executor process by default, where a V8 out-of-memory abort ends only that process; inline, in the host process',
           ),
         defer: names
           .optional()
@@ -261,7 +261,7 @@ export const configSchema = z
     sandbox: z
       .enum(['process', 'inline'])
       .optional()
-      .describe("Where plugin isolates live (default 'process')"),
+      .describe("Where plugin and code-mode script isolates live (default 'process')"),
     isolates: z
       .strictObject({
         idleSeconds: z

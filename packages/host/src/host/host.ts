@@ -9,14 +9,15 @@ import { type ApprovalEvent, ApprovalQueue } from '../core/dispatch/approvals.js
 import { type HostSnapshot, Session, type SessionOptions } from '../core/dispatch/session.js';
 import type { Skill } from '../core/dispatch/skills.js';
 import { HookSet } from '../core/wrap/hooks.js';
+import { SharedSandbox } from '../sandbox/shared.js';
 import type { IsolateStats, Sandbox } from '../sandbox/types.js';
-import { SkillSource } from '../skills/source.js';
 import { ApiSource } from '../sources/api.js';
 import { BuiltinSource } from '../sources/builtin/source.js';
 import { McpSource } from '../sources/mcp/source.js';
 import type { McpServerConfig, McpServerStatus } from '../sources/mcp/types.js';
 import type { PluginReport } from '../sources/plugins/manager.js';
 import { PluginSource, pluginsDirOf } from '../sources/plugins/source.js';
+import { SkillSource } from '../sources/skills/source.js';
 import type { Disposer, Registry, SourceAdapter, ToolHooks, ToolSource } from '../types.js';
 import { type ConfigState, readStartConfig, rereadConfig } from './config-file.js';
 import { checkInlineSandbox } from './inline-check.js';
@@ -60,6 +61,8 @@ export class ToolHost {
   readonly #plugins: PluginSource | undefined;
   readonly #mcp: McpSource;
   readonly #skills: SkillSource | undefined;
+  /** Where plugins' and code-mode scripts' isolates live (the `sandbox` setting at first use). */
+  readonly #sandbox: SharedSandbox;
   readonly #pipeline: ReloadPipeline;
   #watcher: ProjectWatcher | undefined;
   #closed = false;
@@ -83,6 +86,10 @@ export class ToolHost {
     this.#configFile = configFile;
     this.#state = state;
     this.#config = layerConfig(state.config, codeConfig);
+    this.#sandbox = new SharedSandbox(() => ({
+      mode: this.#config.sandbox ?? 'process',
+      isolates: isolateSettingsOf(this.#config),
+    }));
     this.#settings = this.#settle();
     for (const hooks of code.hooks ?? []) this.#hooks.add(hooks);
     const settings = (): EffectiveSettings => this.#settings;
@@ -105,8 +112,8 @@ export class ToolHost {
             dir: pluginsDir,
             ...(configFile === undefined ? {} : { configFile }),
             cache: code.cache ?? true,
+            sandbox: () => this.#sandbox.get(),
             settings: () => ({
-              sandbox: this.#config.sandbox ?? 'process',
               isolates: isolateSettingsOf(this.#config),
               plugins: settings().pluginSettings,
               limits: settings().limitsTable,
@@ -211,13 +218,13 @@ export class ToolHost {
 
   /** How many plugin isolates are live, when idle ones go, and how many went (see `isolates` in config). */
   async isolates(): Promise<IsolateStats> {
-    const stats = await this.#plugins?.sandbox?.isolateStats();
-    return stats ?? { live: 0, ...isolateSettingsOf(this.#config), evicted: { idle: 0, cap: 0 } };
+    const stats = await this.#sandbox.current?.isolateStats();
+    return stats ?? { live: 0, ...isolateSettingsOf(this.#config), evicted: { idle: 0, cap: 0 }, scripts: 0 };
   }
 
-  /** The sandbox plugin code runs in, once plugins were loaded. (Plumbing, for tests: may change.) */
+  /** The sandbox plugin code and code-mode scripts run in, once made. (Plumbing, for tests: may change.) */
   get sandbox(): Sandbox | undefined {
-    return this.#plugins?.sandbox;
+    return this.#sandbox.current;
   }
 
   /**
@@ -280,7 +287,10 @@ export class ToolHost {
   #settle(): EffectiveSettings {
     return effectiveSettings(
       this.#config,
-      this.#availability === undefined ? {} : { availability: this.#availability },
+      {
+        ...(this.#availability === undefined ? {} : { availability: this.#availability }),
+        runScript: (source, options) => this.#sandbox.get().runScript(source, options),
+      },
       process.env,
     );
   }
@@ -384,6 +394,7 @@ export class ToolHost {
     this.#watcher = undefined;
     await this.#pipeline.drain(DRAIN_MS);
     await this.#pipeline.close();
+    await this.#sandbox.close();
   }
 }
 

@@ -1,5 +1,5 @@
 import type { AvailabilityContext } from '@toolhost/plugin-sdk';
-import { codeModeTools } from '../code-mode/index.js';
+import { type CodeRunner, codeModeTools } from '../code-mode/index.js';
 import { type CallLimits, type LimitsTable, resolveLimits } from '../config/limits.js';
 import type { ToolhostConfig } from '../config/schema.js';
 import { type ApprovalSettings, DEFAULT_APPROVAL_TIMEOUT_MS } from '../core/dispatch/approvals.js';
@@ -13,6 +13,8 @@ import type { ToolPolicy } from '../types.js';
 export interface SettingOverrides {
   /** Availability facts; replace the config's `signals`. */
   readonly availability?: AvailabilityContext;
+  /** Where code mode's scripts run (the host's sandbox); without it, sessions get no `run_code` of their own. */
+  readonly runScript?: CodeRunner;
 }
 
 /** Everything the host derives from the config and the API options. */
@@ -63,6 +65,7 @@ export function effectiveSettings(
   const catalog = config.tools?.catalog;
   const limitsTable = resolveLimits(config.limits);
   const codeMode = config.tools?.codeMode ?? false;
+  const runScript = overrides.runScript;
   const availability = overrides.availability ?? {
     env: envOf(config, env),
     ...(config.signals?.auth === undefined ? {} : { auth: config.signals.auth }),
@@ -80,7 +83,11 @@ export function effectiveSettings(
     },
     limitsTable,
     limits: limitsTable.call,
-    codeMode: { enabled: codeMode, limits: limitsTable.codeMode, tools: codeModeTools },
+    codeMode: {
+      enabled: codeMode,
+      limits: limitsTable.codeMode,
+      ...(runScript === undefined ? {} : { tools: (session) => codeModeTools(session, runScript) }),
+    },
     approvals: {
       rules: (config.tools?.approve ?? []).map((entry) =>
         typeof entry === 'string' ? { tool: entry } : entry,

@@ -1,6 +1,7 @@
 /**
- * The executor process: holds every plugin isolate, so that a plugin that makes V8 abort kills
- * only this process, which the host restarts. Started by `ProcessSandbox` with
+ * The executor process: holds every plugin isolate and every code-mode script's isolate (in
+ * `process` mode), so that a plugin or a script that makes V8 abort kills only this process,
+ * which the host restarts. Started by `ProcessSandbox` with
  * `--no-node-snapshot`; speaks the messages of `ipc.ts` in frames (`channel.ts`) over fd 3.
  */
 
@@ -11,7 +12,9 @@ import { type FromExecutor, isRequest, type ReplyOutcome, type ToExecutor } from
 import { type CallHandlers, IsolatePool } from './isolate-pool.js';
 import type { IsolateOutcome } from './plugin-isolate.js';
 import { loadPrelude } from './prelude.js';
+import { liveScriptIsolates, runCode } from './script-runner.js';
 import { StartedMarkWriter } from './started-mark.js';
+import type { CodeModeLimits, CodeOutcome, CodeToolReply } from './types.js';
 import { pluginIsolatesUseTheirOwnYoungGeneration } from './young-generation.js';
 
 pluginIsolatesUseTheirOwnYoungGeneration();
@@ -24,6 +27,8 @@ pluginIsolatesUseTheirOwnYoungGeneration();
 const pool = new IsolatePool(loadPrelude);
 const aborts = new Map<number, CancelSource>();
 const capabilityWaits = new Map<number, (reply: string) => void>();
+/** Scripts' tool calls waiting for the host's answer, by request id. */
+const toolWaits = new Map<number, (reply: CodeToolReply) => void>();
 let nextRequest = 1;
 
 const channel = new Socket({ fd: 3, readable: true, writable: true });
@@ -94,6 +99,43 @@ function run(message: ToExecutor & { t: 'call' | 'hook' }, body: string): void {
   );
 }
 
+/**
+ * Runs a code-mode script here; each of its tool calls goes to the host (which runs it through
+ * the invoking session's wrapper) and its answer comes back as a `tool-reply`. The runner is the
+ * one the host uses for `inline` placement, with every limit checked here as there.
+ */
+function runScript(id: number, limits: CodeModeLimits, source: string): void {
+  const cancel = new CancelSource();
+  aborts.set(id, cancel);
+  const callTool = (name: string, inputJson: string, signal: AbortSignal) =>
+    new Promise<CodeToolReply>((resolve) => {
+      const requestId = nextRequest++;
+      // The run ended first (a limit, a cancel): no answer is awaited any more.
+      const drop = () => {
+        toolWaits.delete(requestId);
+        resolve({ ok: false, message: 'the script has ended' });
+      };
+      signal.addEventListener('abort', drop, { once: true });
+      toolWaits.set(requestId, (reply) => {
+        signal.removeEventListener('abort', drop);
+        resolve(reply);
+      });
+      send({ t: 'tool', id, requestId, name }, inputJson);
+    });
+  runCode(source, { limits, callTool, signal: cancel.signal })
+    .catch(
+      (error: unknown): CodeOutcome => ({
+        kind: 'limit',
+        limit: 'crashed',
+        message: `the script's isolate could not run: ${error instanceof Error ? error.message : String(error)}`,
+      }),
+    )
+    .then((outcome) => {
+      aborts.delete(id);
+      writer.send(`{"t":"reply","id":${id}}`, JSON.stringify(outcome));
+    });
+}
+
 /** A fault of this process's own code: said on stderr; the request it hit gets no reply. */
 function fault(error: unknown): void {
   process.stderr.write(`toolhost executor: ${error instanceof Error ? error.stack : String(error)}\n`);
@@ -116,9 +158,18 @@ function handle(message: ToExecutor, body: string): void {
     case 'hook':
       run(message, body);
       return;
+    case 'script':
+      runScript(message.id, message.limits, body);
+      return;
     case 'abort':
       aborts.get(message.id)?.stop(message.reason);
       return;
+    case 'tool-reply': {
+      const resolve = toolWaits.get(message.requestId);
+      toolWaits.delete(message.requestId);
+      resolve?.(message.ok ? { ok: true, json: body } : { ok: false, message: body });
+      return;
+    }
     case 'capability-reply': {
       const resolve = capabilityWaits.get(message.requestId);
       capabilityWaits.delete(message.requestId);
@@ -126,7 +177,7 @@ function handle(message: ToExecutor, body: string): void {
       return;
     }
     case 'stats':
-      reply(message.id, { kind: 'stats', stats: pool.stats() });
+      reply(message.id, { kind: 'stats', stats: { ...pool.stats(), scripts: liveScriptIsolates() } });
       return;
     case 'isolates':
       pool.configure(message.settings);

@@ -12,9 +12,12 @@ import { sleepUnlessAborted } from '../util/sleep.js';
 import { type CallHandlers, IsolatePool, type IsolatePoolOptions } from './isolate-pool.js';
 import type { IsolateAnswer, IsolateOutcome } from './plugin-isolate.js';
 import { loadPrelude } from './prelude.js';
+import { liveScriptIsolates, runCode } from './script-runner.js';
 import type {
   CallSinks,
   CapabilityRunner,
+  CodeOutcome,
+  CodeRunOptions,
   IsolateSettings,
   IsolateStats,
   Sandbox,
@@ -160,6 +163,11 @@ export class InlineSandbox implements Sandbox {
     );
   }
 
+  /** The script's isolate is one of this process's: a V8 abort there ends the host. */
+  runScript(source: string, options: CodeRunOptions): Promise<CodeOutcome> {
+    return runCode(source, options);
+  }
+
   /** Isolates here die with the host, so no crash is ever reported. */
   onCrash(): () => void {
     return () => {};
@@ -175,7 +183,7 @@ export class InlineSandbox implements Sandbox {
   }
 
   async isolateStats(): Promise<IsolateStats> {
-    return this.#pool.stats();
+    return { ...this.#pool.stats(), scripts: liveScriptIsolates() };
   }
 
   configureIsolates(settings: IsolateSettings): void {

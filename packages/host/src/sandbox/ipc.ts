@@ -1,5 +1,11 @@
 import type { DescribeReply } from '@toolhost/plugin-sdk/protocol';
-import type { IsolateSettings, IsolateStats, SandboxLimits, SandboxOutcome } from './types.js';
+import type {
+  CodeModeLimits,
+  IsolateSettings,
+  IsolateStats,
+  SandboxLimits,
+  SandboxOutcome,
+} from './types.js';
 
 /**
  * Messages between the host and the executor process, carried as the heads of `channel.ts`
@@ -34,9 +40,17 @@ export type ToExecutor =
       readonly callId: string;
       readonly phase: string;
     }
+  /**
+   * A code-mode script to run in a fresh isolate; replied with its `CodeOutcome` as JSON in the
+   * body. Body: the script's source.
+   */
+  | { readonly t: 'script'; readonly id: number; readonly limits: CodeModeLimits }
+  /** Cancels a call or a script. */
   | { readonly t: 'abort'; readonly id: number; readonly reason: string }
   /** Body: the JSON `CapabilityReply`. */
   | { readonly t: 'capability-reply'; readonly requestId: number }
+  /** The answer to a script's tool call. Body: the value's JSON when `ok`, else why it failed. */
+  | { readonly t: 'tool-reply'; readonly requestId: number; readonly ok: boolean }
   /** Replied with the pool's `IsolateStats`. */
   | { readonly t: 'stats'; readonly id: number }
   /** When idle isolates go: sent first to every new process, then on each change. */
@@ -49,7 +63,7 @@ export type ToExecutor =
  */
 export function isRequest(message: ToExecutor): boolean {
   const t = message.t;
-  return t === 'call' || t === 'hook' || t === 'describe' || t === 'stats';
+  return t === 'call' || t === 'hook' || t === 'script' || t === 'describe' || t === 'stats';
 }
 
 /** How a request ended when it has no reply text: a limit, a describe's reply, the isolate stats. */
@@ -63,7 +77,7 @@ export type FromExecutor =
   | { readonly t: 'ready' }
   /**
    * Without `outcome`, the body is the reply's JSON as the plugin runtime wrote it in its isolate
-   * (a `CallReply` or `HookReply`), parsed only by the host.
+   * (a `CallReply` or `HookReply`), or a script's `CodeOutcome`, parsed only by the host.
    */
   | { readonly t: 'reply'; readonly id: number; readonly outcome?: ReplyOutcome }
   | {
@@ -86,5 +100,12 @@ export type FromExecutor =
       readonly id: number;
       readonly requestId: number;
       readonly capability: string;
+    }
+  /** A tool call made by the script `id`, for the host to run. Body: the tool's input as JSON. */
+  | {
+      readonly t: 'tool';
+      readonly id: number;
+      readonly requestId: number;
+      readonly name: string;
     }
   | { readonly t: 'pong'; readonly id: number };

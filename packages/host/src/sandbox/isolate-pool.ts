@@ -376,7 +376,7 @@ export class IsolatePool {
   }
 
   /** Live isolates, the settings in force and the evictions so far. */
-  stats(): IsolateStats {
+  stats(): Omit<IsolateStats, 'scripts'> {
     return { live: this.liveIsolates, ...this.#settings, evicted: { ...this.#evicted } };
   }
 

@@ -1,4 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
+import { setMaxListeners } from 'node:events';
 import type { Socket } from 'node:net';
 import type {
   CallReply,
@@ -8,15 +9,20 @@ import type {
   HookRequest,
 } from '@toolhost/plugin-sdk/protocol';
 import { asCancellation, type Cancellation, CancelSource } from '../util/cancel.js';
+import { messageOf } from '../util/errors.js';
 import { builtEntry } from '../util/package.js';
 import { type Frame, FrameReader, FrameWriter } from './channel.js';
 import { callHandlers } from './inline.js';
 import type { FromExecutor, ToExecutor } from './ipc.js';
 import type { CallHandlers } from './isolate-pool.js';
+import { scriptExecutorDied, scriptLimit, scriptOutcomeOf } from './script-outcomes.js';
 import { STARTED_MARK_FD, StartedMarkFile } from './started-mark.js';
 import {
   type CallSinks,
   type CapabilityRunner,
+  type CodeOutcome,
+  type CodeRunOptions,
+  type CodeToolReply,
   DEFAULT_ISOLATE_SETTINGS,
   type IsolateSettings,
   type IsolateStats,
@@ -92,6 +98,15 @@ interface Executor {
   lastPong: number;
 }
 
+/** A code-mode run in the executor: what its tool calls need on the host. */
+interface ScriptRun {
+  readonly options: CodeRunOptions;
+  /** Aborted when the run ends or is cancelled: its tool calls in flight here end with it. */
+  readonly signal: AbortSignal;
+  /** Tool calls it asked for (the executor's runner stops it past the limit; counted here too). */
+  calls: number;
+}
+
 /** A request waiting for its reply. */
 interface Pending {
   readonly id: number;
@@ -108,6 +123,8 @@ interface Pending {
   readonly sinks?: CallSinks;
   readonly capabilities?: CapabilityRunner;
   handlers?: CallHandlers;
+  /** A code-mode script's run (script requests only). */
+  readonly script?: ScriptRun;
   /** The caller's cancellation (calls): a call cancelled while it waits for a new process is not sent. */
   readonly cancel?: Cancellation;
   /** The process it was last sent to; undefined while it waits for the next one. */
@@ -118,6 +135,17 @@ interface Pending {
 }
 
 const crashed = (message: string) => ({ kind: 'limit', limit: 'crashed', message }) as const;
+
+const SCRIPT_ENDED: CodeToolReply = { ok: false, message: 'the script has ended' };
+
+/** A script's answer from the executor, or the sandbox's reason it has none, as the run's outcome. */
+function scriptEnd(outcome: Outcome): CodeOutcome {
+  if (outcome.kind === 'reply') return scriptOutcomeOf(outcome.reply);
+  if (outcome.kind === 'limit' && outcome.limit === 'cancelled')
+    return scriptLimit('cancelled', 'the script was cancelled');
+  if (outcome.kind === 'limit') return scriptLimit('crashed', `the script could not run: ${outcome.message}`);
+  return scriptLimit('crashed', "the executor process sent stats instead of the script's outcome");
+}
 /** A reply's text from the plugin runtime, parsed here, once. */
 function replyOf(text: string): Outcome {
   try {
@@ -329,6 +357,20 @@ export class ProcessSandbox implements Sandbox {
       case 'progress':
         handlersOf(mine)?.progress(message.done, message.total, message.message);
         return;
+      case 'tool':
+        this.#runTool(mine?.script, message.name, frame.body).then((reply) => {
+          if (from.ended === undefined && from.open) {
+            from.writer.send(
+              JSON.stringify({
+                t: 'tool-reply',
+                requestId: message.requestId,
+                ok: reply.ok,
+              } satisfies ToExecutor),
+              reply.ok ? reply.json : reply.message,
+            );
+          }
+        });
+        return;
       case 'capability': {
         const handlers = handlersOf(mine);
         const reply =
@@ -353,6 +395,24 @@ export class ProcessSandbox implements Sandbox {
         return;
       }
     }
+  }
+
+  /**
+   * A script's tool call, run here through its session's wrapper. Only while its run is in
+   * flight, and no more calls than its limit (the executor's runner enforces it first).
+   */
+  #runTool(script: ScriptRun | undefined, name: string, inputJson: string): Promise<CodeToolReply> {
+    if (script === undefined || script.signal.aborted) return Promise.resolve(SCRIPT_ENDED);
+    script.calls += 1;
+    if (script.calls > script.options.limits.maxToolCalls) {
+      return Promise.resolve({ ok: false, message: 'the script made more tool calls than its limit' });
+    }
+    return script.options.callTool(name, inputJson, script.signal).catch(
+      (error: unknown): CodeToolReply => ({
+        ok: false,
+        message: `the call failed on the host: ${messageOf(error)}`,
+      }),
+    );
   }
 
   #onEnded(executor: Executor): void {
@@ -388,15 +448,33 @@ export class ProcessSandbox implements Sandbox {
       for (const pending of unstarted) fail(pending, `the executor process could not start: ${why}`);
     } else {
       const plugins = new Set(running.flatMap((p) => (p.plugin === undefined ? [] : [p.plugin.id])));
+      const scripts = running.filter((p) => p.script !== undefined).length;
       const died =
         executor.killedBy === 'heartbeat'
           ? `the executor process stopped answering for ${this.#silenceAllowedMs()} ms and was killed`
           : executor.killedBy === 'protocol'
             ? `the executor process sent a malformed message (${executor.protocolError}) and was killed`
             : `the executor process died (${how})`;
+      const withScripts = scripts > 0 ? ` (a run_code script was running there too)` : '';
       for (const pending of running) {
+        if (pending.script !== undefined) {
+          this.#pending.delete(pending.id);
+          pending.resolve({
+            kind: 'reply',
+            reply: scriptExecutorDied(
+              how,
+              died,
+              executor.killedBy !== undefined,
+              pending.script.options.limits,
+            ),
+          });
+          continue;
+        }
         const others = plugins.size > 1 ? ` (plugins running there: ${[...plugins].join(', ')})` : '';
-        fail(pending, `${died} while this call was running${others}; the next call starts a new one`);
+        fail(
+          pending,
+          `${died} while this call was running${others}${withScripts}; the next call starts a new one`,
+        );
       }
       for (const pending of unstarted) {
         if (pending.cancel?.aborted === true) {
@@ -406,10 +484,12 @@ export class ProcessSandbox implements Sandbox {
           fail(pending, `${died}; ${pending.sends} executor processes died before this call could start`);
         else pending.sentTo = undefined;
       }
-      // Charged only when one plugin was running there and the host did not kill the process
-      // itself: an innocent neighbour is never blamed.
+      // Charged only when one plugin was running there, no code-mode script was, and the host did
+      // not kill the process itself: an innocent neighbour is never blamed. A script is charged
+      // nothing: it is not a plugin (there is nothing to quarantine), each run_code is a new
+      // script in a fresh isolate, and its own run already ended with the limit named.
       const [only] = plugins;
-      if (plugins.size === 1 && only !== undefined && executor.killedBy === undefined) {
+      if (plugins.size === 1 && only !== undefined && scripts === 0 && executor.killedBy === undefined) {
         const version = Math.max(
           ...running.flatMap((p) => (p.plugin?.id === only ? [p.plugin.version] : [])),
         );
@@ -524,7 +604,7 @@ export class ProcessSandbox implements Sandbox {
   #request<R>(
     head: (id: number) => ToExecutor,
     body: string,
-    about: Pick<Pending, 'plugin' | 'sinks' | 'capabilities' | 'cancel'> = {},
+    about: Pick<Pending, 'plugin' | 'sinks' | 'capabilities' | 'cancel' | 'script'> = {},
     onSettled?: () => void,
   ): Promise<R> {
     if (this.#closed) {
@@ -575,6 +655,25 @@ export class ProcessSandbox implements Sandbox {
     if (gone !== undefined) this.#post({ t: 'unload', key: gone.key });
   }
 
+  /** Cancels request `id`: told to the process running it, or never sent if it waits for one. */
+  #abort(id: number, reason: unknown): void {
+    const pending = this.#pending.get(id);
+    if (pending === undefined) return;
+    if (pending.sentTo === undefined) {
+      // Waiting for a new process: it never started, and now never will.
+      this.#pending.delete(id);
+      pending.resolve(notStarted);
+      this.#updateHeartbeat();
+      return;
+    }
+    const executor = pending.sentTo;
+    if (executor.ended === undefined && executor.open) {
+      executor.writer.send(
+        JSON.stringify({ t: 'abort', id, reason: String(reason ?? 'cancelled') } satisfies ToExecutor),
+      );
+    }
+  }
+
   call(
     pluginId: string,
     version: number,
@@ -588,28 +687,7 @@ export class ProcessSandbox implements Sandbox {
       return Promise.resolve(notStarted);
     }
     let id = 0;
-    const onAbort = (reason: unknown) => {
-      const pending = this.#pending.get(id);
-      if (pending === undefined) return;
-      if (pending.sentTo === undefined) {
-        // Waiting for a new process: it never started, and now never will.
-        this.#pending.delete(id);
-        pending.resolve(notStarted);
-        this.#updateHeartbeat();
-        return;
-      }
-      const executor = pending.sentTo;
-      if (executor.ended === undefined && executor.open) {
-        executor.writer.send(
-          JSON.stringify({
-            t: 'abort',
-            id,
-            reason: String(reason ?? 'cancelled'),
-          } satisfies ToExecutor),
-        );
-      }
-    };
-    const stopListening = cancel.onAbort(onAbort);
+    const stopListening = cancel.onAbort((reason) => this.#abort(id, reason));
     const key = versionKey(pluginId, version);
     return this.#request<SandboxOutcome<CallReply>>(
       (assigned) => {
@@ -639,6 +717,34 @@ export class ProcessSandbox implements Sandbox {
     );
   }
 
+  runScript(source: string, options: CodeRunOptions): Promise<CodeOutcome> {
+    const cancel = options.signal === undefined ? new CancelSource() : asCancellation(options.signal);
+    if (cancel.aborted) return Promise.resolve(scriptLimit('cancelled', 'the script was cancelled'));
+    const ended = new AbortController();
+    // Every tool call of the run in flight listens on it (up to maxToolCalls): not a leak.
+    setMaxListeners(0, ended.signal);
+    const script: ScriptRun = { options, signal: ended.signal, calls: 0 };
+    let id = 0;
+    const onAbort = (reason: unknown) => {
+      // Its tool calls here end now, not when the executor's answer comes.
+      ended.abort(reason);
+      this.#abort(id, reason);
+    };
+    const stopListening = cancel.onAbort(onAbort);
+    return this.#request<Outcome>(
+      (assigned) => {
+        id = assigned;
+        return { t: 'script', id: assigned, limits: options.limits };
+      },
+      source,
+      { cancel, script },
+      () => {
+        stopListening();
+        ended.abort('the script ended');
+      },
+    ).then(scriptEnd);
+  }
+
   async isolateCount(): Promise<number> {
     return (await this.isolateStats()).live;
   }
@@ -648,7 +754,7 @@ export class ProcessSandbox implements Sandbox {
    * executor's own counts are lost with it).
    */
   async isolateStats(): Promise<IsolateStats> {
-    const none = { live: 0, ...this.#isolates, evicted: { ...this.#evictedBefore } };
+    const none = { live: 0, ...this.#isolates, evicted: { ...this.#evictedBefore }, scripts: 0 };
     if (this.#executor === undefined) return none;
     const outcome = await this.#request<Outcome>((id) => ({ t: 'stats', id }), '');
     if (outcome.kind !== 'stats') return none;

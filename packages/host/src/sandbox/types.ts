@@ -7,12 +7,12 @@ import type {
 } from '@toolhost/plugin-sdk/protocol';
 
 import type { IsolateSettings } from '../config/isolates.js';
-import type { SandboxLimits } from '../config/limits.js';
+import type { CodeModeLimits, SandboxLimits } from '../config/limits.js';
 import type { Cancellation } from '../util/cancel.js';
 
 export type { IsolateSettings } from '../config/isolates.js';
 export { DEFAULT_ISOLATE_SETTINGS } from '../config/isolates.js';
-export type { SandboxLimits } from '../config/limits.js';
+export type { CodeModeLimits, SandboxLimits } from '../config/limits.js';
 export { DEFAULT_SANDBOX_LIMITS } from '../config/limits.js';
 
 /** The isolates of a sandbox now, and how they come and go. */
@@ -24,6 +24,8 @@ export interface IsolateStats extends IsolateSettings {
    * idle for `idleMs`, or the least recently used idle one at the `maxLive` cap.
    */
   readonly evicted: { readonly idle: number; readonly cap: number };
+  /** Code-mode scripts' isolates alive now (each lives for one `run_code`), not counted in `live`. */
+  readonly scripts: number;
 }
 
 /** Which limit ended a call; `crashed` is an isolate or executor process that died, `cancelled` a caller that left first. */
@@ -35,6 +37,38 @@ export interface IsolateHandlers {
   progress(callId: string, done: number, total: number, message: string): void;
   /** Runs a capability; resolves with a JSON `CapabilityReply`, never rejects. */
   request(callId: string, capability: string, argsJson: string): Promise<string>;
+}
+
+/** What a tool call made from a script answers the script: its value as JSON, or why it failed. */
+export type CodeToolReply =
+  | { readonly ok: true; readonly json: string }
+  | { readonly ok: false; readonly message: string };
+
+/** How a script ended: it returned, it threw, or a limit stopped it. */
+export type CodeOutcome =
+  | {
+      readonly kind: 'returned';
+      /** What the script returned, as JSON parsed back (`undefined` when it returned nothing). */
+      readonly value: unknown;
+      readonly log: string;
+      readonly droppedLogChars: number;
+    }
+  | { readonly kind: 'threw'; readonly error: string; readonly log: string; readonly droppedLogChars: number }
+  | { readonly kind: 'limit'; readonly limit: CodeLimitName; readonly message: string };
+
+/** The limits that can stop a script: a sandbox's, and its count of tool calls. */
+export type CodeLimitName = LimitName | 'maxToolCalls';
+
+/** What one code-mode run needs from the host: its limits, how to call a tool, and when to stop. */
+export interface CodeRunOptions {
+  readonly limits: CodeModeLimits;
+  /**
+   * Calls a tool through the invoking session's full wrapper; never rejects. Runs on the host
+   * whichever process holds the script's isolate; `signal` aborts when the run ends.
+   */
+  callTool(name: string, inputJson: string, signal: AbortSignal): Promise<CodeToolReply>;
+  /** Cancels the run, and with it its tool calls in flight. */
+  readonly signal?: AbortSignal;
 }
 
 /** A sandbox answer: the runtime's reply, or the limit that ended the call. */
@@ -100,6 +134,13 @@ export interface Sandbox {
    * such a death ends the host). The host decides about quarantine. Returns the disposer.
    */
   onCrash(listener: (crash: SandboxCrash) => void): () => void;
+  /**
+   * Runs a code-mode script (the body of an async function) in a fresh isolate of this sandbox,
+   * disposed when the run ends: in this process (`inline`) or in the executor process, each tool
+   * call coming back here to `options.callTool`. Never rejects: every end is a `CodeOutcome`. A
+   * script is not a plugin: an executor death while one runs is charged to no plugin.
+   */
+  runScript(source: string, options: CodeRunOptions): Promise<CodeOutcome>;
   /** Live isolates (for leak checks and diagnostics). */
   isolateCount(): Promise<number>;
   /** Live isolates, the settings in force and how many were evicted. */

@@ -37,6 +37,13 @@ const EMPTY = 0;
 const NUMBER_ID = 1;
 const STRING_ID = 2;
 
+/**
+ * Recorded in place of a plugin id for a `run_code` request: its script runs inline in the serve
+ * process too, and it is not a plugin (no plugin id can start with `:`). A crash while one was in
+ * flight is charged to no plugin.
+ */
+export const SCRIPT_IN_FLIGHT = ':run_code';
+
 /** A request the process had in flight, read from the slots. */
 export interface InFlightRequest {
   readonly id: RequestId;

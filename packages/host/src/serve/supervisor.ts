@@ -1,7 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { writeSync } from 'node:fs';
 import { createInterface } from 'node:readline';
-import { type InFlightRequest, InFlightSlotsFile } from './in-flight-slots.js';
+import { type InFlightRequest, InFlightSlotsFile, SCRIPT_IN_FLIGHT } from './in-flight-slots.js';
 import {
   CRASHES_ENV,
   type CrashCharges,
@@ -170,7 +170,7 @@ export function supervise(options: SupervisorOptions): Supervisor {
         : `the serve process died (${ending}) while ${describePlugins(lastWords.plugins)} ran; ` +
           `its ${lastWords.answered} request(s) in flight were answered with an error`;
     const [only, ...others] = lastWords.plugins;
-    if (only !== undefined && others.length === 0) {
+    if (only !== undefined && others.length === 0 && lastWords.script !== true) {
       const previous = charges[only];
       charges[only] = { count: (previous?.count ?? 0) + 1, message: `the serve process died (${ending})` };
     }
@@ -213,6 +213,8 @@ interface LastWords {
   readonly answered: number;
   /** The plugins with calls in flight (none: the crash is charged to nobody). */
   readonly plugins: readonly string[];
+  /** A code-mode script was running too: the crash is charged to nobody (see `SCRIPT_IN_FLIGHT`). */
+  readonly script?: boolean;
 }
 
 /** Signals of a process's own fault (V8's abort among them), as opposed to a kill from outside. */
@@ -246,9 +248,17 @@ function answerInFlight(
   answer: (text: string) => void,
   log: (line: string) => void,
 ): LastWords {
-  const plugins = [...new Set(inFlight.flatMap((r) => (r.pluginId === undefined ? [] : [r.pluginId])))];
+  const script = inFlight.some((r) => r.pluginId === SCRIPT_IN_FLIGHT);
+  const plugins = [
+    ...new Set(
+      inFlight.flatMap((r) =>
+        r.pluginId === undefined || r.pluginId === SCRIPT_IN_FLIGHT ? [] : [r.pluginId],
+      ),
+    ),
+  ];
   if (inFlight.length === 0) return { answered: 0, plugins };
-  const running = plugins.length === 0 ? '' : ` (plugins running: ${plugins.join(', ')})`;
+  const names = script ? [...plugins, 'a run_code script'] : plugins;
+  const running = names.length === 0 ? '' : ` (plugins running: ${names.join(', ')})`;
   const message =
     `toolhost serve crashed: the serve process died (${ending}) while this request was running${running}; ` +
     'the server restarts and serves again: call again';
@@ -262,9 +272,9 @@ function answerInFlight(
     log(
       `toolhost serve: cannot answer the requests in flight (the client has gone?): ${(error as Error).message}`,
     );
-    return { answered: 0, plugins };
+    return { answered: 0, plugins, script };
   }
-  return { answered: inFlight.length, plugins };
+  return { answered: inFlight.length, plugins, script };
 }
 
 /**

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { SCRIPT_IN_FLIGHT } from '../../src/serve/in-flight-slots.js';
 import { CRASHES_ENV, RESTART_ENV, SANDBOX_ENV } from '../../src/serve/reports.js';
 import { supervise } from '../../src/serve/supervisor.js';
 
@@ -117,6 +118,20 @@ process.kill(process.pid, 'SIGABRT');
       /the serve process died \(signal SIGABRT\) while plugin "bad" ran; its 1 request\(s\) in flight were answered with an error/,
     );
     expect(lines[1]).toMatch(/while plugins "bad", "good" ran; its 2 request\(s\)/);
+  });
+
+  it('charges no plugin for a crash while a run_code script was in flight beside it', async () => {
+    const file = await child(`
+report({ t: 'ready' });
+if (Number(process.env.${RESTART_ENV}) === 2) process.exit(0);
+slots.started(1, 'innocent');
+slots.started(2, ${JSON.stringify(SCRIPT_IN_FLIGHT)});
+process.kill(process.pid, 'SIGABRT');
+`);
+    const { supervisor, answers } = run(file);
+    expect(await supervisor.done).toBe(0);
+    expect((await starts()).map((s) => JSON.parse(s.crashes))).toEqual([{}, {}, {}]);
+    expect(answers[0]).toContain('(plugins running: innocent, a run_code script)');
   });
 
   it('answers every request the dead child had in flight, after a newline, naming the plugins running', async () => {

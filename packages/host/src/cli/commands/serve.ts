@@ -1,6 +1,8 @@
+import { RUN_CODE } from '../../code-mode/index.js';
+import { isCodeModeTool } from '../../core/register/code-mode.js';
 import type { ToolHost } from '../../host/host.js';
 import { serveHttp } from '../../serve/http.js';
-import { InFlightSlots } from '../../serve/in-flight-slots.js';
+import { InFlightSlots, SCRIPT_IN_FLIGHT } from '../../serve/in-flight-slots.js';
 import { applyCharges, report, SANDBOX_ENV, type Supervision, supervisionOf } from '../../serve/reports.js';
 import { type InFlightRecorder, serveStdio } from '../../serve/stdio.js';
 import { supervise } from '../../serve/supervisor.js';
@@ -73,7 +75,9 @@ function recordInFlight(host: ToolHost): InFlightRecorder {
   return {
     started(id, name) {
       const tool = name === undefined ? undefined : host.registry.tools.get(name);
-      slots.started(id, tool?.source === 'plugin' ? tool.sourceId : undefined);
+      // A run_code script runs inline here too, and is no plugin: a crash then is charged to none.
+      const script = tool !== undefined && name === RUN_CODE && isCodeModeTool(tool);
+      slots.started(id, script ? SCRIPT_IN_FLIGHT : tool?.source === 'plugin' ? tool.sourceId : undefined);
     },
     answered: (id) => slots.answered(id),
   };

@@ -1,7 +1,6 @@
 import * as path from 'node:path';
 import type { AvailabilityContext } from '@toolhost/plugin-sdk';
 import type { LimitsTable } from '../../config/limits.js';
-import { createSandbox } from '../../sandbox/create.js';
 import type { IsolateSettings, Sandbox, SandboxCrash } from '../../sandbox/types.js';
 import type { Disposer, MapHold, RefreshReason, SourceAdapter, ToolHooks, ToolSource } from '../../types.js';
 import { Listeners } from '../../util/listeners.js';
@@ -12,7 +11,6 @@ import { PluginSet, type PluginSetOptions } from './plugin-set.js';
 
 /** What the plugin source reads from the host's settings at each refresh. */
 export interface PluginSourceSettings {
-  readonly sandbox: 'process' | 'inline';
   /** When idle isolates go; a change applies at the next refresh, without a restart. */
   readonly isolates: IsolateSettings;
   readonly plugins: Readonly<Record<string, PluginSettings>>;
@@ -31,13 +29,14 @@ export interface PluginSourceOptions {
   /** Use the `.toolhost/cache/` bundle and manifest cache. */
   readonly cache: boolean;
   readonly settings: () => PluginSourceSettings;
+  /** The sandbox plugins run in: the host's (shared with code mode), made on first use; its owner closes it. */
+  readonly sandbox: () => Sandbox;
   /** How loads are paced (build and describe slots, stragglers, idle contexts); tests set it. */
   readonly pacing?: Omit<PluginSetOptions, 'onLanded'>;
 }
 
 /**
- * The plugins of a folder as a source: bundled, described and run in their sandbox (created on the
- * first refresh, in the mode of the settings then). Each Map it contributes to holds the plugin
+ * The plugins of a folder as a source: bundled, described and run in the host's sandbox. Each Map it contributes to holds the plugin
  * versions its tools call, so a call the Map admitted finishes on them. A plugin that keeps
  * crashing the executor is quarantined: its tools are hidden and the source says so. A plugin
  * whose load lags far behind the others is published as still loading and joins later on its own.
@@ -50,6 +49,7 @@ export class PluginSource implements SourceAdapter {
   readonly #leases = new LeaseCounts();
   readonly #changed = new Listeners<string>();
   #sandbox: Sandbox | undefined;
+  #stopCrashes: Disposer | undefined;
   /** The loads the Map is built from: replaced whole, only when a refresh has finished. */
   #loads: readonly PluginLoad[] = [];
   #closed = false;
@@ -85,9 +85,10 @@ export class PluginSource implements SourceAdapter {
     if (this.#closed) return false;
     const settings = this.#options.settings();
     if (this.#sandbox === undefined) {
-      this.#sandbox = createSandbox(settings.sandbox, settings.isolates);
-      this.#sandbox.onCrash((crash) => this.#onCrash(crash));
-    } else this.#sandbox.configureIsolates(settings.isolates);
+      this.#sandbox = this.#options.sandbox();
+      this.#stopCrashes = this.#sandbox.onCrash((crash) => this.#onCrash(crash));
+    }
+    this.#sandbox.configureIsolates(settings.isolates);
     this.#loads = await this.#set.refresh(
       {
         root: this.#options.root,
@@ -150,7 +151,7 @@ export class PluginSource implements SourceAdapter {
   async close(): Promise<void> {
     this.#closed = true;
     await this.#set.dispose();
-    await this.#sandbox?.close();
+    this.#stopCrashes?.();
     this.#sandbox = undefined;
   }
 }

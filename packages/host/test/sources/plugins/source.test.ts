@@ -4,6 +4,7 @@ import * as path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { DEFAULT_ISOLATE_SETTINGS } from '../../../src/config/isolates.js';
 import { resolveLimits } from '../../../src/config/limits.js';
+import { InlineSandbox } from '../../../src/sandbox/inline.js';
 import { PluginSource } from '../../../src/sources/plugins/source.js';
 import { pluginSource } from './one-tool-plugin.js';
 
@@ -23,12 +24,14 @@ describe('the plugin source', () => {
       await mkdir(path.join(root, 'plugins', id), { recursive: true });
       await writeFile(path.join(root, 'plugins', id, 'index.ts'), pluginSource(id, before));
     }
+    const sandbox = new InlineSandbox();
+    cleanups.push(() => sandbox.close());
     const source = new PluginSource({
       root,
+      sandbox: () => sandbox,
       dir: path.join(root, 'plugins'),
       cache: false,
       settings: () => ({
-        sandbox: 'inline',
         plugins: { spins: { limits: { timeoutMs: 2_000 } } },
         limits: resolveLimits(undefined),
         env: {},

@@ -1,16 +1,12 @@
 import { setMaxListeners } from 'node:events';
 import ivm from 'isolated-vm';
 import { messageOf } from '../util/errors.js';
-import { CODE_RUNTIME } from './runtime.js';
-import type { CodeModeLimits, CodeOutcome, CodeToolReply } from './types.js';
+import { scriptLimitHint as raise } from './script-outcomes.js';
+import { CODE_RUNTIME } from './script-runtime.js';
+import type { CodeModeLimits, CodeOutcome, CodeRunOptions } from './types.js';
 
 /** How often the CPU watchdog samples the isolate's CPU time while a script waits on the host. */
 const WATCHDOG_MS = 25;
-
-/** The config key that raises each code-mode limit, for breach messages. */
-function raise(key: keyof CodeModeLimits, limits: CodeModeLimits): string {
-  return `(${key}: ${limits[key]}; raise limits.codeMode.${key} in the config to allow more)`;
-}
 
 /** The limit an isolated-vm failure means, worded for the model. */
 function breachOf(error: unknown, limits: CodeModeLimits): CodeOutcome {
@@ -32,17 +28,18 @@ function breachOf(error: unknown, limits: CodeModeLimits): CodeOutcome {
   return { kind: 'limit', limit: 'crashed', message: `the script's isolate failed: ${text}` };
 }
 
-/** What one run needs from the host: how to call a tool, and when to stop. */
-export interface CodeRunOptions {
-  readonly limits: CodeModeLimits;
-  /** Calls a tool through the session's full wrapper; never rejects. */
-  callTool(name: string, inputJson: string, signal: AbortSignal): Promise<CodeToolReply>;
-  readonly signal?: AbortSignal;
+/** Script isolates alive in this process now (see `IsolateStats.scripts`). */
+let liveScripts = 0;
+
+/** How many code-mode scripts' isolates are alive in this process now. */
+export function liveScriptIsolates(): number {
+  return liveScripts;
 }
 
 /**
- * Runs `source` (the body of an async function) in a fresh isolate that is disposed when the run
- * ends. Bounded by the isolate's heap (`memoryMb`), its CPU time (`cpuMs`: isolated-vm's
+ * Runs `source` (the body of an async function) in a fresh isolate of this process that is
+ * disposed when the run ends: the host's (`InlineSandbox`) or the executor's (executor-main.ts,
+ * where `callTool` sends each call back to the host). Bounded by the isolate's heap (`memoryMb`), its CPU time (`cpuMs`: isolated-vm's
  * `timeout` on each entry, plus a watchdog over the isolate's total), the wall clock
  * (`timeoutMs`: a promise that never settles) and the size of what it returns
  * (`maxResultChars`, checked inside the isolate before anything is copied out). Never rejects.
@@ -50,6 +47,7 @@ export interface CodeRunOptions {
 export async function runCode(source: string, options: CodeRunOptions): Promise<CodeOutcome> {
   const { limits } = options;
   const isolate = new ivm.Isolate({ memoryLimit: limits.memoryMb });
+  liveScripts += 1;
   // Aborted when the run ends, whatever ended it: tool calls still in flight are cancelled.
   const run = new AbortController();
   // Every tool call in flight listens on it until it ends (up to limits.codeMode.maxToolCalls at
@@ -186,5 +184,6 @@ export async function runCode(source: string, options: CodeRunOptions): Promise<
     options.signal?.removeEventListener('abort', cancel);
     run.abort('the script ended');
     if (!isolate.isDisposed) isolate.dispose();
+    liveScripts -= 1;
   }
 }

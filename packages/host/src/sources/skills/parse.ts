@@ -6,8 +6,8 @@
  */
 import { isMap, isScalar, LineCounter, parseDocument, type Document as YamlDocument } from 'yaml';
 import * as z from 'zod';
-import type { SkillArgMode } from '../core/dispatch/skills.js';
-import { SKILL_TOOL_NAME } from '../core/dispatch/skills.js';
+import type { SkillArgMode } from '../../core/dispatch/skills.js';
+import { SKILL_TOOL_NAME } from '../../core/dispatch/skills.js';
 
 /** The values `os` takes: Node's `process.platform` names. */
 export const PLATFORMS = [

@@ -8,12 +8,12 @@ import {
   SKILLS_SOURCE_ID,
   type Skill,
   type SkillCatalog,
-} from '../core/dispatch/skills.js';
-import { errorResult } from '../core/wrap/results.js';
-import type { RefreshReason, RegisteredTool, SourceAdapter, ToolSource } from '../types.js';
-import { messageOf } from '../util/errors.js';
-import { Listeners } from '../util/listeners.js';
-import { AsyncMutex } from '../util/lock.js';
+} from '../../core/dispatch/skills.js';
+import { errorResult } from '../../core/wrap/results.js';
+import type { RefreshReason, RegisteredTool, SourceAdapter, ToolSource } from '../../types.js';
+import { messageOf } from '../../util/errors.js';
+import { Listeners } from '../../util/listeners.js';
+import { AsyncMutex } from '../../util/lock.js';
 import { parseSkill } from './parse.js';
 import { checkRequirements, type RequirementFacts } from './requirements.js';
 
