@@ -13,6 +13,7 @@ import {
   normalizeToolReturn,
   TOOL_NAME_PATTERN,
   type ToolAnnotations,
+  type ToolApprovalRequirement,
   type ToolDescriptor,
   type ToolExecutorRef,
   type ToolResult,
@@ -78,6 +79,8 @@ export interface ChannelTool {
   readonly annotations?: ToolAnnotations;
   /** Visible and callable only when the sender is the channel's owner (`sender.id === ownerId`). */
   readonly ownerOnly?: boolean;
+  /** A person approves each call before it runs (see `ToolDescriptor.requireApproval`). */
+  readonly requireApproval?: ToolApprovalRequirement;
   /** Does the work. Throwing yields an `is_error` result with the error's message. */
   run(
     input: Record<string, unknown>,
@@ -202,6 +205,7 @@ function channelTool(
     executor: ref,
     ...(tool.availability === undefined ? {} : { availability: tool.availability }),
     ...(tool.annotations === undefined ? {} : { annotations: tool.annotations }),
+    ...(tool.requireApproval === undefined ? {} : { requireApproval: tool.requireApproval }),
   };
   const run = tool.run;
   return {
