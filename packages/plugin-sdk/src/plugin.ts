@@ -7,7 +7,7 @@ import {
   type ToolDefinition,
   tooManyTools,
 } from './define.js';
-import type { ContentBlock, PluginPermissions, ToolLogger, ToolResult } from './types.js';
+import type { ApprovalSeverity, ContentBlock, PluginPermissions, ToolLogger, ToolResult } from './types.js';
 
 /** A before-hook's view of a call to one of the plugin's tools (or any tool, when granted). */
 export interface PluginBeforeToolCallEvent {
@@ -22,11 +22,27 @@ export interface PluginAfterToolCallEvent extends PluginBeforeToolCallEvent {
   readonly result: ToolResult;
 }
 
-/** Same outcomes as host hooks: pass (nothing), `{ input }` (validated again), `{ block, reason }`, or throw. */
+/**
+ * Same outcomes as host hooks: pass (nothing), `{ input }` (validated again), `{ block, reason }`,
+ * `{ requireApproval, input? }` (a person approves the call first; the host's merge rules: a block
+ * from any hook still wins, the first ask is the one shown), or throw.
+ */
 export type PluginBeforeResult =
   | undefined
   | { readonly input: unknown }
-  | { readonly block: true; readonly reason: string };
+  | { readonly block: true; readonly reason: string }
+  | {
+      readonly requireApproval: {
+        /** One line: what is about to happen. */
+        readonly title: string;
+        readonly description?: string;
+        /** Default `warning`. */
+        readonly severity?: ApprovalSeverity;
+        /** Waits at most this long (never longer than the host's `approvals.timeoutMs`), ms. */
+        readonly timeoutMs?: number;
+      };
+      readonly input?: unknown;
+    };
 
 /** Same merge rules as host after-hooks: each present field replaces the result's. */
 export type PluginAfterResult =

@@ -33,6 +33,16 @@ export const beforeVerdictSchema = z.union([
   z.null(),
   z.strictObject({ input: z.unknown() }),
   z.strictObject({ block: z.literal(true), reason: z.string().max(10_000) }),
+  // Checked again by the wrapper like a host hook's ask; the sizes keep the approver's view sane.
+  z.strictObject({
+    requireApproval: z.strictObject({
+      title: z.string().min(1).max(500),
+      description: z.string().max(10_000).optional(),
+      severity: z.enum(['info', 'warning', 'critical']).optional(),
+      timeoutMs: z.number().int().positive().optional(),
+    }),
+    input: z.unknown().optional(),
+  }),
 ]);
 
 export const afterVerdictSchema = z.union([
