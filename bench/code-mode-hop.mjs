@@ -14,15 +14,8 @@ import * as path from 'node:path';
 import { createHost, resultText } from '@toolhost/host';
 import { defineTool } from '@toolhost/plugin-sdk';
 import * as z from 'zod';
+import { setting } from './lib/settings.mjs';
 
-const setting = (name, fallback) => {
-  const value = Number(process.env[name] ?? fallback);
-  if (!Number.isInteger(value) || value < 1) {
-    console.error(`bench: ${name} must be a positive integer`);
-    process.exit(2);
-  }
-  return value;
-};
 const BLOCKS = setting('BENCH_BLOCKS', 15);
 const WARMUP = setting('BENCH_WARMUP', 100);
 const BLOCK = 20;

@@ -16,16 +16,9 @@ import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { DEFAULT_SANDBOX_LIMITS } from '@toolhost/host';
 import { bundlePlugin, InlineSandbox, ProcessSandbox } from '@toolhost/host/internal';
+import { setting } from './lib/settings.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
-const setting = (name, fallback) => {
-  const value = Number(process.env[name] ?? fallback);
-  if (!Number.isInteger(value) || value < 1) {
-    console.error(`bench: ${name} must be a positive integer`);
-    process.exit(2);
-  }
-  return value;
-};
 const BLOCKS = setting('BENCH_BLOCKS', 200);
 const WARMUP = setting('BENCH_WARMUP', 3_000);
 const ROUNDS = setting('BENCH_ROUNDS', 3);
