@@ -24,7 +24,7 @@ describe('toolhost dev', () => {
     try {
       const [, url = ''] = await dev.stdout.waitFor(URL_LINE);
       expect(dev.stdout.text).toMatch(
-        /^Visible tools \(1\)\n {2}healthy_echo +plugin:healthy +plugin:healthy:healthy_echo/,
+        /^Visible tools \(1\)\n {2}healthy_echo +plugin +plugin:healthy +plugin:healthy:healthy_echo/,
       );
       expect(dev.stdout.text).toMatch(/watching .*plugins\/ and .*toolhost\.config\.json; Ctrl-C to stop\n/);
       expect(await toolNames(url)).toEqual(['healthy_echo']);
