@@ -175,6 +175,7 @@ export {
 
 // Serving a host's tools over MCP from code (what `toolhost serve` does).
 
+export type { DashboardEvent, DashboardOptions } from './serve/dashboard/index.js';
 export type { McpHttpOptions, McpHttpServer } from './serve/http.js';
 export { serveHttp } from './serve/http.js';
 export type { McpSessionClose, McpSessionCloseReason } from './serve/http-sessions.js';

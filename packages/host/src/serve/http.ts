@@ -20,6 +20,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import type { ToolHost } from '../host/host.js';
 import { MAX_TIMER_MS } from '../util/timers.js';
+import { bothWatches, createDashboard, type DashboardOptions } from './dashboard/index.js';
 import { readJsonBody } from './http-body.js';
 import { type HttpSession, type McpSessionClose, SessionTable } from './http-sessions.js';
 import { createMcpServer, type McpServeOptions } from './server.js';
@@ -48,6 +49,11 @@ export interface McpHttpOptions extends McpServeOptions {
   readonly maxSessions?: number;
   /** Called as each session ends, with why. */
   readonly onSessionClose?: (close: McpSessionClose) => void;
+  /**
+   * Serves the dev dashboard at `/` (page, `/api/*`, event stream) under the same Host and Origin
+   * checks; `toolhost dev` turns it on. Off by default.
+   */
+  readonly dashboard?: DashboardOptions;
 }
 
 /** A running MCP streamable HTTP server, as `serveHttp` returns it. */
@@ -157,6 +163,16 @@ export async function serveHttp(host: ToolHost, options: McpHttpOptions = {}): P
     onClose: options.onSessionClose,
   });
   let closing = false;
+  const originAllowed = (origin: string) => allowedOrigins.has(hostnameOf(origin) ?? '');
+  const dashboard =
+    options.dashboard === undefined
+      ? undefined
+      : createDashboard({ host, options: options.dashboard, maxBody, originAllowed });
+  const ownWatch = options.watchCall;
+  const serveOptions: McpServeOptions =
+    dashboard === undefined
+      ? options
+      : { ...options, watchCall: (call) => bothWatches(dashboard.watchCall(call), ownWatch?.(call)) };
 
   const initialize = async (req: IncomingMessage, res: ServerResponse, message: InitializeRequest) => {
     if (closing) return reject(res, 503, SERVER_ERROR, 'service unavailable: the MCP server is closing');
@@ -183,7 +199,7 @@ export async function serveHttp(host: ToolHost, options: McpHttpOptions = {}): P
       },
       requestIdOf(message),
     );
-    const { server, dispose } = createMcpServer(host, options, (send) => {
+    const { server, dispose } = createMcpServer(host, serveOptions, (send) => {
       if (session === undefined || session.ended) return;
       if (session.streams > 0) send();
       else session.pending = send;
@@ -205,16 +221,23 @@ export async function serveHttp(host: ToolHost, options: McpHttpOptions = {}): P
   };
 
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
-    const path = (req.url ?? '/').split('?')[0];
-    if (path !== '/mcp') return reject(res, 404, SERVER_ERROR, 'not found: the MCP endpoint is /mcp');
+    const path = (req.url ?? '/').split('?')[0] ?? '/';
+    const page = dashboard !== undefined && path !== '/mcp' ? dashboard : undefined;
+    if (path !== '/mcp' && page === undefined) {
+      return reject(res, 404, SERVER_ERROR, 'not found: the MCP endpoint is /mcp');
+    }
+    // The dashboard's routes answer `{ error }`; the MCP endpoint, JSON-RPC errors.
+    const forbid = (message: string) =>
+      page === undefined ? reject(res, 403, SERVER_ERROR, message) : page.refuse(res, 403, message);
     const hostHeader = hostnameOf(req.headers.host ?? '');
     if (hostHeader === undefined || !allowedHosts.has(hostHeader)) {
-      return reject(res, 403, SERVER_ERROR, `forbidden: Host "${req.headers.host ?? ''}" is not allowed`);
+      return forbid(`forbidden: Host "${req.headers.host ?? ''}" is not allowed`);
     }
     const origin = req.headers.origin;
-    if (origin !== undefined && !allowedOrigins.has(hostnameOf(origin) ?? '')) {
-      return reject(res, 403, SERVER_ERROR, `forbidden: Origin "${origin}" is not allowed`);
+    if (origin !== undefined && !originAllowed(origin)) {
+      return forbid(`forbidden: Origin "${origin}" is not allowed`);
     }
+    if (page !== undefined) return page.handle(req, res, path);
     const method = req.method;
     if (method !== 'POST' && method !== 'GET' && method !== 'DELETE') {
       return reject(
@@ -277,6 +300,9 @@ export async function serveHttp(host: ToolHost, options: McpHttpOptions = {}): P
   await new Promise<void>((resolve, fail) => {
     server.once('error', fail);
     server.listen(options.port ?? 0, options.hostname ?? '127.0.0.1', () => resolve());
+  }).catch((error: unknown) => {
+    dashboard?.close();
+    throw error;
   });
   const address = server.address() as AddressInfo;
   const shownHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
@@ -290,6 +316,7 @@ export async function serveHttp(host: ToolHost, options: McpHttpOptions = {}): P
     close() {
       closed ??= (async () => {
         closing = true;
+        dashboard?.close();
         sessions.endAll('closed');
         const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
         server.closeAllConnections();

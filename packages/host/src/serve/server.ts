@@ -34,6 +34,10 @@ export interface McpCallInfo {
   /** The host session of the MCP connection. */
   readonly sessionId: string;
   readonly tool: string;
+  /** The JSON-RPC request id of the call, as text. */
+  readonly callId: string;
+  /** The arguments as the client sent them. */
+  readonly input: unknown;
 }
 
 /** A watcher of one call: the observer's sinks, and its end. */
@@ -113,7 +117,12 @@ export function createMcpServer(
 
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
     const name = request.params.name;
-    const watch = options.watchCall?.({ sessionId: session.id, tool: name });
+    const watch = options.watchCall?.({
+      sessionId: session.id,
+      tool: name,
+      callId: String(extra.requestId),
+      input: request.params.arguments ?? {},
+    });
     const check = session.check(name);
     // Not `new McpError(...)`: its message starts with `MCP error -32602: `, which the SDK sends
     // as the JSON-RPC message, and the client's McpError prefixes again.
@@ -122,7 +131,9 @@ export function createMcpServer(
       throw Object.assign(new Error(check.message), { code: ErrorCode.InvalidParams });
     }
     const progressToken = request.params._meta?.progressToken;
+    const hook = watch?.hook;
     const observer: CallObserver = {
+      ...(hook === undefined ? {} : { hook: (hookName, verdict) => hook.call(watch, hookName, verdict) }),
       // Sent on the call's own stream (before its response), only at or above the client's level.
       log: (level, message, data) => {
         watch?.log?.(level, message, data);

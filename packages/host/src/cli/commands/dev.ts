@@ -25,7 +25,7 @@ async function listen(
 ): Promise<McpHttpServer> {
   const chosen = port ?? DEFAULT_DEV_PORT;
   try {
-    return await serveHttp(host, { port: chosen, version, watchCall });
+    return await serveHttp(host, { port: chosen, version, watchCall, dashboard: {} });
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw error;
     throw new Error(
@@ -85,6 +85,7 @@ export async function dev(argv: readonly string[], io: Io): Promise<number> {
       const plugins = path.relative(process.cwd(), path.join(project.root, 'plugins')) || 'plugins';
       io.out.write(
         `${style.bold('MCP')} ${style.cyan(served.url)} (streamable HTTP)\n` +
+          `${style.bold('dashboard')} ${style.cyan(served.url.replace(/\/mcp$/, '/'))}\n` +
           `watching ${plugins}${path.sep} and ${config}; Ctrl-C to stop\n`,
       );
       return served;

@@ -39,6 +39,8 @@ export type CallStatus =
 export interface CallObserver {
   log?(level: keyof ToolLogger, message: string, data?: unknown): void;
   progress?(done: number, total?: number, message?: string): void;
+  /** A before-hook's verdict that changed the call: it blocked it (or failed, which blocks), or rewrote its input. */
+  hook?(name: string, verdict: 'block' | 'rewrite'): void;
 }
 
 /** Everything the wrapper needs besides the tool: the session's lock and hooks, limits, observers. */
@@ -247,6 +249,7 @@ async function prepare(
         const event = { sessionId, toolUseId, toolName: name, descriptor, input, signal };
         verdict = await runHook(hook, ctx, () => hook.beforeToolCall?.(event));
       } catch (error) {
+        ctx.observer?.hook?.(hook.name, 'block');
         return {
           kind: 'done',
           status: 'blocked',
@@ -257,6 +260,7 @@ async function prepare(
       if ('block' in verdict && verdict.block === true) {
         const reason =
           typeof verdict.reason === 'string' && verdict.reason !== '' ? verdict.reason : 'no reason given';
+        ctx.observer?.hook?.(hook.name, 'block');
         return {
           kind: 'done',
           status: 'blocked',
@@ -288,6 +292,7 @@ async function prepare(
           };
         }
         input = rewritten.value;
+        ctx.observer?.hook?.(hook.name, 'rewrite');
       }
     }
     return { kind: 'ready', input, ask };
