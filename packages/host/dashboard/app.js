@@ -228,6 +228,7 @@ function flush() {
   list.prepend(fresh);
   trimEvents(list, callRows);
   $('event-count').textContent = `${eventTotal} received, newest first`;
+  $('event-count').dataset.total = String(eventTotal);
   renderApprovals(app.approvals);
   if (rebuilt) refresh();
 }

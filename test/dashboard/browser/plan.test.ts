@@ -39,7 +39,7 @@ describe('dashboard: the plan, live', () => {
 
     // The filter hides rows as one types, by name, description or owner.
     await page.fill('#filter', 'echoes');
-    await page.waitForSelector('#tools tbody tr[data-name="counter_next"].filtered');
+    await page.waitForSelector('#tools tbody tr[data-name="counter_next"].filtered', { state: 'attached' });
     expect(
       await page
         .locator('#tools tbody tr:not(.filtered)')
