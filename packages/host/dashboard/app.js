@@ -73,7 +73,7 @@ function annotationBadges(annotations) {
     if (key === 'title') continue;
     if (value === true) badges.push(h('span', { class: `badge ann ann-${key}` }, key.replace(/Hint$/, '')));
     else if (value === false && (key === 'destructiveHint' || key === 'openWorldHint'))
-      badges.push(h('span', { class: 'badge ann off' }, `not ${key.replace(/Hint$/, '')}`));
+      badges.push(h('span', { class: 'badge ann ann-false' }, `not ${key.replace(/Hint$/, '')}`));
   }
   return badges;
 }
@@ -245,6 +245,17 @@ function connect() {
   source.addEventListener('error', () => {
     status.textContent = source.readyState === EventSource.CLOSED ? 'disconnected' : 'reconnecting…';
     status.className = 'badge off';
+  });
+  // The server drops a page that reads too slowly, saying so; EventSource then reconnects and
+  // resumes after the last id it saw.
+  source.addEventListener('dropped', (message) => {
+    let why = {};
+    try {
+      why = JSON.parse(message.data);
+    } catch {
+      // Not JSON: the generic reason below.
+    }
+    enqueue({ type: 'dropped', at: Date.now(), reason: why.reason ?? 'dropped by the server' });
   });
   source.addEventListener('message', (message) => {
     let event;

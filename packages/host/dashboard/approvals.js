@@ -37,7 +37,8 @@ async function answer(li, id, decision) {
   }
 }
 
-let shownKey = '';
+/** The ids shown, to skip re-rendering an unchanged list; undefined until the first render. */
+let shownKey;
 
 /** Renders the pending list; does nothing when the set of ids did not change. */
 export function renderApprovals(pending) {

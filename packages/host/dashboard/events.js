@@ -74,6 +74,8 @@ export function renderEvent(event, callRows) {
           : ` requested: ${approval.title ?? ''}`,
       );
     }
+    case 'dropped':
+      return row(event, 'dropped', event.reason);
     default:
       return row(event, 'other', folded(event, event.type ?? 'event'));
   }
