@@ -15,6 +15,18 @@ export default defineConfig({
         test: {
           name: 'toolhost',
           include: ['packages/*/test/**/*.test.ts', 'test/**/*.test.ts', 'plugins/*/**/*.test.ts'],
+          exclude: ['**/node_modules/**', '**/dist/**', 'test/fixtures/**', 'test/dashboard/browser/**'],
+        },
+      },
+      // The dashboard in a real headless Chromium, driving a real `toolhost dev`: each file starts
+      // both, so they get more time than a unit test.
+      {
+        extends: true,
+        test: {
+          name: 'dashboard (chromium)',
+          include: ['test/dashboard/browser/**/*.test.ts'],
+          testTimeout: 30_000,
+          hookTimeout: 60_000,
         },
       },
       // The security suite once more with every plugin it does not place itself in the executor
