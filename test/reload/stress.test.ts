@@ -30,6 +30,10 @@ describe.each(['inline', 'process'] as const)('calls during 20 edits (%s sandbox
         started += 1;
         const result = await project.call('busy_tool');
         results.push({ startedAt, ...result });
+        // A call may finish without leaving the microtask queue (a quick tool through sync
+        // entries, a refusal): yield, as callers arriving over I/O do, so the watcher and the
+        // builds get their turn. Without it a refusal loop starves them and grows without bound.
+        await new Promise((resolve) => setImmediate(resolve));
       }
     });
 
