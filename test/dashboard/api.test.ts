@@ -144,6 +144,11 @@ describe('GET /api/state', () => {
     const { json } = await getJson('/api/state');
     expect(json.mcpServers).toEqual([{ id: 'b', state: 'connected', tools: 1 }]);
     expect(json.isolates).toMatchObject({ live: expect.any(Number), maxLive: expect.any(Number) });
+    // The memory of the process holding the isolates and of the host, in bytes.
+    for (const memory of [json.isolates.memory, json.hostMemory]) {
+      expect(memory.rss).toBeGreaterThan(memory.heapUsed);
+      expect(memory.heapUsed).toBeGreaterThan(0);
+    }
     expect(json.skills).toEqual([]);
     expect(json.approvals).toEqual([]);
   });

@@ -54,7 +54,10 @@ function refresh() {
 
 function render(state) {
   app.state = state;
-  $('root').textContent = state.root ?? '';
+  // The project's folder name; its whole path on hover (screenshots carry no machine's paths).
+  const root = state.root ?? '';
+  $('root').textContent = root.split(/[\\/]/).filter(Boolean).pop() ?? root;
+  $('root').title = root;
   $('version').textContent = `plan v${state.version}`;
   renderTools(state);
   renderHidden(state.tools?.hidden ?? []);

@@ -46,9 +46,19 @@ function plugin(p) {
   );
 }
 
+/** `{ rss, heapUsed }` in bytes, as a person reads it. */
+function memoryText(memory) {
+  const mb = (bytes) => `${(bytes / 1048576).toFixed(1)} MB`;
+  return `${mb(memory.rss)} resident, ${mb(memory.heapUsed)} JS heap`;
+}
+
 function facts(object) {
   const items = [];
   for (const [key, value] of Object.entries(object ?? {})) {
+    if (key === 'memory' && value !== null && typeof value === 'object') {
+      items.push(h('dt', null, 'isolates process'), h('dd', { class: 'memory' }, memoryText(value)));
+      continue;
+    }
     items.push(
       h('dt', null, key),
       h('dd', null, typeof value === 'object' ? JSON.stringify(value) : String(value)),
@@ -106,5 +116,10 @@ export function renderSources(state) {
           ),
         ),
   );
-  fill(document.getElementById('isolates'), facts(state.isolates));
+  fill(document.getElementById('isolates'), [
+    ...facts(state.isolates),
+    ...(state.hostMemory === undefined
+      ? []
+      : [h('dt', null, 'host process'), h('dd', { class: 'memory' }, memoryText(state.hostMemory))]),
+  ]);
 }

@@ -36,6 +36,10 @@ describe('dashboard: the plan, live', () => {
     await expect(page.locator('#plugins li[data-id="healthy"]').getAttribute('data-status')).resolves.toBe(
       'loaded',
     );
+    // Live isolates, and the memory of the process holding them and of the host.
+    const memory = await page.locator('#isolates dd.memory').allTextContents();
+    expect(memory).toHaveLength(2);
+    for (const text of memory) expect(text).toMatch(/^\d+\.\d MB resident, \d+\.\d MB JS heap$/);
 
     // The filter hides rows as one types, by name, description or owner.
     await page.fill('#filter', 'echoes');

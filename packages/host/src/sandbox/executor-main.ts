@@ -7,6 +7,7 @@
 
 import { Socket } from 'node:net';
 import { CancelSource } from '../util/cancel.js';
+import { processMemory } from '../util/memory.js';
 import { type Frame, FrameReader, FrameWriter } from './channel.js';
 import { type FromExecutor, isRequest, type ReplyOutcome, type ToExecutor } from './ipc.js';
 import { type CallHandlers, IsolatePool } from './isolate-pool.js';
@@ -177,7 +178,10 @@ function handle(message: ToExecutor, body: string): void {
       return;
     }
     case 'stats':
-      reply(message.id, { kind: 'stats', stats: { ...pool.stats(), scripts: liveScriptIsolates() } });
+      reply(message.id, {
+        kind: 'stats',
+        stats: { ...pool.stats(), scripts: liveScriptIsolates(), memory: processMemory() },
+      });
       return;
     case 'isolates':
       pool.configure(message.settings);

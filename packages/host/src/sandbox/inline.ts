@@ -8,6 +8,7 @@ import type {
 } from '@toolhost/plugin-sdk/protocol';
 import { asCancellation, type Cancellation, CancelSource } from '../util/cancel.js';
 import { messageOf } from '../util/errors.js';
+import { processMemory } from '../util/memory.js';
 import { sleepUnlessAborted } from '../util/sleep.js';
 import { type CallHandlers, IsolatePool, type IsolatePoolOptions } from './isolate-pool.js';
 import type { IsolateAnswer, IsolateOutcome } from './plugin-isolate.js';
@@ -183,7 +184,7 @@ export class InlineSandbox implements Sandbox {
   }
 
   async isolateStats(): Promise<IsolateStats> {
-    return { ...this.#pool.stats(), scripts: liveScriptIsolates() };
+    return { ...this.#pool.stats(), scripts: liveScriptIsolates(), memory: processMemory() };
   }
 
   configureIsolates(settings: IsolateSettings): void {

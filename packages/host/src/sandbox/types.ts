@@ -5,10 +5,10 @@ import type {
   HookReply,
   HookRequest,
 } from '@toolhost/plugin-sdk/protocol';
-
 import type { IsolateSettings } from '../config/isolates.js';
 import type { CodeModeLimits, SandboxLimits } from '../config/limits.js';
 import type { Cancellation } from '../util/cancel.js';
+import type { ProcessMemory } from '../util/memory.js';
 
 export type { IsolateSettings } from '../config/isolates.js';
 export { DEFAULT_ISOLATE_SETTINGS } from '../config/isolates.js';
@@ -26,6 +26,8 @@ export interface IsolateStats extends IsolateSettings {
   readonly evicted: { readonly idle: number; readonly cap: number };
   /** Code-mode scripts' isolates alive now (each lives for one `run_code`), not counted in `live`. */
   readonly scripts: number;
+  /** The memory of the process holding the isolates (the executor's, or the host's when inline), bytes. */
+  readonly memory?: ProcessMemory;
 }
 
 /** Which limit ended a call; `crashed` is an isolate or executor process that died, `cancelled` a caller that left first. */

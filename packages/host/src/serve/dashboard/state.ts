@@ -5,6 +5,7 @@ import { deferredNames } from '../../core/dispatch/deferral.js';
 import { formatOwner } from '../../core/refs.js';
 import type { ToolHost } from '../../host/host.js';
 import type { PluginReport } from '../../sources/plugins/manager.js';
+import { processMemory } from '../../util/memory.js';
 import type {
   DashboardHiddenTool,
   DashboardMcpServer,
@@ -118,6 +119,8 @@ export async function dashboardState(host: ToolHost) {
     mcpServers,
     skills: host.skills(),
     isolates: { ...(await host.isolates()) },
+    /** The host process's own memory (the executor's is `isolates.memory` with the process sandbox). */
+    hostMemory: processMemory(),
     approvals: host.approvals.pending(),
   };
 }
