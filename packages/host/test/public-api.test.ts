@@ -85,6 +85,8 @@ const PUBLIC_TYPES = [
   'ConfigIssue',
   'ConfigOutcome',
   'ControlFileAccess',
+  'DashboardEvent',
+  'DashboardOptions',
   'DeferralModes',
   'DeferredToolShapes',
   'DiagnosticLevel',
