@@ -1,7 +1,7 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { project, toolhost } from './cli.js';
+import { project, startToolhost, toolhost } from './cli.js';
 
 /** A plugin whose tool declares requireApproval: it reaches the host through the plugin's manifest. */
 const guarded = `import { definePlugin, defineTool } from '@toolhost/plugin-sdk';
@@ -70,5 +70,37 @@ describe('toolhost call, for a call needing approval', () => {
       ]);
       expect(approved).toEqual({ code: 0, stdout: 'dropped users\n', stderr: '' });
     });
+  });
+
+  it('--url: the running server asks the command by elicitation; --yes answers, no terminal and no --yes denies', async () => {
+    const remote = await project(['healthy'], {
+      builtins: false,
+      tools: { approve: ['healthy_echo'] },
+      approvals: { mcpClients: ['toolhost-call'] },
+    });
+    const dev = startToolhost(['dev', '--port', '0', '--root', remote.root]);
+    try {
+      const [, url = ''] = await dev.stdout.waitFor(
+        /MCP (http:\/\/127\.0\.0\.1:\d+\/mcp) \(streamable HTTP\)/,
+      );
+      const approved = await toolhost([
+        'call',
+        'healthy_echo',
+        '--url',
+        url,
+        '--yes',
+        '--input',
+        '{"text":"hi"}',
+      ]);
+      expect(approved).toEqual({ code: 0, stdout: 'echo: hi\n', stderr: '' });
+
+      const refused = await toolhost(['call', 'healthy_echo', '--url', url, '--input', '{"text":"hi"}']);
+      expect(refused.code).toBe(1);
+      expect(refused.stderr).toContain('pass --yes to approve it');
+      expect(refused.stdout).toContain('Tool "healthy_echo" was not approved');
+    } finally {
+      expect(await dev.stop('SIGINT')).toBe(0);
+      await remote.dispose();
+    }
   });
 });

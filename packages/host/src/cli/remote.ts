@@ -2,7 +2,7 @@
 
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { LoggingMessageNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import { ElicitRequestSchema, LoggingMessageNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { ToolLogger, ToolResult } from '@toolhost/plugin-sdk';
 import { messageOf } from '../util/errors.js';
 import { UsageError } from './args.js';
@@ -34,18 +34,48 @@ function unprefixed(block: ToolResult['content'][number]): ToolResult['content']
   return block.type === 'text' ? { ...block, text: withoutCode(block.text) } : block;
 }
 
+/** What `toolhost call` answers the server's approval question (its text as the server put it). */
+export type RemoteApprover = (
+  question: string,
+  signal: AbortSignal,
+) => Promise<'allow-once' | 'allow-always' | 'deny'>;
+
+/** The client name `toolhost call --url` announces: what `approvals.mcpClients` must list. */
+export const CALL_CLIENT_NAME = 'toolhost-call';
+
 /**
  * Calls `name` on the server at `url`; its log notifications go to `log`. A refusal of the server
  * (unknown or hidden tool: a protocol error) comes back as an error result with its message.
+ * The client declares form elicitation, so a server that asks for approval asks `approve` (the
+ * terminal or `--yes`); the server decides whether this client's answer counts
+ * (`approvals.mcpClients` listing `toolhost-call`). Only toolhost's approval form is answered: any
+ * other elicitation is declined.
  */
 export async function callOverHttp(
   url: string,
   name: string,
   input: unknown,
   log: (level: keyof ToolLogger, message: string, data?: unknown) => void,
+  approve?: RemoteApprover,
 ): Promise<ToolResult> {
   const target = urlOf(url);
-  const client = new Client({ name: 'toolhost-call', version });
+  const client = new Client(
+    { name: CALL_CLIENT_NAME, version },
+    approve === undefined ? {} : { capabilities: { elicitation: { form: {} } } },
+  );
+  if (approve !== undefined) {
+    client.setRequestHandler(ElicitRequestSchema, async (request, extra) => {
+      const { params } = request;
+      const decision =
+        params.mode === 'url'
+          ? undefined
+          : (params.requestedSchema.properties.decision as { enum?: unknown });
+      if (!Array.isArray(decision?.enum) || !decision.enum.includes('allow-once'))
+        return { action: 'decline' };
+      const choice = await approve(params.message, extra.signal);
+      return choice === 'deny' ? { action: 'decline' } : { action: 'accept', content: { decision: choice } };
+    });
+  }
   client.setNotificationHandler(LoggingMessageNotificationSchema, (notification) => {
     const { level, data } = notification.params;
     const message =

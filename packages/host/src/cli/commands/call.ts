@@ -9,6 +9,7 @@ import { COMMON_OPTIONS, parseCommand, UsageError } from '../args.js';
 import { projectCommand } from '../findings.js';
 import { type Io, styleFor } from '../io.js';
 import { openHost, resolveProject } from '../project.js';
+import type { RemoteApprover } from '../remote.js';
 import { type CallJson, EXIT } from '../types.js';
 import { shownPath } from '../view.js';
 
@@ -125,6 +126,33 @@ function approverFor(yes: boolean, io: Io): ApprovalHandler {
   });
 }
 
+/** `--url`'s answer to a server's approval question: --yes, else the terminal, else no. */
+function remoteApproverFor(yes: boolean, io: Io): RemoteApprover {
+  if (yes) return async () => 'allow-once';
+  if (process.stdin.isTTY !== true || !io.err.tty) {
+    return async () => {
+      io.err.write('the server asks for approval, and this is not a terminal: pass --yes to approve it\n');
+      return 'deny';
+    };
+  }
+  return async (question, signal) => {
+    io.err.write(`${styleFor(io.err).bold(question)}\n`);
+    const prompt = createInterface({ input: process.stdin, output: process.stderr });
+    try {
+      const reply = (await prompt.question('Approve? [y = once, a = always, N = no] ', { signal }))
+        .trim()
+        .toLowerCase();
+      return reply === 'y' || reply === 'yes'
+        ? 'allow-once'
+        : reply === 'a' || reply === 'always'
+          ? 'allow-always'
+          : 'deny';
+    } finally {
+      prompt.close();
+    }
+  };
+}
+
 export async function call(argv: readonly string[], io: Io): Promise<number> {
   const { values, positionals } = parseCommand(
     'call',
@@ -148,7 +176,8 @@ export async function call(argv: readonly string[], io: Io): Promise<number> {
       );
     }
     const { callOverHttp } = await import('../remote.js');
-    const result = await callOverHttp(values.url, name, input, logLine(io));
+    const approve = remoteApproverFor(values.yes === true, io);
+    const result = await callOverHttp(values.url, name, input, logLine(io), approve);
     return printResult(result, values.json === true, io);
   }
   const project = await resolveProject(values);
