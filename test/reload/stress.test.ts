@@ -8,8 +8,14 @@ const CALLERS = 4;
 
 describe.each(['inline', 'process'] as const)('calls during 20 edits (%s sandbox)', (sandbox) => {
   let project: Project;
+  /** Ends the callers: when the edits are done, or when the test failed or timed out first. */
+  let stop = false;
+  let callers: Promise<void>[] = [];
 
   afterEach(async () => {
+    // Callers still looping against a closed host would spin on its refusals for good.
+    stop = true;
+    await Promise.all(callers);
     await project.close();
   });
 
@@ -21,18 +27,18 @@ describe.each(['inline', 'process'] as const)('calls during 20 edits (%s sandbox
     await project.start({});
 
     let committed = 0; // the newest version whose swap has happened
-    let stop = false;
+    stop = false;
     const results: { startedAt: number; text: string; isError: boolean }[] = [];
     let started = 0;
-    const callers = Array.from({ length: CALLERS }, async () => {
+    callers = Array.from({ length: CALLERS }, async () => {
       while (!stop) {
         const startedAt = committed;
         started += 1;
         const result = await project.call('busy_tool');
         results.push({ startedAt, ...result });
         // A call may finish without leaving the microtask queue (a quick tool through sync
-        // entries, a refusal): yield, as callers arriving over I/O do, so the watcher and the
-        // builds get their turn. Without it a refusal loop starves them and grows without bound.
+        // entries, a refusal): yield, as callers arriving over I/O do, so the watcher, the builds
+        // and the test's own time limit get their turn.
         await new Promise((resolve) => setImmediate(resolve));
       }
     });
