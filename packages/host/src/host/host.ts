@@ -390,6 +390,8 @@ export class ToolHost {
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
+    // New calls are refused from here; those already running are drained below.
+    this.#pipeline.markClosed();
     await this.#watcher?.close();
     this.#watcher = undefined;
     await this.#pipeline.drain(DRAIN_MS);

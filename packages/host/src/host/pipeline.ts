@@ -94,6 +94,7 @@ export class ReloadPipeline {
   #current: Built;
   #inFlight = 0;
   #drained: (() => void) | undefined;
+  #closed = false;
 
   /** `settings` and `hostHooks` are read at every build: the host owns them. */
   constructor(
@@ -187,6 +188,7 @@ export class ReloadPipeline {
       (holds) => this.#track(holds),
       this.#extras,
     );
+    if (this.#closed) this.markClosed();
     for (const hold of replaced.holds) hold.replaced();
     const change: HostChange = {
       version: this.#current.snapshot.version,
@@ -224,6 +226,16 @@ export class ReloadPipeline {
         resolve();
       };
     });
+  }
+
+  /**
+   * From now on sessions read a snapshot marked closed, and refuse calls: the host is shutting
+   * down. Calls already running go on (`drain`). A rebuild in progress is not undone, but nothing
+   * runs on what it swaps in: the mark is kept across it.
+   */
+  markClosed(): void {
+    this.#closed = true;
+    this.#current = { ...this.#current, snapshot: { ...this.#current.snapshot, closed: true } };
   }
 
   /** Waits for the run in progress, then closes every source. */

@@ -167,4 +167,38 @@ describe('ToolHost.close', () => {
     await closing;
     expect(closed).toBe(true);
   });
+
+  it('refuses calls from the moment it starts closing, in old and new sessions, while the running one finishes', async () => {
+    let release: () => void = () => {};
+    const gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let runs = 0;
+    const slow = defineTool({
+      name: 'slow',
+      description: 'Waits for the test',
+      input: z.object({}),
+      execute: async () => {
+        runs += 1;
+        await gate;
+        return 'done';
+      },
+    });
+    const host = await createHost({ pluginsDir: false, builtins: false, customTools: [slow] });
+    const session = host.session();
+    const running = session.call('slow', {});
+    const closing = host.close();
+
+    const refused = await session.call('slow', {});
+    expect(refused.status).toBe('blocked');
+    expect(resultText(refused.result)).toBe(
+      'Tool "slow" was not called: the host is closed (host.close() was called)',
+    );
+    release();
+    expect(resultText((await running).result)).toBe('done');
+    await closing;
+    const later = await host.session().call('slow', {});
+    expect(later.status).toBe('blocked');
+    expect(runs).toBe(1);
+  });
 });

@@ -81,6 +81,8 @@ export interface HostSnapshot {
   readonly codeMode?: CodeModeSettings;
   /** `tools.approve` and `approvals` of the config. */
   readonly approvals?: ApprovalSettings;
+  /** Set once the host is closing or closed: every call is refused. */
+  readonly closed?: boolean;
   /** Marks a call in flight (so the host can drain before closing); returns its end. */
   readonly track?: () => () => void;
   /** The skills of the `skills/` folder (core/dispatch/skills.ts). */
@@ -487,7 +489,15 @@ export class Session {
     toolUseId: string = nextCallId(),
     options: CallOptions = {},
   ): Promise<CallOutcome> {
-    const state = this.#stateFor(this.#snapshot());
+    const snapshot = this.#snapshot();
+    if (snapshot.closed === true) {
+      return {
+        result: errorResult(`Tool "${name}" was not called: the host is closed (host.close() was called)`),
+        status: 'blocked',
+        durationMs: 0,
+      };
+    }
+    const state = this.#stateFor(snapshot);
     const found = this.#callable(name, state);
     const { check } = found;
     let tool = found.tool;
