@@ -21,6 +21,9 @@ import type { CallRequest } from '@toolhost/plugin-sdk/protocol';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import * as z from 'zod';
 
+/** vi.waitFor gives up after 1 s by default: a loaded machine (two test files at once) can take longer. */
+const WAIT = { timeout: 10_000, interval: 20 };
+
 const fixtures = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../fixtures/plugins');
 
 /**
@@ -214,7 +217,7 @@ describe('run_code in the executor process', () => {
     expect(seen).toEqual([{ executor: 1, host: 0 }]);
     // The executor disposes of the script's isolate (the wrapper answers a cancelled call at once,
     // without waiting for that) and keeps serving.
-    await vi.waitFor(async () => expect((await h.isolates()).scripts).toBe(0));
+    await vi.waitFor(async () => expect((await h.isolates()).scripts).toBe(0), WAIT);
     expect((h.sandbox as ProcessSandbox).generation).toBe(1);
     const next = await h.session({ codeMode: true }).call('run_code', { code: 'return 1 + 1;' });
     expect(resultText(next.result)).toContain('2');
@@ -258,7 +261,7 @@ describe('a ProcessSandbox running a script', () => {
     expect(s.generation).toBe(1);
     // Idle now: it is retired after idleMs, as without scripts.
     vi.advanceTimersByTime(50);
-    await vi.waitFor(() => expect(s.pid).toBeUndefined());
+    await vi.waitFor(() => expect(s.pid).toBeUndefined(), WAIT);
   });
 
   it("charges an executor death while a script runs to no plugin, and says so to the plugin's call", async () => {

@@ -5,6 +5,9 @@ import type { ToolHost } from '@toolhost/host';
 import { describe, expect, it, vi } from 'vitest';
 import { textOf, useHosts } from './project.js';
 
+/** vi.waitFor gives up after 1 s by default: a loaded machine (two test files at once) can take longer. */
+const WAIT = { timeout: 10_000, interval: 20 };
+
 const counter = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../fixtures/plugins/counter');
 
 /** Copies of the counter plugin under the ids `counter`, `counter-b`, … (its tools `<id>_next`). */
@@ -39,8 +42,9 @@ describe.each(['inline', 'process'] as const)('plugin isolates in the %s sandbox
     expect(await host.isolates()).toMatchObject({ live: 1, evicted: { idle: 0 } });
     // Ten milliseconds idle (milliseconds only through the Sandbox interface; config says seconds).
     host.sandbox?.configureIsolates({ idleMs: 10, maxLive: 200 });
-    await vi.waitFor(async () =>
-      expect(await host.isolates()).toMatchObject({ live: 0, evicted: { idle: 1 } }),
+    await vi.waitFor(
+      async () => expect(await host.isolates()).toMatchObject({ live: 0, evicted: { idle: 1 } }),
+      WAIT,
     );
     expect(await next(host)).toBe('1');
     expect(await host.isolates()).toMatchObject({ live: 1 });
@@ -77,9 +81,9 @@ describe('the executor process', () => {
     const crashes: string[] = [];
     host.on('change', (change) => crashes.push(change.cause));
     host.sandbox?.configureIsolates({ idleMs: 20, maxLive: 200 });
-    await vi.waitFor(() => expect(sandbox.pid).toBeUndefined());
-    // The process is gone, not only unlisted.
-    expect(() => process.kill(first as number, 0)).toThrow();
+    await vi.waitFor(() => expect(sandbox.pid).toBeUndefined(), WAIT);
+    // The process ends, not only unlisted (its exit can trail the unlisting on a loaded machine).
+    await vi.waitFor(() => expect(() => process.kill(first as number, 0)).toThrow(), WAIT);
     expect(await host.isolates()).toMatchObject({ live: 0, evicted: { idle: 1 } });
     host.sandbox?.configureIsolates({ idleMs: 300_000, maxLive: 200 });
     expect(await next(host)).toBe('1');

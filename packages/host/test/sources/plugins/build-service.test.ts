@@ -6,6 +6,9 @@ import type { BuildJob } from '../../../src/sources/plugins/build-ipc.js';
 import { DEFAULT_BUILD_LIMITS } from '../../../src/sources/plugins/build-limits.js';
 import { BuildService } from '../../../src/sources/plugins/build-service.js';
 
+/** vi.waitFor gives up after 1 s by default: a loaded machine (two test files at once) can take longer. */
+const WAIT = { timeout: 10_000, interval: 20 };
+
 /**
  * Stand-in build workers: the service must hold its time limit whatever the worker does, as a
  * real one stuck in esbuild (a glob listing the whole disk) does nothing that a callback could see.
@@ -22,6 +25,7 @@ parentPort.on('message', () => {});
    */
   'waits-for-go': `import { existsSync, watch } from 'node:fs';
 import { parentPort } from 'node:worker_threads';
+
 const go = new URL('./go', import.meta.url);
 const waiting = [];
 const answer = (m) => parentPort.postMessage({ t: 'built', id: m.id, outcome: { ok: true, code: '// ' + m.entry, inputs: [] } });
@@ -114,7 +118,7 @@ parentPort.on('message', (m) => { if (m.t === 'build') parentPort.postMessage({ 
     // A context is kept: the worker stays.
     expect(service.running).toBe(true);
     service.dispose(1);
-    await vi.waitFor(() => expect(service.running).toBe(false));
+    await vi.waitFor(() => expect(service.running).toBe(false), WAIT);
   });
 
   it('fails builds with the reason when the worker cannot start, and never hangs', async () => {
