@@ -1,3 +1,5 @@
+import { rename, writeFile } from 'node:fs/promises';
+import * as path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { pluginSource, watchedProject } from './harness.js';
 
@@ -45,7 +47,12 @@ describe.each(['inline', 'process'] as const)('calls during 20 edits (%s sandbox
 
     for (let version = 1; version <= EDITS; version++) {
       const swapped = project.nextChange((c) => c.changed.includes('busy_tool'));
-      await project.writePlugin('busy', source(version));
+      // Atomically (written beside the project, then renamed into place): this test is about swaps
+      // under calls; a save in place can show the watcher an empty file for an instant, which
+      // half-saved.test.ts covers.
+      const staged = path.join(project.root, `busy-${version}.ts`);
+      await writeFile(staged, source(version));
+      await rename(staged, path.join(project.root, 'plugins', 'busy', 'index.ts'));
       await swapped;
       committed = version;
     }

@@ -35,6 +35,7 @@ const PromiseProto = Promise.prototype;
 const promiseThen = Promise.prototype.then;
 const ErrorCtor = Error;
 const StringCtor = String;
+const isArray = Array.isArray;
 const getOwnPropertyDescriptor = Object.getOwnPropertyDescriptor;
 const getPrototypeOf = Object.getPrototypeOf;
 // A plugin-installed stack formatter would run whenever any error is created, including ours.
@@ -164,7 +165,19 @@ function seal(reply: CallReply | HookReply, maxChars: number): string {
 function requirePlugin(): RegisteredPlugin {
   if (registration === undefined)
     throw new ErrorCtor('the plugin did not register (no default export of definePlugin?)');
-  return registration.plugin;
+  // The entry's default export as it came: an empty or half-saved index.ts exports nothing.
+  const plugin = registration.plugin as unknown;
+  if (typeof plugin !== 'object' || plugin === null) {
+    throw new ErrorCtor(
+      `the plugin's entry has no default export of definePlugin({ id, tools }) (it exports ${plugin === null ? 'null' : plugin === undefined ? 'nothing' : typeof plugin}); an empty or half-saved index.ts looks like this`,
+    );
+  }
+  if (!isArray(readData(plugin, 'tools'))) {
+    throw new ErrorCtor(
+      "the plugin's entry exports no definePlugin({ id, tools: [...] }) as its default (an empty or half-saved index.ts looks like this)",
+    );
+  }
+  return plugin as RegisteredPlugin;
 }
 
 // ---- per-call state: signals, pending capability requests -------------------------------------
