@@ -12,7 +12,8 @@ const broken = {
   'throws-at-load': /failed to load: .*boom at load/,
   'no-default-export': /no default export: write `export default definePlugin/,
   // An empty (or half-saved) entry builds: it is the describe that says what is missing.
-  'empty-entry': /failed to load: the plugin's entry exports no definePlugin\(\{ id, tools: \[\.\.\.\] \}\) as its default \(an empty or half-saved index\.ts/,
+  'empty-entry':
+    /failed to load: the plugin's entry exports no definePlugin\(\{ id, tools: \[\.\.\.\] \}\) as its default \(an empty or half-saved index\.ts/,
   'duplicate-tool': /declares the tool "dup_twin" twice/,
   'invalid-schema': /input must be a zod object schema/,
   'node-builtin': /Node built-in "node:fs" is not available to plugins: use ctx\.fs/,
