@@ -120,9 +120,17 @@ export async function serveUntilStopped(
   options: ReportOptions = {},
 ): Promise<void> {
   const stopReporting = reportChanges(host, output, options);
+  // Listening for signals before the server starts: a SIGTERM that lands between the "serving"
+  // line and the start's end must stop it cleanly, not kill it by default (exit 143).
+  let started!: (served: Served) => void;
+  const serving = new Promise<Served>((resolve) => {
+    started = resolve;
+  });
+  const stopped = untilStopped(serving.then((served) => served.stopped ?? new Promise<never>(() => {})));
   try {
     const served = await start();
-    await untilStopped(served.stopped);
+    started(served);
+    await stopped;
     await served.close();
   } finally {
     stopReporting();
