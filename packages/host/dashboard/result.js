@@ -11,6 +11,18 @@ function safeHref(uri) {
   }
 }
 
+/** An image or audio block as its element from a data: URL; a note when its mimeType is not of `kind`. */
+function media(content, kind, tag, attributes) {
+  const type = mediaType(content.mimeType, kind);
+  if (!type)
+    return h('p', { class: 'note' }, `${kind} with an unusable mimeType ${JSON.stringify(content.mimeType)}`);
+  return h(tag, {
+    class: `content-${kind}`,
+    ...attributes,
+    src: `data:${type};base64,${content.data ?? ''}`,
+  });
+}
+
 function mediaType(mimeType, kind) {
   return typeof mimeType === 'string' && new RegExp(`^${kind}/[\\w.+-]+$`).test(mimeType)
     ? mimeType
@@ -21,34 +33,10 @@ function block(content) {
   switch (content?.type) {
     case 'text':
       return h('pre', { class: 'content-text' }, content.text ?? '');
-    case 'image': {
-      const type = mediaType(content.mimeType, 'image');
-      if (!type)
-        return h(
-          'p',
-          { class: 'note' },
-          `image with an unusable mimeType ${JSON.stringify(content.mimeType)}`,
-        );
-      return h('img', {
-        class: 'content-image',
-        alt: 'image result',
-        src: `data:${type};base64,${content.data ?? ''}`,
-      });
-    }
-    case 'audio': {
-      const type = mediaType(content.mimeType, 'audio');
-      if (!type)
-        return h(
-          'p',
-          { class: 'note' },
-          `audio with an unusable mimeType ${JSON.stringify(content.mimeType)}`,
-        );
-      return h('audio', {
-        class: 'content-audio',
-        controls: true,
-        src: `data:${type};base64,${content.data ?? ''}`,
-      });
-    }
+    case 'image':
+      return media(content, 'image', 'img', { alt: 'image result' });
+    case 'audio':
+      return media(content, 'audio', 'audio', { controls: true });
     case 'resource_link': {
       const href = safeHref(content.uri);
       const name = content.title ?? content.name ?? content.uri;
