@@ -1,4 +1,3 @@
-import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
 
 // Tests import workspace packages from their TypeScript sources (the `@toolhost/source` export
@@ -43,10 +42,6 @@ export default defineConfig({
     ],
     // isolated-vm requires it on Node >= 20 (V8 heap sharing with Node's snapshot corrupts isolates).
     pool: 'forks',
-    // Vitest's default is one worker fewer than the cores: one on a 2-core machine. Most files
-    // wait on child processes (executors, the CLI, MCP servers, Chromium) rather than compute, so
-    // two at once there take the suite from about 600 s to about 380 s, every file passing.
-    maxWorkers: Math.max(2, availableParallelism() - 1),
     execArgv: ['--no-node-snapshot'],
     testTimeout: 20_000,
   },
