@@ -223,6 +223,24 @@ describe('an executor process that does not come up', () => {
       expect(sandbox.generation).toBe(2);
     },
   );
+
+  it('fails a call it read before saying it was ready, rather than leaving it waiting', async () => {
+    sandbox = new ProcessSandbox({ entry: path.join(executors, 'dies-before-ready.mjs') });
+    const version = sandbox.load('p', 'bundle', DEFAULT_SANDBOX_LIMITS);
+    const outcome = await sandbox.call(
+      'p',
+      version,
+      request,
+      async () => null,
+      sinks,
+      new AbortController().signal,
+    );
+    expect(outcome).toMatchObject({
+      kind: 'limit',
+      limit: 'crashed',
+      message: 'the executor process died (exit code 9) while this call was running',
+    });
+  });
 });
 
 describe('a crash inside a sync entry', () => {

@@ -446,6 +446,10 @@ export class ProcessSandbox implements Sandbox {
           ? `it did not start within ${this.#startupMs} ms`
           : `it ended (${how}) before it was ready`;
       for (const pending of unstarted) fail(pending, `the executor process could not start: ${why}`);
+      // It may have read requests before its 'ready' frame left (that frame is flushed after the
+      // turn in which the host's first frames can already arrive): those ran there, and end here.
+      for (const pending of running)
+        fail(pending, `the executor process died (${how}) while this call was running`);
     } else {
       const plugins = new Set(running.flatMap((p) => (p.plugin === undefined ? [] : [p.plugin.id])));
       const scripts = running.filter((p) => p.script !== undefined).length;
