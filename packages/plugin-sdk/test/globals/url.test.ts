@@ -56,6 +56,7 @@ const ABSOLUTE = [
   'blob:https://example.com/uuid',
   'ws://example.com:80/chat',
   'https://example.com/{}|^',
+  'https://us^er:p^ss@example.com/a^b?c^d#e^f',
   "https://example.com/?'quote'",
 ];
 

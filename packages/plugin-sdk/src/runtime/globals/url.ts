@@ -39,7 +39,9 @@ const fragmentSet: EncodeSet = (c) =>
 const querySet: EncodeSet = (c) =>
   c0Set(c) || c === 0x20 || c === 0x22 || c === 0x23 || c === 0x3c || c === 0x3e;
 const specialQuerySet: EncodeSet = (c) => querySet(c) || c === 0x27;
-const pathSet: EncodeSet = (c) => querySet(c) || c === 0x3f || c === 0x60 || c === 0x7b || c === 0x7d;
+// The WHATWG URL standard added U+005E (^) to the path set in 2025; Node 24 (Ada 3) follows it.
+const pathSet: EncodeSet = (c) =>
+  querySet(c) || c === 0x3f || c === 0x5e || c === 0x60 || c === 0x7b || c === 0x7d;
 const userinfoSet: EncodeSet = (c) =>
   pathSet(c) ||
   c === 0x2f ||
