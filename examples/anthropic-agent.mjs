@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// The README's agent loop in plain JavaScript, runnable as is on Node 20:
+// The README's agent loop in plain JavaScript, runnable as is on Node 24:
 //
 //   ANTHROPIC_API_KEY=... node examples/anthropic-agent.mjs "What is 2 + 40?"
 //

@@ -1,5 +1,5 @@
 /**
- * Where a JSON text first goes wrong, as a character offset. Node 20's `JSON.parse` names a
+ * Where a JSON text first goes wrong, as a character offset. Node's `JSON.parse` (20 and 24 alike) names a
  * position for some errors only ("Unexpected token 'i', … is not valid JSON" has none), so a config
  * error would point nowhere; this small scanner finds the spot. Only called after a parse failed.
  */

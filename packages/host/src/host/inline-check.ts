@@ -1,10 +1,13 @@
 /**
- * `sandbox: 'inline'` puts isolated-vm isolates in this process. On Node ≥ 20 isolated-vm needs
- * the process started with `--no-node-snapshot`: V8 shares read-only heap data between isolates
- * built from Node's startup snapshot, and isolates built otherwise can then crash the process
- * (SIGSEGV while creating an isolate, reported on macOS arm64: isolated-vm #420, #424). On Linux
- * x64 with Node 20.20 a short run without the flag worked, so the failure is not reliable enough
- * to wait for: the host refuses to start and says what to do instead.
+ * `sandbox: 'inline'` puts isolated-vm isolates in this process. isolated-vm needs the process
+ * started with `--no-node-snapshot` (its README, still for 7.0.1: "If you are using a version of
+ * nodejs 20.x or later, you must pass --no-node-snapshot"): V8 shares read-only heap data between
+ * isolates built from Node's startup snapshot, and isolates built otherwise can then crash the
+ * process (SIGSEGV while creating an isolate, isolated-vm #420, #424; the maintainer calls it a
+ * V8 bug). Re-measured on Node 24.21 with isolated-vm 7.0.1: the reproduction that corrupted
+ * isolates on Node 20 (`--shared-string-table`, 50 isolates) no longer does, but the engine still
+ * requires the flag and nothing says why the crash went away, so the host still refuses to start
+ * without it and says what to do instead.
  */
 
 /** Thrown by `createHost` for an inline sandbox in a process without the flag. */
