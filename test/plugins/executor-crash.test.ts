@@ -119,7 +119,7 @@ describe('an executor process that dies under concurrent callers', () => {
     await server.arrived.reached(RUNNING);
     const generation = sandbox.generation;
 
-    process.kill(sandbox.pid ?? 0, 'SIGKILL');
+    process.kill(sandbox.executorPid ?? 0, 'SIGKILL');
     // Made in the same turn: the host has not seen the death yet and sends them to the dead process.
     const late = echoes(host, 'late', 32);
 
@@ -159,7 +159,7 @@ describe('an executor process that dies under concurrent callers', () => {
       });
       // Kill it while these calls are in every state: queued, running, waiting on the host.
       await new Promise((resolve) => setImmediate(resolve));
-      process.kill(sandbox.pid ?? 0, 'SIGKILL');
+      process.kill(sandbox.executorPid ?? 0, 'SIGKILL');
       await Promise.all(calls);
     }
     for (const outcome of (await Promise.all(bystanders)) as { result: { isError?: boolean } }[])

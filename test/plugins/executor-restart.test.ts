@@ -58,7 +58,7 @@ describe('the executor process restarting under calls', () => {
     const a = heldRunner();
     const callA = sandbox.call('a', va, request('call-a'), a.run, sinks, new AbortController().signal);
     await a.asked;
-    process.kill(sandbox.pid ?? 0, 'SIGKILL');
+    process.kill(sandbox.executorPid ?? 0, 'SIGKILL');
     expect(await callA).toMatchObject({ kind: 'limit', limit: 'crashed' });
 
     const b = heldRunner();
@@ -86,7 +86,7 @@ describe('the executor process restarting under calls', () => {
         sandbox.call('b', vb, request(`b${i}`), b.run, sinks, new AbortController().signal),
       ];
       await Promise.all([a.asked, b.asked]);
-      process.kill(sandbox.pid ?? 0, 'SIGKILL');
+      process.kill(sandbox.executorPid ?? 0, 'SIGKILL');
       for (const outcome of await Promise.all(calls)) expect(outcome).toMatchObject({ limit: 'crashed' });
     }
     const after = heldRunner();
@@ -107,7 +107,7 @@ describe('the executor process restarting under calls', () => {
     const a = heldRunner();
     const call = sandbox.call('a', version, request('a'), a.run, sinks, new AbortController().signal);
     await a.asked;
-    process.kill(sandbox.pid ?? 0, 'SIGKILL');
+    process.kill(sandbox.executorPid ?? 0, 'SIGKILL');
     expect(await call).toMatchObject({ kind: 'limit', limit: 'crashed' });
     expect(charged).toEqual([
       {

@@ -113,6 +113,7 @@ export type { ConfigIssue, ConfigOutcome } from './config/load.js';
 export { ConfigError, configJsonSchema, loadConfigFile, parseConfig } from './config/load.js';
 export type { ToolhostConfig } from './config/schema.js';
 export { configSchema } from './config/schema.js';
+export type { JailMode, Walls } from './jail/index.js';
 
 // The pure planner, and the contracts it works on (declared in @toolhost/plugin-sdk).
 

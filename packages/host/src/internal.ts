@@ -32,6 +32,7 @@ export { callTool } from './core/wrap/wrapper.js';
 export type { ChangeBatch, ProjectWatcher, ProjectWatcherOptions } from './host/watch.js';
 export { watchProject } from './host/watch.js';
 export { createSandbox } from './sandbox/create.js';
+export { endedAs, executorPlacement, spawnExecutor } from './sandbox/executor-spawn.js';
 export { InlineSandbox } from './sandbox/inline.js';
 export type { ProcessSandboxOptions } from './sandbox/process.js';
 export { ProcessSandbox } from './sandbox/process.js';

@@ -18,6 +18,7 @@ const LAYERS: readonly (readonly string[])[] = [
   ['core/wrap'],
   ['core/dispatch'],
   ['workspace'],
+  ['jail'],
   ['sandbox'],
   ['capabilities'],
   ['sources'],

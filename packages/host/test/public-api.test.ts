@@ -106,6 +106,7 @@ const PUBLIC_TYPES = [
   'InFlightRecorder',
   'InputCheck',
   'InputIssue',
+  'JailMode',
   'McpHttpOptions',
   'McpHttpServer',
   'McpServeOptions',
@@ -165,6 +166,7 @@ const PUBLIC_TYPES = [
   'ToolhostConfig',
   'ToolhostConfigInput',
   'ToolsOptions',
+  'Walls',
 ];
 
 /**

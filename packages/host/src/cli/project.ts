@@ -1,5 +1,6 @@
 import * as path from 'node:path';
 import { type ConfigOutcome, loadConfigFile } from '../config/load.js';
+import { sandboxSettingOf } from '../config/sandbox.js';
 import { createHost, type ToolHost } from '../host/host.js';
 import type { HostOptions } from '../host/types.js';
 import { isDirectory, isFile } from '../util/stat.js';
@@ -43,7 +44,7 @@ export async function resolveProject(
   if (
     forHost &&
     config.ok &&
-    config.config.sandbox === 'inline' &&
+    sandboxSettingOf(config.config).mode === 'inline' &&
     !process.execArgv.includes(SNAPSHOT_FLAG)
   ) {
     throw new RestartWithFlag(`sandbox 'inline' needs ${SNAPSHOT_FLAG}`);

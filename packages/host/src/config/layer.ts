@@ -14,6 +14,8 @@ import type { ToolhostConfig } from './schema.js';
  * - `tools.deny` adds up: a tool denied in either place is denied (an embedding cannot lift the
  *   operator's deny by accident, nor the file the code's).
  * - `tools.approve` adds up the same way: an approval the file asks for stays asked for.
+ * - `sandbox` in its string form is its `mode`: `"inline"` in code over `{ "jail": "required" }`
+ *   in the file is `{ "mode": "inline", "jail": "required" }`.
  *
  * So the same config given in code and in the file gives that config, and either one alone gives
  * itself. Both inputs are validated configs; so is the result. Keys are copied as own data
@@ -44,6 +46,15 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
 function layer(below: unknown, above: unknown, path: readonly string[]): unknown {
   if (above === undefined) return below;
   if (below === undefined) return above;
+  // `sandbox: "inline"` is `{ mode: "inline" }`: a mode given in code keeps the file's `jail`.
+  if (
+    path.length === 1 &&
+    path[0] === 'sandbox' &&
+    (typeof below === 'string' || typeof above === 'string')
+  ) {
+    const asObject = (value: unknown) => (typeof value === 'string' ? { mode: value } : value);
+    return layer(asObject(below), asObject(above), path);
+  }
   if (path.length === 2 && path[0] === 'tools' && path[1] === 'deny') {
     return [...new Set([...(below as string[]), ...(above as string[])])];
   }

@@ -13,6 +13,10 @@ const names = z.array(z.string().min(1)).describe('names or patterns');
 /** A duration a timer can hold (see limits.ts for how the limits combine). */
 const ms = (what: string) => z.number().int().positive().max(MAX_TIMER_MS).optional().describe(`${what}, ms`);
 
+const sandboxMode = z
+  .enum(['process', 'inline'])
+  .describe("'process': isolates in a supervised, jailed executor process; 'inline': in the host process");
+
 const grants = z
   .strictObject({
     net: names
@@ -259,9 +263,22 @@ export const configSchema = z
       })
       .optional(),
     sandbox: z
-      .enum(['process', 'inline'])
+      .union([
+        sandboxMode,
+        z.strictObject({
+          mode: sandboxMode.optional(),
+          jail: z
+            .enum(['auto', 'required', 'off'])
+            .optional()
+            .describe(
+              "The OS jail (Linux: bubblewrap) around the executor process: 'auto' jails wherever the system allows and says when it cannot, 'required' refuses to start where it cannot, 'off' runs it unjailed (default 'auto'; 'inline' has no executor, so no jail)",
+            ),
+        }),
+      ])
       .optional()
-      .describe("Where plugin and code-mode script isolates live (default 'process')"),
+      .describe(
+        "Where plugin and code-mode script isolates live ('process', the default, or 'inline'), or { mode, jail }",
+      ),
     isolates: z
       .strictObject({
         idleSeconds: z

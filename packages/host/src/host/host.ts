@@ -4,11 +4,13 @@ import { CodeModeSource } from '../code-mode/index.js';
 import { isolateSettingsOf } from '../config/isolates.js';
 import { layerConfig } from '../config/layer.js';
 import { ConfigError, parseConfig } from '../config/load.js';
+import { sandboxSettingOf } from '../config/sandbox.js';
 import type { ToolhostConfig } from '../config/schema.js';
 import { type ApprovalEvent, ApprovalQueue } from '../core/dispatch/approvals.js';
 import { type HostSnapshot, Session, type SessionOptions } from '../core/dispatch/session.js';
 import type { Skill } from '../core/dispatch/skills.js';
 import { HookSet } from '../core/wrap/hooks.js';
+import type { Walls } from '../jail/index.js';
 import { SharedSandbox } from '../sandbox/shared.js';
 import type { IsolateStats, Sandbox } from '../sandbox/types.js';
 import { ApiSource } from '../sources/api.js';
@@ -21,6 +23,7 @@ import { SkillSource } from '../sources/skills/source.js';
 import type { Disposer, Registry, SourceAdapter, ToolHooks, ToolSource } from '../types.js';
 import { type ConfigState, readStartConfig, rereadConfig } from './config-file.js';
 import { checkInlineSandbox } from './inline-check.js';
+import { checkJail } from './jail-check.js';
 import { CODE_SOURCE, splitHostOptions } from './options.js';
 import { planOf, ReloadPipeline } from './pipeline.js';
 import { type EffectiveSettings, effectiveSettings } from './settings.js';
@@ -87,7 +90,7 @@ export class ToolHost {
     this.#state = state;
     this.#config = layerConfig(state.config, codeConfig);
     this.#sandbox = new SharedSandbox(() => ({
-      mode: this.#config.sandbox ?? 'process',
+      ...sandboxSettingOf(this.#config),
       isolates: isolateSettingsOf(this.#config),
     }));
     this.#settings = this.#settle();
@@ -220,6 +223,14 @@ export class ToolHost {
   async isolates(): Promise<IsolateStats> {
     const stats = await this.#sandbox.current?.isolateStats();
     return stats ?? { live: 0, ...isolateSettingsOf(this.#config), evicted: { idle: 0, cap: 0 }, scripts: 0 };
+  }
+
+  /**
+   * The walls around plugin code and code-mode scripts: the isolate always, and whether the
+   * executor process that holds the isolates is jailed (and if not, why).
+   */
+  get walls(): Walls {
+    return this.#sandbox.walls;
   }
 
   /** The sandbox plugin code and code-mode scripts run in, once made. (Plumbing, for tests: may change.) */
@@ -412,8 +423,11 @@ export async function createHost(options: HostOptions = {}): Promise<ToolHost> {
   if ('issues' in split) throw new ConfigError(split.issues);
   const root = path.resolve(split.code.root ?? process.cwd());
   const { file, ...state } = await readStartConfig(split.code.configFile, root);
-  if (split.code.pluginsDir !== false)
-    checkInlineSandbox(split.config.sandbox ?? state.config.sandbox ?? 'process');
+  if (split.code.pluginsDir !== false) {
+    const { mode, jail } = sandboxSettingOf(layerConfig(state.config, split.config));
+    checkInlineSandbox(mode);
+    if (mode === 'process') checkJail(jail);
+  }
   const host = new ToolHost({ ...split.code, root }, split.config, state, file);
   try {
     await host.start();

@@ -12,7 +12,8 @@ import { type Frame, FrameReader, FrameWriter } from './channel.js';
 import { type FromExecutor, isRequest, type ReplyOutcome, type ToExecutor } from './ipc.js';
 import { type CallHandlers, IsolatePool } from './isolate-pool.js';
 import type { IsolateOutcome } from './plugin-isolate.js';
-import { loadPrelude } from './prelude.js';
+import { type PreludeSource, preludeLoader } from './prelude.js';
+import type { PreludeKind } from './prelude-kind.js';
 import { liveScriptIsolates, runCode } from './script-runner.js';
 import { StartedMarkWriter } from './started-mark.js';
 import type { CodeModeLimits, CodeOutcome, CodeToolReply } from './types.js';
@@ -25,6 +26,25 @@ pluginIsolatesUseTheirOwnYoungGeneration();
 // main thread) would wait for itself forever. Without one, V8's own out-of-memory abort ends this
 // process at once (the host restarts it), and the count of requests read (started-mark.ts) says
 // which calls were running here.
+/** The preludes the host sends (this process builds none: its jail holds no bundler). */
+const preludeSources = new Map<
+  PreludeKind,
+  { promise: Promise<string>; settle?: (code: string | Error) => void }
+>();
+const preludeOf: PreludeSource = (kind) => preludeWait(kind).promise;
+function preludeWait(kind: PreludeKind) {
+  let wait = preludeSources.get(kind);
+  if (wait === undefined) {
+    let settle: ((code: string | Error) => void) | undefined;
+    const promise = new Promise<string>((resolve, reject) => {
+      settle = (code) => (typeof code === 'string' ? resolve(code) : reject(code));
+    });
+    wait = { promise, ...(settle === undefined ? {} : { settle }) };
+    preludeSources.set(kind, wait);
+  }
+  return wait;
+}
+const loadPrelude = preludeLoader(preludeOf);
 const pool = new IsolatePool(loadPrelude);
 const aborts = new Map<number, CancelSource>();
 const capabilityWaits = new Map<number, (reply: string) => void>();
@@ -186,6 +206,15 @@ function handle(message: ToExecutor, body: string): void {
     case 'isolates':
       pool.configure(message.settings);
       return;
+    case 'prelude': {
+      const wait = preludeWait(message.kind);
+      wait.settle?.(message.error === undefined ? body : new Error(message.error));
+      wait.settle = undefined;
+      // Every plugin needs the base prelude (compiled once per process, ≈ 0.1 s): compiled now,
+      // while the first requests are on their way. A failure surfaces at the first use.
+      if (message.kind === 'base') loadPrelude('').catch(() => undefined);
+      return;
+    }
     case 'ping':
       send({ t: 'pong', id: message.id });
       return;
@@ -234,6 +263,3 @@ const exit = () => {
 channel.on('end', exit);
 channel.on('error', exit);
 send({ t: 'ready' });
-// Every request needs the prelude (built and compiled once per process, ≈ 0.1 s): started now,
-// it is built while the first requests are on their way. A failure surfaces at the first use.
-loadPrelude('').catch(() => undefined);

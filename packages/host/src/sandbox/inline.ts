@@ -26,6 +26,7 @@ import type {
   SandboxOutcome,
 } from './types.js';
 import { PluginVersions, versionKey } from './versions.js';
+import { wallsOfPlacement } from './walls.js';
 
 function parseData(json: string): unknown {
   if (json === '') return undefined;
@@ -103,6 +104,7 @@ function settled<R>(answer: IsolateAnswer<R>): Promise<IsolateOutcome<R>> {
  */
 export class InlineSandbox implements Sandbox {
   readonly mode = 'inline';
+  readonly walls = wallsOfPlacement({ mode: 'inline', jail: 'off' });
   readonly #pool: IsolatePool;
   readonly #versions = new PluginVersions();
 

@@ -1,4 +1,5 @@
 import type { DescribeReply } from '@toolhost/plugin-sdk/protocol';
+import type { PreludeKind } from './prelude-kind.js';
 import type {
   CodeModeLimits,
   IsolateSettings,
@@ -53,6 +54,12 @@ export type ToExecutor =
   | { readonly t: 'tool-reply'; readonly requestId: number; readonly ok: boolean }
   /** Replied with the pool's `IsolateStats`. */
   | { readonly t: 'stats'; readonly id: number }
+  /**
+   * The prelude of `kind` (body: its source), built by the host: the executor has no bundler.
+   * Sent once per process and kind, before or after the first request that needs it; `error`
+   * when the host could not build it (the requests that need it then fail, saying why).
+   */
+  | { readonly t: 'prelude'; readonly kind: PreludeKind; readonly error?: string }
   /** When idle isolates go: sent first to every new process, then on each change. */
   | { readonly t: 'isolates'; readonly settings: IsolateSettings }
   | { readonly t: 'ping'; readonly id: number };

@@ -3,6 +3,9 @@ import { existsSync, readdirSync, readFileSync, realpathSync } from 'node:fs';
 import * as path from 'node:path';
 import * as esbuild from 'esbuild';
 import { PACKAGE_ROOT } from '../util/package.js';
+import { MINI_MODULES, type PreludeKind } from './prelude-kind.js';
+
+export { type PreludeKind, preludeKindOf } from './prelude-kind.js';
 
 /** What every script built for an isolate shares: one IIFE, no Node, the language V8 runs there. */
 export const ISOLATE_SCRIPT_OPTIONS: esbuild.BuildOptions = {
@@ -35,26 +38,6 @@ export const SHARED_MODULES = [
   'zod/v4/mini',
   'zod/v4/core',
 ] as const;
-
-/**
- * zod's mini API: its own classes beside the classic ones, on the same core. Evaluating it costs
- * every isolate about 0.55 MB of heap (1.3 MB RSS) and 4 ms, so only the isolates of plugins that
- * import it get the prelude that holds it.
- */
-const MINI_MODULES: ReadonlySet<string> = new Set(['zod/mini', 'zod/v4-mini', 'zod/v4/mini']);
-
-/** Which prelude an isolate needs: `full` holds zod's mini API too. */
-export type PreludeKind = 'base' | 'full';
-
-/**
- * The prelude a bundle needs. A bundle binds each shared export by the module's quoted name
- * (shared-modules.ts), so one that uses zod's mini API names it; a plugin that names it in a
- * string of its own only gets the larger prelude.
- */
-export function preludeKindOf(bundle: string): PreludeKind {
-  for (const name of MINI_MODULES) if (bundle.includes(JSON.stringify(name))) return 'full';
-  return 'base';
-}
 
 /**
  * The global through which the prelude hands its module table to the plugin bundle. The bundle's

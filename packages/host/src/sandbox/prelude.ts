@@ -1,5 +1,5 @@
 import ivm from 'isolated-vm';
-import { loadPreludeScript, type PreludeKind, preludeKindOf } from './isolate-script.js';
+import { type PreludeKind, preludeKindOf } from './prelude-kind.js';
 
 /** The script every plugin isolate evaluates before its bundle, and V8's code cache of it. */
 export interface Prelude {
@@ -11,7 +11,8 @@ export interface Prelude {
 
 const FILENAME = 'toolhost:prelude.js';
 
-const preludes = new Map<PreludeKind, Promise<Prelude>>();
+/** Where a process gets the prelude's source of a kind: built here, or sent by the host. */
+export type PreludeSource = (kind: PreludeKind) => Promise<string>;
 
 /**
  * The prelude `bundle` needs (see `preludeKindOf`), built and compiled once per process: each
@@ -32,15 +33,26 @@ const preludes = new Map<PreludeKind, Promise<Prelude>>();
  *     Math.random while snapshotting was the same. Host callbacks cannot be in a snapshot
  *     either, so the bridge would have to be installed after.
  */
-export function loadPrelude(bundle: string): Promise<Prelude> {
-  const kind = preludeKindOf(bundle);
-  let prelude = preludes.get(kind);
-  if (prelude === undefined) {
-    prelude = loadPreludeScript(kind).then(compileOnce);
-    preludes.set(kind, prelude);
-  }
-  return prelude;
+export function preludeLoader(source: PreludeSource): (bundle: string) => Promise<Prelude> {
+  const preludes = new Map<PreludeKind, Promise<Prelude>>();
+  return (bundle) => {
+    const kind = preludeKindOf(bundle);
+    let prelude = preludes.get(kind);
+    if (prelude === undefined) {
+      prelude = source(kind).then(compileOnce);
+      preludes.set(kind, prelude);
+    }
+    return prelude;
+  };
 }
+
+/**
+ * The prelude built in this process (the host, and `sandbox: 'inline'`): with esbuild, loaded only
+ * when first needed, so the executor process, which is sent its prelude, never loads a bundler.
+ */
+export const loadPrelude = preludeLoader((kind) =>
+  import('./isolate-script.js').then((script) => script.loadPreludeScript(kind)),
+);
 
 async function compileOnce(code: string): Promise<Prelude> {
   const isolate = new ivm.Isolate({ memoryLimit: 64 });

@@ -1,4 +1,4 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { setMaxListeners } from 'node:events';
 import type { Socket } from 'node:net';
 import type {
@@ -8,13 +8,24 @@ import type {
   HookReply,
   HookRequest,
 } from '@toolhost/plugin-sdk/protocol';
+import { type JailMode, jailedPid, type Walls } from '../jail/index.js';
 import { asCancellation, type Cancellation, CancelSource } from '../util/cancel.js';
 import { messageOf } from '../util/errors.js';
+import { residentBytesOf } from '../util/memory.js';
 import { builtEntry } from '../util/package.js';
 import { type Frame, FrameReader, FrameWriter } from './channel.js';
+import {
+  type ExecutorPlacement,
+  endedAs,
+  executorPlacement,
+  spawnExecutor,
+  wallsOf,
+} from './executor-spawn.js';
 import { callHandlers } from './inline.js';
 import type { FromExecutor, ToExecutor } from './ipc.js';
 import type { CallHandlers } from './isolate-pool.js';
+import { loadPreludeScript } from './isolate-script.js';
+import { type PreludeKind, preludeKindOf } from './prelude-kind.js';
 import { scriptExecutorDied, scriptLimit, scriptOutcomeOf } from './script-outcomes.js';
 import { STARTED_MARK_FD, StartedMarkFile } from './started-mark.js';
 import {
@@ -33,15 +44,6 @@ import {
 } from './types.js';
 import { PluginVersions, versionKey } from './versions.js';
 
-/**
- * A larger young generation for the executor: with thousands of calls in flight, the objects of
- * one chunk's calls (frames, outcomes, handlers) outlive V8's default semi-space and were copied
- * and promoted at every scavenge, a quarter of the executor's CPU. Measured with 5,000 calls in
- * flight: 48–63 → 30–54 µs of executor CPU per call over 4 alternating bursts, peak RSS 249 →
- * 367 MB; V8 grows the semi-space only under such load, so a quiet executor costs nothing more.
- */
-const EXECUTOR_YOUNG_GENERATION = '--max-semi-space-size=64';
-
 /** The executor entry (always the built copy in dist). */
 const executorEntry = () => builtEntry('sandbox/executor-main.js');
 
@@ -58,6 +60,8 @@ export interface ProcessSandboxOptions {
   readonly heartbeatMs?: number;
   /** When the executor's idle isolates go; default `DEFAULT_ISOLATE_SETTINGS`. */
   readonly isolates?: IsolateSettings;
+  /** Whether the executor runs in the OS jail (`sandbox.jail`); default `auto`. */
+  readonly jail?: JailMode;
 }
 
 /**
@@ -65,6 +69,9 @@ export interface ProcessSandboxOptions {
  * A request is sent again only when no process had read it (started-mark.ts), so it never ran twice.
  */
 const MAX_SENDS = 3;
+
+/** How long bubblewrap may take to pass on its executor's exit once the channel has closed. */
+const JAIL_EXIT_GRACE_MS = 1_000;
 
 const PING = JSON.stringify({ t: 'ping', id: 0 } satisfies ToExecutor);
 
@@ -81,6 +88,8 @@ interface Executor {
   readonly writer: FrameWriter;
   /** Where it counts the requests it has read (see started-mark.ts); none when it could not be made. */
   readonly startedMark: StartedMarkFile | undefined;
+  /** The preludes sent to it (it builds none). */
+  readonly preludes: Set<PreludeKind>;
   /** Requests sent to it so far: the next one's place in its order. */
   sent: number;
   /** 1 for the first process of this sandbox, then one more per restart. */
@@ -127,6 +136,8 @@ interface Pending {
   readonly script?: ScriptRun;
   /** The caller's cancellation (calls): a call cancelled while it waits for a new process is not sent. */
   readonly cancel?: Cancellation;
+  /** The prelude its body needs (a describe carries a bundle). */
+  readonly prelude?: PreludeKind;
   /** The process it was last sent to; undefined while it waits for the next one. */
   sentTo: Executor | undefined;
   /** Its place among the requests sent to `sentTo`: started there when below the process's count. */
@@ -202,6 +213,7 @@ export class ProcessSandbox implements Sandbox {
   /** Isolates evicted in executors retired when idle. */
   #evictedBefore = { idle: 0, cap: 0 };
   #isolates: IsolateSettings;
+  readonly #placement: ExecutorPlacement;
   #closed = false;
   #closing: (() => void) | undefined;
 
@@ -210,6 +222,12 @@ export class ProcessSandbox implements Sandbox {
     this.#startupMs = options.startupTimeoutMs ?? 10_000;
     this.#heartbeatMs = options.heartbeatMs ?? 5_000;
     this.#isolates = options.isolates ?? DEFAULT_ISOLATE_SETTINGS;
+    this.#placement = executorPlacement(options.jail ?? 'auto');
+  }
+
+  /** The walls around the isolates this sandbox holds (the jail as the first executor will get it). */
+  get walls(): Walls {
+    return wallsOf(this.#placement);
   }
 
   /** The process new requests go to: the live one, a new one, or none while a dead one is closing. */
@@ -229,11 +247,9 @@ export class ProcessSandbox implements Sandbox {
       // No temp file (disk full, no temp folder): the process still runs, and if it dies every
       // request sent to it counts as started, so none can run twice.
     }
-    const stdio: ('ignore' | 'inherit' | 'pipe' | number)[] = ['ignore', 'inherit', 'inherit', 'pipe'];
-    if (startedMark !== undefined) stdio[STARTED_MARK_FD] = startedMark.fd;
-    const child = spawn(process.execPath, ['--no-node-snapshot', EXECUTOR_YOUNG_GENERATION, this.#entry], {
-      stdio,
-    });
+    const extra: ('pipe' | number)[] = ['pipe'];
+    if (startedMark !== undefined) extra[STARTED_MARK_FD - 3] = startedMark.fd;
+    const child = spawnExecutor(this.#entry, this.#placement, extra);
     // Absent only when the spawn failed at once (too many open files): 'error' then says so.
     const channel = (child.stdio[3] ?? undefined) as Socket | undefined;
     this.#generation += 1;
@@ -242,6 +258,7 @@ export class ProcessSandbox implements Sandbox {
       channel,
       writer: new FrameWriter(channel ?? NOWHERE),
       startedMark,
+      preludes: new Set(),
       sent: 0,
       generation: this.#generation,
       ready: false,
@@ -252,7 +269,7 @@ export class ProcessSandbox implements Sandbox {
     executor.startup = setTimeout(() => {
       if (executor.ready || executor.ended !== undefined) return;
       executor.killedBy = 'startup';
-      child.kill('SIGKILL');
+      this.#kill(executor);
     }, this.#startupMs);
     executor.startup.unref();
     const reader = new FrameReader(
@@ -269,7 +286,7 @@ export class ProcessSandbox implements Sandbox {
         executor.protocolError ??= error.message;
         executor.killedBy ??= 'protocol';
         executor.open = false;
-        child.kill('SIGKILL');
+        this.#kill(executor);
       },
     );
     channel?.on('data', (chunk: Buffer) => reader.push(chunk));
@@ -280,8 +297,9 @@ export class ProcessSandbox implements Sandbox {
       waiting -= 1;
       if (waiting === 0) this.#onEnded(executor);
     };
+    const jailed = this.#placement.jailed;
     child.on('exit', (code, signal) => {
-      executor.ended = signal === null ? `exit code ${code}` : `signal ${signal}`;
+      executor.ended = endedAs(code, signal, jailed);
       clearTimeout(executor.startup);
       settle();
     });
@@ -291,7 +309,12 @@ export class ProcessSandbox implements Sandbox {
       executor.open = false;
       settle();
       // A process without its channel is of no use, and would keep requests waiting: end it.
-      if (!this.#closed && executor.ended === undefined) child.kill('SIGKILL');
+      // Jailed, the channel closes as the executor exits, a moment before bubblewrap passes its
+      // exit on: killed at once, bubblewrap would report SIGKILL instead of how the executor ended.
+      if (this.#closed || executor.ended !== undefined) return;
+      if (!jailed) child.kill('SIGKILL');
+      else
+        setTimeout(() => executor.ended === undefined && child.kill('SIGKILL'), JAIL_EXIT_GRACE_MS).unref();
     });
     child.on('error', (error) => {
       // A process that could not be spawned at all never exits nor disconnects.
@@ -301,7 +324,10 @@ export class ProcessSandbox implements Sandbox {
       settle();
     });
     executor.writer.send(JSON.stringify({ t: 'isolates', settings: this.#isolates } satisfies ToExecutor));
+    // Every plugin needs the base prelude: sent at once, so it is compiled while requests come.
+    this.#sendPrelude(executor, 'base');
     for (const entry of this.#versions.live()) {
+      this.#sendPrelude(executor, preludeKindOf(entry.bundle));
       executor.writer.send(
         JSON.stringify({ t: 'load', key: entry.key, limits: entry.limits } satisfies ToExecutor),
         entry.bundle,
@@ -310,9 +336,45 @@ export class ProcessSandbox implements Sandbox {
     return executor;
   }
 
+  /**
+   * Ends `executor` at once. Jailed, the executor itself goes first: bubblewrap's death reaches it
+   * too, but a moment later, in which it could still read (and count as started) more requests.
+   */
+  #kill(executor: Executor): void {
+    const pid = executor.child.pid;
+    const inner = this.#placement.jailed && pid !== undefined ? jailedPid(pid) : undefined;
+    if (inner !== undefined) {
+      try {
+        process.kill(inner, 'SIGKILL');
+      } catch {
+        // already gone
+      }
+    }
+    executor.child.kill('SIGKILL');
+  }
+
+  /** Sends `executor` the prelude of `kind` once it is built, unless it already has it. */
+  #sendPrelude(executor: Executor, kind: PreludeKind): void {
+    if (executor.preludes.has(kind)) return;
+    executor.preludes.add(kind);
+    const send = (head: ToExecutor, body?: string) => {
+      if (executor.ended === undefined && executor.open) executor.writer.send(JSON.stringify(head), body);
+    };
+    loadPreludeScript(kind).then(
+      (code) => send({ t: 'prelude', kind }, code),
+      (error: unknown) =>
+        send({
+          t: 'prelude',
+          kind,
+          error: `the host could not build the sandbox prelude: ${messageOf(error)}`,
+        }),
+    );
+  }
+
   #dispatch(pending: Pending): void {
     const executor = this.#live();
     if (executor === undefined) return; // #onEnded sends it to the next process
+    if (pending.prelude !== undefined) this.#sendPrelude(executor, pending.prelude);
     pending.sentTo = executor;
     pending.seq = executor.sent++;
     pending.sends += 1;
@@ -545,7 +607,7 @@ export class ProcessSandbox implements Sandbox {
         if (executor === undefined || !executor.ready || executor.ended !== undefined) return;
         if (Date.now() - executor.lastPong > this.#silenceAllowedMs()) {
           executor.killedBy = 'heartbeat';
-          executor.child.kill('SIGKILL');
+          this.#kill(executor);
           return;
         }
         executor.writer.send(PING);
@@ -598,7 +660,7 @@ export class ProcessSandbox implements Sandbox {
     }
     executor.killedBy = 'retired';
     this.#executor = undefined;
-    executor.child.kill('SIGKILL');
+    this.#kill(executor);
   }
 
   /**
@@ -608,12 +670,16 @@ export class ProcessSandbox implements Sandbox {
   #request<R>(
     head: (id: number) => ToExecutor,
     body: string,
-    about: Pick<Pending, 'plugin' | 'sinks' | 'capabilities' | 'cancel' | 'script'> = {},
+    about: Pick<Pending, 'plugin' | 'sinks' | 'capabilities' | 'cancel' | 'script' | 'prelude'> = {},
     onSettled?: () => void,
   ): Promise<R> {
     if (this.#closed) {
       onSettled?.();
       return Promise.resolve(crashed('the sandbox is closed') as R);
+    }
+    if (!this.#placement.jailed && this.#placement.refused) {
+      onSettled?.();
+      return Promise.resolve(crashed(`the executor process could not start: ${this.#placement.reason}`) as R);
     }
     const id = this.#nextId++;
     return new Promise<R>((resolve) => {
@@ -644,13 +710,20 @@ export class ProcessSandbox implements Sandbox {
     configJson: string,
     limits: SandboxLimits,
   ): Promise<SandboxOutcome<DescribeReply>> {
-    return this.#request((id) => ({ t: 'describe', id, configJson, limits }), bundle);
+    return this.#request((id) => ({ t: 'describe', id, configJson, limits }), bundle, {
+      prelude: preludeKindOf(bundle),
+    });
   }
 
   load(pluginId: string, bundle: string, limits: SandboxLimits): number {
     const { entry, created } = this.#versions.acquire(pluginId, bundle, limits);
     // A process started later loads every live version itself.
-    if (created) this.#post({ t: 'load', key: entry.key, limits: entry.limits }, bundle);
+    if (created) {
+      const live = this.#executor;
+      if (live !== undefined && live.ended === undefined && live.open)
+        this.#sendPrelude(live, preludeKindOf(bundle));
+      this.#post({ t: 'load', key: entry.key, limits: entry.limits }, bundle);
+    }
     return entry.version;
   }
 
@@ -762,9 +835,13 @@ export class ProcessSandbox implements Sandbox {
     if (this.#executor === undefined) return none;
     const outcome = await this.#request<Outcome>((id) => ({ t: 'stats', id }), '');
     if (outcome.kind !== 'stats') return none;
-    const { evicted } = outcome.stats;
+    const { evicted, memory } = outcome.stats;
+    // A jailed executor has no /proc to read its resident set in: read here, where it is seen.
+    const pid = this.#placement.jailed ? this.executorPid : undefined;
+    const rss = pid === undefined ? undefined : residentBytesOf(pid);
     return {
       ...outcome.stats,
+      ...(rss === undefined || memory === undefined ? {} : { memory: { ...memory, rss } }),
       evicted: { idle: evicted.idle + this.#evictedBefore.idle, cap: evicted.cap + this.#evictedBefore.cap },
     };
   }
@@ -777,9 +854,19 @@ export class ProcessSandbox implements Sandbox {
     this.#retireWhenIdle(this.#pending.size > 0);
   }
 
-  /** The executor's pid, when it runs (for crash tests). */
+  /**
+   * The pid of the process the host started for the executor, when it runs (for crash tests):
+   * bubblewrap when jailed (killing it ends the executor), else the executor itself.
+   */
   get pid(): number | undefined {
     return this.#executor?.child.pid;
+  }
+
+  /** The host's pid of the process that runs plugin code (inside the jail when jailed), when it runs. */
+  get executorPid(): number | undefined {
+    const pid = this.pid;
+    if (pid === undefined || !this.#placement.jailed) return pid;
+    return jailedPid(pid);
   }
 
   /** How many executor processes this sandbox has started: 1 for the first, +1 per restart. */
@@ -800,7 +887,7 @@ export class ProcessSandbox implements Sandbox {
       executor.writer.flush();
       executor.channel?.end();
     }
-    const timer = setTimeout(() => executor.child.kill('SIGKILL'), 2_000);
+    const timer = setTimeout(() => this.#kill(executor), 2_000);
     await closed;
     clearTimeout(timer);
   }

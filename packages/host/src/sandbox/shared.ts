@@ -1,9 +1,13 @@
+import type { JailSetting, SandboxMode } from '../config/sandbox.js';
+import type { Walls } from '../jail/index.js';
 import { createSandbox } from './create.js';
 import type { IsolateSettings, Sandbox } from './types.js';
+import { wallsOfPlacement } from './walls.js';
 
-/** How the host's sandbox is made: its mode (kept for its life) and when idle isolates go. */
+/** How the host's sandbox is made: its mode and jail (kept for its life) and when idle isolates go. */
 export interface SandboxPlacement {
-  readonly mode: 'process' | 'inline';
+  readonly mode: SandboxMode;
+  readonly jail: JailSetting;
   readonly isolates: IsolateSettings;
 }
 
@@ -22,6 +26,11 @@ export class SharedSandbox {
     this.#placement = placement;
   }
 
+  /** The walls around plugin code: the made sandbox's, else those the settings would give now. */
+  get walls(): Walls {
+    return this.#sandbox?.walls ?? wallsOfPlacement(this.#placement());
+  }
+
   /** The sandbox, if it was made. */
   get current(): Sandbox | undefined {
     return this.#sandbox;
@@ -30,8 +39,8 @@ export class SharedSandbox {
   /** The sandbox, made now if it was not (closed at once once the host is closing: it refuses work). */
   get(): Sandbox {
     if (this.#sandbox === undefined) {
-      const { mode, isolates } = this.#placement();
-      this.#sandbox = createSandbox(mode, isolates);
+      const { mode, jail, isolates } = this.#placement();
+      this.#sandbox = createSandbox(mode, isolates, jail);
       if (this.#closed) void this.#sandbox.close();
     }
     return this.#sandbox;

@@ -7,6 +7,7 @@ import type {
 } from '@toolhost/plugin-sdk/protocol';
 import type { IsolateSettings } from '../config/isolates.js';
 import type { CodeModeLimits, SandboxLimits } from '../config/limits.js';
+import type { Walls } from '../jail/index.js';
 import type { Cancellation } from '../util/cancel.js';
 import type { ProcessMemory } from '../util/memory.js';
 
@@ -102,6 +103,8 @@ export type CapabilityRunner = (capability: string, args: unknown, signal: Abort
  */
 export interface Sandbox {
   readonly mode: 'inline' | 'process';
+  /** The walls around the code it runs: the isolate, and the executor's jail (`process` only). */
+  readonly walls: Walls;
   /** Reads a bundle's manifest in a throwaway isolate; no executor runs. */
   describe(bundle: string, configJson: string, limits: SandboxLimits): Promise<SandboxOutcome<DescribeReply>>;
   /**

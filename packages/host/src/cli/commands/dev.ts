@@ -13,6 +13,7 @@ import { skillLines } from '../skills-view.js';
 import { EXIT } from '../types.js';
 import { version } from '../version.js';
 import { clock, planLines, shownPath } from '../view.js';
+import { wallsLine } from '../walls.js';
 
 /**
  * Serves on `port` (default {@link DEFAULT_DEV_PORT}). A taken port is an error, not a quiet move
@@ -84,7 +85,8 @@ export async function dev(argv: readonly string[], io: Io): Promise<number> {
       const served = await listen(host, port, callPrinter(io.out, style));
       const plugins = path.relative(process.cwd(), path.join(project.root, 'plugins')) || 'plugins';
       io.out.write(
-        `${style.bold('MCP')} ${style.cyan(served.url)} (streamable HTTP)\n` +
+        `${style.bold('walls')} ${host.walls.jail.up ? wallsLine(host.walls) : style.yellow(wallsLine(host.walls))}\n` +
+          `${style.bold('MCP')} ${style.cyan(served.url)} (streamable HTTP)\n` +
           `${style.bold('dashboard')} ${style.cyan(served.url.replace(/\/mcp$/, '/'))}\n` +
           `watching ${plugins}${path.sep} and ${config}; Ctrl-C to stop\n`,
       );

@@ -1,6 +1,7 @@
 import * as path from 'node:path';
 import type { ToolExecutorRef } from '@toolhost/plugin-sdk';
 import { formatConfigIssues } from '../../config/load.js';
+import { sandboxSettingOf } from '../../config/sandbox.js';
 import type { ToolhostConfig } from '../../config/schema.js';
 import type { ToolHost } from '../../host/host.js';
 import type { IsolateStats } from '../../sandbox/types.js';
@@ -21,6 +22,7 @@ import { type Io, styleFor } from '../io.js';
 import { openHost, resolveProject } from '../project.js';
 import { EXIT } from '../types.js';
 import { listedIsolates, shownPath } from '../view.js';
+import { wallsLine } from '../walls.js';
 
 function statusFinding(report: PluginReport): Finding {
   const subject = `plugin ${report.id}`;
@@ -121,6 +123,24 @@ function toolKindsFinding(host: ToolHost): Finding {
   };
 }
 
+/** Which walls stand around plugin code: `ok` with both, a warning with the isolate alone. */
+function wallsFinding(host: ToolHost): Finding {
+  const walls = host.walls;
+  const subject = 'walls';
+  if (walls.jail.up) return { level: 'ok', subject, message: wallsLine(walls) };
+  const inline = sandboxSettingOf(host.config).mode === 'inline';
+  return {
+    level: 'warning',
+    subject,
+    message: wallsLine(walls),
+    fix: inline
+      ? "set sandbox to 'process' (the default) to put plugin code in a jailed executor process"
+      : process.platform === 'linux'
+        ? "install bubblewrap (apt-get install bubblewrap) and allow user namespaces, or set sandbox.jail to 'off' to say so on purpose"
+        : 'the jail exists on Linux only for now',
+  };
+}
+
 /** How many plugin isolates are live and when they go. */
 function isolatesFinding(stats: IsolateStats): Finding {
   const { live, maxLive, idleSeconds, evicted } = listedIsolates(stats);
@@ -173,6 +193,7 @@ export async function doctor(argv: readonly string[], io: Io): Promise<number> {
       ...registryFindings(host),
       ...mcpFindings(host),
       toolKindsFinding(host),
+      wallsFinding(host),
       isolatesFinding(await host.isolates()),
     );
   } finally {

@@ -17,6 +17,7 @@ export async function list(argv: readonly string[], io: Io): Promise<number> {
       const json = {
         ...listJson(host.plan(), host.plugins, await host.isolates()),
         skills: listedSkills(host.skills()),
+        walls: host.walls,
       };
       io.out.write(`${JSON.stringify(json, null, 2)}\n`);
       const [, ...lines] = warningLines(warnings, styleFor(io.err)); // without its leading blank line

@@ -1,4 +1,5 @@
 import { RUN_CODE } from '../../code-mode/index.js';
+import { sandboxSettingOf } from '../../config/sandbox.js';
 import { isCodeModeTool } from '../../core/register/code-mode.js';
 import type { ToolHost } from '../../host/host.js';
 import { serveHttp } from '../../serve/http.js';
@@ -13,6 +14,7 @@ import { SNAPSHOT_FLAG } from '../restart.js';
 import { type Served, serveUntilStopped } from '../running.js';
 import { EXIT } from '../types.js';
 import { version } from '../version.js';
+import { wallsLine } from '../walls.js';
 
 type Sandbox = 'process' | 'inline';
 
@@ -22,15 +24,11 @@ function sandboxOf(flag: string | undefined): Sandbox | undefined {
 }
 
 /**
- * `toolhost serve`. Where isolates live: `--sandbox`, else the config's `sandbox`, else `inline`
- * over stdio and `process` over HTTP. `inline` runs isolates in the serve process itself, under a
- * supervisor that restarts it and answers the requests it had in flight (`InFlightSlots`): the
- * serve process keeps no catastrophic-error handler, so quick tools take sync entries, and a call
- * makes one hop fewer (the boundary bench: ≈ 2.0× a plain MCP server's p50 against ≈ 3.0× with
- * an executor process). Over stdio the serve process is already apart from the agent, and a
- * restart costs the client nothing but its log level. `process` (an executor process: a plugin
- * that makes V8 abort takes down only that process) stays the default over HTTP, where a restart
- * would end every client's session.
+ * `toolhost serve`. Where isolates live: `--sandbox`, else the config's `sandbox`, else `process`,
+ * over stdio as over HTTP: the serve process holds the config, the project and the built-in tools,
+ * so plugin code runs in the executor process, behind the second wall (its jail). `inline` runs
+ * isolates in the serve process itself, behind the isolate alone, under a supervisor that restarts
+ * it and answers the requests it had in flight (`InFlightSlots`); it saves a process hop per call.
  */
 export async function serve(argv: readonly string[], io: Io): Promise<number> {
   const { values } = parseCommand('serve', argv, {
@@ -45,8 +43,8 @@ export async function serve(argv: readonly string[], io: Io): Promise<number> {
   const project = await resolveProject(values, { forHost: false });
   const supervision = supervisionOf(process.env);
   if (supervision !== undefined) return served(io, { project, port, watch, supervision });
-  const configured = project.config.ok ? project.config.config.sandbox : undefined;
-  const sandbox = flag ?? configured ?? (port === undefined ? 'inline' : 'process');
+  const configured = project.config.ok ? sandboxSettingOf(project.config.config).mode : undefined;
+  const sandbox = flag ?? configured ?? 'process';
   if (sandbox === 'process') return served(io, { project, port, watch, supervision: undefined });
   return superviseServe(argv, io);
 }
@@ -112,8 +110,8 @@ async function served(io: Io, { project, port, watch, supervision }: ServeRun): 
   const watching = watch ? 'watching for changes' : 'not watching';
   const where =
     sandbox === 'inline'
-      ? 'plugin isolates in this supervised process'
-      : 'plugin isolates in an executor process';
+      ? 'plugin isolates in this supervised process (one wall: the isolate)'
+      : `plugin isolates in an executor process; ${wallsLine(host.walls)}`;
   await serveUntilStopped(host, io.err, async (): Promise<Served> => {
     if (port !== undefined) {
       const http = await serveHttp(host, { port, version });
