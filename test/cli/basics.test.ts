@@ -32,13 +32,13 @@ describe.concurrent('toolhost --help, --version and usage errors', () => {
     expect(runs[3]?.stdout).toContain('--no-watch');
   });
 
-  it('serve --help names the sandbox serve uses by default: inline over stdio, an executor process over HTTP', async () => {
+  it('serve --help names the sandbox serve uses by default: a jailed executor process, stdio and HTTP alike', async () => {
     const serve = await toolhost(['serve', '--help']);
-    expect(serve.stdout).toContain('Over stdio plugin isolates run in the serve process itself by default');
     expect(serve.stdout).toContain(
-      'Over HTTP, and with --sandbox process, they run in an executor process instead.',
+      'Plugin isolates run in an executor process, jailed where the system allows',
     );
-    expect(serve.stdout).not.toMatch(/in an executor process by default/);
+    expect(serve.stdout).toContain('With --sandbox inline they run in the serve process itself (one wall:');
+    expect(serve.stdout).toContain('process (default): in a jailed executor process');
   });
 
   it('an unknown command, an unknown flag on every command, or no command at all: exit 2', async () => {

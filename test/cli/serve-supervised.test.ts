@@ -69,9 +69,9 @@ async function connect(plugins: string[], config: unknown, sandbox: string[] = [
 
 const text = (result: unknown) => (result as { content: { text: string }[] }).content[0]?.text;
 
-describe('toolhost serve over stdio, isolates in a supervised serve process (the default)', () => {
-  it('by default calls a plugin tool with the isolate in the serve process: no executor process, one serve child', async () => {
-    const { client, supervisor, stderr } = await connect(['healthy'], { builtins: false }, []);
+describe('toolhost serve over stdio, isolates in a supervised serve process (--sandbox inline)', () => {
+  it('calls a plugin tool with the isolate in the serve process: no executor process, one serve child', async () => {
+    const { client, supervisor, stderr } = await connect(['healthy'], { builtins: false });
     const result = await client.callTool({ name: 'healthy_echo', arguments: { text: 'no double hop' } });
     expect(text(result)).toBe('echo: no double hop');
     const [serve, ...others] = childrenOf(supervisor);

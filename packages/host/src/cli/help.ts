@@ -82,16 +82,16 @@ export const HELP = {
     details: [
       'In stdio mode stdout carries the protocol only; every log line goes to stderr.',
       'Watches plugins/ and the config file unless --no-watch; clients get tools/list_changed.',
-      'Over stdio plugin isolates run in the serve process itself by default, under a supervisor that',
-      'restarts it when a plugin makes V8 abort (same stdio, no new initialize; the calls in flight get',
-      'an error). Over HTTP, and with --sandbox process, they run in an executor process instead.',
+      'Plugin isolates run in an executor process, jailed where the system allows (config sandbox.jail),',
+      'over stdio as over HTTP. With --sandbox inline they run in the serve process itself (one wall:',
+      'the isolate), under a supervisor that restarts it when a plugin makes V8 abort.',
     ],
     options: [
       ['--http PORT', 'Serve streamable HTTP at http://127.0.0.1:PORT/mcp (0: any free port)'],
       ['--no-watch', 'Do not rebuild on changes'],
       [
         '--sandbox MODE',
-        "inline (default over stdio): in the serve process itself, supervised; process (default over HTTP): in an executor process (config 'sandbox' too)",
+        "process (default): in a jailed executor process; inline: in the serve process itself, supervised (config 'sandbox' too)",
       ],
     ],
   },

@@ -47,11 +47,7 @@ function layer(below: unknown, above: unknown, path: readonly string[]): unknown
   if (above === undefined) return below;
   if (below === undefined) return above;
   // `sandbox: "inline"` is `{ mode: "inline" }`: a mode given in code keeps the file's `jail`.
-  if (
-    path.length === 1 &&
-    path[0] === 'sandbox' &&
-    (typeof below === 'string' || typeof above === 'string')
-  ) {
+  if (path.length === 1 && path[0] === 'sandbox' && isPlainObject(below) !== isPlainObject(above)) {
     const asObject = (value: unknown) => (typeof value === 'string' ? { mode: value } : value);
     return layer(asObject(below), asObject(above), path);
   }

@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { layerConfig } from '../../src/config/layer.js';
 import { parseConfig } from '../../src/config/load.js';
+import { sandboxSettingOf } from '../../src/config/sandbox.js';
 import type { ToolhostConfig } from '../../src/config/schema.js';
 
 const partial = <T extends Record<string, fc.Arbitrary<unknown>>>(shape: T) =>
@@ -19,7 +20,16 @@ const config: fc.Arbitrary<ToolhostConfig> = partial({
     }),
   ),
   tools: partial({ allow: names, deny: names }),
-  sandbox: fc.constantFrom('process', 'inline'),
+  sandbox: fc.oneof(
+    fc.constantFrom('process' as const, 'inline' as const),
+    fc.record(
+      {
+        mode: fc.constantFrom('process' as const, 'inline' as const),
+        jail: fc.constantFrom('auto' as const, 'required' as const, 'off' as const),
+      },
+      { requiredKeys: [] },
+    ),
+  ),
   limits: partial({
     timeoutMs: fc.integer({ min: 1, max: 60_000 }),
     plugin: partial({ memoryMb: fc.integer({ min: 8, max: 512 }) }),
@@ -71,7 +81,11 @@ describe('layerConfig: the code config over the file config', () => {
       fc.property(config, config, (file, code) => {
         const layered = layerConfig(file, code);
         expect(parseConfig(layered, 'layered').ok).toBe(true);
-        expect(layered.sandbox).toBe(code.sandbox ?? file.sandbox);
+        const asObject = (c: ToolhostConfig) =>
+          typeof c.sandbox === 'string' ? { mode: c.sandbox } : c.sandbox;
+        expect(sandboxSettingOf(layered)).toEqual(
+          sandboxSettingOf({ sandbox: { ...asObject(file), ...asObject(code) } }),
+        );
         expect(layered.tools?.allow).toEqual(code.tools?.allow ?? file.tools?.allow);
         for (const name of [...(file.tools?.deny ?? []), ...(code.tools?.deny ?? [])]) {
           expect(layered.tools?.deny).toContain(name);
