@@ -5,7 +5,7 @@
 // Paths, all running the same small echo: the MCP baseline; an in-process custom tool through the
 // full wrapper (`host.session().call`); the echo plugin in an `inline` and in a `process` sandbox;
 // and `toolhost serve` over stdio called through the SDK client, in both shapes: isolates in the
-// supervised serve process (the default over stdio) and in an executor process (`--sandbox process`). Method: every
+// jailed executor process (the default) and in the supervised serve process (`--sandbox inline`). Method: every
 // path gets BENCH_WARMUP sequential warm-up calls, then BENCH_BLOCKS rounds in which each path runs
 // a block of 100 sequential calls (the order rotates each round), for p50/p95; then BENCH_ROUNDS
 // interleaved bursts per path at 64 and at 5,000 calls in flight, for calls/s. CPU per call: this
@@ -296,7 +296,7 @@ async function mcpBaseline() {
   });
 }
 
-/** `toolhost serve` over stdio: isolates in the supervised serve process (the default over stdio), or in an executor process (`--sandbox process`). */
+/** `toolhost serve` over stdio: isolates in the jailed executor process (the default), or in the supervised serve process (`--sandbox inline`). */
 async function servePath(root, sandbox) {
   const label = `toolhost serve (stdio, ${sandbox})`;
   const server = await stdioClient(label, [TOOLHOST_BIN, 'serve', '--root', root, '--sandbox', sandbox]);
@@ -310,11 +310,11 @@ async function servePath(root, sandbox) {
       key: sandbox === 'inline' ? 'serve' : 'serve-process',
       label:
         sandbox === 'inline'
-          ? 'toolhost serve, stdio, inline isolates (default)'
-          : 'toolhost serve, stdio, executor process',
+          ? 'toolhost serve, stdio, inline isolates'
+          : 'toolhost serve, stdio, jailed executor (default)',
       childLabel: sandbox === 'inline' ? 'supervisor+serve' : 'serve+executor',
-      // The issue's goal is for the default shape; the other is shown beside it.
-      goal: sandbox === 'inline' ? { p50: 2 } : undefined,
+      // The goal is for the default shape; the other is shown beside it.
+      goal: sandbox === 'inline' ? undefined : { p50: 2 },
       call: (text) => server.client.callTool({ name: 'echo_text', arguments: { text } }),
       check: textCheck(label, 'echo: ', (result) => result),
       // The supervisor and `serve`, or `serve` and its executor, looked up once the warm-up has
@@ -335,7 +335,10 @@ async function hostPath({ key, label, goal, childLabel, options, tool }) {
   const executors = () =>
     options.sandbox === 'process'
       ? // Through the host's sandbox plumbing when it says, else by command line.
-        [host.sandbox?.pid ?? childrenOf(process.pid).find(isExecutor)].filter((pid) => pid !== undefined)
+        // (the jailed executor itself, not the bubblewrap around it).
+        [host.sandbox?.executorPid ?? childrenOf(process.pid).find(isExecutor)].filter(
+          (pid) => pid !== undefined,
+        )
       : [];
   const close = async () => {
     const running = executors();

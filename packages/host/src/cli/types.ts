@@ -3,6 +3,7 @@
  * fields may be added, never renamed or removed.
  */
 import type { ContentBlock, HiddenReason, JsonSchema, ToolExecutorRef } from '@toolhost/plugin-sdk';
+import type { Walls } from '../jail/index.js';
 import type { PluginStatus } from '../sources/plugins/manager.js';
 
 /** `toolhost list --json`: one JSON object on stdout. */
@@ -17,6 +18,8 @@ export interface ListJson {
   readonly isolates: ListedIsolates;
   /** Every skill folder under `skills/`, sorted by name; `diagnostics` say why one is hidden. */
   readonly skills: readonly ListedSkill[];
+  /** The walls around plugin code: the isolate, and whether the executor is jailed (else why not). */
+  readonly walls: Walls;
 }
 
 /** A skill as `list --json` shows it. */

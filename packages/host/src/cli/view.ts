@@ -23,7 +23,7 @@ export function listJson(
   plan: ToolPlan,
   plugins: readonly PluginReport[],
   isolates: IsolateStats,
-): Omit<ListJson, 'skills'> {
+): Omit<ListJson, 'skills' | 'walls'> {
   return {
     visible: plan.visible.map(({ descriptor, executor }) => ({
       name: descriptor.name,
