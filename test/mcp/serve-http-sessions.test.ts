@@ -218,6 +218,9 @@ describe('MCP HTTP sessions: the cap', () => {
       /sessionIdleMs .* got 2147483648/,
     );
     await expect(serveHttp(host, { maxBodyBytes: 1.5 })).rejects.toThrow(/maxBodyBytes/);
+    await expect(serveHttp(host, { allowedOrigins: ['http://localhost:1/path'] })).rejects.toThrow(
+      /allowedOrigins: "http:\/\/localhost:1\/path" is not an origin/,
+    );
   });
 });
 

@@ -23,6 +23,7 @@ import { MAX_TIMER_MS } from '../util/timers.js';
 import { bothWatches, createDashboard, type DashboardOptions } from './dashboard/index.js';
 import { readJsonBody } from './http-body.js';
 import { type HttpSession, type McpSessionClose, SessionTable } from './http-sessions.js';
+import { type OriginCheck, originRule } from './origins.js';
 import { createMcpServer, type McpServeOptions } from './server.js';
 
 /** How `serveHttp` listens and how long its MCP sessions live. */
@@ -33,7 +34,11 @@ export interface McpHttpOptions extends McpServeOptions {
   readonly hostname?: string;
   /** Host names accepted in the `Host` header (port ignored); default localhost names. */
   readonly allowedHosts?: readonly string[];
-  /** Host names accepted in an `Origin` header; default the same as `allowedHosts`. */
+  /**
+   * Origins accepted in an `Origin` header, compared exactly: scheme, host and port. A bare host
+   * name stands for `http://NAME:<this server's port>`; a full origin (`https://tools.example`) is
+   * taken as given. Default the `allowedHosts` names, so only pages served by this server.
+   */
   readonly allowedOrigins?: readonly string[];
   /** Largest request body, bytes; default the config's `serve.maxBodyBytes`, else 4 MiB. */
   readonly maxBodyBytes?: number;
@@ -84,6 +89,7 @@ const SESSION_NOT_FOUND = -32001;
 const LOCAL_HOSTS = ['127.0.0.1', 'localhost', '[::1]'];
 const CLOSE: OutgoingHttpHeaders = { connection: 'close' };
 
+/** The Host header's name, lowercased (its port is not checked: DNS rebinding changes the name). */
 function hostnameOf(value: string): string | undefined {
   try {
     return new URL(value.includes('://') ? value : `http://${value}`).hostname.toLowerCase();
@@ -154,7 +160,7 @@ export async function serveHttp(host: ToolHost, options: McpHttpOptions = {}): P
   checkOption('sessionIdleMs', options.sessionIdleMs, MAX_TIMER_MS);
   checkOption('maxSessions', options.maxSessions);
   const allowedHosts = new Set((options.allowedHosts ?? LOCAL_HOSTS).map((h) => h.toLowerCase()));
-  const allowedOrigins = new Set((options.allowedOrigins ?? [...allowedHosts]).map((h) => h.toLowerCase()));
+  const origins = originRule(options.allowedOrigins ?? [...allowedHosts]);
   // Read at each use, so a config reload applies (the idle time to sessions opened after it).
   const maxBody = () => options.maxBodyBytes ?? host.config.serve?.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   const maxSessions = () => options.maxSessions ?? host.config.serve?.maxSessions ?? DEFAULT_MAX_SESSIONS;
@@ -163,11 +169,18 @@ export async function serveHttp(host: ToolHost, options: McpHttpOptions = {}): P
     onClose: options.onSessionClose,
   });
   let closing = false;
-  const originAllowed = (origin: string) => allowedOrigins.has(hostnameOf(origin) ?? '');
+  // Origins carry the port, known only once listening: nothing is answered before that.
+  let originAllowed: OriginCheck = () => false;
+  let ownOrigins = '';
   const dashboard =
     options.dashboard === undefined
       ? undefined
-      : createDashboard({ host, options: options.dashboard, maxBody, originAllowed });
+      : createDashboard({
+          host,
+          options: options.dashboard,
+          maxBody,
+          originAllowed: (origin) => originAllowed(origin),
+        });
   const ownWatch = options.watchCall;
   const serveOptions: McpServeOptions =
     dashboard === undefined
@@ -235,7 +248,7 @@ export async function serveHttp(host: ToolHost, options: McpHttpOptions = {}): P
     }
     const origin = req.headers.origin;
     if (origin !== undefined && !originAllowed(origin)) {
-      return forbid(`forbidden: Origin "${origin}" is not allowed`);
+      return forbid(`forbidden: Origin "${origin}" is not allowed (accepted: ${ownOrigins})`);
     }
     if (page !== undefined) return page.handle(req, res, path);
     const method = req.method;
@@ -305,6 +318,8 @@ export async function serveHttp(host: ToolHost, options: McpHttpOptions = {}): P
     throw error;
   });
   const address = server.address() as AddressInfo;
+  originAllowed = origins.forPort(address.port);
+  ownOrigins = origins.origins(address.port).join(', ');
   const shownHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   let closed: Promise<void> | undefined;
   return {

@@ -27,7 +27,7 @@ export interface DashboardContext {
   readonly options: DashboardOptions;
   /** The largest request body, bytes (serve.maxBodyBytes). */
   readonly maxBody: () => number;
-  /** True when an `Origin` header names an allowed host (the MCP endpoint's rule). */
+  /** True when an `Origin` header is one the server accepts: scheme, host and port (the MCP endpoint's rule). */
   readonly originAllowed: (origin: string) => boolean;
 }
 
