@@ -10,6 +10,7 @@ import { openEvents, raw } from './helpers.js';
 let project: Awaited<ReturnType<typeof watchedProject>>;
 let served: McpHttpServer;
 let base: string;
+let token: string;
 
 beforeAll(async () => {
   project = await watchedProject();
@@ -17,6 +18,7 @@ beforeAll(async () => {
   await project.start();
   served = await serveHttp(project.host, { dashboard: { assetsDir: project.root } });
   base = served.url.replace(/\/mcp$/, '');
+  token = new URL(served.dashboardUrl ?? '').searchParams.get('token') ?? '';
 }, 30_000);
 
 afterAll(async () => {
@@ -26,7 +28,7 @@ afterAll(async () => {
 
 describe('live events', () => {
   it('a plugin edit streams a rebuild with its cause, duration and diff', async () => {
-    const events = openEvents(`${base}/api/events`);
+    const events = openEvents(`${base}/api/events?token=${token}`);
     const res = await events.opened;
     expect(res.headers['content-type']).toMatch(/^text\/event-stream/);
     expect(res.headers['content-security-policy']).toMatch(/default-src 'self'/);
@@ -44,7 +46,7 @@ describe('live events', () => {
   });
 
   it('a broken save streams a plugin-error with file:line:column', async () => {
-    const events = openEvents(`${base}/api/events`);
+    const events = openEvents(`${base}/api/events?token=${token}`);
     await events.opened;
     await project.writePlugin(
       'live',

@@ -56,7 +56,8 @@ export interface McpHttpOptions extends McpServeOptions {
   readonly onSessionClose?: (close: McpSessionClose) => void;
   /**
    * Serves the dev dashboard at `/` (page, `/api/*`, event stream) under the same Host and Origin
-   * checks; `toolhost dev` turns it on. Off by default.
+   * checks; its API also wants the per-run token of `dashboardUrl`. `toolhost dev` turns it on.
+   * Off by default.
    */
   readonly dashboard?: DashboardOptions;
 }
@@ -64,6 +65,11 @@ export interface McpHttpOptions extends McpServeOptions {
 /** A running MCP streamable HTTP server, as `serveHttp` returns it. */
 export interface McpHttpServer {
   readonly url: string;
+  /**
+   * With `dashboard`: the page's address with its per-run token (`http://127.0.0.1:7337/?token=…`),
+   * the only way in to the dashboard's API; show it only to the person who runs the server.
+   */
+  readonly dashboardUrl?: string;
   readonly port: number;
   /** MCP sessions open now (including those whose initialize is in progress). */
   readonly sessions: number;
@@ -322,8 +328,10 @@ export async function serveHttp(host: ToolHost, options: McpHttpOptions = {}): P
   ownOrigins = origins.origins(address.port).join(', ');
   const shownHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   let closed: Promise<void> | undefined;
+  const origin = `http://${shownHost}:${address.port}`;
   return {
-    url: `http://${shownHost}:${address.port}/mcp`,
+    url: `${origin}/mcp`,
+    ...(dashboard === undefined ? {} : { dashboardUrl: `${origin}/?token=${dashboard.token}` }),
     port: address.port,
     get sessions() {
       return sessions.size;

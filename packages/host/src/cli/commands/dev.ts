@@ -85,7 +85,8 @@ export async function dev(argv: readonly string[], io: Io): Promise<number> {
       const plugins = path.relative(process.cwd(), path.join(project.root, 'plugins')) || 'plugins';
       io.out.write(
         `${style.bold('MCP')} ${style.cyan(served.url)} (streamable HTTP)\n` +
-          `${style.bold('dashboard')} ${style.cyan(served.url.replace(/\/mcp$/, '/'))}\n` +
+          // With its per-run token: the dashboard's API answers only the page opened from this line.
+          `${style.bold('dashboard')} ${style.cyan(served.dashboardUrl ?? '')}\n` +
           `watching ${plugins}${path.sep} and ${config}; Ctrl-C to stop\n`,
       );
       return served;
