@@ -255,13 +255,19 @@ function connect() {
     if (closed) refresh();
   });
   // The server drops a page that reads too slowly, saying so; EventSource then reconnects and
-  // resumes after the last id it saw.
+  // resumes after the last id it saw. A page closed for a newer one (past the server's cap on
+  // streams) is told not to: reconnecting would only close another page in turn.
   source.addEventListener('dropped', (message) => {
     let why = {};
     try {
       why = JSON.parse(message.data);
     } catch {
       // Not JSON: the generic reason below.
+    }
+    if (why.reconnect === false) {
+      source.close();
+      status.textContent = 'disconnected';
+      status.className = 'badge off';
     }
     enqueue({ type: 'dropped', at: Date.now(), reason: why.reason ?? 'dropped by the server' });
   });

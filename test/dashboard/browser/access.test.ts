@@ -1,5 +1,6 @@
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openEvents } from '../helpers.js';
 import { type Dev, launchChromium, openDashboard, startDev } from './harness.js';
 
 /**
@@ -34,6 +35,24 @@ describe('dashboard: only the page dev opened', () => {
     expect(await result.getAttribute('data-status')).toBe('ok');
     expect(await result.locator('.content-text').textContent()).toBe('echo: after a reload');
     await page.locator('#events li.event[data-type="call"]', { hasText: 'after a reload' }).first().waitFor();
+    await close();
+  });
+
+  it('a page closed for newer streams past the cap of 8 says why and stays closed', async () => {
+    const { page, close } = await openDashboard(browser, dev);
+    const newer = Array.from({ length: 8 }, () => openEvents(`${dev.url.replace('/?', '/api/events?')}`));
+    try {
+      await Promise.all(newer.map((stream) => stream.comment('connected')));
+      const row = page.locator('#events li.event[data-type="dropped"]');
+      await row.waitFor();
+      expect(await row.textContent()).toMatch(/more than 8 pages are streaming events/);
+      // Closed on purpose: a reconnect would only close the oldest of the others in turn.
+      await page.waitForSelector('#connection.off');
+      expect(await page.locator('#connection').textContent()).toBe('disconnected');
+      expect(newer.map((stream) => stream.ended)).toEqual(Array(8).fill(false));
+    } finally {
+      for (const stream of newer) stream.close();
+    }
     await close();
   });
 
