@@ -49,7 +49,8 @@ export interface McpHttpOptions extends McpServeOptions {
   readonly sessionIdleMs?: number;
   /**
    * Most sessions open at once; default the config's `serve.maxSessions`, else 256. At the cap a
-   * new client takes the place of the least recently used idle session, or gets 503 if all are busy.
+   * new client takes the place of the least recently used idle session, else of the least recently
+   * used one that only holds its GET stream, and gets 503 only when every session runs a request.
    */
   readonly maxSessions?: number;
   /** Called as each session ends, with why. */
@@ -158,7 +159,7 @@ interface Link {
  * is checked against DNS rebinding: the `Host` header, and the `Origin` header when a browser sends
  * one, must name an allowed host. Each MCP session gets its own host session (its own hooks lock).
  * Sessions end when the client deletes them, when idle for `sessionIdleMs`, when a new client needs
- * the place of an idle one at `maxSessions`, and when the server closes; an initialize that does
+ * the place of an idle (or only listening) one at `maxSessions`, and when the server closes; an initialize that does
  * not succeed leaves nothing behind.
  */
 export async function serveHttp(host: ToolHost, options: McpHttpOptions = {}): Promise<McpHttpServer> {
@@ -196,13 +197,13 @@ export async function serveHttp(host: ToolHost, options: McpHttpOptions = {}): P
   const initialize = async (req: IncomingMessage, res: ServerResponse, message: InitializeRequest) => {
     if (closing) return reject(res, 503, SERVER_ERROR, 'service unavailable: the MCP server is closing');
     const cap = maxSessions();
-    if (sessions.size >= cap && !sessions.evictIdle()) {
+    if (sessions.size >= cap && !sessions.evict()) {
       return reject(
         res,
         503,
         SERVER_ERROR,
         `service unavailable: ${sessions.size} MCP sessions are open, the most allowed (maxSessions ${cap}), ` +
-          'and each is busy with a request or an open stream; raise serve.maxSessions in toolhost.config.json ' +
+          'and each is running a request; raise serve.maxSessions in toolhost.config.json ' +
           '(or the maxSessions option of serveHttp), or have clients end sessions they no longer use (HTTP DELETE)',
       );
     }
