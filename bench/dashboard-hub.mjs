@@ -25,10 +25,12 @@ const make = async (dashboard) => {
 const plain = await make(false);
 const idle = await make(true);
 const watched = await make(true);
-await new Promise((resolve) => {
-  request(watched.served.url.replace(/\/mcp$/, '/api/events'), (res) => {
+// The page's stream, with the run's token (dashboardUrl carries it), as the page opens it.
+await new Promise((resolve, reject) => {
+  request(watched.served.dashboardUrl.replace('/?', '/api/events?'), (res) => {
     res.resume();
-    resolve();
+    if (res.statusCode === 200) resolve();
+    else reject(new Error(`/api/events answered ${res.statusCode}`));
   }).end();
 });
 const paths = { 'no dashboard': plain, 'dashboard, no page': idle, 'dashboard, page open': watched };

@@ -11,7 +11,8 @@ import { chromium } from 'playwright-core';
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const CLI = path.join(REPO, 'packages/host/dist/cli/main.js');
 const OUT = path.join(REPO, 'docs/dashboard.png');
-const URL_LINE = /MCP (http:\/\/127\.0\.0\.1:\d+)\/mcp/;
+/** The dashboard's address as dev prints it, with the run's token. */
+const URL_LINE = /dashboard ((http:\/\/127\.0\.0\.1:\d+)\/\?token=([A-Za-z0-9_-]+))\n/;
 
 const env = { ...process.env };
 delete env.WEATHER_API_KEY; // so the plan shows a hidden tool and why
@@ -22,7 +23,7 @@ const dev = spawn(process.execPath, [CLI, 'dev', '--root', '.', '--port', '0'], 
 });
 let browser;
 try {
-  const origin = await new Promise((resolve, reject) => {
+  const [address, origin, token] = await new Promise((resolve, reject) => {
     let out = '';
     const timer = setTimeout(() => reject(new Error(`toolhost dev printed no URL in 30 s:\n${out}`)), 30_000);
     dev.stdout.setEncoding('utf8').on('data', (chunk) => {
@@ -30,7 +31,7 @@ try {
       const match = URL_LINE.exec(out);
       if (match) {
         clearTimeout(timer);
-        resolve(match[1]);
+        resolve(match.slice(1));
       }
     });
     dev.once('exit', (code) => reject(new Error(`toolhost dev exited (${code}):\n${out}`)));
@@ -42,14 +43,14 @@ try {
     args: ['--no-sandbox'],
   });
   const page = await browser.newPage({ viewport: { width: 1400, height: 900 }, deviceScaleFactor: 1 });
-  await page.goto(`${origin}/`);
+  await page.goto(address);
   await page.waitForSelector('html.ready');
   await page.waitForSelector('#connection.live');
 
   const call = (tool, input) =>
     fetch(`${origin}/api/call`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', origin },
+      headers: { 'content-type': 'application/json', origin, authorization: `Bearer ${token}` },
       body: JSON.stringify({ tool, input }),
     }).then((r) => r.json());
   await call('text_stats', { text: 'The quick brown fox\njumps over the lazy dog' });

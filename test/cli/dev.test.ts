@@ -27,6 +27,8 @@ describe('toolhost dev', () => {
         /^Visible tools \(1\)\n {2}healthy_echo +plugin +plugin:healthy +plugin:healthy:healthy_echo/,
       );
       expect(dev.stdout.text).toMatch(/watching .*plugins\/ and .*toolhost\.config\.json; Ctrl-C to stop\n/);
+      // The dashboard's address carries the run's token: its API answers only the page opened from it.
+      expect(dev.stdout.text).toMatch(/^dashboard http:\/\/127\.0\.0\.1:\d+\/\?token=[A-Za-z0-9_-]{43}$/m);
       expect(await toolNames(url)).toEqual(['healthy_echo']);
 
       const file = path.join(root, 'plugins', 'healthy', 'index.ts');

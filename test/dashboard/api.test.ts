@@ -21,6 +21,9 @@ let project: Awaited<ReturnType<typeof watchedProject>>;
 let served: McpHttpServer;
 let base: string;
 let assets: string;
+/** The page's proof, from the address serveHttp gives (dev prints it): every /api/ route wants it. */
+let token: string;
+let auth: Record<string, string>;
 
 const echo = defineTool({
   name: 'echo',
@@ -40,11 +43,11 @@ const seen: unknown[] = [];
 const post = (url: string, body: unknown, headers: Record<string, string> = {}) =>
   raw(`${base}${url}`, {
     method: 'POST',
-    headers: { origin: base, 'content-type': 'application/json', ...headers },
+    headers: { origin: base, 'content-type': 'application/json', ...auth, ...headers },
     body: JSON.stringify(body),
   });
 const getJson = async (url: string) => {
-  const answer = await raw(`${base}${url}`);
+  const answer = await raw(`${base}${url}`, { headers: auth });
   return { ...answer, json: JSON.parse(answer.body) };
 };
 
@@ -96,6 +99,8 @@ beforeAll(async () => {
   await writeFile(path.join(path.dirname(assets), 'secret.txt'), 'outside');
   served = await serveHttp(project.host, { dashboard: { assetsDir: assets } });
   base = served.url.replace(/\/mcp$/, '');
+  token = new URL(served.dashboardUrl ?? '').searchParams.get('token') ?? '';
+  auth = { authorization: `Bearer ${token}` };
 }, 30_000);
 
 afterAll(async () => {
@@ -180,7 +185,7 @@ describe('POST /api/call (try a tool)', () => {
   it('refuses a body that is not JSON, not an object, without a tool, or not application/json', async () => {
     const notJson = await raw(`${base}/api/call`, {
       method: 'POST',
-      headers: { origin: base, 'content-type': 'application/json' },
+      headers: { origin: base, 'content-type': 'application/json', ...auth },
       body: '{',
     });
     expect(notJson.status).toBe(400);
@@ -195,7 +200,7 @@ describe('POST /api/call (try a tool)', () => {
 
 describe('approvals', () => {
   it('lists a pending approval and answers it by POST; the call then runs', async () => {
-    const events = openEvents(`${base}/api/events`);
+    const events = openEvents(`${base}/api/events?token=${token}`);
     await events.opened;
     const calling = post('/api/call', { tool: 'wipe', input: { disk: 'd1' } });
     const requested = await events.until((e) => e.type === 'approval' && e.phase === 'requested');
@@ -236,7 +241,7 @@ describe('the page and its files', () => {
     expect(js.headers['content-type']).toMatch(/^text\/javascript/);
     expect((await raw(`${base}/dashboard/style.css`)).headers['content-type']).toMatch(/^text\/css/);
     expect((await raw(`${base}/dashboard/lib/form.js`)).body).toBe('export const x = 1;\n');
-    const state = await raw(`${base}/api/state`);
+    const state = await raw(`${base}/api/state`, { headers: auth });
     expect(state.headers['content-security-policy']).toMatch(/frame-ancestors 'none'/);
   });
 
@@ -254,7 +259,7 @@ describe('the page and its files', () => {
       expect(JSON.parse(answer.body).error).toEqual(expect.any(String));
     }
     expect((await raw(`${base}/dashboard/missing.js`)).status).toBe(404);
-    expect((await raw(`${base}/api/nothing`)).status).toBe(404);
+    expect((await raw(`${base}/api/nothing`, { headers: auth })).status).toBe(404);
   });
 });
 
@@ -280,7 +285,7 @@ describe('security: Host and Origin on every route, CSRF on POST', () => {
     seen.length = 0;
     const answer = await raw(`${base}/api/call`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json' },
+      headers: { 'content-type': 'application/json', ...auth },
       body: JSON.stringify({ tool: 'echo', input: { text: 'x' } }),
     });
     expect(answer.status).toBe(403);
@@ -288,7 +293,7 @@ describe('security: Host and Origin on every route, CSRF on POST', () => {
     expect(seen).toEqual([]);
     const approve = await raw(`${base}/api/approvals/x`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json' },
+      headers: { 'content-type': 'application/json', ...auth },
       body: '{"decision":"deny"}',
     });
     expect(approve.status).toBe(403);
@@ -315,7 +320,7 @@ describe('security: Host and Origin on every route, CSRF on POST', () => {
 
 describe('call events', () => {
   it('MCP calls and dashboard calls stream start and end, with the hook that blocked or rewrote', async () => {
-    const events = openEvents(`${base}/api/events`);
+    const events = openEvents(`${base}/api/events?token=${token}`);
     await events.opened;
     const client = new Client({ name: 'dash-test', version: '1' });
     await client.connect(new StreamableHTTPClientTransport(new URL(served.url)));
@@ -343,7 +348,7 @@ describe('call events', () => {
   });
 
   it('folds long inputs and results: strings cut with a count, big payloads as a preview', async () => {
-    const events = openEvents(`${base}/api/events`);
+    const events = openEvents(`${base}/api/events?token=${token}`);
     await events.opened;
     await post('/api/call', { tool: 'echo', input: { text: 'a'.repeat(5_000) } });
     const start = await events.until((e) => e.phase === 'start' && e.input?.text?.startsWith('aaa'));

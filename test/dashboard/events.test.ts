@@ -10,6 +10,7 @@ import { openEvents, raw } from './helpers.js';
 let project: Awaited<ReturnType<typeof watchedProject>>;
 let served: McpHttpServer;
 let base: string;
+let token: string;
 
 beforeAll(async () => {
   project = await watchedProject();
@@ -17,6 +18,7 @@ beforeAll(async () => {
   await project.start();
   served = await serveHttp(project.host, { dashboard: { assetsDir: project.root } });
   base = served.url.replace(/\/mcp$/, '');
+  token = new URL(served.dashboardUrl ?? '').searchParams.get('token') ?? '';
 }, 30_000);
 
 afterAll(async () => {
@@ -26,7 +28,7 @@ afterAll(async () => {
 
 describe('live events', () => {
   it('a plugin edit streams a rebuild with its cause, duration and diff', async () => {
-    const events = openEvents(`${base}/api/events`);
+    const events = openEvents(`${base}/api/events?token=${token}`);
     const res = await events.opened;
     expect(res.headers['content-type']).toMatch(/^text\/event-stream/);
     expect(res.headers['content-security-policy']).toMatch(/default-src 'self'/);
@@ -44,7 +46,7 @@ describe('live events', () => {
   });
 
   it('a broken save streams a plugin-error with file:line:column', async () => {
-    const events = openEvents(`${base}/api/events`);
+    const events = openEvents(`${base}/api/events?token=${token}`);
     await events.opened;
     await project.writePlugin(
       'live',
@@ -107,6 +109,71 @@ describe('history and resume', () => {
     expect(slow.messages.at(-1)).toMatchObject({ event: 'dropped' });
     expect(slow.messages.at(-1)?.data).toMatch(/read too slowly.*Last-Event-ID/);
     server.close();
+  });
+});
+
+describe('a cap on event streams', () => {
+  /** A hub behind a plain server, and a way to open streams to it. */
+  async function hubServer(hub: EventHub) {
+    const server = createServer((req, res) => hub.attach(req, res, {}));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
+    const opened: ReturnType<typeof openEvents>[] = [];
+    const open = async () => {
+      const stream = openEvents(url);
+      opened.push(stream);
+      await stream.comment('connected');
+      return stream;
+    };
+    const close = () => {
+      for (const stream of opened) stream.close();
+      server.close();
+    };
+    return { open, close };
+  }
+
+  it('drops the oldest stream past 8, telling it why and not to reconnect; the others keep streaming', async () => {
+    const hub = new EventHub();
+    const { open, close } = await hubServer(hub);
+    try {
+      const streams = [];
+      for (let i = 0; i < 8; i++) streams.push(await open());
+      expect(hub.clients).toBe(8);
+      const ninth = await open();
+      expect(hub.clients).toBe(8);
+      await streams[0]?.closed();
+      const dropped = streams[0]?.messages.at(-1);
+      expect(dropped?.event).toBe('dropped');
+      expect(JSON.parse(dropped?.data ?? '{}')).toEqual({
+        reason: expect.stringMatching(/more than 8 pages .* the oldest/),
+        reconnect: false,
+      });
+      hub.publish({ type: 'config-error', message: 'after the cap' });
+      for (const stream of [...streams.slice(1), ninth]) {
+        await stream.until((e) => e.message === 'after the cap');
+      }
+      expect(streams[0]?.events().map((e) => e.message)).not.toContain('after the cap');
+    } finally {
+      close();
+      hub.close();
+    }
+  });
+
+  it('takes its cap from maxStreams', async () => {
+    const hub = new EventHub({ maxStreams: 1 });
+    const { open, close } = await hubServer(hub);
+    try {
+      const first = await open();
+      const second = await open();
+      expect(hub.clients).toBe(1);
+      await first.closed();
+      expect(JSON.parse(first.messages.at(-1)?.data ?? '{}').reason).toMatch(/more than 1 page/);
+      expect(second.ended).toBe(false);
+      expect(hub.clients).toBe(1);
+    } finally {
+      close();
+      hub.close();
+    }
   });
 });
 

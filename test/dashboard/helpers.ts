@@ -84,6 +84,22 @@ export function openEvents(url: string, headers: Record<string, string> = {}) {
         check();
       });
     },
+    /** Resolves once the comment `text` arrived (`connected`: the hub has attached the stream). */
+    comment(text: string): Promise<void> {
+      return new Promise((resolve, reject) => {
+        const check = () => {
+          if (messages.some((m) => m.comment === text)) {
+            waiters.delete(check);
+            resolve();
+          } else if (ended) {
+            waiters.delete(check);
+            reject(new Error(`stream ended without the comment "${text}"`));
+          }
+        };
+        waiters.add(check);
+        check();
+      });
+    },
     /** Resolves once the stream has ended (the server closed it). */
     closed(): Promise<void> {
       return new Promise((resolve) => {

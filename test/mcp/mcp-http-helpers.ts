@@ -85,6 +85,17 @@ export async function openSession(url: string): Promise<string> {
 }
 
 /** A request inside a session: `tools/list` by default. */
-export function inSession(url: string, id: string, method = 'tools/list'): Promise<Response> {
-  return post(url, { jsonrpc: '2.0', id: 2, method }, { 'mcp-session-id': id });
+export function inSession(
+  url: string,
+  id: string,
+  method = 'tools/list',
+  params?: object,
+): Promise<Response> {
+  return post(
+    url,
+    { jsonrpc: '2.0', id: 2, method, ...(params === undefined ? {} : { params }) },
+    {
+      'mcp-session-id': id,
+    },
+  );
 }

@@ -30,6 +30,20 @@ const echo = defineTool({
   execute: ({ text }) => text,
 });
 
+/** Holds each call until the test lets it go: a request in flight, as long as the test needs. */
+let release: () => void = () => {};
+let held: () => void = () => {};
+const hold = defineTool({
+  name: 'hold',
+  description: 'Returns when released',
+  input: z.object({}),
+  execute: () =>
+    new Promise<string>((resolve) => {
+      release = () => resolve('released');
+      held();
+    }),
+});
+
 let host: ToolHost | undefined;
 let served: McpHttpServer | undefined;
 
@@ -48,7 +62,7 @@ async function start(options: McpHttpOptions = {}, config: ToolhostConfigInput =
     builtins: false,
     configFile: false,
     ...config,
-    customTools: [echo],
+    customTools: [echo, hold],
   });
   const listeners = countChangeListeners(host);
   const closes = sessionCloses();
@@ -195,10 +209,36 @@ describe('MCP HTTP sessions: the cap', () => {
     expect((await inSession(url, third)).status).toBe(200);
   });
 
-  it('with every session busy, answers initialize 503 naming the cap and how to raise it (serve.maxSessions)', async () => {
+  it('with none idle, a new initialize takes the place of the least recently used session that only holds its stream', async () => {
+    // Any local process can open sessions and hold their GET streams for nothing; a stream is
+    // only where notifications go, so it must not keep a new client out.
+    const { url, closes } = await start({ maxSessions: 2 });
+    const first = await openSession(url);
+    const second = await openSession(url);
+    const streams = await Promise.all(
+      [first, second].map((id) =>
+        fetch(url, { headers: { accept: 'text/event-stream', 'mcp-session-id': id } }),
+      ),
+    );
+    expect(streams.map((response) => response.status)).toEqual([200, 200]);
+    expect((await inSession(url, first)).status).toBe(200); // `second` is now the least recently used
+    const third = await openSession(url);
+    expect(closes.seen).toEqual([{ id: second, reason: 'evicted' }]);
+    await streams[1]?.text(); // its stream ended with it
+    expect((await inSession(url, second)).status).toBe(404);
+    expect((await inSession(url, first)).status).toBe(200);
+    expect((await inSession(url, third)).status).toBe(200);
+    await streams[0]?.body?.cancel();
+  });
+
+  it('with every session running a request, answers initialize 503 naming the cap and how to raise it (serve.maxSessions)', async () => {
     const { url, listeners } = await start({}, { serve: { maxSessions: 1 } });
     const busy = await openSession(url);
-    const stream = await openStream(url, busy);
+    const running = new Promise<void>((resolve) => {
+      held = resolve;
+    });
+    const call = inSession(url, busy, 'tools/call', { name: 'hold', arguments: {} });
+    await running;
     const refused = await post(url, INITIALIZE);
     expect(refused.status).toBe(503);
     const error = await errorOf(refused);
@@ -208,7 +248,8 @@ describe('MCP HTTP sessions: the cap', () => {
     expect(refused.headers.get('mcp-session-id')).toBeNull();
     expect(served?.sessions).toBe(1);
     expect(listeners.count).toBe(1);
-    stream.abort();
+    release();
+    expect((await call).status).toBe(200);
   });
 
   it('checks its options and names the one that is wrong', async () => {
@@ -218,6 +259,9 @@ describe('MCP HTTP sessions: the cap', () => {
       /sessionIdleMs .* got 2147483648/,
     );
     await expect(serveHttp(host, { maxBodyBytes: 1.5 })).rejects.toThrow(/maxBodyBytes/);
+    await expect(serveHttp(host, { allowedOrigins: ['http://localhost:1/path'] })).rejects.toThrow(
+      /allowedOrigins: "http:\/\/localhost:1\/path" is not an origin/,
+    );
   });
 });
 

@@ -233,4 +233,27 @@ describe('toolhost served over MCP streamable HTTP', () => {
     expect(await send({ host: `127.0.0.1:${port}`, origin: 'http://evil.example' })).toBe(403);
     expect(await send({ host: `localhost:${port}`, origin: `http://localhost:${port}` })).toBe(400); // allowed, but not initialize
   });
+
+  it('refuses an Origin of the same host on another port or scheme: another local server is another site', async () => {
+    const port = served.port;
+    const send = (origin: string) =>
+      fetch(served.url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', origin },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' }),
+      });
+    for (const origin of [
+      `http://localhost:${port + 1}`,
+      'http://localhost:1',
+      'ftp://localhost',
+      `https://127.0.0.1:${port}`,
+    ]) {
+      const answer = await send(origin);
+      expect(answer.status, origin).toBe(403);
+      expect(((await answer.json()) as { error: { message: string } }).error.message).toContain(
+        `Origin "${origin}"`,
+      );
+    }
+    expect((await send(`http://127.0.0.1:${port}`)).status).toBe(400); // allowed, but not initialize
+  });
 });

@@ -9,6 +9,7 @@ import { approvalEvent, renderApprovals, tickWaited } from './approvals.js';
 import { fetchJson, fill, h, installLazyFolds } from './dom.js';
 import { renderEvent, trimEvents } from './events.js';
 import { renderSources } from './sources.js';
+import { adoptToken, withToken } from './token.js';
 import { showTool } from './tool.js';
 
 const $ = (id) => document.getElementById(id);
@@ -237,7 +238,7 @@ function flush() {
 }
 
 function connect() {
-  const source = new EventSource('/api/events');
+  const source = new EventSource(withToken('/api/events'));
   const status = $('connection');
   source.addEventListener('open', () => {
     status.textContent = 'live';
@@ -246,17 +247,27 @@ function connect() {
     if (app.state !== undefined) refresh();
   });
   source.addEventListener('error', () => {
-    status.textContent = source.readyState === EventSource.CLOSED ? 'disconnected' : 'reconnecting…';
+    const closed = source.readyState === EventSource.CLOSED;
+    status.textContent = closed ? 'disconnected' : 'reconnecting…';
     status.className = 'badge off';
+    // Refused (no token, or one of an earlier run): EventSource gives up without saying why;
+    // the state request shows the server's reason in the banner.
+    if (closed) refresh();
   });
   // The server drops a page that reads too slowly, saying so; EventSource then reconnects and
-  // resumes after the last id it saw.
+  // resumes after the last id it saw. A page closed for a newer one (past the server's cap on
+  // streams) is told not to: reconnecting would only close another page in turn.
   source.addEventListener('dropped', (message) => {
     let why = {};
     try {
       why = JSON.parse(message.data);
     } catch {
       // Not JSON: the generic reason below.
+    }
+    if (why.reconnect === false) {
+      source.close();
+      status.textContent = 'disconnected';
+      status.className = 'badge off';
     }
     enqueue({ type: 'dropped', at: Date.now(), reason: why.reason ?? 'dropped by the server' });
   });
@@ -273,6 +284,8 @@ function connect() {
 
 // ---- start -------------------------------------------------------------------------------------
 
+// Before any request: they all carry the token.
+adoptToken();
 $('filter').addEventListener('input', applyFilter);
 window.addEventListener('hashchange', route);
 installLazyFolds(document.body);

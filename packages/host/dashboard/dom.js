@@ -3,6 +3,8 @@
  * untrusted plugins and MCP servers, so text goes in through `textContent` only — never innerHTML.
  */
 
+import { authHeaders } from './token.js';
+
 /**
  * Makes an element: `h('td', { class: 'x', dataset: { name } }, 'text', child)`. Attributes that
  * start with `on` are listeners; `hidden`, `disabled`, `checked` and `value` are set as properties.
@@ -144,7 +146,7 @@ export function tree(value, key, depth = 0, openDepth = 2) {
 
 /** JSON of a request's answer, with the server's `{ error }` text when it failed. */
 export async function fetchJson(url, init) {
-  const response = await fetch(url, init);
+  const response = await fetch(url, { ...init, headers: { ...authHeaders(), ...init?.headers } });
   let body;
   try {
     body = await response.json();

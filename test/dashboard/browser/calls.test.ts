@@ -17,7 +17,7 @@ describe('dashboard: calls and approvals', () => {
   });
 
   it('the try-a-tool form names a missing required field, then calls the tool and shows its result', async () => {
-    const { page, close } = await openDashboard(browser, dev.origin, '#/tool/healthy_echo');
+    const { page, close } = await openDashboard(browser, dev, '#/tool/healthy_echo');
     await page.waitForSelector('#tool-form [data-path="text"]');
 
     await page.click('#tool-form button[type="submit"]');
@@ -43,8 +43,8 @@ describe('dashboard: calls and approvals', () => {
   });
 
   it('a pending approval is answered from the page, and the waiting call runs', async () => {
-    const { page, close } = await openDashboard(browser, dev.origin);
-    const call = callFromNode(dev.origin, 'counter_next', {});
+    const { page, close } = await openDashboard(browser, dev);
+    const call = callFromNode(dev, 'counter_next', {});
 
     const pending = page.locator('#approvals li.approval[data-tool="counter_next"]');
     await pending.waitFor();
@@ -67,9 +67,10 @@ describe('dashboard: calls and approvals', () => {
     expect(foreign.status).toBe(403);
     expect(((await foreign.json()) as { error: string }).error).toMatch(/origin/i);
 
+    // With the token, so the refusal is the Origin check's own.
     const none = await fetch(`${dev.origin}/api/approvals/nothing`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json' },
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${dev.token}` },
       body: JSON.stringify({ decision: 'deny' }),
     });
     expect(none.status).toBe(403);

@@ -23,7 +23,8 @@ export async function launchChromium(): Promise<Browser> {
   return chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
 }
 
-const URL_LINE = /MCP (http:\/\/127\.0\.0\.1:(\d+))\/mcp \(streamable HTTP\)/;
+/** The line dev prints for its dashboard: the page's address with the run's token. */
+const DASHBOARD_LINE = /dashboard ((http:\/\/127\.0\.0\.1:\d+)\/\?token=([A-Za-z0-9_-]+))\n/;
 
 /** A running `toolhost dev` and the address of its dashboard. */
 export interface Dev {
@@ -31,6 +32,10 @@ export interface Dev {
   readonly dev: Running;
   /** `http://127.0.0.1:<port>` — the dashboard's origin (the page is at `/`). */
   readonly origin: string;
+  /** The address dev printed: `<origin>/?token=…`, the way in a person opens. */
+  readonly url: string;
+  /** The run's token, for requests made from Node as the page makes them. */
+  readonly token: string;
   stop(): Promise<void>;
 }
 
@@ -44,11 +49,15 @@ export async function startDev(
   await prepare?.(root);
   const dev = startToolhost(['dev', '--port', '0', '--root', root]);
   try {
-    const [, origin = ''] = await dev.stdout.waitFor(URL_LINE, { timeoutMs: 30_000 });
+    const [, url = '', origin = '', token = ''] = await dev.stdout.waitFor(DASHBOARD_LINE, {
+      timeoutMs: 30_000,
+    });
     return {
       root,
       dev,
       origin,
+      url,
+      token,
       async stop() {
         try {
           await dev.stop('SIGINT');
@@ -72,7 +81,8 @@ export interface WatchedPage {
   close(): Promise<void>;
 }
 
-export async function openDashboard(browser: Browser, origin: string, hash = ''): Promise<WatchedPage> {
+/** Opens the address dev printed (with `hash`, a route of the page), as a person would. */
+export async function openDashboard(browser: Browser, dev: Dev, hash = ''): Promise<WatchedPage> {
   const page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
   const problems: string[] = [];
   page.on('console', (message) => {
@@ -81,10 +91,12 @@ export async function openDashboard(browser: Browser, origin: string, hash = '')
   page.on('pageerror', (error) => problems.push(`uncaught: ${error.message}`));
   // Fail at the selector that is missing, well before the test's own timeout.
   page.setDefaultTimeout(15_000);
-  const response = await page.goto(`${origin}/${hash}`);
+  const response = await page.goto(`${dev.url}${hash}`);
   if (response?.status() !== 200) {
     await page.close();
-    throw new Error(`GET ${origin}/ answered ${response?.status()}: toolhost dev serves no dashboard there`);
+    throw new Error(
+      `GET ${dev.origin}/ answered ${response?.status()}: toolhost dev serves no dashboard there`,
+    );
   }
   // The first state is rendered and the event stream is connected.
   await page.waitForSelector('html.ready');
@@ -99,11 +111,16 @@ export async function openDashboard(browser: Browser, origin: string, hash = '')
   };
 }
 
-/** POST /api/call from Node, as the page would (with its Origin). */
-export async function callFromNode(origin: string, tool: string, input: unknown): Promise<unknown> {
-  const response = await fetch(`${origin}/api/call`, {
+/** The headers of the page's API requests: its Origin and the run's token. */
+export function pageHeaders(dev: Dev): Record<string, string> {
+  return { 'content-type': 'application/json', origin: dev.origin, authorization: `Bearer ${dev.token}` };
+}
+
+/** POST /api/call from Node, as the page would (with its Origin and token). */
+export async function callFromNode(dev: Dev, tool: string, input: unknown): Promise<unknown> {
+  const response = await fetch(`${dev.origin}/api/call`, {
     method: 'POST',
-    headers: { 'content-type': 'application/json', origin },
+    headers: pageHeaders(dev),
     body: JSON.stringify({ tool, input }),
   });
   expect(response.status).toBe(200);

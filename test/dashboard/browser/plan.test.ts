@@ -22,7 +22,7 @@ describe('dashboard: the plan, live', () => {
   });
 
   it('renders the visible tools (owner, kind, deferred or loaded), the hidden ones with their diagnostics, and the plugins', async () => {
-    const { page, close } = await openDashboard(browser, dev.origin);
+    const { page, close } = await openDashboard(browser, dev);
     const echo = page.locator('#tools tbody tr[data-name="healthy_echo"]');
     await expect(echo.locator('td').nth(1).textContent()).resolves.toBe('plugin:healthy');
     await expect(echo.locator('td').nth(2).textContent()).resolves.toBe('plugin');
@@ -63,7 +63,7 @@ describe('dashboard: the plan, live', () => {
   });
 
   it('shows a plugin edit live, with its rebuild line, without reloading the page; then a broken save with its file:line', async () => {
-    const { page, close } = await openDashboard(browser, dev.origin);
+    const { page, close } = await openDashboard(browser, dev);
     // A reload would wipe this marker.
     await page.evaluate('window.marker = 1');
     const file = path.join(dev.root, 'plugins', 'healthy', 'index.ts');

@@ -2,7 +2,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import * as path from 'node:path';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Dev, launchChromium, openDashboard, startDev } from './harness.js';
+import { type Dev, launchChromium, openDashboard, pageHeaders, startDev } from './harness.js';
 
 const PLUGINS = 4;
 const TOOLS_PER_PLUGIN = 250;
@@ -84,7 +84,7 @@ describe('dashboard: responsiveness', () => {
   });
 
   it('stays responsive with 1,000 tools and 100 calls a second, with a bounded event list', async () => {
-    const { page, close } = await openDashboard(browser, dev.origin);
+    const { page, close } = await openDashboard(browser, dev);
     expect(await page.locator('#tools tbody tr').count()).toBe(PLUGINS * TOOLS_PER_PLUGIN);
 
     // Frame gaps (requestAnimationFrame) and long tasks, measured in the page from here on.
@@ -107,7 +107,7 @@ describe('dashboard: responsiveness', () => {
           calls.push(
             fetch(`${dev.origin}/api/call`, {
               method: 'POST',
-              headers: { 'content-type': 'application/json', origin: dev.origin },
+              headers: pageHeaders(dev),
               body: JSON.stringify({
                 tool: `bulk${n % PLUGINS}_${n % TOOLS_PER_PLUGIN}`,
                 input: { n: n % 7 === 0 ? 3000 : 5 },

@@ -53,7 +53,7 @@ describe('dashboard: a result rendered by content type', () => {
   });
 
   it('shows text, an image, an audio player, a link, an embedded resource and the structured content as a tree', async () => {
-    const { page, close } = await openDashboard(browser, dev.origin, '#/tool/media_all');
+    const { page, close } = await openDashboard(browser, dev, '#/tool/media_all');
     await page.waitForSelector('#tool-form button[type="submit"]');
     await page.click('#tool-form button[type="submit"]');
     const result = page.locator('#call-result .call-result');

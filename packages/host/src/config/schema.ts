@@ -136,7 +136,7 @@ const serve = z.strictObject({
     .positive()
     .optional()
     .describe(
-      'Most MCP sessions open at once; at the cap a new client replaces the least recently used idle session, or gets 503 when all are busy (default 256)',
+      'Most MCP sessions open at once; at the cap a new client replaces the least recently used idle session, else the least recently used one that only holds its GET stream, and gets 503 only when every session is running a request (default 256)',
     ),
   maxBodyBytes: z
     .number()

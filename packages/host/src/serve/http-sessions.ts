@@ -6,7 +6,10 @@ export type McpSessionCloseReason =
   | 'closed'
   /** The client ended it (HTTP DELETE with its id). */
   | 'deleted'
-  /** A new client needed its place: it was the least recently used idle session at the cap. */
+  /**
+   * A new client needed its place at the cap: it was the least recently used idle session, or,
+   * with none idle, the least recently used one that only held its GET stream.
+   */
   | 'evicted'
   /** No request and no open stream for the idle time. */
   | 'expired'
@@ -117,15 +120,25 @@ export class SessionTable<L extends SessionLink = SessionLink> {
     if (session.open === 0) this.end(session, 'expired');
   }
 
-  /** Ends the least recently used idle session to make room; false when every session is busy. */
-  evictIdle(): boolean {
+  /**
+   * Makes room: ends the least recently used idle session, or else the least recently used one
+   * whose only open request is its GET stream. A stream keeps a session from expiring, but it is
+   * only where notifications go, and any local process can open sessions and hold their streams
+   * for nothing; a client whose session went this way gets 404 and initializes again. A session
+   * with a request running is never ended for room. False when every session has one.
+   */
+  evict(): boolean {
+    let listening: HttpSession<L> | undefined;
     for (const session of this.#sessions.values()) {
       if (session.open === 0) {
         this.end(session, 'evicted');
         return true;
       }
+      if (listening === undefined && session.open === session.streams) listening = session;
     }
-    return false;
+    if (listening === undefined) return false;
+    this.end(listening, 'evicted');
+    return true;
   }
 
   /** Ends a session now; a second call is a no-op. */

@@ -23,6 +23,7 @@ import { MAX_TIMER_MS } from '../util/timers.js';
 import { bothWatches, createDashboard, type DashboardOptions } from './dashboard/index.js';
 import { readJsonBody } from './http-body.js';
 import { type HttpSession, type McpSessionClose, SessionTable } from './http-sessions.js';
+import { type OriginCheck, originRule } from './origins.js';
 import { createMcpServer, type McpServeOptions } from './server.js';
 
 /** How `serveHttp` listens and how long its MCP sessions live. */
@@ -33,7 +34,11 @@ export interface McpHttpOptions extends McpServeOptions {
   readonly hostname?: string;
   /** Host names accepted in the `Host` header (port ignored); default localhost names. */
   readonly allowedHosts?: readonly string[];
-  /** Host names accepted in an `Origin` header; default the same as `allowedHosts`. */
+  /**
+   * Origins accepted in an `Origin` header, compared exactly: scheme, host and port. A bare host
+   * name stands for `http://NAME:<this server's port>`; a full origin (`https://tools.example`) is
+   * taken as given. Default the `allowedHosts` names, so only pages served by this server.
+   */
   readonly allowedOrigins?: readonly string[];
   /** Largest request body, bytes; default the config's `serve.maxBodyBytes`, else 4 MiB. */
   readonly maxBodyBytes?: number;
@@ -44,14 +49,16 @@ export interface McpHttpOptions extends McpServeOptions {
   readonly sessionIdleMs?: number;
   /**
    * Most sessions open at once; default the config's `serve.maxSessions`, else 256. At the cap a
-   * new client takes the place of the least recently used idle session, or gets 503 if all are busy.
+   * new client takes the place of the least recently used idle session, else of the least recently
+   * used one that only holds its GET stream, and gets 503 only when every session runs a request.
    */
   readonly maxSessions?: number;
   /** Called as each session ends, with why. */
   readonly onSessionClose?: (close: McpSessionClose) => void;
   /**
    * Serves the dev dashboard at `/` (page, `/api/*`, event stream) under the same Host and Origin
-   * checks; `toolhost dev` turns it on. Off by default.
+   * checks; its API also wants the per-run token of `dashboardUrl`. `toolhost dev` turns it on.
+   * Off by default.
    */
   readonly dashboard?: DashboardOptions;
 }
@@ -59,6 +66,11 @@ export interface McpHttpOptions extends McpServeOptions {
 /** A running MCP streamable HTTP server, as `serveHttp` returns it. */
 export interface McpHttpServer {
   readonly url: string;
+  /**
+   * With `dashboard`: the page's address with its per-run token (`http://127.0.0.1:7337/?token=…`),
+   * the only way in to the dashboard's API; show it only to the person who runs the server.
+   */
+  readonly dashboardUrl?: string;
   readonly port: number;
   /** MCP sessions open now (including those whose initialize is in progress). */
   readonly sessions: number;
@@ -84,6 +96,7 @@ const SESSION_NOT_FOUND = -32001;
 const LOCAL_HOSTS = ['127.0.0.1', 'localhost', '[::1]'];
 const CLOSE: OutgoingHttpHeaders = { connection: 'close' };
 
+/** The Host header's name, lowercased (its port is not checked: DNS rebinding changes the name). */
 function hostnameOf(value: string): string | undefined {
   try {
     return new URL(value.includes('://') ? value : `http://${value}`).hostname.toLowerCase();
@@ -146,7 +159,7 @@ interface Link {
  * is checked against DNS rebinding: the `Host` header, and the `Origin` header when a browser sends
  * one, must name an allowed host. Each MCP session gets its own host session (its own hooks lock).
  * Sessions end when the client deletes them, when idle for `sessionIdleMs`, when a new client needs
- * the place of an idle one at `maxSessions`, and when the server closes; an initialize that does
+ * the place of an idle (or only listening) one at `maxSessions`, and when the server closes; an initialize that does
  * not succeed leaves nothing behind.
  */
 export async function serveHttp(host: ToolHost, options: McpHttpOptions = {}): Promise<McpHttpServer> {
@@ -154,7 +167,7 @@ export async function serveHttp(host: ToolHost, options: McpHttpOptions = {}): P
   checkOption('sessionIdleMs', options.sessionIdleMs, MAX_TIMER_MS);
   checkOption('maxSessions', options.maxSessions);
   const allowedHosts = new Set((options.allowedHosts ?? LOCAL_HOSTS).map((h) => h.toLowerCase()));
-  const allowedOrigins = new Set((options.allowedOrigins ?? [...allowedHosts]).map((h) => h.toLowerCase()));
+  const origins = originRule(options.allowedOrigins ?? [...allowedHosts]);
   // Read at each use, so a config reload applies (the idle time to sessions opened after it).
   const maxBody = () => options.maxBodyBytes ?? host.config.serve?.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   const maxSessions = () => options.maxSessions ?? host.config.serve?.maxSessions ?? DEFAULT_MAX_SESSIONS;
@@ -163,11 +176,18 @@ export async function serveHttp(host: ToolHost, options: McpHttpOptions = {}): P
     onClose: options.onSessionClose,
   });
   let closing = false;
-  const originAllowed = (origin: string) => allowedOrigins.has(hostnameOf(origin) ?? '');
+  // Origins carry the port, known only once listening: nothing is answered before that.
+  let originAllowed: OriginCheck = () => false;
+  let ownOrigins = '';
   const dashboard =
     options.dashboard === undefined
       ? undefined
-      : createDashboard({ host, options: options.dashboard, maxBody, originAllowed });
+      : createDashboard({
+          host,
+          options: options.dashboard,
+          maxBody,
+          originAllowed: (origin) => originAllowed(origin),
+        });
   const ownWatch = options.watchCall;
   const serveOptions: McpServeOptions =
     dashboard === undefined
@@ -177,13 +197,13 @@ export async function serveHttp(host: ToolHost, options: McpHttpOptions = {}): P
   const initialize = async (req: IncomingMessage, res: ServerResponse, message: InitializeRequest) => {
     if (closing) return reject(res, 503, SERVER_ERROR, 'service unavailable: the MCP server is closing');
     const cap = maxSessions();
-    if (sessions.size >= cap && !sessions.evictIdle()) {
+    if (sessions.size >= cap && !sessions.evict()) {
       return reject(
         res,
         503,
         SERVER_ERROR,
         `service unavailable: ${sessions.size} MCP sessions are open, the most allowed (maxSessions ${cap}), ` +
-          'and each is busy with a request or an open stream; raise serve.maxSessions in toolhost.config.json ' +
+          'and each is running a request; raise serve.maxSessions in toolhost.config.json ' +
           '(or the maxSessions option of serveHttp), or have clients end sessions they no longer use (HTTP DELETE)',
       );
     }
@@ -235,7 +255,7 @@ export async function serveHttp(host: ToolHost, options: McpHttpOptions = {}): P
     }
     const origin = req.headers.origin;
     if (origin !== undefined && !originAllowed(origin)) {
-      return forbid(`forbidden: Origin "${origin}" is not allowed`);
+      return forbid(`forbidden: Origin "${origin}" is not allowed (accepted: ${ownOrigins})`);
     }
     if (page !== undefined) return page.handle(req, res, path);
     const method = req.method;
@@ -305,10 +325,14 @@ export async function serveHttp(host: ToolHost, options: McpHttpOptions = {}): P
     throw error;
   });
   const address = server.address() as AddressInfo;
+  originAllowed = origins.forPort(address.port);
+  ownOrigins = origins.origins(address.port).join(', ');
   const shownHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   let closed: Promise<void> | undefined;
+  const origin = `http://${shownHost}:${address.port}`;
   return {
-    url: `http://${shownHost}:${address.port}/mcp`,
+    url: `${origin}/mcp`,
+    ...(dashboard === undefined ? {} : { dashboardUrl: `${origin}/?token=${dashboard.token}` }),
     port: address.port,
     get sessions() {
       return sessions.size;

@@ -87,7 +87,8 @@ export async function dev(argv: readonly string[], io: Io): Promise<number> {
       io.out.write(
         `${style.bold('walls')} ${host.walls.jail.up ? wallsLine(host.walls) : style.yellow(wallsLine(host.walls))}\n` +
           `${style.bold('MCP')} ${style.cyan(served.url)} (streamable HTTP)\n` +
-          `${style.bold('dashboard')} ${style.cyan(served.url.replace(/\/mcp$/, '/'))}\n` +
+          // With its per-run token: the dashboard's API answers only the page opened from this line.
+          `${style.bold('dashboard')} ${style.cyan(served.dashboardUrl ?? '')}\n` +
           `watching ${plugins}${path.sep} and ${config}; Ctrl-C to stop\n`,
       );
       return served;

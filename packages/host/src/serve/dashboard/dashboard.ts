@@ -10,6 +10,7 @@ import { fold } from './fold.js';
 import { EventHub } from './hub.js';
 import { dashboardState, errorPlace } from './state.js';
 import { defaultAssetsDir, readAsset } from './static.js';
+import { createDashboardToken, TOKEN_REFUSALS } from './token.js';
 import type { DashboardCallResponse, DashboardEventBody, DashboardOptions } from './types.js';
 
 /** Every dashboard response: the page runs only its own files, and nothing sniffs types. */
@@ -17,6 +18,8 @@ export const SECURITY_HEADERS = {
   'content-security-policy':
     "default-src 'self'; img-src 'self' data: blob:; media-src 'self' data: blob:; style-src 'self'; script-src 'self'; connect-src 'self'; frame-ancestors 'none'",
   'x-content-type-options': 'nosniff',
+  // The first load's address carries the token: no link the page shows may send it on.
+  'referrer-policy': 'no-referrer',
 } as const satisfies OutgoingHttpHeaders;
 
 const DECISIONS: ReadonlySet<unknown> = new Set(['allow-once', 'allow-always', 'deny']);
@@ -27,13 +30,15 @@ export interface DashboardContext {
   readonly options: DashboardOptions;
   /** The largest request body, bytes (serve.maxBodyBytes). */
   readonly maxBody: () => number;
-  /** True when an `Origin` header names an allowed host (the MCP endpoint's rule). */
+  /** True when an `Origin` header is one the server accepts: scheme, host and port (the MCP endpoint's rule). */
   readonly originAllowed: (origin: string) => boolean;
 }
 
 /** The dashboard of one server; `close` stops listening to the host and ends every stream. */
 export interface Dashboard {
   readonly hub: EventHub;
+  /** The per-run secret every `/api/` request must carry; the page gets it from its address. */
+  readonly token: string;
   /** Answers a request for any path but `/mcp`, after the Host and Origin checks. */
   handle(req: IncomingMessage, res: ServerResponse, path: string): Promise<void>;
   /** Sends `{ error }` with the dashboard's headers. */
@@ -116,6 +121,7 @@ function configPlace(message: string): { line?: number; column?: number } {
 export function createDashboard(context: DashboardContext): Dashboard {
   const { host, options } = context;
   const hub = new EventHub(options);
+  const token = createDashboardToken();
   const assetsDir = options.assetsDir ?? defaultAssetsDir();
   let session: Session | undefined;
 
@@ -262,8 +268,22 @@ export function createDashboard(context: DashboardContext): Dashboard {
     res.end(found.body);
   };
 
+  /** The API's gate: the page and its files are public (the page must load to read its token). */
+  const authorized = (req: IncomingMessage, res: ServerResponse, path: string): boolean => {
+    const check = token.check(req, { query: path === '/api/events' });
+    if (check === 'ok') return true;
+    req.resume();
+    if (check === 'missing') {
+      refuse(res, 401, TOKEN_REFUSALS.missing, { 'www-authenticate': 'Bearer realm="toolhost dev"' });
+    } else {
+      refuse(res, 403, TOKEN_REFUSALS.wrong);
+    }
+    return false;
+  };
+
   const handle = async (req: IncomingMessage, res: ServerResponse, path: string) => {
     const method = req.method ?? 'GET';
+    if (path.startsWith('/api/') && !authorized(req, res, path)) return;
     const only = (allowed: 'GET' | 'POST') => {
       if (method === allowed) return true;
       req.resume();
@@ -305,6 +325,7 @@ export function createDashboard(context: DashboardContext): Dashboard {
 
   return {
     hub,
+    token: token.value,
     handle,
     refuse,
     watchCall: (info) =>

@@ -4,6 +4,8 @@ import type { DashboardEvent, DashboardEventBody } from './types.js';
 export const DEFAULT_HISTORY = 500;
 export const DEFAULT_CLIENT_BUFFER = 1024 * 1024;
 export const DEFAULT_PING_MS = 15_000;
+/** A person has a tab or two open; more is a leak (tabs forgotten, a script), each holding a socket. */
+export const DEFAULT_MAX_STREAMS = 8;
 
 interface Entry {
   readonly seq: number;
@@ -15,6 +17,7 @@ export interface EventHubOptions {
   readonly historySize?: number;
   readonly maxClientBufferBytes?: number;
   readonly pingMs?: number;
+  readonly maxStreams?: number;
 }
 
 /**
@@ -22,6 +25,8 @@ export interface EventHubOptions {
  * memory is bounded whatever happens), and writes each to every connected page. A page that reads
  * too slowly (more than `maxClientBufferBytes` waiting in its socket) is told so and dropped, not
  * buffered for without bound; its `EventSource` reconnects with `Last-Event-ID` and resumes.
+ * At most `maxStreams` streams are open: a new one drops the oldest (told not to reconnect), since
+ * the page a person just opened is the one they look at.
  */
 export class EventHub {
   readonly #history: (Entry | undefined)[];
@@ -30,12 +35,14 @@ export class EventHub {
   readonly #clients = new Set<ServerResponse>();
   readonly #maxBuffer: number;
   readonly #pingMs: number;
+  readonly #maxStreams: number;
   #ping: NodeJS.Timeout | undefined;
 
   constructor(options: EventHubOptions = {}) {
     this.#history = new Array(options.historySize ?? DEFAULT_HISTORY);
     this.#maxBuffer = options.maxClientBufferBytes ?? DEFAULT_CLIENT_BUFFER;
     this.#pingMs = options.pingMs ?? DEFAULT_PING_MS;
+    this.#maxStreams = options.maxStreams ?? DEFAULT_MAX_STREAMS;
   }
 
   /** True while some page listens: calls are recorded only then (they cost nothing otherwise). */
@@ -101,6 +108,15 @@ export class EventHub {
     }
     res.write(': connected\n\n');
     for (const entry of entries) if (entry.seq > last) res.write(entry.frame);
+    // A Set keeps insertion order: the first client is the oldest.
+    for (const oldest of this.#clients) {
+      if (this.#clients.size < this.#maxStreams) break;
+      const plural = this.#maxStreams === 1 ? 'page is' : 'pages are';
+      this.#drop(oldest, {
+        reason: `more than ${this.#maxStreams} ${plural} streaming events (the most allowed); this one, the oldest, was closed for a newer one. Reload the page to take its place again`,
+        reconnect: false,
+      });
+    }
     this.#clients.add(res);
     res.once('close', () => this.#remove(res));
     this.#ping ??= setInterval(() => {
@@ -111,14 +127,20 @@ export class EventHub {
   #write(res: ServerResponse, frame: string): void {
     if (res.writableLength > this.#maxBuffer) {
       // Dropped, saying why, rather than holding an unbounded backlog for a page that does not read.
-      this.#clients.delete(res);
-      res.end(
-        `event: dropped\ndata: ${JSON.stringify({ reason: `the page read too slowly: over ${this.#maxBuffer} bytes were waiting; reconnect with Last-Event-ID to resume` })}\n\n`,
-      );
-      this.#stopPingIfIdle();
+      this.#drop(res, {
+        reason: `the page read too slowly: over ${this.#maxBuffer} bytes were waiting; reconnect with Last-Event-ID to resume`,
+        reconnect: true,
+      });
       return;
     }
     res.write(frame);
+  }
+
+  /** Ends a stream with a `dropped` event; `reconnect: false` asks the page to stay away. */
+  #drop(res: ServerResponse, why: { readonly reason: string; readonly reconnect: boolean }): void {
+    this.#clients.delete(res);
+    res.end(`event: dropped\ndata: ${JSON.stringify(why)}\n\n`);
+    this.#stopPingIfIdle();
   }
 
   #remove(res: ServerResponse): void {

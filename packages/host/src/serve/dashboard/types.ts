@@ -14,6 +14,8 @@ export interface DashboardOptions {
   readonly maxClientBufferBytes?: number;
   /** Interval of the `: ping` comment on every stream, ms; default 15 000. */
   readonly pingMs?: number;
+  /** Event streams open at once; a new one closes the oldest (told not to reconnect). Default 8. */
+  readonly maxStreams?: number;
 }
 
 /** A visible tool, as the page lists it. */
