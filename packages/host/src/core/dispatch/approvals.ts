@@ -3,6 +3,7 @@ import type { ApprovalSeverity } from '@toolhost/plugin-sdk';
 import type { Disposer, RegisteredTool } from '../../types.js';
 import { messageOf } from '../../util/errors.js';
 import { Listeners } from '../../util/listeners.js';
+import { formatOwner } from '../refs.js';
 import { matchesPattern, subjectOf } from '../register/policy.js';
 import { errorResult } from '../wrap/results.js';
 import type { ApprovalAsk, ApprovalGate, ApprovalVerdict, CallStatus } from '../wrap/wrapper.js';
@@ -21,8 +22,10 @@ import type { ApprovalAsk, ApprovalGate, ApprovalVerdict, CallStatus } from '../
  *    session's other calls go on (only this call waits, at most `approvals.timeoutMs`);
  * 4. right before the executor the input is hashed again: anything but what was approved is
  *    refused (`not-approved`), never run.
- * An `allow-always` is remembered for the session and the tool (or only that exact input, with
- * `scope: 'input'`) and answers later asks of that tool from any source at once.
+ * An `allow-always` is remembered for the session and the tool — its owner and name, so a tool of
+ * the same name from another plugin, server or channel (one that replaced it) is asked about
+ * again — or only that exact input, with `scope: 'input'`; it answers later asks of that tool from
+ * any source (config, descriptor, hook) at once.
  */
 
 /**
@@ -332,12 +335,20 @@ function staticAsk(tool: RegisteredTool, rules: readonly ApprovalRule[]): Approv
   };
 }
 
+/**
+ * What an `allow-always` is given to: the tool's owner and name (`plugin:good deploy`). A name
+ * has no space, so no owner and name pair reads as another.
+ */
+function alwaysKey(tool: RegisteredTool): string {
+  return `${formatOwner(tool.descriptor.owner)} ${tool.descriptor.name}`;
+}
+
 /** What a session keeps about approvals: its handler and what it allowed always. */
 export class SessionApprovals {
   readonly #sessionId: string;
   readonly #handler: ApprovalHandler | undefined;
   readonly #queue: ApprovalQueue;
-  /** By tool name: `true` (any input) or the hashes of the inputs allowed always. */
+  /** By {@link alwaysKey}: `true` (any input) or the hashes of the inputs allowed always. */
   readonly #always = new Map<string, true | Set<string>>();
 
   constructor(sessionId: string, handler: ApprovalHandler | undefined, queue: ApprovalQueue) {
@@ -403,7 +414,8 @@ export class SessionApprovals {
       timeoutMs: Math.min(defaultTimeoutMs, ask.timeoutMs ?? defaultTimeoutMs),
       requestedAt: Date.now(),
     };
-    const always = this.#always.get(name);
+    const key = alwaysKey(tool);
+    const always = this.#always.get(key);
     if (always === true || always?.has(frozen)) {
       this.#queue.recall(approval);
       return { approved: true, frozen };
@@ -421,9 +433,9 @@ export class SessionApprovals {
         if (settled.scope === 'input') {
           const hashes = always instanceof Set ? always : new Set<string>();
           hashes.add(frozen);
-          this.#always.set(name, hashes);
+          this.#always.set(key, hashes);
         } else {
-          this.#always.set(name, true);
+          this.#always.set(key, true);
         }
         return { approved: true, frozen };
       case 'allow-once':
