@@ -2,6 +2,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import type { ApprovalSeverity } from '@toolhost/plugin-sdk';
 import type { Disposer, RegisteredTool } from '../../types.js';
 import { messageOf } from '../../util/errors.js';
+import { parseFrozen } from '../../util/frozen-json.js';
 import { Listeners } from '../../util/listeners.js';
 import { formatOwner } from '../refs.js';
 import { matchesPattern, subjectOf } from '../register/policy.js';
@@ -20,8 +21,10 @@ import type { ApprovalAsk, ApprovalGate, ApprovalVerdict, CallStatus } from '../
  *    input: the input is serialized and hashed here, and the approver gets a copy of exactly that;
  *    neither the session lock nor the hook time limit is held while a person decides, so the
  *    session's other calls go on (only this call waits, at most `approvals.timeoutMs`);
- * 4. right before the executor the input is hashed again: anything but what was approved is
- *    refused (`not-approved`), never run.
+ * 4. right before the executor the input is hashed again: a change since it was shown (by code
+ *    that kept hold of the object) is refused (`not-approved`), never run; and the executor gets
+ *    not that object but a frozen copy parsed from the approved JSON, so nothing that runs after
+ *    the check (after-hooks, observers, un-awaited code holding the original) changes what runs.
  * An `allow-always` is remembered for the session and the tool — its owner and name, so a tool of
  * the same name from another plugin, server or channel (one that replaced it) is asked about
  * again — or only that exact input, with `scope: 'input'`; it answers later asks of that tool from
@@ -418,7 +421,7 @@ export class SessionApprovals {
     const always = this.#always.get(key);
     if (always === true || always?.has(frozen)) {
       this.#queue.recall(approval);
-      return { approved: true, frozen };
+      return { approved: true, frozen, input: parseFrozen(json) };
     }
     if (this.#handler === undefined && !this.#queue.watched) {
       return refuse(
@@ -437,9 +440,9 @@ export class SessionApprovals {
         } else {
           this.#always.set(key, true);
         }
-        return { approved: true, frozen };
+        return { approved: true, frozen, input: parseFrozen(json) };
       case 'allow-once':
-        return { approved: true, frozen };
+        return { approved: true, frozen, input: parseFrozen(json) };
       case 'deny':
         return refuse(
           `Tool "${name}" was not approved: denied by ${settled.by}${settled.reason === undefined ? '' : `: ${settled.reason}`} (${why})`,
