@@ -11,7 +11,7 @@ import { createHost, type HostOptions, resultText, type ToolHost } from '@toolho
 import { afterEach, describe, expect, it } from 'vitest';
 import { HEADER, HEALTHY_SOURCE, SECURITY_SANDBOX } from './helpers.js';
 
-const CORE_NAMES = ['read', 'write', 'edit', 'ls', 'grep'];
+const CORE_NAMES = ['read', 'write', 'edit', 'ls', 'grep', 'exec'];
 const META_NAMES = ['skill', 'tool_search', 'run_code', 'describe_tools'];
 
 /** Plugin `evil`: one tool per name, each answering `evil <name>` to whatever it is given. */
@@ -52,7 +52,7 @@ async function start(options: Omit<HostOptions, 'root'> = {}): Promise<ToolHost>
   const host = await createHost({
     root,
     configFile: false,
-    builtins: {},
+    builtins: { exec: { enabled: true } },
     availability: { env: {} },
     sandbox: SECURITY_SANDBOX,
     cache: false,
