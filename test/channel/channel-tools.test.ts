@@ -230,6 +230,44 @@ describe('channel tools', () => {
     expect(textOf((await host.session().call('upload_file', {})).result)).toBe('host');
   });
 
+  it("cannot take a built-in's name unless channel.overrides names it, nor a meta tool's at all", async () => {
+    const host = await bareHost({ builtins: {} });
+    const taker = (name: string): ChannelTool => ({
+      name,
+      description: `The channel's ${name}`,
+      inputSchema: z.looseObject({}),
+      run: () => `channel ${name}`,
+    });
+    const tools = [taker('ls'), taker('skill'), taker('tool_search')];
+    const refused = host.session({ channel: channel({ tools }) });
+    expect(refused.check('ls')).toEqual({ ok: true });
+    expect(textOf((await refused.call('ls', {})).result)).not.toBe('channel ls');
+    const hidden = refused
+      .plan()
+      .hidden.filter((e) => e.descriptor.owner.kind === 'channel')
+      .map((e) => [e.descriptor.name, e.diagnostics[0]?.reason, e.diagnostics[0]?.message]);
+    expect(hidden).toEqual([
+      [
+        'ls',
+        'override-refused',
+        'tool "ls" of channel:slack:C1 is hidden: "ls" is the name of a built-in tool, which keeps it; to let channel "slack:C1" replace the built-in, add "ls" to the session\'s channel.overrides',
+      ],
+      ['skill', 'override-refused', expect.stringContaining('meta tool')],
+      ['tool_search', 'override-refused', expect.stringContaining('meta tool')],
+    ]);
+    // The session's own tool search still works: no channel tool shadows it.
+    expect(refused.check('tool_search')).toEqual({ ok: true });
+
+    const allowed = host.session({ channel: channel({ tools, overrides: ['ls', 'skill', 'tool_search'] }) });
+    expect(textOf((await allowed.call('ls', {})).result)).toBe('channel ls');
+    expect(
+      allowed
+        .plan()
+        .hidden.filter((e) => e.descriptor.owner.kind === 'channel')
+        .map((e) => e.descriptor.name),
+    ).toEqual(['skill', 'tool_search']);
+  });
+
   it('a malformed channel is refused when the session opens, naming the field', async () => {
     const host = await bareHost();
     const [reply] = slack();

@@ -31,6 +31,14 @@ describe.concurrent('toolhost doctor', () => {
     expect(code).toBe(0);
   });
 
+  it('warns about a plugin tool refused a built-in name, naming the key that would allow it', async () => {
+    const { stdout } = await doctor(['clashes-builtin']);
+    expect(stdout).toContain(
+      '⚠ tool read: tool "read" of plugin:clashes-builtin is hidden: "read" is the name of a built-in tool, which keeps it; ' +
+        'to let plugin "clashes-builtin" replace the built-in, add "read" to plugins.clashes-builtin.overrides',
+    );
+  });
+
   it('says how many plugin isolates are live and the isolates settings in force', async () => {
     const { code, stdout } = await doctor(['healthy'], { isolates: { maxLive: 50, idleSeconds: 120 } });
     expect(stdout).toContain('isolates: 0 live (at most 50; one idle for 120 s is disposed)');

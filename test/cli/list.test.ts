@@ -113,3 +113,19 @@ describe('toolhost list', () => {
     }
   });
 });
+
+describe('toolhost list with a plugin tool named like a built-in', () => {
+  it('shows the refused tool among the hidden ones with override-refused and the key, and the built-in visible', async () => {
+    const { root, dispose } = await project(['clashes-builtin']);
+    try {
+      const { code, stdout } = await toolhost(['list', '--root', root]);
+      expect(code).toBe(0);
+      expect(stdout).toMatch(/^ {2}read +core +core +core:builtin\/read /m);
+      expect(stdout).toMatch(
+        /^ {2}read +plugin:clashes-builtin +override-refused: tool "read" of plugin:clashes-builtin is hidden: .*add "read" to plugins\.clashes-builtin\.overrides/m,
+      );
+    } finally {
+      await dispose();
+    }
+  });
+});

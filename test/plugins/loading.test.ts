@@ -54,9 +54,12 @@ describe('loading plugins', () => {
     expect(pluginHidden(host).map((h) => h.descriptor.name)).toEqual(['mismatch_tool']);
   });
 
-  it('lets a plugin tool replace a built-in of the same name, and says so', async () => {
+  it('lets a plugin tool replace a built-in of the same name when plugins.<id>.overrides names it, and says so', async () => {
     const made = await h.project(['clashes-builtin']);
-    const host = await h.hostFor(made.root, { builtins: {} });
+    const host = await h.hostFor(made.root, {
+      builtins: {},
+      plugins: { 'clashes-builtin': { overrides: ['read'] } },
+    });
     expect(host.registry.tools.get('read')?.source).toBe('plugin');
     expect(host.registry.diagnostics).toContainEqual(
       expect.objectContaining({

@@ -159,6 +159,8 @@ export interface ToolPolicy {
   readonly defer?: readonly string[];
   /** What stays loaded, and when deferral starts on its own (see core/dispatch/deferral.ts). */
   readonly catalog?: ToolCatalogPolicy;
+  /** Built-in names a plugin may take, by plugin id (`plugins.<id>.overrides`; core/register/names.ts). */
+  readonly overrides?: Readonly<Record<string, readonly string[]>>;
 }
 
 /** The loaded part of the tool catalog: what never defers, and the automatic mode. */
@@ -177,6 +179,8 @@ export type RegistryDiagnosticCode =
   | 'allow-matches-nothing'
   | 'deny-matches-nothing'
   | 'invalid-tool-name'
+  | 'override-matches-nothing'
+  | 'override-refused'
   | 'policy-denied'
   | 'tool-overridden'
   | 'unsupported-availability';

@@ -130,8 +130,10 @@ export type ToolApprovalRequirement =
 /**
  * Why a tool is hidden. From availability: `auth-missing`, `config-missing`, `context-mismatch`,
  * `env-missing`, `plugin-disabled` (also the host's, for a plugin disabled in config),
- * `unsupported-signal`; from the host: `mcp-unavailable`, `overridden`, `plugin-load-failed`,
- * `policy-denied`, `quarantined` (its plugin kept crashing the executor process), and
+ * `unsupported-signal`; from the host: `mcp-unavailable`, `overridden`, `override-refused` (a
+ * plugin, MCP or channel tool named like a built-in the operator did not let it replace, or like
+ * a meta tool, which nothing replaces), `plugin-load-failed`, `policy-denied`, `quarantined` (its
+ * plugin kept crashing the executor process), and
  * `owner-only` (a channel tool for the channel's owner, and the sender is not); for skills
  * (`host.skills()`): `bin-missing`, `os-mismatch` and `skill-invalid` (a SKILL.md that does not parse).
  */
@@ -145,6 +147,7 @@ export type HiddenReason =
   | 'mcp-unavailable'
   | 'os-mismatch'
   | 'overridden'
+  | 'override-refused'
   | 'owner-only'
   | 'plugin-disabled'
   | 'plugin-load-failed'

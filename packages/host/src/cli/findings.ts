@@ -195,6 +195,7 @@ const EXPLAINED_ELSEWHERE = {
   'mcp-unavailable': false,
   'os-mismatch': false,
   overridden: true,
+  'override-refused': true,
   'owner-only': false,
   'plugin-disabled': true,
   'plugin-load-failed': true,

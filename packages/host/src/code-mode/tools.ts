@@ -3,7 +3,12 @@ import { defineTool } from '@toolhost/plugin-sdk';
 import * as z from 'zod';
 import { resolveLimits } from '../config/limits.js';
 import type { CodeModeSession } from '../core/dispatch/session.js';
-import { CODE_MODE_CONTEXT_KEY, CODE_MODE_SOURCE_ID } from '../core/register/code-mode.js';
+import {
+  CODE_MODE_CONTEXT_KEY,
+  CODE_MODE_SOURCE_ID,
+  DESCRIBE_TOOLS,
+  RUN_CODE,
+} from '../core/register/code-mode.js';
 import { createToolIndex, type SearchableTool } from '../core/search/index.js';
 import { blockAsText, errorResult } from '../core/wrap/results.js';
 import { inProcessTool } from '../sources/in-process.js';
@@ -11,8 +16,7 @@ import type { RegisteredTool } from '../types.js';
 import { accessor, signatureOf } from './signatures.js';
 import type { CodeOutcome, CodeRunner, CodeToolReply } from './types.js';
 
-export const RUN_CODE = 'run_code';
-export const DESCRIBE_TOOLS = 'describe_tools';
+export { DESCRIBE_TOOLS, RUN_CODE };
 
 /** Visible only where code mode is on: a session in code mode, or the host with `tools.codeMode`. */
 const IN_CODE_MODE: AvailabilityExpression = { kind: 'context', key: CODE_MODE_CONTEXT_KEY, equals: true };

@@ -64,6 +64,9 @@ const pluginSettings = z.strictObject({
   grants: grants.optional(),
   limits: pluginLimits.optional(),
   hooks: z.enum(['own', 'all']).optional().describe("Which calls the plugin's hooks see (default 'own')"),
+  overrides: names
+    .optional()
+    .describe("Built-in tools (exact names) the plugin's tools of the same name replace; meta tools never"),
 });
 
 const exec = z.strictObject({

@@ -52,6 +52,14 @@ function envOf(config: ToolhostConfig, env: NodeJS.ProcessEnv): Record<string, s
   return Object.fromEntries(names.map((name) => [name, env[name]]));
 }
 
+/** `plugins.<id>.overrides`, by plugin id; undefined when no plugin names one. */
+function overridesOf(config: ToolhostConfig): Record<string, readonly string[]> | undefined {
+  const entries = Object.entries(config.plugins ?? {}).flatMap(([id, settings]) =>
+    settings.overrides === undefined ? [] : [[id, settings.overrides] as const],
+  );
+  return entries.length === 0 ? undefined : Object.fromEntries(entries);
+}
+
 /** The settings of a config (the file's, with the code's laid over it: see `layerConfig`). */
 export function effectiveSettings(
   config: ToolhostConfig,
@@ -63,6 +71,7 @@ export function effectiveSettings(
   const deny = config.tools?.deny;
   const defer = config.tools?.defer;
   const catalog = config.tools?.catalog;
+  const replaceable = overridesOf(config);
   const limitsTable = resolveLimits(config.limits);
   const codeMode = config.tools?.codeMode ?? false;
   const runScript = overrides.runScript;
@@ -80,6 +89,7 @@ export function effectiveSettings(
       ...(deny === undefined || deny.length === 0 ? {} : { deny }),
       ...(defer === undefined || defer.length === 0 ? {} : { defer }),
       ...(catalog === undefined ? {} : { catalog }),
+      ...(replaceable === undefined ? {} : { overrides: replaceable }),
     },
     limitsTable,
     limits: limitsTable.call,

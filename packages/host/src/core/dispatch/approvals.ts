@@ -2,7 +2,9 @@ import { createHash, randomUUID } from 'node:crypto';
 import type { ApprovalSeverity } from '@toolhost/plugin-sdk';
 import type { Disposer, RegisteredTool } from '../../types.js';
 import { messageOf } from '../../util/errors.js';
+import { parseFrozen } from '../../util/frozen-json.js';
 import { Listeners } from '../../util/listeners.js';
+import { formatOwner } from '../refs.js';
 import { matchesPattern, subjectOf } from '../register/policy.js';
 import { errorResult } from '../wrap/results.js';
 import type { ApprovalAsk, ApprovalGate, ApprovalVerdict, CallStatus } from '../wrap/wrapper.js';
@@ -19,10 +21,14 @@ import type { ApprovalAsk, ApprovalGate, ApprovalVerdict, CallStatus } from '../
  *    input: the input is serialized and hashed here, and the approver gets a copy of exactly that;
  *    neither the session lock nor the hook time limit is held while a person decides, so the
  *    session's other calls go on (only this call waits, at most `approvals.timeoutMs`);
- * 4. right before the executor the input is hashed again: anything but what was approved is
- *    refused (`not-approved`), never run.
- * An `allow-always` is remembered for the session and the tool (or only that exact input, with
- * `scope: 'input'`) and answers later asks of that tool from any source at once.
+ * 4. right before the executor the input is hashed again: a change since it was shown (by code
+ *    that kept hold of the object) is refused (`not-approved`), never run; and the executor gets
+ *    not that object but a frozen copy parsed from the approved JSON, so nothing that runs after
+ *    the check (after-hooks, observers, un-awaited code holding the original) changes what runs.
+ * An `allow-always` is remembered for the session and the tool — its owner and name, so a tool of
+ * the same name from another plugin, server or channel (one that replaced it) is asked about
+ * again — or only that exact input, with `scope: 'input'`; it answers later asks of that tool from
+ * any source (config, descriptor, hook) at once.
  */
 
 /**
@@ -332,12 +338,20 @@ function staticAsk(tool: RegisteredTool, rules: readonly ApprovalRule[]): Approv
   };
 }
 
+/**
+ * What an `allow-always` is given to: the tool's owner and name (`plugin:good deploy`). A name
+ * has no space, so no owner and name pair reads as another.
+ */
+function alwaysKey(tool: RegisteredTool): string {
+  return `${formatOwner(tool.descriptor.owner)} ${tool.descriptor.name}`;
+}
+
 /** What a session keeps about approvals: its handler and what it allowed always. */
 export class SessionApprovals {
   readonly #sessionId: string;
   readonly #handler: ApprovalHandler | undefined;
   readonly #queue: ApprovalQueue;
-  /** By tool name: `true` (any input) or the hashes of the inputs allowed always. */
+  /** By {@link alwaysKey}: `true` (any input) or the hashes of the inputs allowed always. */
   readonly #always = new Map<string, true | Set<string>>();
 
   constructor(sessionId: string, handler: ApprovalHandler | undefined, queue: ApprovalQueue) {
@@ -403,10 +417,11 @@ export class SessionApprovals {
       timeoutMs: Math.min(defaultTimeoutMs, ask.timeoutMs ?? defaultTimeoutMs),
       requestedAt: Date.now(),
     };
-    const always = this.#always.get(name);
+    const key = alwaysKey(tool);
+    const always = this.#always.get(key);
     if (always === true || always?.has(frozen)) {
       this.#queue.recall(approval);
-      return { approved: true, frozen };
+      return { approved: true, frozen, input: parseFrozen(json) };
     }
     if (this.#handler === undefined && !this.#queue.watched) {
       return refuse(
@@ -421,13 +436,13 @@ export class SessionApprovals {
         if (settled.scope === 'input') {
           const hashes = always instanceof Set ? always : new Set<string>();
           hashes.add(frozen);
-          this.#always.set(name, hashes);
+          this.#always.set(key, hashes);
         } else {
-          this.#always.set(name, true);
+          this.#always.set(key, true);
         }
-        return { approved: true, frozen };
+        return { approved: true, frozen, input: parseFrozen(json) };
       case 'allow-once':
-        return { approved: true, frozen };
+        return { approved: true, frozen, input: parseFrozen(json) };
       case 'deny':
         return refuse(
           `Tool "${name}" was not approved: denied by ${settled.by}${settled.reason === undefined ? '' : `: ${settled.reason}`} (${why})`,

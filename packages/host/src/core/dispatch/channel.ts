@@ -31,6 +31,7 @@ import type {
 import { zodIssues } from '../../util/zod-issues.js';
 import { checkAvailabilityExpression } from '../filter/availability.js';
 import { formatOwner } from '../refs.js';
+import { builtinNamesOf, nameRefusal, overrideWarnings, refusedName } from '../register/names.js';
 import { isAllowedTool, subjectOf } from '../register/policy.js';
 
 /** Who wrote the message the session answers, as the embedding app knows them. */
@@ -98,6 +99,12 @@ export interface ChannelOptions {
   readonly ownerId?: string;
   /** Tools that exist only in this session. */
   readonly tools?: readonly ChannelTool[];
+  /**
+   * Built-in tools (exact names) the channel's tools of the same name replace in this session;
+   * without it a channel tool named like a built-in is hidden (`override-refused`). Meta tools
+   * (`skill`, `tool_search`, `run_code`, `describe_tools`) are never replaced.
+   */
+  readonly overrides?: readonly string[];
 }
 
 /** The availability context key a channel session sets to its channel id. */
@@ -110,6 +117,8 @@ export interface PreparedChannel {
   readonly tools: readonly RegisteredTool[];
   /** Names of owner-only tools, hidden from a sender who is not the owner. */
   readonly ownerOnly: ReadonlySet<string>;
+  /** Built-in names the channel's tools may take (`channel.overrides`). */
+  readonly overrides: readonly string[];
 }
 
 function isZodSchema(schema: unknown): schema is z.ZodObject {
@@ -256,6 +265,9 @@ export function prepareChannel(options: ChannelOptions): PreparedChannel {
   });
   const tools = options.tools ?? [];
   if (!Array.isArray(tools)) fail('channel.tools', 'must be an array');
+  const overrides = options.overrides ?? [];
+  if (!Array.isArray(overrides) || !overrides.every(nonEmptyString))
+    fail('channel.overrides', 'must be an array of tool names');
   const seen = new Set<string>();
   const ownerOnly = new Set<string>();
   const registered = tools.map((tool, index) => {
@@ -266,13 +278,15 @@ export function prepareChannel(options: ChannelOptions): PreparedChannel {
     if (tool.ownerOnly === true) ownerOnly.add(name);
     return made;
   });
-  return { id: options.id, call, tools: registered, ownerOnly };
+  return { id: options.id, call, tools: registered, ownerOnly, overrides: [...overrides] };
 }
 
 /**
  * The host's registry with the channel's tools merged in, for one policy. The host's Map is copied
  * once per snapshot (the session caches the result), never per call.
  * - Policy: a denied channel tool stays out, `policy-denied`, like any tool.
+ * - A built-in's name (unless `channel.overrides` names it) or a meta tool's: the channel tool
+ *   stays out, `override-refused` (core/register/names.ts), and the host's tool keeps the name.
  * - Owner-only: for a sender who is not the owner, the tool stays out with `owner-only`.
  * - A name taken by a host tool: the channel tool wins and the host tool is `overridden` (the
  *   channel comes last in the merge order). A plugin or server that adds a tool of that name later
@@ -285,6 +299,8 @@ export function withChannelTools(registry: Registry, channel: PreparedChannel, p
   const excluded: HiddenToolPlanEntry[] = [...registry.excluded];
   const diagnostics: RegistryDiagnostic[] = [...registry.diagnostics];
   const owner = formatOwner({ kind: 'channel', channelId: channel.id });
+  const builtinNames = builtinNamesOf(registry);
+  diagnostics.push(...overrideWarnings('channel.overrides', channel.overrides, builtinNames));
   for (const tool of channel.tools) {
     const name = tool.descriptor.name;
     const decision = isAllowedTool(subjectOf(tool), policy);
@@ -294,6 +310,13 @@ export function withChannelTools(registry: Registry, channel: PreparedChannel, p
         diagnostics: [{ reason: 'policy-denied', message: decision.message }],
       });
       diagnostics.push({ level: 'info', code: 'policy-denied', toolName: name, message: decision.message });
+      continue;
+    }
+    const refusal = nameRefusal(tool, builtinNames, channel.overrides);
+    if (refusal !== undefined) {
+      const { entry, diagnostic } = refusedName(tool, refusal);
+      excluded.push(entry);
+      diagnostics.push(diagnostic);
       continue;
     }
     for (const problem of checkAvailabilityExpression(tool.descriptor.availability)) {

@@ -1,5 +1,6 @@
 import type { ToolDescriptor } from '@toolhost/plugin-sdk';
 import type { RegisteredTool, ToolPolicy } from '../../types.js';
+import { TOOL_SEARCH_NAME } from '../register/names.js';
 import { matchesPattern, type PolicySubject, subjectOf } from '../register/policy.js';
 import type { SearchableTool } from '../search/index.js';
 
@@ -15,8 +16,8 @@ import type { SearchableTool } from '../search/index.js';
  *      new tool never reshuffles which others are loaded, and the prompt cache keeps its prefix.
  */
 
-/** The name of the search tool a session adds when some tool is deferred (MCP, Chat Completions, Anthropic client search). */
-export const TOOL_SEARCH_NAME = 'tool_search';
+// The search tool a session adds (MCP, Chat Completions, Anthropic client search): a meta tool's name.
+export { TOOL_SEARCH_NAME };
 
 /** Most results one search may ask for (Anthropic's own search returns 3–5). */
 export const MAX_SEARCH_LIMIT = 10;

@@ -13,6 +13,10 @@ import type { RegisteredTool } from '../../types.js';
 /** The source id of code mode's tools. */
 export const CODE_MODE_SOURCE_ID = 'code-mode';
 
+/** The names of code mode's tools. */
+export const RUN_CODE = 'run_code';
+export const DESCRIBE_TOOLS = 'describe_tools';
+
 /** The availability context key that is `true` in a code-mode session (and host-wide when `tools.codeMode`). */
 export const CODE_MODE_CONTEXT_KEY = 'tools.codeMode';
 

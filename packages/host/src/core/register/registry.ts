@@ -10,6 +10,7 @@ import type {
 import { checkAvailabilityExpression } from '../filter/availability.js';
 import { formatOwner } from '../refs.js';
 import { CODE_MODE_SOURCE_ID } from './code-mode.js';
+import { nameRefusal, overrideWarnings, refusedName } from './names.js';
 import { isAllowedTool, matchesPattern, type PolicySubject, subjectOf } from './policy.js';
 import { SKILLS_SOURCE_ID } from './skills.js';
 
@@ -26,6 +27,14 @@ function withExecutorRef(tool: RegisteredTool): RegisteredTool {
   return { ...tool, descriptor: { ...tool.descriptor, executor: tool.executor.ref } };
 }
 
+/** The built-in names the operator let `tool`'s plugin take (`plugins.<id>.overrides`). */
+function consentOf(tool: RegisteredTool, policy: ToolPolicy): readonly string[] | undefined {
+  const overrides = policy.overrides;
+  if (tool.source !== 'plugin' || overrides === undefined || !Object.hasOwn(overrides, tool.sourceId))
+    return undefined;
+  return overrides[tool.sourceId];
+}
+
 function sourceLabel(source: ToolSource): string {
   return source.kind === 'builtin' || source.kind === 'custom'
     ? source.kind
@@ -36,8 +45,11 @@ function sourceLabel(source: ToolSource): string {
  * Builds the tool Map from every source: built-in → plugin → mcp → custom, a fresh Map each time.
  * A tool whose name breaks the one name rule (`TOOL_NAME_PATTERN`) never enters it (`invalid-name`).
  * Policy is the next gate: a denied tool stays out of the Map and is recorded as excluded with
- * `policy-denied`. A later tool with a taken name replaces the earlier one on purpose; the loser is
- * recorded as excluded with `overridden` and a warning names winner and loser.
+ * `policy-denied`. Then the host's own names (names.ts): a plugin, MCP or channel tool named like
+ * a built-in (without `plugins.<id>.overrides` naming it), or any tool named like a meta tool but
+ * that meta tool, stays out with `override-refused`. Otherwise a later tool with a taken name
+ * replaces the earlier one on purpose; the loser is recorded as excluded with `overridden` and a
+ * warning names winner and loser.
  */
 export function buildRegistry(sources: readonly ToolSource[], policy: ToolPolicy): Registry {
   const ordered = [...sources].sort((a, b) => SOURCE_ORDER.indexOf(a.kind) - SOURCE_ORDER.indexOf(b.kind));
@@ -45,6 +57,10 @@ export function buildRegistry(sources: readonly ToolSource[], policy: ToolPolicy
   const excluded: HiddenToolPlanEntry[] = [];
   const diagnostics: RegistryDiagnostic[] = [];
   const subjects: PolicySubject[] = [];
+  // What the built-ins offer, admitted or not: a plugin does not get `read` because policy dropped it.
+  const builtinNames = new Set(
+    ordered.filter((s) => s.kind === 'builtin').flatMap((s) => s.tools.map((t) => t.descriptor.name)),
+  );
 
   for (const source of ordered) {
     let admitted = 0;
@@ -69,6 +85,13 @@ export function buildRegistry(sources: readonly ToolSource[], policy: ToolPolicy
           diagnostics: [{ reason: 'policy-denied', message: decision.message }],
         });
         diagnostics.push({ level: 'info', code: 'policy-denied', toolName: name, message: decision.message });
+        continue;
+      }
+      const refusal = nameRefusal(tool, builtinNames, consentOf(tool, policy));
+      if (refusal !== undefined) {
+        const { entry, diagnostic } = refusedName(tool, refusal);
+        excluded.push(entry);
+        diagnostics.push(diagnostic);
         continue;
       }
       admitted += 1;
@@ -106,6 +129,9 @@ export function buildRegistry(sources: readonly ToolSource[], policy: ToolPolicy
     }
     for (const entry of source.unavailable ?? []) excluded.push(entry);
   }
+
+  for (const [id, names] of Object.entries(policy.overrides ?? {}))
+    diagnostics.push(...overrideWarnings(`plugins.${id}.overrides`, names, builtinNames));
 
   for (const [list, code] of [
     [policy.allow, 'allow-matches-nothing'],

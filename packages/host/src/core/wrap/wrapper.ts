@@ -74,7 +74,13 @@ export interface ApprovalAsk {
 
 /** How an approval ended for the wrapper: go on with the frozen input, or stop with a result. */
 export type ApprovalVerdict =
-  | { readonly approved: true /** Hash of the input the person approved. */; readonly frozen: string }
+  | {
+      readonly approved: true;
+      /** Hash of the JSON the person approved. */
+      readonly frozen: string;
+      /** That JSON parsed anew, every object in it frozen: what the executor runs with. */
+      readonly input: unknown;
+    }
   | { readonly approved: false; readonly status: CallStatus; readonly result: ToolResult };
 
 /** What the wrapper needs of approvals (core/dispatch/approvals.ts implements it per session). */
@@ -554,7 +560,7 @@ export async function callTool(
       if (prepared.kind === 'done') return outcome(prepared.status, prepared.result, started);
       input = prepared.input;
       // Asked once, after the last before-hook, outside the session lock and the hook time limit.
-      let frozen: string | undefined;
+      let approved: Extract<ApprovalVerdict, { approved: true }> | undefined;
       if (prepared.ask !== undefined) {
         if (gate === undefined) {
           return outcome(
@@ -565,20 +571,24 @@ export async function callTool(
         }
         const verdict = await gate.decide(tool, toolUseId, input, prepared.ask, control.signal);
         if (!verdict.approved) return outcome(verdict.status, verdict.result, started);
-        frozen = verdict.frozen;
+        approved = verdict;
       }
       // A caller that gave up while the before-hooks ran gets nothing executed on its behalf.
       if (control.aborted) return outcome('cancelled', cancelledResult(tool), started);
-      // The executor runs with exactly what the person saw: a mutation since (of an object a hook
-      // or the approver kept hold of) is refused, not run unapproved.
-      if (frozen !== undefined && !gate?.unchanged(input, frozen)) {
-        return outcome(
-          'not-approved',
-          errorResult(
-            `Tool "${tool.descriptor.name}" was not approved: its input changed after it was shown to the approver`,
-          ),
-          started,
-        );
+      if (approved !== undefined) {
+        // A mutation since the person saw it (of an object a hook kept hold of) is refused, not
+        // run unapproved; and the executor gets the approved bytes as a frozen copy, not that
+        // object, so nothing that runs from here on can change what runs.
+        if (!gate?.unchanged(input, approved.frozen)) {
+          return outcome(
+            'not-approved',
+            errorResult(
+              `Tool "${tool.descriptor.name}" was not approved: its input changed after it was shown to the approver`,
+            ),
+            started,
+          );
+        }
+        input = approved.input;
       }
     }
     const executorStarted = performance.now();

@@ -27,6 +27,8 @@ export interface PluginSettings {
   readonly limits?: Partial<SandboxLimits & ConfigurableCapabilityLimits>;
   /** Which calls the plugin's hooks see: its own tools' (default) or every tool's. */
   readonly hooks?: 'own' | 'all';
+  /** Built-in tools the plugin's tools of the same name replace (read by the registry, not the loader). */
+  readonly overrides?: readonly string[];
 }
 
 /** Where a plugin stands after a load. */

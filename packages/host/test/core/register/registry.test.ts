@@ -8,28 +8,27 @@ describe('buildRegistry', () => {
       [
         source('custom', 'custom', [fakeTool('x', 'custom')]),
         source('mcp', 'srv', [fakeTool('x', 'mcp', 'srv')]),
-        source('builtin', 'builtin', [fakeTool('x')]),
         source('plugin', 'p', [fakeTool('x', 'plugin', 'p')]),
       ],
       {},
     );
     expect(registry.tools.get('x')?.source).toBe('custom');
     const losers = registry.excluded.map((e) => e.descriptor.owner.kind);
-    expect(losers).toEqual(['core', 'plugin', 'mcp']);
+    expect(losers).toEqual(['plugin', 'mcp']);
   });
 
   it('reports every override with winner and loser, never silently', () => {
     const registry = buildRegistry(
       [
         source('builtin', 'builtin', [fakeTool('read')]),
-        source('plugin', 'files', [fakeTool('read', 'plugin', 'files')]),
+        source('custom', 'custom', [fakeTool('read', 'custom')]),
       ],
       {},
     );
-    expect(registry.tools.get('read')?.sourceId).toBe('files');
+    expect(registry.tools.get('read')?.source).toBe('custom');
     const warning = registry.diagnostics.find((d) => d.code === 'tool-overridden');
     expect(warning).toMatchObject({ level: 'warning', toolName: 'read' });
-    expect(warning?.message).toContain('plugin:files');
+    expect(warning?.message).toContain('custom');
     expect(warning?.message).toContain('core');
     expect(registry.excluded).toEqual([
       {
@@ -37,6 +36,130 @@ describe('buildRegistry', () => {
         diagnostics: [expect.objectContaining({ reason: 'overridden' })],
       },
     ]);
+  });
+
+  it("keeps a built-in's name for the built-in: a plugin or MCP tool of that name is hidden as override-refused", () => {
+    const registry = buildRegistry(
+      [
+        source('builtin', 'builtin', [fakeTool('read'), fakeTool('write')]),
+        source('plugin', 'evil', [fakeTool('read', 'plugin', 'evil')]),
+        source('mcp', 'srv', [fakeTool('write', 'mcp', 'srv')]),
+      ],
+      {},
+    );
+    expect(registry.tools.get('read')?.source).toBe('builtin');
+    expect(registry.tools.get('write')?.source).toBe('builtin');
+    expect(registry.excluded.map((e) => [e.descriptor.name, e.descriptor.owner.kind, e.diagnostics])).toEqual(
+      [
+        [
+          'read',
+          'plugin',
+          [
+            {
+              reason: 'override-refused',
+              message:
+                'tool "read" of plugin:evil is hidden: "read" is the name of a built-in tool, which keeps it; to let plugin "evil" replace the built-in, add "read" to plugins.evil.overrides',
+            },
+          ],
+        ],
+        ['write', 'mcp', [expect.objectContaining({ reason: 'override-refused' })]],
+      ],
+    );
+    expect(registry.diagnostics).toContainEqual(
+      expect.objectContaining({ level: 'warning', code: 'override-refused', toolName: 'read' }),
+    );
+    expect(registry.diagnostics.some((d) => d.code === 'tool-overridden')).toBe(false);
+  });
+
+  it("keeps a built-in's name even while policy keeps the built-in out", () => {
+    const registry = buildRegistry(
+      [
+        source('builtin', 'builtin', [fakeTool('read')]),
+        source('plugin', 'evil', [fakeTool('read', 'plugin', 'evil')]),
+      ],
+      { builtins: false },
+    );
+    expect(registry.tools.has('read')).toBe(false);
+    expect(registry.excluded.map((e) => [e.descriptor.owner.kind, e.diagnostics[0]?.reason])).toEqual([
+      ['core', 'policy-denied'],
+      ['plugin', 'override-refused'],
+    ]);
+  });
+
+  it('lets a plugin replace exactly the built-ins plugins.<id>.overrides names, and says so', () => {
+    const registry = buildRegistry(
+      [
+        source('builtin', 'builtin', [fakeTool('read'), fakeTool('write')]),
+        source('plugin', 'files', [
+          fakeTool('read', 'plugin', 'files'),
+          fakeTool('write', 'plugin', 'files'),
+        ]),
+        source('plugin', 'other', [fakeTool('read', 'plugin', 'other')]),
+      ],
+      { overrides: { files: ['read'] } },
+    );
+    expect(registry.tools.get('read')?.sourceId).toBe('files');
+    expect(registry.tools.get('write')?.source).toBe('builtin');
+    expect(registry.diagnostics).toContainEqual(
+      expect.objectContaining({ code: 'tool-overridden', toolName: 'read' }),
+    );
+    const refused = registry.excluded.filter((e) => e.diagnostics[0]?.reason === 'override-refused');
+    expect(refused.map((e) => [e.descriptor.name, e.descriptor.owner])).toEqual([
+      ['write', { kind: 'plugin', pluginId: 'files' }],
+      ['read', { kind: 'plugin', pluginId: 'other' }],
+    ]);
+  });
+
+  it('gives no tool but its own a meta tool name (skill, tool_search, run_code, describe_tools), whatever the config', () => {
+    const meta = ['skill', 'tool_search', 'run_code', 'describe_tools', 'call_tool'];
+    const registry = buildRegistry(
+      [
+        source('builtin', 'code-mode', [fakeTool('run_code', 'builtin', 'code-mode')]),
+        source('builtin', 'skills', [fakeTool('skill', 'builtin', 'skills')]),
+        source('builtin', 'builtin', [fakeTool('tool_search')]),
+        source(
+          'plugin',
+          'evil',
+          meta.map((name) => fakeTool(name, 'plugin', 'evil')),
+        ),
+        source('custom', 'custom', [fakeTool('describe_tools', 'custom'), fakeTool('skill', 'custom')]),
+      ],
+      { overrides: { evil: meta } },
+    );
+    expect(registry.tools.get('run_code')?.sourceId).toBe('code-mode');
+    expect(registry.tools.get('skill')?.sourceId).toBe('skills');
+    expect([...registry.tools.keys()].sort()).toEqual(['run_code', 'skill']);
+    const refused = registry.excluded.map((e) => [e.descriptor.name, e.descriptor.owner.kind]);
+    expect(refused).toEqual([
+      ['tool_search', 'core'],
+      ...meta.map((name) => [name, 'plugin']),
+      ['describe_tools', 'custom'],
+      ['skill', 'custom'],
+    ]);
+    for (const entry of registry.excluded) expect(entry.diagnostics[0]?.reason).toBe('override-refused');
+    expect(registry.excluded[1]?.diagnostics[0]?.message).toBe(
+      'tool "skill" of plugin:evil is hidden: "skill" is the name of a toolhost meta tool, which no other tool may take whatever the config; rename the tool',
+    );
+    expect(registry.diagnostics).toContainEqual(
+      expect.objectContaining({
+        level: 'warning',
+        code: 'override-refused',
+        message: expect.stringContaining('plugins.evil.overrides names "skill", a meta tool'),
+      }),
+    );
+  });
+
+  it("lets a custom tool (the embedder's own code) replace a built-in, but never a meta tool", () => {
+    const registry = buildRegistry(
+      [
+        source('builtin', 'builtin', [fakeTool('read')]),
+        source('builtin', 'code-mode', [fakeTool('run_code', 'builtin', 'code-mode')]),
+        source('custom', 'custom', [fakeTool('read', 'custom'), fakeTool('run_code', 'custom')]),
+      ],
+      {},
+    );
+    expect(registry.tools.get('read')?.source).toBe('custom');
+    expect(registry.tools.get('run_code')?.sourceId).toBe('code-mode');
   });
 
   it('keeps a tool whose name breaks the one name rule out of the Map, whatever its source', () => {

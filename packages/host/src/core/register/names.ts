@@ -1,0 +1,131 @@
+/**
+ * Who may hold a name the host itself gives meaning to. A model calls `read` or `skill` for what
+ * the host documents them to do, so a tool from a source the host does not trust with that (a
+ * plugin, a bridged MCP server, a channel) must not receive those calls by merely taking the name:
+ * - A built-in's name stays the built-in's unless the operator names the override
+ *   (`plugins.<id>.overrides`, a channel session's `channel.overrides`). It counts as a built-in's
+ *   name whenever the built-ins offer it, admitted by policy or not, so an edit of `tools.deny`
+ *   never hands `read` to a plugin in passing. Custom tools (the embedder's own code, trusted like
+ *   the built-ins) still replace built-ins, with the registry's `tool-overridden` warning.
+ * - A meta tool's name (the tools through which the session reaches the others) belongs to that
+ *   meta tool alone: nothing, config or code, may take it. A code-mode session whose `run_code`
+ *   were a plugin's would have no tools at all.
+ * The loser is hidden with `override-refused`, saying what would allow it (or that nothing would).
+ */
+import type { HiddenToolPlanEntry } from '@toolhost/plugin-sdk';
+import type { RegisteredTool, Registry, RegistryDiagnostic } from '../../types.js';
+import { formatOwner } from '../refs.js';
+import { CODE_MODE_SOURCE_ID, DESCRIBE_TOOLS, RUN_CODE } from './code-mode.js';
+import { SKILL_TOOL_NAME, SKILLS_SOURCE_ID } from './skills.js';
+
+/** The name of the search tool a session adds when some tool is deferred. */
+export const TOOL_SEARCH_NAME = 'tool_search';
+
+/**
+ * Every meta tool's name, with the built-in source that alone may hold it in the Map; `undefined`
+ * for the ones a session adds itself (never in the Map). `call_tool` is the name the design gives
+ * deferral's call-through over MCP; Anthropic's server-side searches are named in the tool list.
+ */
+const META_TOOLS: ReadonlyMap<string, string | undefined> = new Map([
+  [SKILL_TOOL_NAME, SKILLS_SOURCE_ID],
+  [RUN_CODE, CODE_MODE_SOURCE_ID],
+  [DESCRIBE_TOOLS, CODE_MODE_SOURCE_ID],
+  [TOOL_SEARCH_NAME, undefined],
+  ['tool_search_tool_bm25', undefined],
+  ['tool_search_tool_regex', undefined],
+  ['call_tool', undefined],
+]);
+
+/** True for the name of a meta tool. */
+export function isMetaToolName(name: string): boolean {
+  return META_TOOLS.has(name);
+}
+
+/** Sources that take a built-in's name only by the operator's consent. */
+const NEEDS_CONSENT: ReadonlySet<RegisteredTool['source']> = new Set(['plugin', 'mcp', 'channel']);
+
+/** Where the operator would consent for `tool`'s source, in words. */
+function consentHint(tool: RegisteredTool, name: string): string {
+  switch (tool.source) {
+    case 'plugin':
+      return `to let plugin "${tool.sourceId}" replace the built-in, add "${name}" to plugins.${tool.sourceId}.overrides`;
+    case 'channel':
+      return `to let channel "${tool.sourceId}" replace the built-in, add "${name}" to the session's channel.overrides`;
+    default:
+      return `a tool of ${formatOwner(tool.descriptor.owner)} cannot replace a built-in; rename it`;
+  }
+}
+
+/**
+ * Why `tool` may not have its name, or `undefined` when it may. `builtinNames`: the names the
+ * built-in sources offer; `consented`: the built-in names the operator let this tool's source take.
+ */
+export function nameRefusal(
+  tool: RegisteredTool,
+  builtinNames: ReadonlySet<string>,
+  consented: readonly string[] | undefined,
+): string | undefined {
+  const name = tool.descriptor.name;
+  const what = `tool "${name}" of ${formatOwner(tool.descriptor.owner)} is hidden`;
+  if (META_TOOLS.has(name)) {
+    const owner = META_TOOLS.get(name);
+    if (owner !== undefined && tool.source === 'builtin' && tool.sourceId === owner) return undefined;
+    return `${what}: "${name}" is the name of a toolhost meta tool, which no other tool may take whatever the config; rename the tool`;
+  }
+  if (!builtinNames.has(name) || !NEEDS_CONSENT.has(tool.source) || consented?.includes(name) === true)
+    return undefined;
+  return `${what}: "${name}" is the name of a built-in tool, which keeps it; ${consentHint(tool, name)}`;
+}
+
+/** The hidden entry and the warning for a refused name. */
+export function refusedName(
+  tool: RegisteredTool,
+  message: string,
+): { entry: HiddenToolPlanEntry; diagnostic: RegistryDiagnostic } {
+  return {
+    entry: { descriptor: tool.descriptor, diagnostics: [{ reason: 'override-refused', message }] },
+    diagnostic: { level: 'warning', code: 'override-refused', toolName: tool.descriptor.name, message },
+  };
+}
+
+/**
+ * Warnings about consent that cannot do anything: a name of a meta tool (which nothing may take),
+ * or one no built-in has (a typo?). `key` is where the list is set, e.g. `plugins.files.overrides`.
+ */
+export function overrideWarnings(
+  key: string,
+  names: readonly string[],
+  builtinNames: ReadonlySet<string>,
+): RegistryDiagnostic[] {
+  const warnings: RegistryDiagnostic[] = [];
+  for (const name of names) {
+    if (META_TOOLS.has(name)) {
+      warnings.push({
+        level: 'warning',
+        code: 'override-refused',
+        toolName: name,
+        message: `${key} names "${name}", a meta tool, which no other tool may take; remove it`,
+      });
+    } else if (!builtinNames.has(name)) {
+      warnings.push({
+        level: 'warning',
+        code: 'override-matches-nothing',
+        toolName: name,
+        message: `${key} names "${name}", which no built-in tool of this host has (a typo?)`,
+      });
+    }
+  }
+  return warnings;
+}
+
+/**
+ * The names the built-ins offer in `registry`, admitted or not: the built-ins in the Map and those
+ * kept out (denied, disabled, replaced by a custom tool), all owned by `core`.
+ */
+export function builtinNamesOf(registry: Registry): Set<string> {
+  const names = new Set<string>();
+  for (const tool of registry.tools.values()) if (tool.source === 'builtin') names.add(tool.descriptor.name);
+  for (const entry of registry.excluded)
+    if (entry.descriptor.owner.kind === 'core') names.add(entry.descriptor.name);
+  return names;
+}
