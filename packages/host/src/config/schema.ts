@@ -219,6 +219,12 @@ export const configSchema = z
           'Wall-clock limit of one call, for tools whose source sets none of its own (default 30000)',
         ),
         hookTimeoutMs: ms('Wall-clock limit of each hook (default 10000)'),
+        skillFileBytes: z
+          .number()
+          .int()
+          .positive()
+          .optional()
+          .describe('Largest SKILL.md read, bytes; a larger one is hidden as skill-invalid (default 262144)'),
         maxResultChars: z.number().int().positive().optional(),
         plugin: pluginLimits.optional().describe('Default sandbox limits of every plugin'),
         mcpCallTimeoutMs: ms(

@@ -144,6 +144,7 @@ export class ToolHost {
               path: process.env.PATH ?? '',
               ...(process.env.PATHEXT === undefined ? {} : { pathExt: process.env.PATHEXT }),
             }),
+            maxFileBytes: () => settings().limitsTable.skillFileBytes,
           });
     this.#api = new ApiSource(code.customTools);
     // The four sources, in merge order; a fifth is one more line here.
