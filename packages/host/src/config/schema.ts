@@ -96,6 +96,12 @@ const builtins = z.union([
           .describe(
             "The plugins folder: 'read' (default) or 'write' (the model may author plugins the host loads)",
           ),
+        skills: z
+          .enum(['read', 'write'])
+          .optional()
+          .describe(
+            "The skills folder: 'read' (default) or 'write' (the model may author skills later prompts list)",
+          ),
       })
       .optional()
       .describe('What read/write/edit may do with the host control files; .toolhost/ is never writable'),
