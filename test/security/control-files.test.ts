@@ -24,7 +24,7 @@ const CONFIG = `${JSON.stringify({ plugins: { files: { grants: { fs: { read: ['.
 const CACHED = 'cached bundle of another plugin';
 const SKILL = '---\nname: hello\ndescription: Greets\n---\nSay hello.\n';
 
-describe('ctx.fs and the host control files (config, plugins/, .toolhost/)', () => {
+describe('ctx.fs and the host control files (config, plugins/, skills/, .toolhost/)', () => {
   const h = useHarness();
   let root: string;
   const at = (rel: string) => path.join(root, rel);
