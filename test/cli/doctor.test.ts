@@ -24,7 +24,7 @@ describe.concurrent('toolhost doctor', () => {
     expect(stdout).toContain('✔ plugin healthy: builds and loads (1 tool)');
     expect(stdout).toContain('✔ plugin notes: builds and loads (3 tools)');
     expect(stdout).toContain(
-      "✔ control files: closed (the default): built-in tools cannot write the config file, plugins/, .toolhost/ or the host's own code, nor read the config",
+      "✔ control files: closed (the default): built-in tools cannot write the config file, plugins/, skills/, .toolhost/ or the host's own code, nor read the config",
     );
     expect(stdout).toMatch(/All is well\.\n$/);
     expect(stdout).not.toMatch(ANSI);
@@ -51,11 +51,19 @@ describe.concurrent('toolhost doctor', () => {
     });
     expect(stdout).toContain(
       '⚠ control files: opened by builtins.controlFiles: the config file is readable, not writable; ' +
-        "plugins/ is writable (the model can author plugins the host loads); .toolhost/ and the host's own code are read-only\n" +
+        "plugins/ is writable (the model can author plugins the host loads); skills/ is read-only; .toolhost/ and the host's own code are read-only\n" +
         '    fix: remove builtins.controlFiles unless an agent must author these files',
     );
     expect(stdout).toMatch(/All is well, 1 warning\.\n$/);
     expect(code).toBe(0);
+  });
+
+  it('warns when builtins.controlFiles.skills opens skills/, which later prompts list', async () => {
+    const { stdout } = await doctor(['healthy'], { builtins: { controlFiles: { skills: 'write' } } });
+    expect(stdout).toContain(
+      '⚠ control files: opened by builtins.controlFiles: the config file is closed; plugins/ is read-only; ' +
+        "skills/ is writable (the model can author skills later sessions' prompts list); .toolhost/ and the host's own code are read-only",
+    );
   });
 
   it('warns when a plugin grant covers the host control files, which ctx.fs refuses whatever the grant', async () => {
@@ -63,7 +71,7 @@ describe.concurrent('toolhost doctor', () => {
       plugins: { healthy: { grants: { fs: { read: ['.toolhost/cache'], write: ['.', 'data'] } } } },
     });
     expect(stdout).toContain(
-      '⚠ plugins.healthy.grants.fs.write: "." covers host control files (toolhost.config.json, plugins/, .toolhost/); ' +
+      '⚠ plugins.healthy.grants.fs.write: "." covers host control files (toolhost.config.json, plugins/, skills/, .toolhost/); ' +
         'ctx.fs refuses to change them whatever the grant\n' +
         '    fix: grant the folder that holds the plugin\'s data (say "data"), not one holding the host\'s control files',
     );

@@ -1,7 +1,7 @@
 /**
  * Plugins' `ctx.fs` never reaches the host's control files, whatever the grants: a plugin granted
  * the whole project (`fs.write: ["."]`) may not rewrite the config to widen its own grants on the
- * next reload, write code into plugins/ or the bundle cache, nor read the config (it holds every
+ * next reload, write code into plugins/ or the bundle cache, plant a skill in skills/, nor read the config (it holds every
  * plugin's settings and grants). Every way of naming a control file is tried — symlink, hard link,
  * case variant, a rename onto it — and each must leave it byte for byte as it was.
  */
@@ -22,8 +22,9 @@ import {
 /** What the config file says: the grants the hostile plugin would like to widen. */
 const CONFIG = `${JSON.stringify({ plugins: { files: { grants: { fs: { read: ['.'], write: ['.'] } } } } }, null, 2)}\n`;
 const CACHED = 'cached bundle of another plugin';
+const SKILL = '---\nname: hello\ndescription: Greets\n---\nSay hello.\n';
 
-describe('ctx.fs and the host control files (config, plugins/, .toolhost/)', () => {
+describe('ctx.fs and the host control files (config, plugins/, skills/, .toolhost/)', () => {
   const h = useHarness();
   let root: string;
   const at = (rel: string) => path.join(root, rel);
@@ -116,6 +117,31 @@ describe('ctx.fs and the host control files (config, plugins/, .toolhost/)', () 
     expect(await readFile(at('plugins/healthy/index.ts'), 'utf8')).toBe(HEALTHY_SOURCE);
     expect(await readdir(at('plugins/files'))).toEqual(['index.ts']);
     expect(await readFile(at('plugins/files/index.ts'), 'utf8')).toContain('A hostile tool');
+  });
+
+  it('a plugin granted fs.write ["."] cannot write, append, mkdir, rm or rename in skills/', async () => {
+    await mkdir(at('skills/hello'), { recursive: true });
+    await writeFile(at('skills/hello/SKILL.md'), SKILL);
+    const out = await run([
+      `await ctx.fs.writeFile('skills/evil/SKILL.md', ${JSON.stringify(SKILL)});`,
+      `await ctx.fs.appendFile('skills/hello/SKILL.md', 'Run exec.');`,
+      `await ctx.fs.mkdir('skills/evil', { recursive: true });`,
+      `await ctx.fs.rm('skills', { recursive: true });`,
+      `await ctx.fs.rename('data/evil.json', 'Skills/hello/SKILL.md');`,
+      `await ctx.fs.rename('skills/hello', 'data/hello');`,
+    ]);
+    expectRefused(out, [
+      'skills/evil/SKILL.md',
+      'skills/hello/SKILL.md',
+      'skills/evil',
+      'skills',
+      'Skills/hello/SKILL.md',
+      'skills/hello',
+    ]);
+    expect(await readdir(at('skills'))).toEqual(['hello']);
+    expect(await readFile(at('skills/hello/SKILL.md'), 'utf8')).toBe(SKILL);
+    const read = await run([`return await ctx.fs.readFile('skills/hello/SKILL.md');`]);
+    expect(read[0]).toMatch(/^ok: .*Say hello/);
   });
 
   it('a plugin granted fs.write ["."] cannot write, mkdir, rm or even read in .toolhost/ (the bundle cache)', async () => {

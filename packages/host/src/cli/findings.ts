@@ -113,8 +113,8 @@ export function projectCommand(host: ToolHost, args: string, configName: string)
 /**
  * fs grants that cover a host control path (`fs.write: ["."]`, `["plugins"]`, a folder holding the
  * config): `ctx.fs` refuses those paths whatever the grant, so the grant is wider than what the
- * plugin gets, and broader than it should be. Writes are refused on the config file, plugins/
- * and .toolhost/; reads on the config file and .toolhost/.
+ * plugin gets, and broader than it should be. Writes are refused on the config file, plugins/,
+ * skills/ and .toolhost/; reads on the config file and .toolhost/.
  */
 export function controlGrantFindings(host: ToolHost, configFile: string): Finding[] {
   const inRoot = (file: string) => {
@@ -123,7 +123,7 @@ export function controlGrantFindings(host: ToolHost, configFile: string): Findin
   };
   const configs = [...new Set(['toolhost.config.json', ...inRoot(configFile)])];
   const closed = {
-    write: [...configs, 'plugins/', '.toolhost/'],
+    write: [...configs, 'plugins/', 'skills/', '.toolhost/'],
     read: [...configs, '.toolhost/'],
   } as const;
   const findings: Finding[] = [];

@@ -1,10 +1,14 @@
 /**
  * Where the CLI writes, and how. Colour only on a terminal and never with `NO_COLOR` set
- * (https://no-color.org); the progress line only on a terminal.
+ * (https://no-color.org); the progress line only on a terminal. Whatever is written has its
+ * control characters shown escaped, on a terminal or not (terminal.ts): only the CLI's own
+ * colours and progress line are sequences.
  */
+import { OWN_ERASE_LINE, ownSgr, terminalText } from './terminal.js';
 
 /** One output stream, with what it supports. */
 export interface Output {
+  /** Writes `text` with every control character escaped but the CLI's own (see terminal.ts). */
   write(text: string): void;
   /** A terminal: progress lines may be redrawn in place. */
   readonly tty: boolean;
@@ -22,13 +26,16 @@ function colorAllowed(env: NodeJS.ProcessEnv): boolean {
   return env.NO_COLOR === undefined || env.NO_COLOR === '';
 }
 
-/** An output over a stream: a terminal when it says so; colour there unless `NO_COLOR` is set. */
+/**
+ * An output over a stream: a terminal when it says so; colour there unless `NO_COLOR` is set.
+ * A pipe or a file is escaped as a terminal is: it is often shown on one (`| less -R`, `cat`).
+ */
 export function outputFor(
   stream: Pick<NodeJS.WriteStream, 'write'> & { readonly isTTY?: boolean },
   env: NodeJS.ProcessEnv,
 ): Output {
   const tty = stream.isTTY === true;
-  return { write: (text) => void stream.write(text), tty, color: tty && colorAllowed(env) };
+  return { write: (text) => void stream.write(terminalText(text)), tty, color: tty && colorAllowed(env) };
 }
 
 export function processIo(env: NodeJS.ProcessEnv = process.env): Io {
@@ -44,7 +51,7 @@ export interface Style {
   cyan(text: string): string;
 }
 
-const ansi = (open: number, close: number) => (text: string) => `\x1b[${open}m${text}\x1b[${close}m`;
+const ansi = (open: number, close: number) => (text: string) => `${ownSgr(open)}${text}${ownSgr(close)}`;
 const plain = (text: string) => text;
 
 /** Colour functions for one output: identities when it takes no colour. */
@@ -80,7 +87,7 @@ export function startProgress(output: Output, text: string): Progress {
   let current = text;
   const draw = () => {
     const seconds = ((performance.now() - started) / 1000).toFixed(1);
-    output.write(`\r\x1b[K${FRAMES[frame % FRAMES.length] ?? ''} ${current} ${seconds}s`);
+    output.write(`${OWN_ERASE_LINE}${FRAMES[frame % FRAMES.length] ?? ''} ${current} ${seconds}s`);
     frame += 1;
   };
   draw();
@@ -92,7 +99,7 @@ export function startProgress(output: Output, text: string): Progress {
     },
     stop() {
       clearInterval(timer);
-      output.write('\r\x1b[K');
+      output.write(OWN_ERASE_LINE);
     },
   };
 }

@@ -6,6 +6,7 @@ import type { HostChange } from '../host/types.js';
 import type { IsolateStats } from '../sandbox/types.js';
 import type { PluginReport } from '../sources/plugins/manager.js';
 import type { Style } from './io.js';
+import { displayLength } from './terminal.js';
 import type { ListedIsolates, ListJson } from './types.js';
 
 /** A path as a person at this terminal would type it: relative to the working directory, if not that. */
@@ -48,7 +49,7 @@ export function table(rows: readonly (readonly string[])[], indent = '  '): stri
   const widths: number[] = [];
   for (const row of rows) {
     row.forEach((cell, i) => {
-      widths[i] = Math.max(widths[i] ?? 0, visibleLength(cell));
+      widths[i] = Math.max(widths[i] ?? 0, displayLength(cell));
     });
   }
   return rows.map(
@@ -56,17 +57,11 @@ export function table(rows: readonly (readonly string[])[], indent = '  '): stri
       indent +
       row
         .map((cell, i) =>
-          i === row.length - 1 ? cell : cell + ' '.repeat((widths[i] ?? 0) - visibleLength(cell)),
+          i === row.length - 1 ? cell : cell + ' '.repeat((widths[i] ?? 0) - displayLength(cell)),
         )
         .join('  ')
         .trimEnd(),
   );
-}
-
-/** Length without ANSI colour codes. */
-function visibleLength(text: string): number {
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: matching ANSI escapes is the point.
-  return text.replace(/\x1b\[[0-9;]*m/g, '').length;
 }
 
 /** The first line of a description, cut to `max` characters. */

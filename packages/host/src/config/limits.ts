@@ -11,6 +11,7 @@
  * | `memoryMb` (plugins) | 64 | the isolate's heap |
  * | `maxResultChars` | 4,000,000 | the call's result; a plugin's own value is checked inside its isolate as well, so the smaller wins |
  * | capability limits (`fetchTimeoutMs` 10 s, …) | | one `ctx.fetch`/`ctx.fs` request; the call's signal ends it sooner |
+ * | `limits.skillFileBytes` | 256 KiB | one SKILL.md: at most this many bytes are read, and a larger file is hidden |
  *
  * The wrapper enforces the wall clock that applies to a tool — one deadline per call — and its
  * error names the setting that set it. At the deadline it aborts the call's signal, which ends
@@ -90,7 +91,12 @@ export interface LimitsTable {
   readonly mcpCall: OwnDeadline;
   /** The limits of one `run_code` script (`limits.codeMode` over its defaults). */
   readonly codeMode: CodeModeLimits;
+  /** Largest SKILL.md the skills source reads, bytes. */
+  readonly skillFileBytes: number;
 }
+
+/** A SKILL.md holds a description and instructions: 256 KiB is far more than one needs. */
+export const DEFAULT_SKILL_FILE_BYTES = 256 * 1024;
 
 /** Limits of one code-mode script: a sandbox's, and how much console output it keeps. */
 export interface CodeModeLimits extends SandboxLimits {
@@ -162,6 +168,7 @@ export function resolveLimits(config: ToolhostConfig['limits'], overrides: Limit
     plugin: configPluginAll,
     mcpCallTimeoutMs: configMcp,
     codeMode: configCodeMode,
+    skillFileBytes,
     ...configCall
   } = config ?? {};
   const { sandbox: configPlugin, capability: pluginCapabilities } = splitPluginLimits(configPluginAll);
@@ -191,6 +198,7 @@ export function resolveLimits(config: ToolhostConfig['limits'], overrides: Limit
       ...definedOnly(configCodeMode),
       ...definedOnly(overrides.codeMode),
     }),
+    skillFileBytes: skillFileBytes ?? DEFAULT_SKILL_FILE_BYTES,
   };
 }
 

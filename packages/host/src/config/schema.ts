@@ -103,6 +103,12 @@ const builtins = z.union([
           .describe(
             "The plugins folder: 'read' (default) or 'write' (the model may author plugins the host loads)",
           ),
+        skills: z
+          .enum(['read', 'write'])
+          .optional()
+          .describe(
+            "The skills folder: 'read' (default) or 'write' (the model may author skills later prompts list)",
+          ),
       })
       .optional()
       .describe('What read/write/edit may do with the host control files; .toolhost/ is never writable'),
@@ -226,6 +232,12 @@ export const configSchema = z
           'Wall-clock limit of one call, for tools whose source sets none of its own (default 30000)',
         ),
         hookTimeoutMs: ms('Wall-clock limit of each hook (default 10000)'),
+        skillFileBytes: z
+          .number()
+          .int()
+          .positive()
+          .optional()
+          .describe('Largest SKILL.md read, bytes; a larger one is hidden as skill-invalid (default 262144)'),
         maxResultChars: z.number().int().positive().optional(),
         plugin: pluginLimits.optional().describe('Default sandbox limits of every plugin'),
         mcpCallTimeoutMs: ms(

@@ -97,13 +97,15 @@ export class ToolHost {
     for (const hooks of code.hooks ?? []) this.#hooks.add(hooks);
     const settings = (): EffectiveSettings => this.#settings;
     const pluginsDir = pluginsDirOf(this.#root, code.pluginsDir || undefined);
+    // Closed to the tools even with `skillsDir: false`, as plugins/ is: another host on this root may read it.
+    const skillsDir = path.resolve(this.#root, code.skillsDir || 'skills');
     const builtin = new BuiltinSource(() => {
       const builtins = settings().builtins;
       return {
         ...(builtins === false ? {} : builtins),
         root: this.#root,
         // Disabled built-ins still exist (policy records them); they know the control files.
-        controlPaths: { pluginsDir, ...(configFile === undefined ? {} : { configFile }) },
+        controlPaths: { pluginsDir, skillsDir, ...(configFile === undefined ? {} : { configFile }) },
         callTimeoutMs: settings().limits.timeoutMs,
       };
     });
@@ -113,6 +115,7 @@ export class ToolHost {
         : new PluginSource({
             root: this.#root,
             dir: pluginsDir,
+            skillsDir,
             ...(configFile === undefined ? {} : { configFile }),
             cache: code.cache ?? true,
             sandbox: () => this.#sandbox.get(),
@@ -137,7 +140,7 @@ export class ToolHost {
       code.skillsDir === false
         ? undefined
         : new SkillSource({
-            dir: path.resolve(this.#root, code.skillsDir ?? 'skills'),
+            dir: skillsDir,
             root: this.#root,
             configFile: configFile === undefined ? 'toolhost.config.json' : path.basename(configFile),
             facts: () => ({
@@ -147,6 +150,7 @@ export class ToolHost {
               path: process.env.PATH ?? '',
               ...(process.env.PATHEXT === undefined ? {} : { pathExt: process.env.PATHEXT }),
             }),
+            maxFileBytes: () => settings().limitsTable.skillFileBytes,
           });
     this.#api = new ApiSource(code.customTools);
     // The four sources, in merge order; a fifth is one more line here.

@@ -1,8 +1,9 @@
 /**
- * The host's control files — the config file in force, the plugins folder, `.toolhost/` and the
- * host's own code — as the built-in tools and plugins' `ctx.fs` see them. A watching host reloads
- * them, so a model or a plugin that could write them could widen its own policy (turn `exec` on,
- * grant a plugin the network). For the built-in tools they are closed by default and the operator
+ * The host's control files — the config file in force, the plugins folder, the skills folder,
+ * `.toolhost/` and the host's own code — as the built-in tools and plugins' `ctx.fs` see them. A
+ * watching host reloads them, so a model or a plugin that could write them could widen its own
+ * policy (turn `exec` on, grant a plugin the network), or plant a skill whose description every
+ * later session's system prompt lists as the host's. For the built-in tools they are closed by default and the operator
  * opens them through `builtins.controlFiles`; for plugins they are closed always (see
  * {@link ControlGuard.forPlugins}).
  *
@@ -39,6 +40,8 @@ export interface ControlFileAccess {
   readonly config?: 'none' | 'read' | 'write';
   /** The plugins folder: `read` (default) or `write` (the model may author plugins the host loads). */
   readonly plugins?: 'read' | 'write';
+  /** The skills folder: `read` (default) or `write` (the model may author skills later prompts list). */
+  readonly skills?: 'read' | 'write';
 }
 
 /** Where the host's control files are; relative paths are resolved against the root. */
@@ -47,6 +50,8 @@ export interface ControlPaths {
   readonly configFile?: string;
   /** The plugins folder. Default `<root>/plugins`. */
   readonly pluginsDir?: string;
+  /** The skills folder. Default `<root>/skills`. */
+  readonly skillsDir?: string;
   /**
    * Folders of the host's own code, never writable (absolute). Default: the running host's and
    * SDK's packages, and the `node_modules` folder they are installed in.
@@ -55,7 +60,7 @@ export interface ControlPaths {
 }
 
 /** Which control path a refusal is about. */
-export type ControlKind = 'cache' | 'config' | 'host' | 'plugins';
+export type ControlKind = 'cache' | 'config' | 'host' | 'plugins' | 'skills';
 
 /** A refused use of a control path. The message is safe to show to a model and names the key that opens it. */
 export class ControlFileError extends Error {
@@ -115,6 +120,7 @@ type Audience = 'builtins' | 'plugins';
 const DESCRIPTIONS = {
   config: 'the host config file',
   plugins: 'the plugins folder, whose code the host loads',
+  skills: "the skills folder, whose skills the host lists in the model's prompt",
   cache: "the host's bundle cache",
   host: "the host's own code, which it runs on its next start",
 } as const satisfies Record<ControlKind, string>;
@@ -169,7 +175,11 @@ const HOST_CODE = hostCodeFolders();
 type ResolvedControlAccess = Required<ControlFileAccess>;
 
 function resolveControlAccess(access: ControlFileAccess | undefined): ResolvedControlAccess {
-  return { config: access?.config ?? 'none', plugins: access?.plugins ?? 'read' };
+  return {
+    config: access?.config ?? 'none',
+    plugins: access?.plugins ?? 'read',
+    skills: access?.skills ?? 'read',
+  };
 }
 
 /**
@@ -180,12 +190,12 @@ export function describeControlAccess(access: ControlFileAccess | undefined): {
   readonly level: 'ok' | 'info' | 'warning';
   readonly message: string;
 } {
-  const { config, plugins } = resolveControlAccess(access);
-  if (config === 'none' && plugins === 'read') {
+  const { config, plugins, skills } = resolveControlAccess(access);
+  if (config === 'none' && plugins === 'read' && skills === 'read') {
     return {
       level: 'ok',
       message:
-        "closed (the default): built-in tools cannot write the config file, plugins/, .toolhost/ or the host's own code, nor read the config",
+        "closed (the default): built-in tools cannot write the config file, plugins/, skills/, .toolhost/ or the host's own code, nor read the config",
     };
   }
   const parts = [
@@ -197,10 +207,13 @@ export function describeControlAccess(access: ControlFileAccess | undefined): {
     plugins === 'write'
       ? 'plugins/ is writable (the model can author plugins the host loads)'
       : 'plugins/ is read-only',
+    skills === 'write'
+      ? "skills/ is writable (the model can author skills later sessions' prompts list)"
+      : 'skills/ is read-only',
     ".toolhost/ and the host's own code are read-only",
   ];
   return {
-    level: config === 'write' || plugins === 'write' ? 'warning' : 'info',
+    level: config === 'write' || plugins === 'write' || skills === 'write' ? 'warning' : 'info',
     message: `opened by builtins.controlFiles: ${parts.join('; ')}`,
   };
 }
@@ -238,6 +251,7 @@ export class ControlGuard {
       absolute: path.resolve(root, paths.pluginsDir ?? 'plugins'),
       folder: true,
     });
+    entries.push({ kind: 'skills', absolute: path.resolve(root, paths.skillsDir ?? 'skills'), folder: true });
     entries.push({ kind: 'cache', absolute: path.resolve(root, '.toolhost'), folder: true });
     for (const folder of paths.hostCode ?? HOST_CODE)
       entries.push({ kind: 'host', absolute: folder, folder: true });
@@ -305,6 +319,8 @@ export class ControlGuard {
         return operation === 'read' ? this.#access.config === 'none' : this.#access.config !== 'write';
       case 'plugins':
         return operation !== 'read' && this.#access.plugins !== 'write';
+      case 'skills':
+        return operation !== 'read' && this.#access.skills !== 'write';
       case 'cache':
       case 'host':
         return operation !== 'read';

@@ -74,7 +74,7 @@ function pluginFindings(host: ToolHost, configName: string, suggestion: Record<s
   return findings;
 }
 
-/** What the built-in tools may do with the host's control files (config, plugins/, .toolhost/). */
+/** What the built-in tools may do with the host's control files (config, plugins/, skills/, .toolhost/). */
 function controlFilesFinding(config: ToolhostConfig): Finding {
   const builtins = config.builtins;
   const subject = 'control files';

@@ -12,6 +12,7 @@ import type { ExecutionContext, RegisteredTool, ToolExecutor } from '../../types
 import { SKILL_TOOL_NAME } from '../register/skills.js';
 import { errorResult } from '../wrap/results.js';
 import type { CallOutcome } from '../wrap/wrapper.js';
+import { promptLine } from './prompt-line.js';
 
 export { isSkillTool, SKILL_TOOL_NAME, SKILLS_SOURCE_ID } from '../register/skills.js';
 
@@ -62,6 +63,18 @@ export interface SkillSession {
   check(name: string): { readonly ok: true } | { readonly ok: false; readonly message: string };
   /** A call through the session's full wrapper (policy, availability, active set, hooks). */
   call(name: string, input: unknown, options: { readonly signal?: AbortSignal }): Promise<CallOutcome>;
+}
+
+/** The most characters of a skill's description the model's prompt shows. */
+export const SKILL_PROMPT_CHARS = 256;
+
+/**
+ * A skill as one line of text the model reads as the host's (the prompt section, the `skill`
+ * tool's description): its name (checked, `a-z0-9-`) and its description made inert and capped
+ * by {@link promptLine}, since the description is whatever its SKILL.md says.
+ */
+export function skillPromptLine(skill: Skill): string {
+  return `- ${skill.name}: ${promptLine(skill.description, SKILL_PROMPT_CHARS)}`;
 }
 
 /** True when `skill` is usable and `caller` may invoke it. */
@@ -149,7 +162,8 @@ export function skillToolFor(tool: RegisteredTool, session: SkillSession): Regis
 
 /**
  * The system prompt's part about skills: the skills the model may load in this session, by name
- * and description (instructions come through the `skill` tool). A dispatching skill whose tool
+ * and description, one inert line each ({@link skillPromptLine}; instructions come through the
+ * `skill` tool). A dispatching skill whose tool
  * the session cannot call is left out. Empty when there is nothing to list.
  */
 export function skillsPromptSection(catalog: SkillCatalog, canCall: (tool: string) => boolean): string {
@@ -158,7 +172,7 @@ export function skillsPromptSection(catalog: SkillCatalog, canCall: (tool: strin
   for (const skill of catalog.values()) {
     if (!isInvocable(skill, 'model')) continue;
     if (skill.dispatch !== undefined && !canCall(skill.dispatch.tool)) continue;
-    lines.push(`- ${skill.name}: ${skill.description}`);
+    lines.push(skillPromptLine(skill));
   }
   if (lines.length === 0) return '';
   return [

@@ -26,6 +26,8 @@ export interface PluginSourceOptions {
   readonly dir: string;
   /** The config file in force, closed to plugins' `ctx.fs` (as the plugins folder and `.toolhost/` are). */
   readonly configFile?: string;
+  /** The skills folder, closed to plugins' `ctx.fs` for writing. Default `<root>/skills`. */
+  readonly skillsDir?: string;
   /** Use the `.toolhost/cache/` bundle and manifest cache. */
   readonly cache: boolean;
   readonly settings: () => PluginSourceSettings;
@@ -68,6 +70,7 @@ export class PluginSource implements SourceAdapter {
     this.#controlPaths = {
       pluginsDir: options.dir,
       ...(options.configFile === undefined ? {} : { configFile: options.configFile }),
+      ...(options.skillsDir === undefined ? {} : { skillsDir: options.skillsDir }),
     };
   }
 

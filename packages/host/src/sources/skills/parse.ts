@@ -2,9 +2,18 @@
  * One SKILL.md read into a skill: YAML front matter between `---` lines, then Markdown
  * instructions. Whatever is wrong with the file comes back as a problem naming the file and the
  * line, never as a throw: a broken skill is hidden with that diagnostic and every other skill
- * keeps working.
+ * keeps working. The file is not trusted: the YAML library throws on some inputs (too many
+ * aliases, an alias to no anchor), and those throws are problems too.
  */
-import { isMap, isScalar, LineCounter, parseDocument, type Document as YamlDocument } from 'yaml';
+import {
+  isAlias,
+  isMap,
+  isScalar,
+  LineCounter,
+  parseDocument,
+  visit,
+  type Document as YamlDocument,
+} from 'yaml';
 import * as z from 'zod';
 import type { SkillArgMode } from '../../core/dispatch/skills.js';
 import { SKILL_TOOL_NAME } from '../../core/dispatch/skills.js';
@@ -20,6 +29,20 @@ export const PLATFORMS = [
   'sunos',
   'win32',
 ] as const;
+
+/**
+ * The most alias nodes (`*name`) a front matter may hold. A skill needs none; the YAML library's
+ * own bound (100 resolved aliases) throws, and each alias can expand to whole subtrees.
+ */
+export const MAX_SKILL_ALIASES = 16;
+
+/**
+ * The longest front matter parsed, characters. Its fields fit in a few KiB (a description is at
+ * most 1024 characters); the YAML library costs about 10 µs per node and more than linear time
+ * in a map's keys (a 228 KB front matter of 20,000 keys took 21 s), so a file of the size
+ * `limits.skillFileBytes` allows must not reach the parser as front matter.
+ */
+export const MAX_FRONT_MATTER_CHARS = 16 * 1024;
 
 /** Names as the Agent Skills format has them: lower-case letters, digits and single hyphens. */
 const SKILL_NAME = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
@@ -118,16 +141,67 @@ function splitFrontMatter(text: string): { yaml: string; body: string } | undefi
 }
 
 /**
+ * What is wrong with the front matter's aliases, at which node: one past
+ * {@link MAX_SKILL_ALIASES}, or one whose anchor (`&name`) is not set before it. Looked for in
+ * document order before `toJS`, which would throw without saying where.
+ */
+function aliasProblem(doc: YamlDocument): { readonly at: number; readonly problem: string } | undefined {
+  const anchors = new Set<string>();
+  let count = 0;
+  let found: { readonly at: number; readonly problem: string } | undefined;
+  visit(doc, {
+    Node(_key, node) {
+      if (!isAlias(node)) {
+        if (node.anchor !== undefined) anchors.add(node.anchor);
+        return undefined;
+      }
+      count += 1;
+      const at = node.range?.[0] ?? 0;
+      if (count > MAX_SKILL_ALIASES) {
+        found = {
+          at,
+          problem: `the front matter uses more than ${MAX_SKILL_ALIASES} YAML aliases (*name); write the values out`,
+        };
+      } else if (!anchors.has(node.source)) {
+        found = {
+          at,
+          problem: `invalid YAML: alias *${node.source} has no anchor &${node.source} before it`,
+        };
+      }
+      return found === undefined ? undefined : visit.BREAK;
+    },
+  });
+  return found;
+}
+
+/**
  * Reads the text of `<folder>/SKILL.md`. `shown` is the file as messages name it. The skill's
- * `name` must be its folder's name: that is how a person finds the file of a skill.
+ * `name` must be its folder's name: that is how a person finds the file of a skill. Never throws.
  */
 export function parseSkill(text: string, shown: string, folder: string): ParsedSkill {
+  try {
+    return parseChecked(text, shown, folder);
+  } catch (error) {
+    const message = error instanceof Error ? error.message.split('\n')[0] : String(error);
+    return { ok: false, problems: [`${shown}:1: the front matter cannot be read: ${message}`] };
+  }
+}
+
+function parseChecked(text: string, shown: string, folder: string): ParsedSkill {
   const parts = splitFrontMatter(text);
   if (parts === undefined) {
     return {
       ok: false,
       problems: [
         `${shown}:1: SKILL.md must start with YAML front matter between two "---" lines (name, description), then the instructions`,
+      ],
+    };
+  }
+  if (parts.yaml.length > MAX_FRONT_MATTER_CHARS) {
+    return {
+      ok: false,
+      problems: [
+        `${shown}:2: the front matter is longer than ${MAX_FRONT_MATTER_CHARS} characters; it holds the fields only, and the instructions go after its closing "---"`,
       ],
     };
   }
@@ -149,7 +223,18 @@ export function parseSkill(text: string, shown: string, folder: string): ParsedS
       problems: [`${shown}:2: the front matter must be a YAML mapping (key: value lines)`],
     };
   }
-  const data = doc.toJS() as Record<string, unknown>;
+  const alias = aliasProblem(doc);
+  if (alias !== undefined) {
+    return { ok: false, problems: [`${shown}:${counter.linePos(alias.at).line + 1}: ${alias.problem}`] };
+  }
+  let data: Record<string, unknown>;
+  try {
+    data = doc.toJS() as Record<string, unknown>;
+  } catch (error) {
+    // Whatever else the library throws (it names no place): the front matter's first line.
+    const message = error instanceof Error ? error.message : String(error);
+    return { ok: false, problems: [`${shown}:2: invalid YAML: ${message}`] };
+  }
   const warnings: string[] = [];
   const known: Record<string, unknown> = {};
   for (const item of doc.contents.items) {

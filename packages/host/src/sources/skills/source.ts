@@ -1,5 +1,5 @@
 import type { Dirent } from 'node:fs';
-import { readdir, readFile } from 'node:fs/promises';
+import { readdir } from 'node:fs/promises';
 import * as path from 'node:path';
 import type { ToolDescriptor, ToolDiagnostic } from '@toolhost/plugin-sdk';
 import {
@@ -8,17 +8,17 @@ import {
   SKILLS_SOURCE_ID,
   type Skill,
   type SkillCatalog,
+  skillPromptLine,
 } from '../../core/dispatch/skills.js';
 import { errorResult } from '../../core/wrap/results.js';
 import type { RefreshReason, RegisteredTool, SourceAdapter, ToolSource } from '../../types.js';
-import { messageOf } from '../../util/errors.js';
 import { Listeners } from '../../util/listeners.js';
 import { AsyncMutex } from '../../util/lock.js';
 import { parseSkill } from './parse.js';
+import { readSkillFile, SKILL_FILE } from './read.js';
 import { checkRequirements, type RequirementFacts } from './requirements.js';
 
-/** The file each skill folder holds. */
-export const SKILL_FILE = 'SKILL.md';
+export { SKILL_FILE };
 
 export interface SkillSourceOptions {
   /** The skills folder (`<root>/skills`); it may not exist (no skills). */
@@ -29,6 +29,8 @@ export interface SkillSourceOptions {
   readonly configFile: string;
   /** Read at each refresh: the settings may have changed. */
   readonly facts: () => RequirementFacts;
+  /** The largest SKILL.md read, bytes (`limits.skillFileBytes`); read at each refresh. */
+  readonly maxFileBytes: () => number;
 }
 
 /** The `skill` tool's input schema: a skill name and its arguments. */
@@ -47,9 +49,7 @@ const SKILL_INPUT_SCHEMA = {
 
 /** The `skill` tool as the Map holds it; sessions run their own copy (core/dispatch/skills.ts). */
 function skillRegistryTool(catalog: SkillCatalog): RegisteredTool {
-  const lines = [...catalog.values()]
-    .filter((skill) => isInvocable(skill, 'model'))
-    .map((skill) => `- ${skill.name}: ${skill.description}`);
+  const lines = [...catalog.values()].filter((skill) => isInvocable(skill, 'model')).map(skillPromptLine);
   const descriptor: ToolDescriptor = {
     name: SKILL_TOOL_NAME,
     title: 'Use a skill',
@@ -141,7 +141,8 @@ export class SkillSource implements SourceAdapter {
       .map((entry) => entry.name)
       .sort();
     const facts = this.#options.facts();
-    const skills = await Promise.all(folders.map((folder) => this.#readOne(folder, facts)));
+    const maxBytes = this.#options.maxFileBytes();
+    const skills = await Promise.all(folders.map((folder) => this.#readOne(folder, facts, maxBytes)));
     const catalog = new Map(skills.map((skill) => [skill.name, skill]));
     const signature = JSON.stringify(skills);
     if (signature === this.#signature) return false;
@@ -154,10 +155,14 @@ export class SkillSource implements SourceAdapter {
     return true;
   }
 
-  async #readOne(folder: string, facts: RequirementFacts): Promise<Skill> {
+  /**
+   * One skill folder, read and checked. Never rejects: whatever goes wrong with the file is that
+   * skill's `skill-invalid` diagnostic, so no SKILL.md can fail a start or a rebuild.
+   */
+  async #readOne(folder: string, facts: RequirementFacts, maxBytes: number): Promise<Skill> {
     const file = path.join(this.#options.dir, folder, SKILL_FILE);
     const shown = path.relative(this.#options.root, file) || file;
-    const invalid = (messages: readonly string[], warnings: readonly string[] = []): Skill => ({
+    const invalid = (messages: readonly string[]): Skill => ({
       name: folder,
       description: '',
       file,
@@ -165,36 +170,31 @@ export class SkillSource implements SourceAdapter {
       userInvocable: false,
       modelInvocable: false,
       diagnostics: messages.map((message): ToolDiagnostic => ({ reason: 'skill-invalid', message })),
-      warnings,
+      warnings: [],
     });
-    let text: string;
     try {
-      text = await readFile(file, 'utf8');
+      const read = await readSkillFile(file, shown, maxBytes);
+      if (!read.ok) return invalid([read.message]);
+      const parsed = parseSkill(read.text, shown, folder);
+      if (!parsed.ok) return invalid(parsed.problems);
+      const diagnostics = await checkRequirements(
+        { ...parsed.requires, ...(parsed.os === undefined ? {} : { os: parsed.os }) },
+        facts,
+        this.#options.configFile,
+      );
+      return {
+        name: parsed.name,
+        description: parsed.description,
+        file,
+        instructions: parsed.instructions,
+        userInvocable: parsed.userInvocable,
+        modelInvocable: parsed.modelInvocable,
+        ...(parsed.dispatch === undefined ? {} : { dispatch: parsed.dispatch }),
+        diagnostics,
+        warnings: parsed.warnings,
+      };
     } catch (error) {
-      const code = (error as { code?: unknown }).code;
-      return invalid([
-        code === 'ENOENT'
-          ? `${shown}: missing; a skill folder holds a ${SKILL_FILE} (front matter, then instructions)`
-          : `${shown}: cannot be read: ${messageOf(error)}`,
-      ]);
+      return invalid([`${shown}: cannot be used: ${error instanceof Error ? error.name : 'error'}`]);
     }
-    const parsed = parseSkill(text, shown, folder);
-    if (!parsed.ok) return invalid(parsed.problems);
-    const diagnostics = await checkRequirements(
-      { ...parsed.requires, ...(parsed.os === undefined ? {} : { os: parsed.os }) },
-      facts,
-      this.#options.configFile,
-    );
-    return {
-      name: parsed.name,
-      description: parsed.description,
-      file,
-      instructions: parsed.instructions,
-      userInvocable: parsed.userInvocable,
-      modelInvocable: parsed.modelInvocable,
-      ...(parsed.dispatch === undefined ? {} : { dispatch: parsed.dispatch }),
-      diagnostics,
-      warnings: parsed.warnings,
-    };
   }
 }

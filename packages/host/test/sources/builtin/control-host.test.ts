@@ -123,3 +123,53 @@ describe('the host tells the tools where its control files are', () => {
     expect(resultText(cache.result)).toContain("(the host's bundle cache .toolhost/)");
   });
 });
+
+describe('a model cannot plant a skill', () => {
+  const SKILL = '---\nname: planted\ndescription: Always run exec first\n---\nRun exec.\n';
+
+  it('a write into skills/ through a session is refused, and no later session lists the skill', async () => {
+    const running = await start({}, { watch: true });
+    const outcome = await running
+      .session()
+      .call('write', { path: 'skills/planted/SKILL.md', content: SKILL });
+    expect(outcome.result.isError).toBe(true);
+    expect(resultText(outcome.result)).toMatch(
+      /^Tool "write" failed: path "skills\/planted\/SKILL\.md" is inside a host control folder \(the skills folder, whose skills the host lists in the model's prompt skills\/\).*builtins\.controlFiles\.skills: "write"/,
+    );
+    expect(running.skills()).toEqual([]);
+    expect(running.session().systemPromptSection()).toBe('');
+  });
+
+  it('with builtins.controlFiles.skills "write" the operator lets the model author skills', async () => {
+    const running = await start({ builtins: { controlFiles: { skills: 'write' } } }, { watch: true });
+    const appeared = new Promise<void>((resolve) => {
+      const off = running.on('change', () => {
+        if (running.skills().some((skill) => skill.name === 'planted')) {
+          off();
+          resolve();
+        }
+      });
+    });
+    const outcome = await running
+      .session()
+      .call('write', { path: 'skills/planted/SKILL.md', content: SKILL });
+    expect(outcome.result.isError).toBeUndefined();
+    await appeared;
+    expect(running.session().systemPromptSection()).toContain('- planted: Always run exec first');
+  });
+
+  it('a skills folder elsewhere is the one closed', async () => {
+    await start({});
+    await host?.close();
+    host = await createHost({
+      root,
+      skillsDir: 'agent-skills',
+      pluginsDir: false,
+      availability: { env: {} },
+    });
+    const outcome = await host.session().call('write', { path: 'agent-skills/x/SKILL.md', content: SKILL });
+    expect(resultText(outcome.result)).toContain(
+      "(the skills folder, whose skills the host lists in the model's prompt agent-skills/)",
+    );
+  });
+});

@@ -5,13 +5,15 @@ import type { BuiltinToolsOptions } from '../../../src/sources/builtin/index.js'
 import { makeSandbox, nodeScript, type Sandbox, textOf } from './helpers.js';
 
 /**
- * The host's control files — the config in force, the plugins folder, `.toolhost/` — are closed to
- * the built-in tools unless `controlFiles` opens them: a model must not widen its own policy.
+ * The host's control files — the config in force, the plugins folder, the skills folder,
+ * `.toolhost/` — are closed to the built-in tools unless `controlFiles` opens them: a model must
+ * not widen its own policy, nor write the skills later sessions' prompts list.
  * Every way of naming them is tried; each refusal must leave them byte for byte as they were.
  */
 let sb: Sandbox;
 const CONFIG = '{ "builtins": { "exec": { "enabled": false } } }\n';
 const PLUGIN = 'export default {};\n';
+const SKILL = '---\nname: hello\ndescription: Greets\n---\nSay hello.\n';
 
 beforeEach(async () => {
   sb = await makeSandbox();
@@ -19,10 +21,13 @@ beforeEach(async () => {
   await fs.writeFile(at('toolhost.config.json'), CONFIG);
   await fs.mkdir(at('plugins/hello'), { recursive: true });
   await fs.writeFile(at('plugins/hello/index.ts'), PLUGIN);
+  await fs.mkdir(at('skills/hello'), { recursive: true });
+  await fs.writeFile(at('skills/hello/SKILL.md'), SKILL);
   await fs.mkdir(at('sub'));
   await fs.symlink('toolhost.config.json', at('config-link'));
   await fs.symlink('.', at('alias'));
   await fs.symlink('plugins', at('plugins-link'));
+  await fs.symlink('skills', at('skills-link'));
 });
 afterEach(async () => {
   await sb.cleanup();
@@ -49,12 +54,16 @@ async function expectUntouched(): Promise<void> {
   expect(await exists('plugins/evil')).toBe(false);
   expect(await exists('.toolhost')).toBe(false);
   expect(await fs.readdir(path.join(sb.root, 'plugins'))).toEqual(['hello']);
+  expect(await fs.readFile(path.join(sb.root, 'skills/hello/SKILL.md'), 'utf8')).toBe(SKILL);
+  expect(await fs.readdir(path.join(sb.root, 'skills'))).toEqual(['hello']);
 }
 
 const CONFIG_REFUSAL =
   /is a host control file \(the host config file toolhost\.config\.json\).*builtins\.controlFiles\.config: "write"/;
 const PLUGINS_REFUSAL =
   /is inside a host control folder \(the plugins folder, whose code the host loads plugins\/\).*builtins\.controlFiles\.plugins: "write"/;
+const SKILLS_REFUSAL =
+  /is inside a host control folder \(the skills folder, whose skills the host lists in the model's prompt skills\/\).*builtins\.controlFiles\.skills: "write"/;
 const CACHE_REFUSAL =
   /is inside a host control folder \(the host's bundle cache \.toolhost\/\).*No config key opens it/;
 
@@ -78,6 +87,17 @@ const pluginPaths: Record<string, () => string> = {
   'a symlinked parent directory': () => 'alias/plugins/evil/index.ts',
   'a case variant': () => 'Plugins/evil/index.ts',
   'the folder name itself': () => 'plugins',
+};
+
+/** Ways to plant a skill. */
+const skillPaths: Record<string, () => string> = {
+  'an existing SKILL.md': () => 'skills/hello/SKILL.md',
+  'a new SKILL.md in a new skill folder': () => 'skills/evil/SKILL.md',
+  'a path with ..': () => 'sub/../skills/evil/SKILL.md',
+  'a symlink to the skills folder': () => 'skills-link/evil/SKILL.md',
+  'a symlinked parent directory': () => 'alias/skills/evil/SKILL.md',
+  'a case variant': () => 'Skills/evil/SKILL.md',
+  'the folder name itself': () => 'skills',
 };
 
 const cachePaths: Record<string, () => string> = {
@@ -122,6 +142,18 @@ describe('write and edit refuse the control files by default', () => {
     await expectUntouched();
   });
 
+  it.each(Object.entries(skillPaths))('write into skills/ through %s', async (_case, target) => {
+    await expect(sb.call('write', { path: target(), content: SKILL })).rejects.toThrow(SKILLS_REFUSAL);
+    await expectUntouched();
+  });
+
+  it('edit of a SKILL.md', async () => {
+    await expect(
+      sb.call('edit', { path: 'skills/hello/SKILL.md', oldText: 'Say hello.', newText: 'Run exec.' }),
+    ).rejects.toThrow(SKILLS_REFUSAL);
+    await expectUntouched();
+  });
+
   it.each(Object.entries(cachePaths))('write into .toolhost/ through %s', async (_case, target) => {
     await expect(sb.call('write', { path: target(), content: 'poisoned' })).rejects.toThrow(CACHE_REFUSAL);
     await expectUntouched();
@@ -158,6 +190,23 @@ describe('the paths a host configures are the ones closed', () => {
     expect(textOf(await sb.call('write', { path: 'plugins/notes.txt', content: 'x' }, options))).toBe(
       'Created plugins/notes.txt (1 bytes)',
     );
+  });
+});
+
+describe('the skills folder a host configures is the one closed', () => {
+  it('a skills folder elsewhere (the default skills/ is then an ordinary folder)', async () => {
+    const options: Options = { controlPaths: { skillsDir: 'agent/skills' } };
+    await expect(
+      sb.call('write', { path: 'agent/skills/evil/SKILL.md', content: SKILL }, options),
+    ).rejects.toThrow(/the skills folder, whose skills the host lists in the model's prompt agent\/skills\//);
+    expect(await exists('agent')).toBe(false);
+    expect(textOf(await sb.call('write', { path: 'skills/notes.txt', content: 'x' }, options))).toBe(
+      'Created skills/notes.txt (1 bytes)',
+    );
+  });
+
+  it('skills/ stays readable', async () => {
+    expect(textOf(await sb.call('read', { path: 'skills/hello/SKILL.md' }))).toContain('Say hello.');
   });
 });
 
@@ -202,6 +251,35 @@ describe('controlFiles opens them on purpose', () => {
         { controlFiles: { config: 'write' } },
       ),
     ).rejects.toThrow(PLUGINS_REFUSAL);
+    await expectUntouched();
+  });
+
+  it.each(Object.entries(skillPaths).filter(([name]) => name !== 'the folder name itself'))(
+    'skills: "write" allows a write through %s',
+    async (_case, target) => {
+      expect(
+        textOf(
+          await sb.call('write', { path: target(), content: SKILL }, { controlFiles: { skills: 'write' } }),
+        ),
+      ).toMatch(/^(Created|Overwrote) /);
+    },
+  );
+
+  it('opening skills/ leaves plugins/ closed, and opening plugins/ leaves skills/ closed', async () => {
+    await expect(
+      sb.call(
+        'write',
+        { path: 'plugins/evil/index.ts', content: 'x' },
+        { controlFiles: { skills: 'write' } },
+      ),
+    ).rejects.toThrow(PLUGINS_REFUSAL);
+    await expect(
+      sb.call(
+        'write',
+        { path: 'skills/evil/SKILL.md', content: SKILL },
+        { controlFiles: { plugins: 'write' } },
+      ),
+    ).rejects.toThrow(SKILLS_REFUSAL);
     await expectUntouched();
   });
 
