@@ -18,6 +18,7 @@
  * know, and only those tokens become sequences.
  */
 import { randomBytes } from 'node:crypto';
+import { escapeControls } from '../util/text.js';
 
 /** Known only to this process: text from outside cannot forge one of the CLI's own sequences. */
 const NONCE = randomBytes(12).toString('hex');
@@ -33,22 +34,7 @@ export function ownSgr(code: number): string {
 /** The CLI's own "back to the line's start and erase it", for the progress line. */
 export const OWN_ERASE_LINE = `\x1b${NONCE}K\x1b`;
 
-/** Characters a terminal acts on; `\r\n` first, so a line end stays a line end. */
-// biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point.
-const CONTROL = /\r\n|[\x00-\x08\x0b-\x1f\x7f-\x9f\p{Bidi_Control}]/gu;
-
-function shown(char: string): string {
-  if (char === '\r\n') return char;
-  const code = char.codePointAt(0) ?? 0;
-  return code < 0x20
-    ? `\\x${code.toString(16).padStart(2, '0')}`
-    : `\\u${code.toString(16).padStart(4, '0')}`;
-}
-
-/** `text` with every control character shown, not acted on (see above); no token is read. */
-export function escapeControls(text: string): string {
-  return text.replace(CONTROL, shown);
-}
+export { escapeControls };
 
 /** `text` as it goes to the terminal: the CLI's own tokens as sequences, everything else escaped. */
 export function terminalText(text: string): string {

@@ -4,19 +4,25 @@ export function clip(text: string, max: number): string {
 }
 
 /**
- * Characters a terminal would act on rather than show: C0 controls but tab and newline, DEL, C1
- * controls (U+0080–U+009F, among them the one-character CSI), and the bidirectional overrides and
- * isolates that reorder what a line appears to say.
+ * Characters a terminal acts on (see cli/terminal.ts for why each): C0 controls but tab and
+ * newline (a carriage return right before a newline stays, so a line end stays a line end), DEL,
+ * the C1 controls and the bidi controls.
  */
-// biome-ignore lint/suspicious/noControlCharactersInRegex: these are the characters it escapes
-const CONTROLS = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g;
+// biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point.
+const CONTROL = /\r\n|[\x00-\x08\x0b-\x1f\x7f-\x9f\p{Bidi_Control}]/gu;
 
-/** `text` with every terminal control character written as an escape (`\x1b`, `\u202e`), never interpreted. */
+function shown(char: string): string {
+  if (char === '\r\n') return char;
+  const code = char.codePointAt(0) ?? 0;
+  return code < 0x20
+    ? `\\x${code.toString(16).padStart(2, '0')}`
+    : `\\u${code.toString(16).padStart(4, '0')}`;
+}
+
+/**
+ * `text` with every control character shown, not acted on: C0 as `\xHH`, DEL, C1 and bidi
+ * controls as `\uHHHH` (JSON's own form, so JSON text stays JSON).
+ */
 export function escapeControls(text: string): string {
-  return text.replace(CONTROLS, (c) => {
-    const code = c.charCodeAt(0);
-    return code <= 0xff
-      ? `\\x${code.toString(16).padStart(2, '0')}`
-      : `\\u${code.toString(16).padStart(4, '0')}`;
-  });
+  return text.replace(CONTROL, shown);
 }
