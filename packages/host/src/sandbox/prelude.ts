@@ -28,19 +28,32 @@ const starts: Partial<Record<PreludeKind, PreludeStart>> = {};
  * isolate is then made from the snapshot, with the runtime, the SDK and zod already evaluated in
  * it; the host attaches the bridge to each new context (plugin-isolate.ts).
  *
- * Measured on a 2-core machine, Node 24.21, isolated-vm 7.0.1, 100 isolates alive, each with a
- * 3-tool plugin described once (medians; `node --no-node-snapshot bench/isolate-prelude.mjs
- * snapshot|cache|no-cache 100 [--mini]`):
- *   - before (the runtime, then a 702 KB bundle carrying its own SDK and zod; Node 20, 5.0.4):
+ * Measured on a 2-core machine (busy: load 5-9), Node 24.21, isolated-vm 7.0.1, 100 isolates
+ * alive, each with a 3-tool plugin described once (medians of 3 runs; `node --no-node-snapshot
+ * bench/isolate-prelude.mjs snapshot|cache|no-cache 100 [--mini]`):
+ *   - before (Node 20, 5.0.4; the runtime, then a 702 KB bundle carrying its own SDK and zod):
  *     create 29-38 ms, describe 2.3 ms, 6.5 MB RSS per isolate;
- *   - the prelude evaluated from this process's code cache (the fallback): (measured below)
- *   - made from the snapshot: (measured below)
+ *   - each isolate evaluating the prelude from this process's code cache (the fallback): create
+ *     16.5-18.3 ms, describe 2.5-2.7 ms, 5.45-5.58 MB RSS (zod's mini API too: 17.5-19 ms,
+ *     6.1 MB); without the cache: create 29-40 ms;
+ *   - made from the snapshot: create 11.2-12.1 ms, describe 2.5-2.9 ms, 4.47-4.51 MB RSS (mini:
+ *     13-14 ms, 5.4 MB). bench/scale.mjs, 100 plugins called once in the process sandbox:
+ *     executor 549-550 MB against 632-633 MB (4.8 against 5.6 MB per isolate), cold start 3.6-3.7 s
+ *     against 3.7-4.3 s.
+ * What it costs: making the snapshot holds this thread 47-102 ms once per kind (90-250 ms with
+ * mini; the code cache, 20-120 ms, is made off it), and `new ivm.Isolate` holds it 3.3-3.9 ms
+ * instead of 0.9-1.1 ms (isolated-vm deserializes a default context of its own there, which it
+ * never lends: that copy of the prelude is ≈ 1 MB of every isolate, which holds 1.96 MB before any
+ * context of ours against a plain isolate's 1.00 MB). Code-mode scripts' isolates take no
+ * snapshot: their runtime (script-runtime.ts) evaluates in ≈ 0.3 ms of a ≈ 2.6 ms start, and one
+ * made from a snapshot started no sooner and took the same RSS.
+ *
  * On isolated-vm 5.0.4 a snapshot was unsound (zod's closures broke, deleted globals came back).
  * On 7.0.1 zod works, and each isolate draws its own Math.random (V8 reseeds every context it
- * deserializes); what V8 still does is install `WebAssembly`, `SharedArrayBuffer`,
- * `Error.stackTraceLimit` and its newest builtins only when it makes a context, never while it
- * snapshots: the attach step deletes `WebAssembly` again, and the runtime's header says what its
- * top level must not do. prelude-snapshot.test.ts pins both.
+ * deserializes; only a value stored while snapshotting would repeat). V8 still installs
+ * `WebAssembly`, `SharedArrayBuffer`, `Error.stackTraceLimit` and its newest builtins only when
+ * it makes a context, never while it snapshots: the attach step deletes `WebAssembly` again, and
+ * the runtime's header says what its top level must not do. prelude-snapshot.test.ts pins both.
  */
 export function loadPrelude(bundle: string): Promise<Prelude> {
   const kind = preludeKindOf(bundle);
@@ -67,7 +80,7 @@ let saidFallback = false;
 /**
  * The prelude of `code`: its snapshot, or, when V8 fails to make one (an engine error), its code
  * cache, said once per process through `warn` (stderr: the host's, or the executor's, which it
- * inherits). Blocks this thread while V8 snapshots, once per prelude kind.
+ * inherits). Holds this thread while V8 snapshots (see above), once per prelude kind.
  */
 export async function preparePrelude(
   code: string,
