@@ -1,11 +1,12 @@
 // What one plugin isolate costs with the shared prelude (runtime + SDK + zod, see
-// packages/host/src/sandbox/prelude.ts): time to create an isolate ready to describe, time of
-// describe, and heap and RSS per live isolate with N alive, for a generated 3-tool plugin.
-// Variants, one per run (compare runs made in the same minute; this machine is noisy):
-//   cache     the shipped path: the prelude compiled from this process's V8 code cache
+// packages/host/src/sandbox/prelude.ts): time to make the prelude once per process, time to
+// create an isolate ready to describe (and of its synchronous part, `new ivm.Isolate`, which
+// holds this thread), time of describe, and RSS per live isolate with N alive, for a generated
+// 3-tool plugin. Variants, one per run (compare runs made in the same minute; this machine is noisy):
+//   snapshot  the shipped path: isolates made from this process's V8 snapshot of the prelude
+//   cache     the fallback: the prelude evaluated by every isolate, compiled from V8's code cache
 //   no-cache  the same prelude parsed by every isolate
-//   snapshot  an isolated-vm snapshot of the prelude (not used: prints why, with its costs)
-// Run: `npm run build && node --no-node-snapshot bench/isolate-prelude.mjs [cache|no-cache|snapshot] [N] [--mini]`
+// Run: `npm run build && node --no-node-snapshot bench/isolate-prelude.mjs [snapshot|cache|no-cache] [N] [--mini]`
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
@@ -13,9 +14,10 @@ import { bundlePlugin } from '@toolhost/host/internal';
 import ivm from 'isolated-vm';
 import { loadPreludeScript, preludeKindOf } from '../packages/host/dist/sandbox/isolate-script.js';
 import { PluginIsolate } from '../packages/host/dist/sandbox/plugin-isolate.js';
-import { loadPrelude } from '../packages/host/dist/sandbox/prelude.js';
+import { codeCachePrelude, preparePrelude } from '../packages/host/dist/sandbox/prelude.js';
 
-const variant = process.argv[2] ?? 'cache';
+const variant = process.argv[2] ?? 'snapshot';
+if (!['snapshot', 'cache', 'no-cache'].includes(variant)) throw new Error(`unknown variant ${variant}`);
 const N = Number(process.argv[3] ?? 100);
 const mini = process.argv.includes('--mini');
 const LIMITS = { timeoutMs: 10_000, cpuMs: 10_000, memoryMb: 64, maxResultChars: 4_000_000 };
@@ -45,56 +47,27 @@ const kind = preludeKindOf(bundle);
 const median = (values) => values.slice().sort((a, b) => a - b)[values.length >> 1];
 const mb = (bytes) => Number((bytes / 1048576).toFixed(2));
 
-if (variant === 'snapshot') {
-  // Host callbacks cannot be in a snapshot: a stub bridge stands in (the real one would be installed after).
-  const stub = `globalThis.__toolhost_bridge = { log() {}, progress() {}, request() {}, reply() {}, entropy() { return ''; } };\n`;
-  const code = await loadPreludeScript(kind);
-  const snapshot = ivm.Isolate.createSnapshot([
-    { code: `${stub}${code}\nglobalThis.__drawn = Math.random();` },
-  ]);
-  const live = [];
-  const create = [];
-  const rss0 = process.memoryUsage().rss;
-  for (let i = 0; i < N; i++) {
-    const started = performance.now();
-    const isolate = new ivm.Isolate({ snapshot, memoryLimit: LIMITS.memoryMb });
-    const context = await isolate.createContext();
-    create.push(performance.now() - started);
-    live.push({ isolate, context });
-  }
-  const rss = (process.memoryUsage().rss - rss0) / N;
-  const probe = `JSON.stringify({
-    zodZ: typeof __toolhost_shared.zod.z,
-    parse: (() => { try { __toolhost_shared.zod.object({ a: __toolhost_shared.zod.string() }).parse({ a: 'x' }); return 'ok'; } catch (e) { return String(e); } })(),
-    webAssembly: typeof WebAssembly,
-    drawn: __drawn,
-  })`;
-  const probes = await Promise.all(live.slice(0, 2).map(({ context }) => context.eval(probe)));
-  const heap = live.map(({ isolate }) => isolate.getHeapStatisticsSync());
-  console.log(
-    JSON.stringify({
-      variant,
-      kind,
-      N,
-      createMs: Number(median(create).toFixed(2)),
-      usedHeapMb: mb(median(heap.map((h) => h.used_heap_size))),
-      rssPerIsolateMb: mb(rss),
-    }),
-  );
-  console.log(
-    'soundness (two isolates; the runtime deletes WebAssembly, __drawn was drawn while snapshotting):',
-  );
-  for (const line of probes) console.log(`  ${line}`);
-  for (const { isolate } of live) isolate.dispose();
-  process.exit(0);
-}
-
-const shipped = await loadPrelude(bundle);
-const prelude = variant === 'no-cache' ? { ...shipped, cachedData: undefined } : shipped;
+const code = await loadPreludeScript(kind);
+const preparing = performance.now();
+const prepared = variant === 'snapshot' ? await preparePrelude(code) : await codeCachePrelude(code);
+const prepareMs = performance.now() - preparing;
+if (variant === 'snapshot' && prepared.snapshot === undefined) throw new Error('no snapshot was made');
+const prelude = variant === 'no-cache' ? { ...prepared, cachedData: undefined } : prepared;
 // Warm-up: the first isolates pay for V8's own first compiles.
 for (let i = 0; i < 5; i++) {
   const isolate = await PluginIsolate.create(prelude, bundle, LIMITS, HANDLERS);
   await isolate.describe('null');
+  isolate.dispose();
+}
+// The synchronous part of making an isolate (from the snapshot, the default context too).
+const newIsolate = [];
+for (let i = 0; i < 20; i++) {
+  const started = performance.now();
+  const isolate = new ivm.Isolate({
+    memoryLimit: LIMITS.memoryMb,
+    ...(prelude.snapshot === undefined ? {} : { snapshot: prelude.snapshot }),
+  });
+  newIsolate.push(performance.now() - started);
   isolate.dispose();
 }
 const live = [];
@@ -119,7 +92,10 @@ console.log(
     N,
     bundleBytes: bundle.length,
     preludeBytes: prelude.code.length,
+    ...(prelude.snapshot === undefined ? {} : { snapshotBytes: prelude.snapshot.copy().byteLength }),
+    prepareMs: Number(prepareMs.toFixed(1)),
     createMs: Number(median(create).toFixed(2)),
+    newIsolateMs: Number(median(newIsolate).toFixed(2)),
     describeMs: Number(median(describe).toFixed(2)),
     rssPerIsolateMb: mb(rss),
   }),

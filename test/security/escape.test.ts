@@ -168,7 +168,7 @@ describe('escaping the isolate through the language', () => {
           'evil',
           `
           const now = Object.getOwnPropertyNames(globalThis).filter((n) => suspicious.test(n));
-          const typeofs = ['__toolhost_bridge', '__toolhost_entry', '__toolhost_register', 'ivm', '_ivm',
+          const typeofs = ['__toolhost_bridge', '__toolhost_entry', '__toolhost_attach', '__toolhost_register', 'ivm', '_ivm',
             'Reference', 'ExternalCopy', 'Callback', 'Isolate', 'Context', 'Script']
             .map((n) => n + ':' + typeof (globalThis as any)[n]);
           return JSON.stringify({ atLoad, now, typeofs });`,

@@ -188,7 +188,7 @@ export async function callWithin(
 /** Asserts that `session` still serves `healthy_echo` normally. */
 export async function expectHealthy(session: Session): Promise<void> {
   const outcome = await session.call('healthy_echo', { text: 'still here' });
-  expect(outcome.result.isError).toBeUndefined();
+  expect(outcome.result.isError, textOf(outcome)).toBeUndefined();
   expect(textOf(outcome)).toBe('echo:still here');
 }
 

@@ -7,7 +7,7 @@ import type {
 } from '@toolhost/plugin-sdk/protocol';
 import type { Cancellation } from '../util/cancel.js';
 import { type IsolateAnswer, type IsolateOutcome, PluginIsolate, PluginLoadError } from './plugin-isolate.js';
-import type { Prelude } from './prelude.js';
+import { type Prelude, preludeStarts } from './prelude.js';
 import {
   DEFAULT_ISOLATE_SETTINGS,
   type IsolateHandlers,
@@ -375,9 +375,14 @@ export class IsolatePool {
     this.sweep();
   }
 
-  /** Live isolates, the settings in force and the evictions so far. */
+  /** Live isolates, the settings in force, the evictions so far and how this process's isolates start. */
   stats(): Omit<IsolateStats, 'scripts'> {
-    return { live: this.liveIsolates, ...this.#settings, evicted: { ...this.#evicted } };
+    return {
+      live: this.liveIsolates,
+      ...this.#settings,
+      evicted: { ...this.#evicted },
+      preludes: preludeStarts(),
+    };
   }
 
   call(

@@ -1,13 +1,14 @@
 import { randomBytes } from 'node:crypto';
 import {
-  BRIDGE_GLOBAL,
+  ATTACH_GLOBAL,
+  BRIDGE_CALLBACKS,
   type CallReply,
   type CallRequest,
   type DescribeReply,
-  ENTRY_GLOBAL,
   explainMissingGlobal,
   type HookReply,
   type HookRequest,
+  type RuntimeBridge,
 } from '@toolhost/plugin-sdk/protocol';
 import ivm from 'isolated-vm';
 import type { Cancellation } from '../util/cancel.js';
@@ -112,24 +113,30 @@ export class PluginIsolate {
    */
   readonly replies = { inEntry: 0, waited: 0 };
 
-  private constructor(limits: SandboxLimits) {
+  private constructor(limits: SandboxLimits, snapshot: Prelude['snapshot']) {
     this.#limits = limits;
     // No catastrophic-error handler: isolated-vm runs it on the main thread and parks the failing
     // thread until it has run, so an out-of-memory abort inside a sync entry (on the main thread)
     // would wait for itself forever. V8's own abort ends the process at once instead; whoever
     // supervises it speaks for the calls it had in flight (the host for an executor process,
     // started-mark.ts; the serve supervisor, in-flight-slots.ts).
-    this.#isolate = new ivm.Isolate({ memoryLimit: limits.memoryMb });
+    this.#isolate = new ivm.Isolate({
+      memoryLimit: limits.memoryMb,
+      ...(snapshot === undefined ? {} : { snapshot }),
+    });
   }
 
-  /** Creates the isolate, evaluates the prelude and then the plugin bundle. Throws a readable error. */
+  /**
+   * Creates the isolate from the prelude's snapshot (or evaluates the prelude in it), attaches the
+   * bridge, then evaluates the plugin bundle. Throws a readable error.
+   */
   static async create(
     prelude: Prelude,
     bundle: string,
     limits: SandboxLimits,
     handlers: IsolateHandlers,
   ): Promise<PluginIsolate> {
-    const sandbox = new PluginIsolate(limits);
+    const sandbox = new PluginIsolate(limits, prelude.snapshot);
     try {
       await sandbox.#load(prelude, bundle, handlers);
       return sandbox;
@@ -154,7 +161,7 @@ export class PluginIsolate {
         }
         return undefined;
       };
-    const bridge = {
+    const bridge: Record<keyof RuntimeBridge, ivm.Callback> = {
       log: new ivm.Callback(
         guarded((callId, level, message, data) =>
           handlers.log(String(callId), String(level), String(message), String(data)),
@@ -182,21 +189,29 @@ export class PluginIsolate {
           waiter?.(String(replyJson));
         }),
       ),
+      entropy: entropyCallback(),
     };
-    await context.evalClosure(
-      `globalThis.${BRIDGE_GLOBAL} = { log: $0, progress: $1, request: $2, reply: $3, entropy: $4 };`,
-      [bridge.log, bridge.progress, bridge.request, bridge.reply, entropyCallback()],
-    );
-    // The runtime, the SDK and zod, compiled from the process's code cache (prelude.ts).
-    const runtime = await this.#isolate.compileScript(prelude.code, {
-      filename: prelude.filename,
-      ...(prelude.cachedData === undefined ? {} : { cachedData: prelude.cachedData }),
-    });
-    await runtime.run(context, { timeout: LOAD_TIMEOUT_MS });
-    runtime.release();
-    const entry = (await context.global.get(ENTRY_GLOBAL, { reference: true })) as ivm.Reference<
-      Record<string, unknown>
+    if (prelude.snapshot === undefined) {
+      // No snapshot (V8 could not make one): the runtime, the SDK and zod are evaluated here,
+      // compiled from the process's code cache (prelude.ts).
+      const runtime = await this.#isolate.compileScript(prelude.code, {
+        filename: prelude.filename,
+        ...(prelude.cachedData === undefined ? {} : { cachedData: prelude.cachedData }),
+      });
+      await runtime.run(context, { timeout: LOAD_TIMEOUT_MS });
+      runtime.release();
+    }
+    // The one-shot attach entry: it takes the bridge, deletes itself and WebAssembly (which V8
+    // put into this context, from a snapshot or not), and answers with the runtime's entry.
+    const attach = (await context.global.get(ATTACH_GLOBAL, { reference: true })) as ivm.Reference<
+      (...callbacks: ivm.Callback[]) => unknown
     >;
+    const entry = (await attach.apply(
+      undefined,
+      BRIDGE_CALLBACKS.map((name) => bridge[name]),
+      { result: { reference: true }, timeout: LOAD_TIMEOUT_MS },
+    )) as ivm.Reference<Record<string, unknown>>;
+    attach.release();
     const pick = (name: string) => entry.get(name, { reference: true }) as Promise<EntryRef>;
     this.#entry = {
       begin: await pick('begin'),
@@ -204,7 +219,7 @@ export class PluginIsolate {
       settle: await pick('settle'),
       abort: await pick('abort'),
     };
-    await context.global.delete(ENTRY_GLOBAL);
+    entry.release();
     // Plugin code runs only now, when the runtime has captured what it needs.
     const script = await this.#isolate.compileScript(bundle, { filename: 'plugin.js' });
     await this.#guard(

@@ -29,7 +29,12 @@ export interface IsolateStats extends IsolateSettings {
   readonly scripts: number;
   /** The memory of the process holding the isolates (the executor's, or the host's when inline), bytes. */
   readonly memory?: ProcessMemory;
+  /** How the isolates of each prelude (`base`, `full`) made in that process so far start. */
+  readonly preludes?: Partial<Record<'base' | 'full', PreludeStart>>;
 }
+
+/** From the prelude's V8 snapshot, or (when V8 could not make one) evaluating it from the code cache. */
+export type PreludeStart = 'snapshot' | 'code-cache';
 
 /** Which limit ended a call; `crashed` is an isolate or executor process that died, `cancelled` a caller that left first. */
 export type LimitName = 'cancelled' | 'cpuMs' | 'crashed' | 'maxResultChars' | 'memoryMb' | 'timeoutMs';

@@ -6,11 +6,11 @@ const CLASSIC = 'var e1 = /* @__PURE__ */ pick("zod", "z");';
 const MINI = 'var e2 = /* @__PURE__ */ pick("zod/mini", "string");';
 
 describe('the prelude of plugin isolates', () => {
-  it('is built and compiled once per process, not once per plugin', async () => {
+  it('is built and snapshotted once per process, not once per plugin', async () => {
     const first = loadPrelude(`${CLASSIC} plugin one`);
     expect(loadPrelude(`${CLASSIC} plugin two`)).toBe(first);
     const prelude = await first;
-    expect(prelude.cachedData).toBeDefined();
+    expect(prelude.snapshot).toBeDefined();
     expect(prelude.code).toContain('__toolhost_shared');
   });
 

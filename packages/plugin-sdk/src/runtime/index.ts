@@ -1,24 +1,34 @@
 /**
- * The runtime inside a plugin's isolate. The host evaluates it (bundled as one script) *before*
- * the plugin's bundle: it captures the intrinsics it relies on and the host bridge, removes the
- * bridge from the global, and leaves the host its entry functions. Plugin code can later tamper
- * with globals, but only inside its own isolate: everything that leaves is one JSON string,
+ * The runtime inside a plugin's isolate. It is evaluated (bundled as one script, the prelude)
+ * *before* the plugin's bundle: it captures the intrinsics it relies on and leaves one global, the
+ * one-shot attach entry, which the host calls with the bridge right after making the context and
+ * which removes itself; the host gets the runtime's entry functions from it. Plugin code can later
+ * tamper with globals, but only inside its own isolate: everything that leaves is one JSON string,
  * serialized here inside the host's time limit and validated again by the host.
+ *
+ * The prelude is usually evaluated once per process, while V8 takes a snapshot of it (the host's
+ * sandbox/prelude.ts), not in each isolate. Its top level must therefore hold no host function
+ * (the bridge comes at attach), draw no randomness (it would repeat in every isolate), create no
+ * `Intl` object (V8 aborts the snapshot) and leave alone what V8 installs only in a finished
+ * context: `WebAssembly`, `SharedArrayBuffer`, `Error.stackTraceLimit` and the newest builtins
+ * (`Promise.try`, …) are absent while it runs, and defining some of them makes V8 abort whenever
+ * it makes a context from the snapshot. prelude-snapshot.test.ts (host) checks the result.
  */
 import { normalizeToolReturn } from '../results.js';
 import type { ToolResult } from '../types.js';
 import { clearCallTimers, explainMissingGlobal, installGlobals } from './globals/index.js';
 import {
-  BRIDGE_GLOBAL,
+  ATTACH_GLOBAL,
+  BRIDGE_CALLBACKS,
   type CallReply,
   type CallRequest,
   type CapabilityReply,
   type DescribeReply,
-  ENTRY_GLOBAL,
   type HookReply,
   type HookRequest,
   type PluginManifest,
   REGISTER_GLOBAL,
+  type RuntimeAttach,
   type RuntimeBridge,
   type RuntimeEntry,
   type ToolManifest,
@@ -44,10 +54,17 @@ Object.defineProperty(ErrorCtor, 'prepareStackTrace', {
   writable: false,
   configurable: false,
 });
-const bridge = global[BRIDGE_GLOBAL] as RuntimeBridge;
-delete global[BRIDGE_GLOBAL];
-// WebAssembly memory is not counted by the isolate's memory limit; plugins do without it.
-delete global.WebAssembly;
+const unattached = (): never => {
+  throw new ErrorCtor('the toolhost runtime is not attached to its host yet');
+};
+/** The host's callbacks: the host attaches them (see `attach`, at the end) before plugin code runs. */
+let bridge: RuntimeBridge = {
+  log: unattached,
+  progress: unattached,
+  request: unattached,
+  reply: unattached,
+  entropy: unattached,
+};
 
 /** What the plugin bundle hands over: its definition and the SDK helpers bundled with it. */
 interface Registration {
@@ -592,4 +609,22 @@ const entry: RuntimeEntry = {
   },
 };
 
-global[ENTRY_GLOBAL] = entry;
+let attached = false;
+
+/** The one-shot attach entry (`RuntimeAttach`): called by the host once, before any plugin code. */
+const attach: RuntimeAttach = (...callbacks) => {
+  delete global[ATTACH_GLOBAL];
+  if (attached) throw new ErrorCtor('the toolhost runtime is attached already');
+  const given: Record<string, unknown> = {};
+  BRIDGE_CALLBACKS.forEach((name, i) => {
+    if (typeof callbacks[i] !== 'function') throw new ErrorCtor(`the bridge's ${name} is not a function`);
+    given[name] = callbacks[i];
+  });
+  attached = true;
+  bridge = given as unknown as RuntimeBridge;
+  // WebAssembly memory is not counted by the isolate's memory limit; plugins do without it. V8
+  // installs it in every context it makes, one made from a snapshot too: deleted here, not above.
+  delete global.WebAssembly;
+  return entry;
+};
+global[ATTACH_GLOBAL] = attach;

@@ -40,9 +40,29 @@ export interface RuntimeEntry {
   abort(callId: string, reason: string): void;
 }
 
-/** The names of the globals used during setup; both are deleted before plugin code runs. */
-export const BRIDGE_GLOBAL = '__toolhost_bridge';
-export const ENTRY_GLOBAL = '__toolhost_entry';
+/**
+ * Where the prelude leaves the host a one-shot {@link RuntimeAttach}. The host calls it right
+ * after making the context, before any plugin code runs; it removes itself. (A V8 snapshot of the
+ * prelude cannot hold host functions, so the bridge comes in only then.)
+ */
+export const ATTACH_GLOBAL = '__toolhost_attach';
+
+/** The bridge's callbacks in the order {@link RuntimeAttach} takes them. */
+export const BRIDGE_CALLBACKS = [
+  'log',
+  'progress',
+  'request',
+  'reply',
+  'entropy',
+] as const satisfies readonly (keyof RuntimeBridge)[];
+
+/**
+ * Hands the runtime its bridge (the callbacks of {@link BRIDGE_CALLBACKS}, in that order), deletes
+ * what plugin code must not have (itself, `WebAssembly`, which V8 installs in every new context),
+ * and returns the runtime's entry. Throws when called again or given a non-function.
+ */
+export type RuntimeAttach = (...callbacks: unknown[]) => RuntimeEntry;
+
 /** The registration function the plugin bundle calls; deleted after the first call. */
 export const REGISTER_GLOBAL = '__toolhost_register';
 
