@@ -11,7 +11,7 @@ import { aborted, unknownCapability } from './errors.js';
 import { createFetchCapability } from './fetch.js';
 import { cachingResolver, systemResolver } from './fetch-resolve.js';
 import { nodeTransport } from './fetch-transport.js';
-import { createFsCapability } from './fs.js';
+import { createFsCapability } from './fs/index.js';
 import { declaredHostPatterns, effectivePermissions, grantedHostPatterns } from './grants.js';
 import { type HostPattern, parseHostPattern } from './host-patterns.js';
 import type { CapabilityProvider, CapabilityProviderOptions } from './types.js';
