@@ -135,7 +135,8 @@ describe('ctx.fs under concurrent link swaps by the same plugin', () => {
       settings: {
         racer: {
           grants: { fs: { write: ['data'] } },
-          limits: { timeoutMs: 120_000, cpuMs: 60_000 },
+          // Room for every lane at once, so swaps and uses interleave as much as they can.
+          limits: { timeoutMs: 120_000, cpuMs: 60_000, fsConcurrency: 8 },
         },
       },
     });
