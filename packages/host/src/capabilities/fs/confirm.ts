@@ -1,6 +1,6 @@
 import { promises as fs } from 'node:fs';
 import type { Beneath } from '../../workspace/beneath.js';
-import { WorkspaceEscapeError } from '../../workspace/confine.js';
+import { foldPath, WorkspaceEscapeError } from '../../workspace/confine.js';
 
 /**
  * Where folders are named by path (no `/proc/self/fd`), a file just opened is checked to still
@@ -15,7 +15,8 @@ export async function confirmByPath(
   userPath: string,
 ): Promise<void> {
   if (walk.mode !== 'paths') return;
-  if ((await fs.realpath(where)) !== real) {
+  // Folded: where case is ignored (macOS), the real path may be spelled otherwise than written.
+  if (foldPath(await fs.realpath(where)) !== foldPath(real)) {
     throw new WorkspaceEscapeError(userPath, 'it changed into a link to another location while being opened');
   }
 }
