@@ -85,23 +85,25 @@ export const MAX_DEPTH = 256;
 
 const FOLDER_FLAGS = constants.O_RDONLY | (constants.O_DIRECTORY ?? 0) | (constants.O_NOFOLLOW ?? 0);
 
-let probed: Promise<FolderMode> | undefined;
+let probed: FolderMode | undefined;
 
-/** Whether `/proc/self/fd/<fd>` names the folder `fd` holds here; probed once per process. */
-function detectMode(rootReal: string): Promise<FolderMode> {
-  probed ??= (async () => {
-    if (process.platform !== 'linux') return 'paths';
-    let fd: number | undefined;
-    try {
-      fd = await open(rootReal, FOLDER_FLAGS);
-      const [viaProc, held] = await Promise.all([fs.stat(`/proc/self/fd/${fd}/.`), fs.stat(rootReal)]);
-      return viaProc.ino === held.ino && viaProc.dev === held.dev ? 'descriptors' : 'paths';
-    } catch {
-      return 'paths';
-    } finally {
-      if (fd !== undefined) close(fd);
-    }
-  })();
+/**
+ * Whether `/proc/self/fd/<fd>` names the folder `fd` holds here, probed on the project root once
+ * per process: a `/proc` that is missing, or that is not this process's (another PID namespace
+ * mounted it), gives `paths`. A root that cannot be opened fails the operation, deciding nothing.
+ */
+async function detectMode(rootReal: string): Promise<FolderMode> {
+  if (probed !== undefined) return probed;
+  if (process.platform !== 'linux') return 'paths';
+  const fd = await open(rootReal, FOLDER_FLAGS);
+  try {
+    const [viaProc, held] = await Promise.all([fs.stat(`/proc/self/fd/${fd}/.`), fs.stat(rootReal)]);
+    probed = viaProc.ino === held.ino && viaProc.dev === held.dev ? 'descriptors' : 'paths';
+  } catch {
+    probed = 'paths';
+  } finally {
+    close(fd);
+  }
   return probed;
 }
 
@@ -159,8 +161,8 @@ export class Beneath {
 
   /**
    * Resolves `relative` (normalized, `/`-separated, no `..`; `.` for the root) for `userPath`.
-   * Links on the way are followed by the rules above; the last name is followed too when
-   * `followLeaf` (an entry operation — rm, rename — acts on a link itself). A missing tail is
+   * Links on the way are followed by the rules above, and so is a link in the last name unless
+   * `followLeaf` is false (rm and rename act on a link itself, never its target). A missing tail is
    * allowed: the target names what an operation would create. Throws {@link WorkspaceEscapeError}
    * for a link leading out of the project, and system errors (`ENOTDIR`, `ELOOP`, …) otherwise.
    */
