@@ -45,18 +45,36 @@ try {
 if (!existsSync(node20)) {
   console.log(`runtime-switch: installing node@20 into ${node20Dir}`);
   mkdirSync(node20Dir, { recursive: true });
-  run('npm', ['install', '--prefix', node20Dir, '--no-save', '--no-package-lock', '--no-audit', '--no-fund', '--loglevel=error', 'node@20']);
+  run('npm', [
+    'install',
+    '--prefix',
+    node20Dir,
+    '--no-save',
+    '--no-package-lock',
+    '--no-audit',
+    '--no-fund',
+    '--loglevel=error',
+    'node@20',
+  ]);
 }
 const node20Bin = path.dirname(node20);
 const env20 = {
   ...process.env,
   PATH: `${node20Bin}${path.delimiter}${process.env.PATH}`,
   // node-gyp builds isolated-vm 5.0.4 against this Node's own headers (the package ships them).
-  npm_config_nodedir: path.join(node20Dir, 'node_modules', 'node', 'node_modules', `node-${process.platform}-${process.arch}`),
+  npm_config_nodedir: path.join(
+    node20Dir,
+    'node_modules',
+    'node',
+    'node_modules',
+    `node-${process.platform}-${process.arch}`,
+  ),
   PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD: '1',
 };
 if (!existsSync(path.join(baseline, 'packages', 'host', 'dist', 'index.js'))) {
-  console.log(`runtime-switch: preparing the baseline (${BASELINE}, Node 20, isolated-vm 5.0.4) in ${baseline}`);
+  console.log(
+    `runtime-switch: preparing the baseline (${BASELINE}, Node 20, isolated-vm 5.0.4) in ${baseline}`,
+  );
   mkdirSync(baseline, { recursive: true });
   const archive = execFileSync('git', ['-C', REPO, 'archive', BASELINE], { maxBuffer: 1 << 30 });
   run('tar', ['-x', '-C', baseline], { input: archive, stdio: ['pipe', 'inherit', 'inherit'] });
@@ -70,7 +88,9 @@ for (let i = 0; i < RUNS; i++) {
     const file = path.join(out, `${side}-${i + 1}.json`);
     const [cwd, env] = side === 'before' ? [baseline, env20] : [REPO, process.env];
     const nodeBin = side === 'before' ? node20 : process.execPath;
-    console.log(`runtime-switch: ${side} the switch, run ${i + 1} (${side === 'before' ? 'Node 20, isolated-vm 5.0.4' : `${process.version}, isolated-vm 7`})`);
+    console.log(
+      `runtime-switch: ${side} the switch, run ${i + 1} (${side === 'before' ? 'Node 20, isolated-vm 5.0.4' : `${process.version}, isolated-vm 7`})`,
+    );
     run(nodeBin, ['--no-node-snapshot', path.join(cwd, 'bench', 'boundary.mjs')], {
       cwd,
       env: { ...env, BENCH_JSON: file },

@@ -5,13 +5,14 @@ import * as path from 'node:path';
  * (declared ∩ granted, fixed when the provider is made) and bounded by the limits.
  */
 import { capabilityLimits } from '../config/limits.js';
+import { Limiter } from '../util/limiter.js';
 import { ControlGuard } from '../workspace/control.js';
 import { fetchArgs, mkdirArgs, parseArgs, pathArgs, renameArgs, rmArgs, writeFileArgs } from './args.js';
 import { aborted, unknownCapability } from './errors.js';
 import { createFetchCapability } from './fetch.js';
 import { cachingResolver, systemResolver } from './fetch-resolve.js';
 import { nodeTransport } from './fetch-transport.js';
-import { createFsCapability } from './fs.js';
+import { createFsCapability } from './fs/index.js';
 import { declaredHostPatterns, effectivePermissions, grantedHostPatterns } from './grants.js';
 import { type HostPattern, parseHostPattern } from './host-patterns.js';
 import type { CapabilityProvider, CapabilityProviderOptions } from './types.js';
@@ -42,33 +43,49 @@ export function createCapabilityProvider(options: CapabilityProviderOptions): Ca
     resolve: options.resolve ?? cachingResolver(systemResolver),
     transport: options.transport ?? nodeTransport(),
   });
+  // One plugin's file operations at once: each may hold a thread of libuv's pool, which the
+  // host's own file operations share. More wait their turn; one whose call ends meanwhile leaves.
+  const fsSlots = new Limiter(limits.fsConcurrency);
+  const slot = <T>(name: CapabilityName, signal: AbortSignal, work: () => Promise<T>) =>
+    fsSlots.run(work, signal, () =>
+      aborted(name, `ctx.${name} was aborted while it waited for a ctx.fs slot: its call ended`),
+    );
   const fetchSchema = fetchArgs(limits, options.pluginId);
   const writeSchema = writeFileArgs(limits);
 
   const handlers: Record<CapabilityName, (args: unknown, signal: AbortSignal) => Promise<unknown>> = {
     fetch: (args, signal) => serveFetch(parseArgs('fetch', fetchSchema, args), signal),
-    'fs.readFile': (args) => fs.readFile(parseArgs('fs.readFile', pathArgs, args).path),
-    'fs.writeFile': (args) => {
+    'fs.readFile': (args, signal) => {
+      const { path } = parseArgs('fs.readFile', pathArgs, args);
+      return slot('fs.readFile', signal, () => fs.readFile(path));
+    },
+    'fs.writeFile': (args, signal) => {
       const { path, data } = parseArgs('fs.writeFile', writeSchema, args);
-      return fs.writeFile(path, data);
+      return slot('fs.writeFile', signal, () => fs.writeFile(path, data));
     },
-    'fs.readdir': (args) => fs.readdir(parseArgs('fs.readdir', pathArgs, args).path),
-    'fs.stat': (args) => fs.stat(parseArgs('fs.stat', pathArgs, args).path),
-    'fs.appendFile': (args) => {
+    'fs.readdir': (args, signal) => {
+      const { path } = parseArgs('fs.readdir', pathArgs, args);
+      return slot('fs.readdir', signal, () => fs.readdir(path));
+    },
+    'fs.stat': (args, signal) => {
+      const { path } = parseArgs('fs.stat', pathArgs, args);
+      return slot('fs.stat', signal, () => fs.stat(path));
+    },
+    'fs.appendFile': (args, signal) => {
       const { path, data } = parseArgs('fs.appendFile', writeSchema, args);
-      return fs.appendFile(path, data);
+      return slot('fs.appendFile', signal, () => fs.appendFile(path, data));
     },
-    'fs.mkdir': (args) => {
+    'fs.mkdir': (args, signal) => {
       const { path, recursive } = parseArgs('fs.mkdir', mkdirArgs, args);
-      return fs.mkdir(path, recursive ?? false);
+      return slot('fs.mkdir', signal, () => fs.mkdir(path, recursive ?? false));
     },
-    'fs.rm': (args) => {
+    'fs.rm': (args, signal) => {
       const { path, recursive, force } = parseArgs('fs.rm', rmArgs, args);
-      return fs.rm(path, recursive ?? false, force ?? false);
+      return slot('fs.rm', signal, () => fs.rm(path, recursive ?? false, force ?? false));
     },
-    'fs.rename': (args) => {
+    'fs.rename': (args, signal) => {
       const { from, to } = parseArgs('fs.rename', renameArgs, args);
-      return fs.rename(from, to);
+      return slot('fs.rename', signal, () => fs.rename(from, to));
     },
   };
 

@@ -3,6 +3,7 @@
  * the operator's grants narrow what the plugin declares.
  */
 import type { PluginPermissions } from '@toolhost/plugin-sdk';
+import type { FolderMode } from '../workspace/beneath.js';
 import type { ControlPaths } from '../workspace/control.js';
 import type { FetchResolver } from './fetch-resolve.js';
 import type { FetchTransport } from './fetch-transport.js';
@@ -75,6 +76,11 @@ export interface CapabilityProviderOptions {
   readonly resolve?: FetchResolver;
   /** How `ctx.fetch` sends a checked request; default node:http(s). For tests. */
   readonly transport?: FetchTransport;
+  /**
+   * How `ctx.fs` holds the folders it walks: `descriptors` (default wherever `/proc/self/fd`
+   * works) or `paths` (elsewhere). For tests and benchmarks.
+   */
+  readonly folderMode?: FolderMode;
 }
 
 /** The host end of one plugin's capability requests. */

@@ -12,6 +12,7 @@
  * | `maxResultChars` | 4,000,000 | the call's result; a plugin's own value is checked inside its isolate as well, so the smaller wins |
  * | capability limits (`fetchTimeoutMs` 10 s, …) | | one `ctx.fetch`/`ctx.fs` request; the call's signal ends it sooner |
  * | `limits.skillFileBytes` | 256 KiB | one SKILL.md: at most this many bytes are read, and a larger file is hidden |
+ * | `fsConcurrency` (plugins) | 2 | one plugin's `ctx.fs` operations running at once; the rest wait their turn |
  *
  * The wrapper enforces the wall clock that applies to a tool — one deadline per call — and its
  * error names the setting that set it. At the deadline it aborts the call's signal, which ends
@@ -149,16 +150,19 @@ function definedOnly<T extends object>(value: T | undefined): Partial<T> {
 }
 
 /** The capability limits config may set, in `limits.plugin` or `plugins.<id>.limits`. */
-export type ConfigurableCapabilityLimits = Pick<CapabilityLimits, 'fetchTimeoutMs' | 'fetchMaxBytes'>;
+export type ConfigurableCapabilityLimits = Pick<
+  CapabilityLimits,
+  'fetchTimeoutMs' | 'fetchMaxBytes' | 'fsConcurrency'
+>;
 
 /** A plugin-limits object of config split into what the sandbox enforces and what capabilities do. */
 function splitPluginLimits<T extends Partial<SandboxLimits & ConfigurableCapabilityLimits>>(
   limits: T | undefined,
 ): { sandbox: Partial<SandboxLimits>; capability: Partial<ConfigurableCapabilityLimits> } {
-  const { fetchTimeoutMs, fetchMaxBytes, ...sandbox } = limits ?? ({} as T);
+  const { fetchTimeoutMs, fetchMaxBytes, fsConcurrency, ...sandbox } = limits ?? ({} as T);
   return {
     sandbox: definedOnly(sandbox),
-    capability: definedOnly({ fetchTimeoutMs, fetchMaxBytes }),
+    capability: definedOnly({ fetchTimeoutMs, fetchMaxBytes, fsConcurrency }),
   };
 }
 
@@ -251,6 +255,11 @@ export interface CapabilityLimits {
   readonly fetchMaxRedirects: number;
   /** Largest file `ctx.fs.readFile` reads and `ctx.fs.writeFile` writes, in bytes. */
   readonly fsMaxBytes: number;
+  /**
+   * The plugin's `ctx.fs` operations running at once; more wait their turn. Each may hold a
+   * thread of libuv's pool (4 by default), which the host's own file operations share.
+   */
+  readonly fsConcurrency: number;
 }
 
 export const DEFAULT_CAPABILITY_LIMITS: CapabilityLimits = {
@@ -258,6 +267,7 @@ export const DEFAULT_CAPABILITY_LIMITS: CapabilityLimits = {
   fetchMaxBytes: 5 * 1024 * 1024,
   fetchMaxRedirects: 5,
   fsMaxBytes: 5 * 1024 * 1024,
+  fsConcurrency: 2,
 };
 
 /**

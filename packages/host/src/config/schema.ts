@@ -56,6 +56,13 @@ const pluginLimits = z.strictObject({
     .positive()
     .optional()
     .describe('Largest request body and largest response body of ctx.fetch, bytes (default 5242880)'),
+  fsConcurrency: z
+    .number()
+    .int()
+    .min(1)
+    .max(64)
+    .optional()
+    .describe("The plugin's ctx.fs operations running at once; more wait their turn (default 2)"),
 });
 
 const pluginSettings = z.strictObject({

@@ -274,10 +274,18 @@ export class ControlGuard {
 
   /**
    * Refuses, with {@link ControlFileError}, `operation` at `real`, a path already confined inside
-   * `rootReal` (the project root's real path, so every ancestor up to it is looked at).
+   * `rootReal` (the project root's real path, so every ancestor up to it is looked at). `reach`
+   * says where to look each of those paths up by identity (default: the path itself); a caller
+   * that holds the folders open passes their descriptors' paths (`workspace/beneath.ts`).
    */
-  check(rootReal: string, real: string, userPath: string, operation: Operation): Promise<void> {
-    return this.#check(operation, rootReal, real, userPath);
+  check(
+    rootReal: string,
+    real: string,
+    userPath: string,
+    operation: Operation,
+    reach: Reach = unchanged,
+  ): Promise<void> {
+    return this.#check(operation, rootReal, real, userPath, reach);
   }
 
   /**
@@ -287,8 +295,13 @@ export class ControlGuard {
    * config file kept in `conf/`, say). Containment is judged by name (real and configured paths,
    * folded): folders cannot be hard links.
    */
-  async checkEntry(rootReal: string, entry: string, userPath: string): Promise<void> {
-    await this.#check('write', rootReal, entry, userPath);
+  async checkEntry(
+    rootReal: string,
+    entry: string,
+    userPath: string,
+    reach: Reach = unchanged,
+  ): Promise<void> {
+    await this.#check('write', rootReal, entry, userPath, reach);
     const folded = foldPath(entry);
     const closed = this.#entries.filter((control) => this.#closed(control.kind, 'write'));
     for (const control of await Promise.all(closed.map(locate))) {
@@ -327,7 +340,13 @@ export class ControlGuard {
     }
   }
 
-  async #check(operation: Operation, rootReal: string, real: string, userPath: string): Promise<void> {
+  async #check(
+    operation: Operation,
+    rootReal: string,
+    real: string,
+    userPath: string,
+    reach: Reach = unchanged,
+  ): Promise<void> {
     const closed = this.#entries.filter(
       (entry) => this.#closed(entry.kind, operation) && (entry.folder || operation !== 'cwd'),
     );
@@ -337,7 +356,7 @@ export class ControlGuard {
     const chain = closed.some((entry) => entry.folder) ? ancestry(rootReal, real) : [real];
     const [located, ids] = await Promise.all([
       Promise.all(closed.map(locate)),
-      Promise.all(chain.map(identityOf)),
+      Promise.all(chain.map((absolute) => identityOf(reach(absolute)))),
     ]);
     const target = foldPath(real);
     for (const control of located) {
@@ -356,6 +375,10 @@ export class ControlGuard {
     }
   }
 }
+
+/** Where a path of a check's chain is looked up by identity. */
+type Reach = (absolute: string) => string;
+const unchanged: Reach = (absolute) => absolute;
 
 /** `real`, then each of its parents up to and including `rootReal` (only `real` when it lies outside). */
 function ancestry(rootReal: string, real: string): string[] {

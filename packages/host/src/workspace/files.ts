@@ -130,16 +130,41 @@ export async function writeTextFile(
   options: WriteOptions = {},
 ): Promise<{ created: boolean; bytes: number }> {
   const dir = path.dirname(real);
-  const existing = await fs
-    .mkdir(dir, { recursive: true })
-    .then(() => fs.lstat(real))
-    .catch((error: unknown) => {
-      if (errorCode(error) === 'ENOENT') return undefined;
-      throw describeFsError(error, userPath);
-    });
+  await fs.mkdir(dir, { recursive: true }).catch((error: unknown) => {
+    throw describeFsError(error, userPath);
+  });
+  return replaceFile(dir, path.basename(real), userPath, content, {
+    ...options,
+    confirm: (handle) => confirmOpenedInside(handle, rootReal, userPath),
+  });
+}
+
+/** How {@link replaceFile} runs. */
+export interface ReplaceOptions extends WriteOptions {
+  /** Checks the temporary file once opened, before anything is written to it. */
+  readonly confirm?: (handle: FileHandle) => Promise<void>;
+}
+
+/**
+ * {@link writeTextFile} in an existing folder `dir` — a real path, or `/proc/self/fd/<fd>` for a
+ * folder held open (see `beneath.ts`) — naming the file `name` there: the temporary file is made
+ * in that same folder and renamed over `name` in it, so neither step can land anywhere else.
+ */
+export async function replaceFile(
+  dir: string,
+  name: string,
+  userPath: string,
+  content: string,
+  options: ReplaceOptions = {},
+): Promise<{ created: boolean; bytes: number }> {
+  const target = `${dir}/${name}`;
+  const existing = await fs.lstat(target).catch((error: unknown) => {
+    if (errorCode(error) === 'ENOENT') return undefined;
+    throw describeFsError(error, userPath);
+  });
   if (existing !== undefined) requireSingleRegularFile(existing, userPath);
   const data = Buffer.from(content, 'utf8');
-  const temp = path.join(dir, temporaryName(path.basename(real)));
+  const temp = `${dir}/${temporaryName(name)}`;
   let handle: FileHandle | undefined;
   try {
     // 0o600 until the old mode is copied, so the new content is never more exposed than the old.
@@ -148,7 +173,7 @@ export async function writeTextFile(
       constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | O_NOFOLLOW,
       existing === undefined ? 0o666 : 0o600,
     );
-    await confirmOpenedInside(handle, rootReal, userPath);
+    await options.confirm?.(handle);
     if (existing !== undefined) await keepOwnerAndMode(handle, existing);
     await options.afterStep?.('created');
     await handle.writeFile(data);
@@ -157,7 +182,7 @@ export async function writeTextFile(
     await options.afterStep?.('synced');
     await handle.close();
     handle = undefined;
-    await fs.rename(temp, real);
+    await fs.rename(temp, target);
   } catch (error) {
     await handle?.close().catch(() => {});
     await fs.unlink(temp).catch(() => {});

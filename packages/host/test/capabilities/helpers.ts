@@ -5,8 +5,8 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import type { PluginPermissions } from '@toolhost/plugin-sdk';
 import {
-  type CapabilityLimits,
   type CapabilityProvider,
+  type CapabilityProviderOptions,
   createCapabilityProvider,
   type FetchResolver,
   type FetchTransport,
@@ -22,7 +22,7 @@ export function provider(
   root: string,
   permissions: PluginPermissions,
   grants: PluginGrants,
-  extra: { limits?: Partial<CapabilityLimits>; resolve?: FetchResolver; transport?: FetchTransport } = {},
+  extra: Pick<CapabilityProviderOptions, 'limits' | 'resolve' | 'transport' | 'folderMode'> = {},
 ): CapabilityProvider {
   return createCapabilityProvider({ pluginId: PLUGIN_ID, root, permissions, grants, ...extra });
 }

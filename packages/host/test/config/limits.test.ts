@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { execDeadline, MAX_TIMER_MS, pluginLimits, resolveLimits } from '../../src/config/limits.js';
+import {
+  capabilityLimits,
+  execDeadline,
+  MAX_TIMER_MS,
+  pluginLimits,
+  resolveLimits,
+} from '../../src/config/limits.js';
 import { parseConfig } from '../../src/config/load.js';
 
 describe('resolveLimits: one rule for every limit', () => {
@@ -108,5 +114,20 @@ describe('capability limits from config', () => {
       fetchTimeoutMs: 2000,
     });
     expect(parseConfig({ limits: { plugin: { fetchMaxBytes: -1 } } }, 'c.json').ok).toBe(false);
+  });
+
+  it('fsConcurrency comes from limits.plugin, then plugins.<id>.limits, is at least 1, and stays out of the sandbox limits', () => {
+    const config = parseConfig(
+      { limits: { plugin: { fsConcurrency: 4 } }, plugins: { one: { limits: { fsConcurrency: 1 } } } },
+      'c.json',
+    );
+    if (!config.ok) throw new Error(JSON.stringify(config.issues));
+    const table = resolveLimits(config.config.limits);
+    const one = pluginLimits(table, 'one', config.config.plugins?.one?.limits);
+    expect(one.capabilities).toEqual({ fsConcurrency: 1 });
+    expect(one.limits).not.toHaveProperty('fsConcurrency');
+    expect(pluginLimits(table, 'other', undefined).capabilities).toEqual({ fsConcurrency: 4 });
+    expect(capabilityLimits(undefined).fsConcurrency).toBe(2);
+    expect(parseConfig({ plugins: { one: { limits: { fsConcurrency: 0 } } } }, 'c.json').ok).toBe(false);
   });
 });

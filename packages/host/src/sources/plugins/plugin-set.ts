@@ -1,6 +1,7 @@
 import * as path from 'node:path';
 import type { SandboxCrash } from '../../sandbox/types.js';
 import { byCodeUnit } from '../../util/compare.js';
+import { Limiter } from '../../util/limiter.js';
 import type { BuildService } from './build-service.js';
 import {
   type BundleOptions,
@@ -10,7 +11,6 @@ import {
 } from './bundle.js';
 import { FileSurvey, PluginCache } from './cache.js';
 import { type DiscoveredPlugin, discoverPlugins } from './discover.js';
-import { Limiter } from './limiter.js';
 import { type LoadPluginsOptions, loadPlugin, type PluginLoad } from './manager.js';
 import { hiddenEntries } from './plugin-tools.js';
 import { Quarantine } from './quarantine.js';

@@ -1,0 +1,70 @@
+import { constants, promises as fs } from 'node:fs';
+import type { FileHandle } from 'node:fs/promises';
+import { failed, limitExceeded } from '../errors.js';
+import { confirmByPath } from './confirm.js';
+import type { FsOperation } from './context.js';
+import { fsError, fsFailure, notRegularFile, subjectOf } from './failure.js';
+
+const READ_CHUNK = 64 * 1024;
+// A FIFO opened for reading would wait for a writer; non-blocking, the open returns at once.
+const READ_FLAGS = constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0);
+
+/** `ctx.fs.readFile`: a regular file's UTF-8 text, within `fsMaxBytes`. */
+export async function readFile(op: FsOperation, userPath: string): Promise<string> {
+  const capability = 'fs.readFile';
+  const subject = subjectOf(capability, userPath);
+  const target = await op.locator.locate(op.walk, capability, userPath, 'read');
+  try {
+    if (target.name === undefined) throw isFolder(userPath);
+    if (target.missing.length > 0) throw fsError('ENOENT', userPath, 'does not exist');
+    const where = op.walk.at(target.parent, target.name);
+    const info = await fs.lstat(where);
+    if (info.isDirectory()) throw isFolder(userPath);
+    if (!info.isFile()) throw notRegularFile(capability, subject, info);
+    const handle = await fs.open(where, READ_FLAGS);
+    try {
+      const opened = await handle.stat();
+      if (!opened.isFile()) throw notRegularFile(capability, subject, opened);
+      await confirmByPath(op.walk, where, target.real, userPath);
+      const bytes = await readCapped(handle, op.limits.fsMaxBytes);
+      if (bytes === undefined) {
+        throw limitExceeded(
+          capability,
+          `${subject}: the file is over the fsMaxBytes limit of ${op.limits.fsMaxBytes} bytes`,
+        );
+      }
+      return decodeUtf8(capability, subject, bytes);
+    } finally {
+      await handle.close();
+    }
+  } catch (error) {
+    throw fsFailure(capability, subject, userPath, error);
+  }
+}
+
+const isFolder = (userPath: string) =>
+  fsError('EISDIR', userPath, 'is a directory; use ctx.fs.readdir to list it');
+
+/** Reads up to `maxBytes`; undefined when the file holds more (it may have grown since `stat`). */
+async function readCapped(handle: FileHandle, maxBytes: number): Promise<Buffer | undefined> {
+  const chunks: Buffer[] = [];
+  let total = 0;
+  for (;;) {
+    const chunk = Buffer.alloc(Math.min(READ_CHUNK, maxBytes + 1 - total));
+    const { bytesRead } = await handle.read(chunk, 0, chunk.length, null);
+    if (bytesRead === 0) return Buffer.concat(chunks, total);
+    chunks.push(chunk.subarray(0, bytesRead));
+    total += bytesRead;
+    if (total > maxBytes) return undefined;
+  }
+}
+
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+function decodeUtf8(capability: string, subject: string, bytes: Buffer): string {
+  try {
+    return utf8.decode(bytes);
+  } catch {
+    throw failed(capability, `${subject} failed: the file is not UTF-8 text`);
+  }
+}
