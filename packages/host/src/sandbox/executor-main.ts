@@ -17,9 +17,6 @@ import type { PreludeKind } from './prelude-kind.js';
 import { liveScriptIsolates, runCode } from './script-runner.js';
 import { StartedMarkWriter } from './started-mark.js';
 import type { CodeModeLimits, CodeOutcome, CodeToolReply } from './types.js';
-import { pluginIsolatesUseTheirOwnYoungGeneration } from './young-generation.js';
-
-pluginIsolatesUseTheirOwnYoungGeneration();
 
 // No catastrophic-error handler here: isolated-vm runs it on the main thread and parks the
 // failing thread until it has, so an out-of-memory abort inside a sync entry (which runs on the

@@ -13,16 +13,14 @@ import {
 import { escapeControls } from '../util/text.js';
 
 /**
- * A larger young generation for the executor: with thousands of calls in flight, the objects of
- * one chunk's calls (frames, outcomes, handlers) outlive V8's default semi-space and were copied
- * and promoted at every scavenge, a quarter of the executor's CPU. Measured on Node 20 with 5,000
- * calls in flight: 48–63 → 30–54 µs of executor CPU per call over 4 alternating bursts, peak RSS
- * 249 → 367 MB; V8 grows the semi-space only under such load, so a quiet executor costs nothing
- * more. (Plugin isolates get their own young generation back: young-generation.ts.)
+ * `--no-node-snapshot`: isolated-vm's README (7.0.1 too) requires it on Node ≥ 20 (host/inline-check.ts).
+ * No `--max-semi-space-size` any more: on Node 20 a 64 MB young generation saved a quarter of the
+ * executor's CPU at 5,000 calls in flight; re-measured on Node 24.21 (two interleaved runs of 6
+ * and 12 bursts of 20,000 echo calls at 5,000 in flight, executor CPU from /proc): 56.0 vs 52.5
+ * and 59.5 vs 62.0 µs per call with and without it, ranges overlapping, same peak RSS: V8 12 sizes
+ * its young generation well enough on its own.
  */
-export const EXECUTOR_YOUNG_GENERATION = '--max-semi-space-size=64';
-/** `--no-node-snapshot`: isolated-vm's README (7.0.1 too) requires it on Node ≥ 20 (host/inline-check.ts). */
-const NODE_FLAGS = ['--no-node-snapshot', EXECUTOR_YOUNG_GENERATION];
+const NODE_FLAGS = ['--no-node-snapshot'];
 
 /** How the executor process is started: jailed, or why not. */
 export type ExecutorPlacement =
