@@ -98,6 +98,8 @@ export interface CodeModeLimits extends SandboxLimits {
   readonly maxLogChars: number;
   /** Tool calls one script may make; the next one stops the script. */
   readonly maxToolCalls: number;
+  /** Largest script source, characters; a larger one is refused before any isolate sees it. */
+  readonly maxSourceChars: number;
 }
 
 /**
@@ -110,6 +112,7 @@ const CODE_MODE_OWN_DEFAULTS = {
   maxResultChars: 20_000,
   maxLogChars: 10_000,
   maxToolCalls: 100,
+  maxSourceChars: 100_000,
 } as const;
 
 /** How much later than a self-enforced limit the wrapper's backstop fires. */

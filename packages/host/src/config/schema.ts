@@ -253,6 +253,14 @@ export const configSchema = z
               .positive()
               .optional()
               .describe('Tool calls one script may make; the next one stops it (default 100)'),
+            maxSourceChars: z
+              .number()
+              .int()
+              .positive()
+              .optional()
+              .describe(
+                'Largest script run_code accepts, characters; a larger one is refused unrun (default 100000)',
+              ),
           })
           .optional()
           .describe('Limits of one run_code script (code mode)'),
