@@ -146,16 +146,19 @@ function definedOnly<T extends object>(value: T | undefined): Partial<T> {
 }
 
 /** The capability limits config may set, in `limits.plugin` or `plugins.<id>.limits`. */
-export type ConfigurableCapabilityLimits = Pick<CapabilityLimits, 'fetchTimeoutMs' | 'fetchMaxBytes'>;
+export type ConfigurableCapabilityLimits = Pick<
+  CapabilityLimits,
+  'fetchTimeoutMs' | 'fetchMaxBytes' | 'fetchConcurrency'
+>;
 
 /** A plugin-limits object of config split into what the sandbox enforces and what capabilities do. */
 function splitPluginLimits<T extends Partial<SandboxLimits & ConfigurableCapabilityLimits>>(
   limits: T | undefined,
 ): { sandbox: Partial<SandboxLimits>; capability: Partial<ConfigurableCapabilityLimits> } {
-  const { fetchTimeoutMs, fetchMaxBytes, ...sandbox } = limits ?? ({} as T);
+  const { fetchTimeoutMs, fetchMaxBytes, fetchConcurrency, ...sandbox } = limits ?? ({} as T);
   return {
     sandbox: definedOnly(sandbox),
-    capability: definedOnly({ fetchTimeoutMs, fetchMaxBytes }),
+    capability: definedOnly({ fetchTimeoutMs, fetchMaxBytes, fetchConcurrency }),
   };
 }
 
@@ -244,6 +247,8 @@ export interface CapabilityLimits {
   readonly fetchMaxBytes: number;
   /** Redirect hops `ctx.fetch` follows before refusing. */
   readonly fetchMaxRedirects: number;
+  /** `ctx.fetch` requests of one plugin in flight at once; more wait their turn. */
+  readonly fetchConcurrency: number;
   /** Largest file `ctx.fs.readFile` reads and `ctx.fs.writeFile` writes, in bytes. */
   readonly fsMaxBytes: number;
 }
@@ -252,19 +257,24 @@ export const DEFAULT_CAPABILITY_LIMITS: CapabilityLimits = {
   fetchTimeoutMs: 10_000,
   fetchMaxBytes: 5 * 1024 * 1024,
   fetchMaxRedirects: 5,
+  fetchConcurrency: 8,
   fsMaxBytes: 5 * 1024 * 1024,
 };
 
 /**
  * A plugin's capability limits: the defaults with the overrides given in code; each must be a
- * non-negative integer, and `fetchTimeoutMs` is capped at what a timer holds. A capability also
- * ends with its call: the call's own limit (above) ends it sooner.
+ * non-negative integer (`fetchConcurrency` a positive one: no slot would never let a fetch run),
+ * and `fetchTimeoutMs` is capped at what a timer holds. A capability also ends with its call: the
+ * call's own limit (above) ends it sooner.
  */
 export function capabilityLimits(overrides: Partial<CapabilityLimits> | undefined): CapabilityLimits {
   const limits = { ...DEFAULT_CAPABILITY_LIMITS };
   for (const key of Object.keys(DEFAULT_CAPABILITY_LIMITS) as (keyof CapabilityLimits)[]) {
     const value = overrides?.[key];
     if (value === undefined) continue;
+    if (key === 'fetchConcurrency' && !(Number.isSafeInteger(value) && value > 0)) {
+      throw new Error(`capability limit ${key} must be a positive integer, got ${String(value)}`);
+    }
     if (!Number.isSafeInteger(value) || value < 0) {
       throw new Error(`capability limit ${key} must be a non-negative integer, got ${String(value)}`);
     }

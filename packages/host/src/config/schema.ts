@@ -52,6 +52,13 @@ const pluginLimits = z.strictObject({
     .positive()
     .optional()
     .describe('Largest request body and largest response body of ctx.fetch, bytes (default 5242880)'),
+  fetchConcurrency: z
+    .number()
+    .int()
+    .positive()
+    .max(1024)
+    .optional()
+    .describe('ctx.fetch requests of the plugin in flight at once; more wait their turn (default 8)'),
 });
 
 const pluginSettings = z.strictObject({

@@ -109,4 +109,21 @@ describe('capability limits from config', () => {
     });
     expect(parseConfig({ limits: { plugin: { fetchMaxBytes: -1 } } }, 'c.json').ok).toBe(false);
   });
+
+  it('fetchConcurrency comes from limits.plugin, then plugins.<id>.limits; 0 is refused', () => {
+    const config = parseConfig(
+      {
+        limits: { plugin: { fetchConcurrency: 4 } },
+        plugins: { busy: { limits: { fetchConcurrency: 32 } } },
+      },
+      'c.json',
+    );
+    if (!config.ok) throw new Error(JSON.stringify(config.issues));
+    const table = resolveLimits(config.config.limits);
+    const busy = pluginLimits(table, 'busy', config.config.plugins?.busy?.limits);
+    expect(busy.capabilities).toEqual({ fetchConcurrency: 32 });
+    expect(busy.limits).not.toHaveProperty('fetchConcurrency');
+    expect(pluginLimits(table, 'other', undefined).capabilities).toEqual({ fetchConcurrency: 4 });
+    expect(parseConfig({ plugins: { x: { limits: { fetchConcurrency: 0 } } } }, 'c.json').ok).toBe(false);
+  });
 });
