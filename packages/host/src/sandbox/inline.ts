@@ -8,6 +8,7 @@ import type {
 } from '@toolhost/plugin-sdk/protocol';
 import { asCancellation, type Cancellation, CancelSource } from '../util/cancel.js';
 import { messageOf } from '../util/errors.js';
+import { withoutHostPaths } from '../util/host-paths.js';
 import { processMemory } from '../util/memory.js';
 import { sleepUnlessAborted } from '../util/sleep.js';
 import { type CallHandlers, IsolatePool, type IsolatePoolOptions } from './isolate-pool.js';
@@ -85,7 +86,10 @@ export function callHandlers(
           throw new Error(`ctx capability "${capability}" is not available in hooks`);
         reply = { ok: true, value: await capabilities(capability, JSON.parse(argsJson), cancel.signal) };
       } catch (error) {
-        reply = { ok: false, error: messageOf(error), ...pluginCodeOf(error) };
+        const code = pluginCodeOf(error);
+        // A capability's own errors are worded for plugins; anything else may be Node's, with a host path.
+        const text = code.code === undefined ? withoutHostPaths(messageOf(error)) : messageOf(error);
+        reply = { ok: false, error: text, ...code };
       }
       return JSON.stringify(reply);
     },
