@@ -280,3 +280,25 @@ describe('stray work after a call', () => {
     },
   );
 });
+
+describe('timer callbacks are charged to their call', () => {
+  const h = useHarness();
+
+  it("CPU spent in interval callbacks counts against the call's cpuMs", async () => {
+    const { session } = await h.start({
+      plugins: {
+        evil: attackPlugin(
+          'evil',
+          `
+          setInterval(() => { const end = Date.now() + 20; while (Date.now() < end) {} }, 5);
+          await ctx.sleep(20_000);
+          return 'never';`,
+        ),
+      },
+      settings: { evil: { limits: { timeoutMs: 30_000, cpuMs: 300 } } },
+    });
+    const outcome = await session.call('attack', {});
+    expect(outcome.result.isError).toBe(true);
+    expect(textOf(outcome)).toMatch(/cpuMs: 300/);
+  });
+});
