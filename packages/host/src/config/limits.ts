@@ -90,7 +90,30 @@ export interface LimitsTable {
   readonly mcpCall: OwnDeadline;
   /** The limits of one `run_code` script (`limits.codeMode` over its defaults). */
   readonly codeMode: CodeModeLimits;
+  /** Caps on plugins' log lines (`limits.logs` over its defaults). */
+  readonly logs: LogLimits;
 }
+
+/**
+ * Caps on a plugin's log lines (`ctx.log`, `console`), in UTF-8 bytes of the message and its
+ * data's JSON. The per-call caps travel to the isolate, whose runtime cuts first; the host cuts
+ * again, and alone keeps the per-minute ones (every call of one plugin together).
+ */
+export interface LogLimits {
+  readonly linesPerCall: number;
+  readonly bytesPerCall: number;
+  readonly lineBytes: number;
+  readonly linesPerMinute: number;
+  readonly bytesPerMinute: number;
+}
+
+export const DEFAULT_LOG_LIMITS: LogLimits = {
+  linesPerCall: 1000,
+  bytesPerCall: 1024 * 1024,
+  lineBytes: 16 * 1024,
+  linesPerMinute: 6000,
+  bytesPerMinute: 8 * 1024 * 1024,
+};
 
 /** Limits of one code-mode script: a sandbox's, and how much console output it keeps. */
 export interface CodeModeLimits extends SandboxLimits {
@@ -124,6 +147,7 @@ export interface LimitOverrides {
   readonly plugin?: Partial<SandboxLimits>;
   readonly mcpCallTimeoutMs?: number;
   readonly codeMode?: Partial<CodeModeLimits>;
+  readonly logs?: Partial<LogLimits>;
 }
 
 /** A millisecond value a timer can hold: at most {@link MAX_TIMER_MS}. */
@@ -168,6 +192,7 @@ export function resolveLimits(config: ToolhostConfig['limits'], overrides: Limit
     plugin: configPluginAll,
     mcpCallTimeoutMs: configMcp,
     codeMode: configCodeMode,
+    logs: configLogs,
     ...configCall
   } = config ?? {};
   const { sandbox: configPlugin, capability: pluginCapabilities } = splitPluginLimits(configPluginAll);
@@ -197,6 +222,7 @@ export function resolveLimits(config: ToolhostConfig['limits'], overrides: Limit
       ...definedOnly(configCodeMode),
       ...definedOnly(overrides.codeMode),
     }),
+    logs: { ...DEFAULT_LOG_LIMITS, ...definedOnly(configLogs), ...definedOnly(overrides.logs) },
   };
 }
 

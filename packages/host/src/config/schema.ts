@@ -12,6 +12,8 @@ const names = z.array(z.string().min(1)).describe('names or patterns');
 
 /** A duration a timer can hold (see limits.ts for how the limits combine). */
 const ms = (what: string) => z.number().int().positive().max(MAX_TIMER_MS).optional().describe(`${what}, ms`);
+/** A positive count or size. */
+const count = (what: string) => z.number().int().positive().optional().describe(what);
 
 const grants = z
   .strictObject({
@@ -231,6 +233,24 @@ export const configSchema = z
         mcpCallTimeoutMs: ms(
           'Wall-clock limit of one call to a bridged MCP server; replaces limits.timeoutMs (default: limits.timeoutMs)',
         ),
+        logs: z
+          .strictObject({
+            linesPerCall: count(
+              'Log lines one plugin call or hook delivers; the rest are counted and dropped (default 1000)',
+            ),
+            bytesPerCall: count('Bytes of log lines one plugin call or hook delivers (default 1048576)'),
+            lineBytes: count(
+              'Longest log line (its message and data), bytes; a longer one is cut (default 16384)',
+            ),
+            linesPerMinute: count(
+              'Log lines one plugin delivers per minute, all its calls together (default 6000)',
+            ),
+            bytesPerMinute: count('Bytes of log lines one plugin delivers per minute (default 8388608)'),
+          })
+          .optional()
+          .describe(
+            "Caps on plugins' log lines (ctx.log and console); a dropped line is counted in one marker line per call",
+          ),
         codeMode: z
           .strictObject({
             memoryMb: z

@@ -15,6 +15,7 @@ import { type Frame, FrameReader, FrameWriter } from './channel.js';
 import { callHandlers } from './inline.js';
 import type { FromExecutor, ToExecutor } from './ipc.js';
 import type { CallHandlers } from './isolate-pool.js';
+import { type CallLogOptions, DEFAULT_LOG_LIMITS, LogWindows } from './log-budget.js';
 import { scriptExecutorDied, scriptLimit, scriptOutcomeOf } from './script-outcomes.js';
 import { STARTED_MARK_FD, StartedMarkFile } from './started-mark.js';
 import {
@@ -121,6 +122,8 @@ interface Pending {
    * them are made when the first of these arrives (most calls send none).
    */
   readonly sinks?: CallSinks;
+  /** The caps on its log lines and its plugin's window (calls and hooks). */
+  readonly logs?: CallLogOptions;
   readonly capabilities?: CapabilityRunner;
   handlers?: CallHandlers;
   /** A code-mode script's run (script requests only). */
@@ -163,6 +166,7 @@ function handlersOf(pending: Pending | undefined): CallHandlers | undefined {
     pending.capabilities,
     // Hooks have no caller's cancellation: theirs never comes.
     pending.cancel ?? new CancelSource(),
+    pending.logs,
   );
   return pending.handlers;
 }
@@ -194,6 +198,7 @@ export class ProcessSandbox implements Sandbox {
   #nextId = 1;
   readonly #pending = new Map<number, Pending>();
   readonly #versions = new PluginVersions();
+  readonly #logWindows = new LogWindows();
   readonly #crashListeners = new Set<(crash: SandboxCrash) => void>();
   #heartbeat: NodeJS.Timeout | undefined;
   /** Ends an executor that had no request for the isolates' idle time (see `#retireWhenIdle`). */
@@ -608,7 +613,7 @@ export class ProcessSandbox implements Sandbox {
   #request<R>(
     head: (id: number) => ToExecutor,
     body: string,
-    about: Pick<Pending, 'plugin' | 'sinks' | 'capabilities' | 'cancel' | 'script'> = {},
+    about: Pick<Pending, 'plugin' | 'sinks' | 'logs' | 'capabilities' | 'cancel' | 'script'> = {},
     onSettled?: () => void,
   ): Promise<R> {
     if (this.#closed) {
@@ -699,9 +704,23 @@ export class ProcessSandbox implements Sandbox {
         return { t: 'call', id: assigned, key, callId: request.callId, tool: request.toolName };
       },
       JSON.stringify(request),
-      { plugin: { id: pluginId, version }, sinks, capabilities, cancel },
+      {
+        plugin: { id: pluginId, version },
+        sinks,
+        logs: this.#logsOf(pluginId, request.logs),
+        capabilities,
+        cancel,
+      },
       stopListening,
     );
+  }
+
+  /** A call's log caps (its request's, else the defaults) and its plugin's window. */
+  #logsOf(pluginId: string, limits: CallLogOptions['limits'] | undefined): CallLogOptions {
+    return {
+      limits: limits ?? DEFAULT_LOG_LIMITS,
+      plugin: { id: pluginId, window: this.#logWindows.of(pluginId) },
+    };
   }
 
   hook(
@@ -717,6 +736,7 @@ export class ProcessSandbox implements Sandbox {
       {
         plugin: { id: pluginId, version },
         sinks,
+        logs: this.#logsOf(pluginId, request.logs),
       },
     );
   }

@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { execDeadline, MAX_TIMER_MS, pluginLimits, resolveLimits } from '../../src/config/limits.js';
+import {
+  DEFAULT_LOG_LIMITS,
+  execDeadline,
+  MAX_TIMER_MS,
+  pluginLimits,
+  resolveLimits,
+} from '../../src/config/limits.js';
 import { parseConfig } from '../../src/config/load.js';
 
 describe('resolveLimits: one rule for every limit', () => {
@@ -125,5 +131,20 @@ describe('capability limits from config', () => {
     expect(busy.limits).not.toHaveProperty('fetchConcurrency');
     expect(pluginLimits(table, 'other', undefined).capabilities).toEqual({ fetchConcurrency: 4 });
     expect(parseConfig({ plugins: { x: { limits: { fetchConcurrency: 0 } } } }, 'c.json').ok).toBe(false);
+  });
+});
+
+describe('log caps from config', () => {
+  it('limits.logs sets each cap over its default; a cap of 0 or an unknown key is refused', () => {
+    const config = parseConfig({ limits: { logs: { linesPerCall: 50, lineBytes: 2000 } } }, 'c.json');
+    if (!config.ok) throw new Error(JSON.stringify(config.issues));
+    expect(resolveLimits(config.config.limits).logs).toEqual({
+      ...DEFAULT_LOG_LIMITS,
+      linesPerCall: 50,
+      lineBytes: 2000,
+    });
+    expect(resolveLimits(undefined).logs).toEqual(DEFAULT_LOG_LIMITS);
+    expect(parseConfig({ limits: { logs: { bytesPerCall: 0 } } }, 'c.json').ok).toBe(false);
+    expect(parseConfig({ limits: { logs: { linesPerHour: 5 } } }, 'c.json').ok).toBe(false);
   });
 });

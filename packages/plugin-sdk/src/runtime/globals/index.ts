@@ -32,6 +32,11 @@ export interface GlobalsHost {
   ): void;
   /** A log line of `callId`, or of no call (undefined). */
   log(callId: string | undefined, level: string, message: string): void;
+  /**
+   * Whether `callId` may log one more line (checked before a line is formatted); false counts the
+   * line as dropped (the call's log caps).
+   */
+  logRoom(callId: string): boolean;
   /** Fresh random bytes from the host, base64. */
   entropy(): string;
   /** Whether `callId` is still running. */
@@ -128,8 +133,12 @@ function format(args: readonly unknown[]): string {
 function makeConsole(host: GlobalsHost) {
   const line =
     (level: string) =>
-    (...args: unknown[]) =>
-      host.log(host.currentCall(), level, format(args));
+    (...args: unknown[]) => {
+      const callId = host.currentCall();
+      // Over its caps, a call's line is not even formatted.
+      if (callId !== undefined && !host.logRoom(callId)) return;
+      host.log(callId, level, format(args));
+    };
   const counts = new Map<string, number>();
   const started = new Map<string, number>();
   const info = line('info');
