@@ -148,6 +148,27 @@ describe('channel tools', () => {
     ).toThrow(/channel\.sender\.isOwner is not read/);
   });
 
+  it("the sender's identity is read once when the session opens: a getter cannot make isOwner true for another id", async () => {
+    const host = await bareHost();
+    // Each read of `id` answers the next value: a guard, the copy and the owner check would each
+    // see a different sender if the session read it more than once.
+    const answers = ['U2', 'U2', 'U1', 'U1'];
+    let reads = 0;
+    const sender = {
+      get id() {
+        return answers[Math.min(reads++, answers.length - 1)] as string;
+      },
+      name: 'Ann',
+    };
+    const seen: Seen[] = [];
+    const session = host.session({ channel: channel({ sender }, seen) });
+    expect(session.check('kick_member')).toMatchObject({ ok: false, refusal: 'hidden' });
+    await session.call('reply_in_thread', { text: 'hi' });
+    expect(seen[0]?.sender).toEqual({ id: 'U2', name: 'Ann', isOwner: false });
+    expect(Object.isFrozen(seen[0]?.sender)).toBe(true);
+    expect(reads).toBe(1);
+  });
+
   it.each([
     ['by name', ['reply_*']],
     ['by group:channel', ['group:channel']],

@@ -72,6 +72,26 @@ describe('toolhost call, for a call needing approval', () => {
     });
   });
 
+  it("--yes approves the named tool's own approval only: a run_code script's gated call needs --yes-all", async () => {
+    const scripted = await project(['healthy'], {
+      builtins: false,
+      tools: { codeMode: true, approve: ['healthy_echo'] },
+    });
+    const code = JSON.stringify({ code: "return await tools.healthy_echo({ text: 'hi' });" });
+    try {
+      const once = await toolhost(['call', 'run_code', '--yes', '--input', code, '--root', scripted.root]);
+      expect(once.code).toBe(1);
+      expect(once.stdout).toContain('Tool "healthy_echo" was not approved');
+      expect(once.stdout).toContain('--yes approves only the approvals of "run_code" itself');
+      expect(once.stdout).toContain('pass --yes-all');
+      const all = await toolhost(['call', 'run_code', '--yes-all', '--input', code, '--root', scripted.root]);
+      expect(all.code).toBe(0);
+      expect(all.stdout).toContain('"echo: hi"');
+    } finally {
+      await scripted.dispose();
+    }
+  });
+
   it('--url: the running server asks the command by elicitation; --yes answers, no terminal and no --yes denies', async () => {
     const remote = await project(['healthy'], {
       builtins: false,

@@ -34,7 +34,13 @@ const CRASH_KEYS = `const obj = {};
 for (let i = 0; i < 1_000_000; i++) obj['a' + i] = 'WKEGJLWBEGJLWENGLKWENLKGNWELKGNWKLEGNLKWENGLWENGKLWENKLG';
 return Object.keys(obj).length;`;
 
-const LIMITS = { ...DEFAULT_SANDBOX_LIMITS, memoryMb: 16, maxLogChars: 1_000, maxToolCalls: 10 };
+const LIMITS = {
+  ...DEFAULT_SANDBOX_LIMITS,
+  memoryMb: 16,
+  maxLogChars: 1_000,
+  maxToolCalls: 10,
+  maxSourceChars: 100_000,
+};
 
 /** Where the isolate of the script that called `probe` lived: counted by the executor, and here. */
 interface Placement {

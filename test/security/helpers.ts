@@ -109,6 +109,8 @@ export interface StartOptions {
   readonly settings?: HostOptions['plugins'];
   /** Default sandbox limits of every plugin (the config's `limits.plugin`). */
   readonly limits?: NonNullable<HostOptions['limits']>['plugin'];
+  /** Caps on plugins' log lines (the config's `limits.logs`). */
+  readonly logs?: NonNullable<HostOptions['limits']>['logs'];
   readonly availability?: AvailabilityContext;
   readonly builtins?: HostOptions['builtins'];
   readonly hooks?: HostOptions['hooks'];
@@ -156,7 +158,14 @@ export function useHarness() {
       sandbox: options.sandbox ?? SECURITY_SANDBOX,
       cache: false,
       ...(options.settings === undefined ? {} : { plugins: options.settings }),
-      ...(options.limits === undefined ? {} : { limits: { plugin: options.limits } }),
+      ...(options.limits === undefined && options.logs === undefined
+        ? {}
+        : {
+            limits: {
+              ...(options.limits === undefined ? {} : { plugin: options.limits }),
+              ...(options.logs === undefined ? {} : { logs: options.logs }),
+            },
+          }),
     });
     hosts.push(host);
     return { root, host, session: host.session() };

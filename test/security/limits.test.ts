@@ -241,3 +241,64 @@ describe('hostile values and runaway code', () => {
     await expectRecovered(started);
   });
 });
+
+describe('stray work after a call', () => {
+  const h = useHarness();
+
+  it.each([
+    ['within its entry', ''],
+    ['after a capability round trip', 'await ctx.sleep(1);'],
+  ])(
+    'an unhandled rejection %s fails neither that call nor the next, and keeps the isolate',
+    async (_, wait) => {
+      const lines: string[] = [];
+      const observer = { log: (_level: string, message: string) => lines.push(message) };
+      const { session } = await h.start({
+        plugins: {
+          evil: attackPlugin(
+            'evil',
+            `
+          ${wait}
+          const g = globalThis as any;
+          g.calls = (g.calls ?? 0) + 1;
+          Promise.resolve().then(() => { throw new Error('stray after the reply'); });
+          return 'call ' + g.calls;`,
+            {
+              moreTools: [extraTool('ok', `await ctx.sleep(1); return 'fine ' + (globalThis as any).calls;`)],
+            },
+          ),
+        },
+        settings: { evil: { limits: { ...SMALL_LIMITS } } },
+      });
+      // Module state survives from call to call: the isolate was never reset.
+      for (let n = 1; n <= 3; n++) {
+        expect(textOf(await session.call('attack', {}, undefined, { observer }))).toBe(`call ${n}`);
+        expect(textOf(await session.call('ok', {}, undefined, { observer }))).toBe(`fine ${n}`);
+      }
+      // Logged to its call while that call still runs (a rejection seen after the reply may find it gone).
+      expect(lines).toContain('uncaught error in a promise: stray after the reply');
+    },
+  );
+});
+
+describe('timer callbacks are charged to their call', () => {
+  const h = useHarness();
+
+  it("CPU spent in interval callbacks counts against the call's cpuMs", async () => {
+    const { session } = await h.start({
+      plugins: {
+        evil: attackPlugin(
+          'evil',
+          `
+          setInterval(() => { const end = Date.now() + 20; while (Date.now() < end) {} }, 5);
+          await ctx.sleep(20_000);
+          return 'never';`,
+        ),
+      },
+      settings: { evil: { limits: { timeoutMs: 30_000, cpuMs: 300 } } },
+    });
+    const outcome = await session.call('attack', {});
+    expect(outcome.result.isError).toBe(true);
+    expect(textOf(outcome)).toMatch(/cpuMs: 300/);
+  });
+});

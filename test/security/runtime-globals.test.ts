@@ -163,6 +163,27 @@ describe('web globals inside plugin isolates', () => {
     expect(lines.filter((l) => l.includes('late'))).toEqual([]);
   });
 
+  it('a structuredClone of 400,000 keys is refused with a DataCloneError naming the cap; the executor lives on', async () => {
+    // In the executor process whatever the suite's sandbox: unbounded, this clone aborted V8.
+    const { session } = await h.start({
+      sandbox: 'process',
+      plugins: {
+        evil: attackPlugin(
+          'evil',
+          `
+          const wide: Record<string, number> = {};
+          for (let i = 0; i < 400_000; i++) wide['k' + i] = i;
+          try { structuredClone(wide); return 'cloned'; } catch (e: any) { return e.name + ': ' + e.message; }`,
+        ),
+        healthy: HEALTHY_SOURCE,
+      },
+    });
+    const outcome = await session.call('attack', {});
+    expect(outcome.result.isError, textOf(outcome)).toBeUndefined();
+    expect(textOf(outcome)).toMatch(/^DataCloneError: structuredClone: .*more than 100000 values/);
+    await expectHealthy(session);
+  });
+
   it('timers are refused outside a call (at load) with a message saying why', async () => {
     const { host } = await h.start({
       plugins: {

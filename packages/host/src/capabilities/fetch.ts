@@ -17,6 +17,7 @@ import { type FetchArgs, MAX_URL_CHARS } from './args.js';
 import { aborted, failed, invalidArgs, isCapabilityError, limitExceeded, timedOut } from './errors.js';
 import { readCappedText } from './fetch-body.js';
 import { type FetchResolver, hostAddresses } from './fetch-resolve.js';
+import { FetchSlots } from './fetch-slots.js';
 import {
   addressGrants,
   checkTarget,
@@ -64,6 +65,7 @@ export interface FetchCapabilityOptions extends FetchTargets {
 export function createFetchCapability(options: FetchCapabilityOptions) {
   const { limits } = options;
   const grants = addressGrants(options.granted);
+  const slots = new FetchSlots(limits.fetchConcurrency);
 
   return async function serveFetch(args: FetchArgs, signal: AbortSignal): Promise<FetchReply> {
     const first = parseUrl(args.url);
@@ -85,6 +87,12 @@ export function createFetchCapability(options: FetchCapabilityOptions) {
       }
     }
 
+    let release: () => void;
+    try {
+      release = await slots.acquire(signal);
+    } catch {
+      throw aborted('fetch', `${fetchSubject(url, undefined)} was aborted: the call was cancelled`);
+    }
     const deadline = new AbortController();
     let stop: 'aborted' | 'timeout' | undefined;
     const timer = setTimeout(() => {
@@ -165,6 +173,7 @@ export function createFetchCapability(options: FetchCapabilityOptions) {
     } finally {
       clearTimeout(timer);
       signal.removeEventListener('abort', onAbort);
+      release();
     }
   };
 }

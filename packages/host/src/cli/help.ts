@@ -56,7 +56,7 @@ export const HELP = {
   },
   call: {
     usage:
-      'toolhost call NAME [--input JSON | --input-file FILE|-] [--json] [--yes] [--url URL | --root DIR] [--config FILE]',
+      'toolhost call NAME [--input JSON | --input-file FILE|-] [--json] [--yes | --yes-all] [--url URL | --root DIR] [--config FILE]',
     summary: 'Calls one tool through the full wrapper (validation, hooks, limits) and prints its result.',
     details: [
       "Prints the text of the result on stdout, and the tool's log lines on stderr. With --json, prints",
@@ -64,6 +64,8 @@ export const HELP = {
       'Exit code 0 for a result, 1 for an isError result, 2 for a usage error.',
       'A call needing approval (tools.approve, requireApproval, a hook) asks on a terminal',
       '(y = once, a = always, N = no); elsewhere it is refused unless --yes approves it.',
+      "--yes approves only NAME's own call: the calls NAME makes in turn (a run_code script's, a",
+      "skill's) are asked or refused in the same way unless --yes-all.",
       '',
       'Example: toolhost call text_stats --input \'{"text": "hello world"}\'',
     ],
@@ -71,7 +73,8 @@ export const HELP = {
       ['--input JSON', 'The input object (default {})'],
       ['--input-file FILE', 'Read the input object from FILE (- for stdin)'],
       ['--json', 'Print the result as JSON'],
-      ['-y, --yes', 'Approve (once) every approval the call asks for'],
+      ['-y, --yes', 'Approve (once) the approvals the call of NAME itself asks for'],
+      ['--yes-all', 'Approve (once) every approval, the calls NAME makes included'],
       ['--url URL', 'Call a running server (toolhost dev, serve --http), e.g. http://127.0.0.1:7337/mcp'],
     ],
   },

@@ -1,7 +1,7 @@
 import type { AvailabilityExpression, ToolDescriptor, ToolResult } from '@toolhost/plugin-sdk';
 import { defineTool } from '@toolhost/plugin-sdk';
 import * as z from 'zod';
-import { resolveLimits } from '../config/limits.js';
+import { type CodeModeLimits, resolveLimits } from '../config/limits.js';
 import type { CodeModeSession } from '../core/dispatch/session.js';
 import {
   CODE_MODE_CONTEXT_KEY,
@@ -11,6 +11,7 @@ import {
 } from '../core/register/code-mode.js';
 import { createToolIndex, type SearchableTool } from '../core/search/index.js';
 import { blockAsText, errorResult } from '../core/wrap/results.js';
+import { scriptLimitHint } from '../sandbox/script-outcomes.js';
 import { inProcessTool } from '../sources/in-process.js';
 import type { RegisteredTool } from '../types.js';
 import { accessor, signatureOf } from './signatures.js';
@@ -43,24 +44,47 @@ function textOf(result: ToolResult): string {
   return result.content.map(blockAsText).join('\n');
 }
 
-/** The run's outcome as the one result the model sees: what the script returned and logged. */
+/** Line breaks a model or a client may render as one: every one of them gets the fence after it. */
+const LINE_BREAK = /\r\n?|[\n\u2028\u2029]/g;
+
+/**
+ * The script's own text (console output, a thrown message), every line behind `| `: the script
+ * cannot print a line that reads as the host's `Returned:` block or a note of the host's.
+ */
+function fenced(text: string): string {
+  return `| ${text.replace(LINE_BREAK, '\n| ')}`;
+}
+
+/**
+ * The run's outcome as the one result the model sees: what the script logged (fenced), then what
+ * it returned as JSON (which has no raw line breaks inside a string) or what it threw (fenced).
+ */
 function resultOf(outcome: CodeOutcome): ToolResult {
   if (outcome.kind === 'limit') return errorResult(`run_code stopped: ${outcome.message}`);
   const parts: string[] = [];
   if (outcome.log !== '' || outcome.droppedLogChars > 0) {
+    const log = outcome.log.endsWith('\n') ? outcome.log.slice(0, -1) : outcome.log;
     const dropped =
       outcome.droppedLogChars > 0
         ? `\n[${outcome.droppedLogChars} more characters of console output dropped]`
         : '';
-    parts.push(`Console:\n${outcome.log}${dropped}`);
+    parts.push(`Console (each line starts with "| "):\n${log === '' ? '' : fenced(log)}${dropped}`);
   }
   if (outcome.kind === 'threw') {
-    parts.push(`The script threw: ${outcome.error}`);
+    parts.push(`The script threw:\n${fenced(outcome.error)}`);
     return errorResult(parts.join('\n'));
   }
   const value = outcome.value === undefined ? '(nothing)' : JSON.stringify(outcome.value, null, 2);
   parts.push(`Returned:\n${value}`);
   return { content: [{ type: 'text', text: parts.join('\n') }] };
+}
+
+/** A script over `maxSourceChars`, refused before any isolate (or the executor) is handed it. */
+function sourceTooLarge(code: string, limits: CodeModeLimits): ToolResult | undefined {
+  if (code.length <= limits.maxSourceChars) return undefined;
+  return errorResult(
+    `run_code refused the script: it is ${code.length} characters, over its limit ${scriptLimitHint('maxSourceChars', limits)}`,
+  );
 }
 
 const RUN_CODE_DESCRIPTION = [
@@ -90,8 +114,10 @@ export function codeModeTools(session: CodeModeSession, runScript: CodeRunner): 
       code: z.string().min(1).describe('The body of an async function; `return` its result'),
     }),
     async execute({ code }, ctx) {
-      return resultOf(
-        await runScript(code, { limits: session.limits(), callTool, signal: ctx.signal as AbortSignal }),
+      const limits = session.limits();
+      return (
+        sourceTooLarge(code, limits) ??
+        resultOf(await runScript(code, { limits, callTool, signal: ctx.signal as AbortSignal }))
       );
     },
   });

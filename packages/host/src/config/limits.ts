@@ -94,10 +94,33 @@ export interface LimitsTable {
   readonly codeMode: CodeModeLimits;
   /** Largest SKILL.md the skills source reads, bytes. */
   readonly skillFileBytes: number;
+  /** Caps on plugins' log lines (`limits.logs` over its defaults). */
+  readonly logs: LogLimits;
 }
 
 /** A SKILL.md holds a description and instructions: 256 KiB is far more than one needs. */
 export const DEFAULT_SKILL_FILE_BYTES = 256 * 1024;
+
+/**
+ * Caps on a plugin's log lines (`ctx.log`, `console`), in UTF-8 bytes of the message and its
+ * data's JSON. The per-call caps travel to the isolate, whose runtime cuts first; the host cuts
+ * again, and alone keeps the per-minute ones (every call of one plugin together).
+ */
+export interface LogLimits {
+  readonly linesPerCall: number;
+  readonly bytesPerCall: number;
+  readonly lineBytes: number;
+  readonly linesPerMinute: number;
+  readonly bytesPerMinute: number;
+}
+
+export const DEFAULT_LOG_LIMITS: LogLimits = {
+  linesPerCall: 1000,
+  bytesPerCall: 1024 * 1024,
+  lineBytes: 16 * 1024,
+  linesPerMinute: 6000,
+  bytesPerMinute: 8 * 1024 * 1024,
+};
 
 /** Limits of one code-mode script: a sandbox's, and how much console output it keeps. */
 export interface CodeModeLimits extends SandboxLimits {
@@ -105,6 +128,8 @@ export interface CodeModeLimits extends SandboxLimits {
   readonly maxLogChars: number;
   /** Tool calls one script may make; the next one stops the script. */
   readonly maxToolCalls: number;
+  /** Largest script source, characters; a larger one is refused before any isolate sees it. */
+  readonly maxSourceChars: number;
 }
 
 /**
@@ -117,6 +142,7 @@ const CODE_MODE_OWN_DEFAULTS = {
   maxResultChars: 20_000,
   maxLogChars: 10_000,
   maxToolCalls: 100,
+  maxSourceChars: 100_000,
 } as const;
 
 /** How much later than a self-enforced limit the wrapper's backstop fires. */
@@ -128,6 +154,7 @@ export interface LimitOverrides {
   readonly plugin?: Partial<SandboxLimits>;
   readonly mcpCallTimeoutMs?: number;
   readonly codeMode?: Partial<CodeModeLimits>;
+  readonly logs?: Partial<LogLimits>;
 }
 
 /** A millisecond value a timer can hold: at most {@link MAX_TIMER_MS}. */
@@ -152,17 +179,17 @@ function definedOnly<T extends object>(value: T | undefined): Partial<T> {
 /** The capability limits config may set, in `limits.plugin` or `plugins.<id>.limits`. */
 export type ConfigurableCapabilityLimits = Pick<
   CapabilityLimits,
-  'fetchTimeoutMs' | 'fetchMaxBytes' | 'fsConcurrency'
+  'fetchTimeoutMs' | 'fetchMaxBytes' | 'fetchConcurrency' | 'fsConcurrency'
 >;
 
 /** A plugin-limits object of config split into what the sandbox enforces and what capabilities do. */
 function splitPluginLimits<T extends Partial<SandboxLimits & ConfigurableCapabilityLimits>>(
   limits: T | undefined,
 ): { sandbox: Partial<SandboxLimits>; capability: Partial<ConfigurableCapabilityLimits> } {
-  const { fetchTimeoutMs, fetchMaxBytes, fsConcurrency, ...sandbox } = limits ?? ({} as T);
+  const { fetchTimeoutMs, fetchMaxBytes, fetchConcurrency, fsConcurrency, ...sandbox } = limits ?? ({} as T);
   return {
     sandbox: definedOnly(sandbox),
-    capability: definedOnly({ fetchTimeoutMs, fetchMaxBytes, fsConcurrency }),
+    capability: definedOnly({ fetchTimeoutMs, fetchMaxBytes, fetchConcurrency, fsConcurrency }),
   };
 }
 
@@ -173,6 +200,7 @@ export function resolveLimits(config: ToolhostConfig['limits'], overrides: Limit
     mcpCallTimeoutMs: configMcp,
     codeMode: configCodeMode,
     skillFileBytes,
+    logs: configLogs,
     ...configCall
   } = config ?? {};
   const { sandbox: configPlugin, capability: pluginCapabilities } = splitPluginLimits(configPluginAll);
@@ -203,6 +231,7 @@ export function resolveLimits(config: ToolhostConfig['limits'], overrides: Limit
       ...definedOnly(overrides.codeMode),
     }),
     skillFileBytes: skillFileBytes ?? DEFAULT_SKILL_FILE_BYTES,
+    logs: { ...DEFAULT_LOG_LIMITS, ...definedOnly(configLogs), ...definedOnly(overrides.logs) },
   };
 }
 
@@ -253,6 +282,8 @@ export interface CapabilityLimits {
   readonly fetchMaxBytes: number;
   /** Redirect hops `ctx.fetch` follows before refusing. */
   readonly fetchMaxRedirects: number;
+  /** `ctx.fetch` requests of one plugin in flight at once; more wait their turn. */
+  readonly fetchConcurrency: number;
   /** Largest file `ctx.fs.readFile` reads and `ctx.fs.writeFile` writes, in bytes. */
   readonly fsMaxBytes: number;
   /**
@@ -266,20 +297,25 @@ export const DEFAULT_CAPABILITY_LIMITS: CapabilityLimits = {
   fetchTimeoutMs: 10_000,
   fetchMaxBytes: 5 * 1024 * 1024,
   fetchMaxRedirects: 5,
+  fetchConcurrency: 8,
   fsMaxBytes: 5 * 1024 * 1024,
   fsConcurrency: 2,
 };
 
 /**
  * A plugin's capability limits: the defaults with the overrides given in code; each must be a
- * non-negative integer, and `fetchTimeoutMs` is capped at what a timer holds. A capability also
- * ends with its call: the call's own limit (above) ends it sooner.
+ * non-negative integer (`fetchConcurrency` a positive one: no slot would never let a fetch run),
+ * and `fetchTimeoutMs` is capped at what a timer holds. A capability also ends with its call: the
+ * call's own limit (above) ends it sooner.
  */
 export function capabilityLimits(overrides: Partial<CapabilityLimits> | undefined): CapabilityLimits {
   const limits = { ...DEFAULT_CAPABILITY_LIMITS };
   for (const key of Object.keys(DEFAULT_CAPABILITY_LIMITS) as (keyof CapabilityLimits)[]) {
     const value = overrides?.[key];
     if (value === undefined) continue;
+    if (key === 'fetchConcurrency' && !(Number.isSafeInteger(value) && value > 0)) {
+      throw new Error(`capability limit ${key} must be a positive integer, got ${String(value)}`);
+    }
     if (!Number.isSafeInteger(value) || value < 0) {
       throw new Error(`capability limit ${key} must be a non-negative integer, got ${String(value)}`);
     }

@@ -12,6 +12,8 @@ const names = z.array(z.string().min(1)).describe('names or patterns');
 
 /** A duration a timer can hold (see limits.ts for how the limits combine). */
 const ms = (what: string) => z.number().int().positive().max(MAX_TIMER_MS).optional().describe(`${what}, ms`);
+/** A positive count or size. */
+const count = (what: string) => z.number().int().positive().optional().describe(what);
 
 const sandboxMode = z
   .enum(['process', 'inline'])
@@ -63,6 +65,13 @@ const pluginLimits = z.strictObject({
     .max(64)
     .optional()
     .describe("The plugin's ctx.fs operations running at once; more wait their turn (default 2)"),
+  fetchConcurrency: z
+    .number()
+    .int()
+    .positive()
+    .max(1024)
+    .optional()
+    .describe('ctx.fetch requests of the plugin in flight at once; more wait their turn (default 8)'),
 });
 
 const pluginSettings = z.strictObject({
@@ -250,6 +259,24 @@ export const configSchema = z
         mcpCallTimeoutMs: ms(
           'Wall-clock limit of one call to a bridged MCP server; replaces limits.timeoutMs (default: limits.timeoutMs)',
         ),
+        logs: z
+          .strictObject({
+            linesPerCall: count(
+              'Log lines one plugin call or hook delivers; the rest are counted and dropped (default 1000)',
+            ),
+            bytesPerCall: count('Bytes of log lines one plugin call or hook delivers (default 1048576)'),
+            lineBytes: count(
+              'Longest log line (its message and data), bytes; a longer one is cut (default 16384)',
+            ),
+            linesPerMinute: count(
+              'Log lines one plugin delivers per minute, all its calls together (default 6000)',
+            ),
+            bytesPerMinute: count('Bytes of log lines one plugin delivers per minute (default 8388608)'),
+          })
+          .optional()
+          .describe(
+            "Caps on plugins' log lines (ctx.log and console); a dropped line is counted in one marker line per call",
+          ),
         codeMode: z
           .strictObject({
             memoryMb: z
@@ -279,6 +306,14 @@ export const configSchema = z
               .positive()
               .optional()
               .describe('Tool calls one script may make; the next one stops it (default 100)'),
+            maxSourceChars: z
+              .number()
+              .int()
+              .positive()
+              .optional()
+              .describe(
+                'Largest script run_code accepts, characters; a larger one is refused unrun (default 100000)',
+              ),
           })
           .optional()
           .describe('Limits of one run_code script (code mode)'),

@@ -8,9 +8,11 @@ import type {
 } from '@toolhost/plugin-sdk/protocol';
 import { asCancellation, type Cancellation, CancelSource } from '../util/cancel.js';
 import { messageOf } from '../util/errors.js';
+import { withoutHostPaths } from '../util/host-paths.js';
 import { processMemory } from '../util/memory.js';
 import { sleepUnlessAborted } from '../util/sleep.js';
 import { type CallHandlers, IsolatePool, type IsolatePoolOptions } from './isolate-pool.js';
+import { CallLogGate, type CallLogOptions, DEFAULT_LOG_LIMITS, LogWindows } from './log-budget.js';
 import type { IsolateAnswer, IsolateOutcome } from './plugin-isolate.js';
 import { loadPrelude } from './prelude.js';
 import { liveScriptIsolates, runCode } from './script-runner.js';
@@ -54,12 +56,18 @@ function pluginCodeOf(error: unknown): { code?: string } {
   return typeof code === 'string' ? { code } : {};
 }
 
-/** Turns host-side sinks and a capability runner into the handlers the isolate pool calls. */
+/**
+ * Turns host-side sinks and a capability runner into the handlers the isolate pool calls. Log
+ * lines pass the call's {@link CallLogGate} (made on the first line: most calls log none) before
+ * their data is parsed; when the call ends, a marker line says what the gate dropped.
+ */
 export function callHandlers(
   sinks: CallSinks,
   capabilities: CapabilityRunner | undefined,
   cancel: Cancellation,
+  logs: CallLogOptions = { limits: DEFAULT_LOG_LIMITS },
 ): CallHandlers {
+  let gate: CallLogGate | undefined;
   /** Aborted when the call ends; made on the call's first sleep, as most calls never sleep. */
   let ended: AbortController | undefined;
   let sleepSignal: AbortSignal | undefined;
@@ -71,8 +79,16 @@ export function callHandlers(
     return sleepSignal;
   };
   return {
-    end: () => ended?.abort(),
-    log: (level, message, data) => sinks.log(level, message, parseData(data)),
+    end: () => {
+      ended?.abort();
+      const marker = gate?.marker();
+      if (marker !== undefined) sinks.log('warn', marker, undefined);
+    },
+    log: (level, message, data) => {
+      gate ??= new CallLogGate(logs);
+      const line = gate.admit(message, data);
+      if (line !== undefined) sinks.log(level, line.message, parseData(line.dataJson));
+    },
     progress: (done, total, message) =>
       sinks.progress(done, total < 0 ? undefined : total, message === '' ? undefined : message),
     request: async (capability, argsJson) => {
@@ -86,7 +102,10 @@ export function callHandlers(
           throw new Error(`ctx capability "${capability}" is not available in hooks`);
         reply = { ok: true, value: await capabilities(capability, JSON.parse(argsJson), cancel.signal) };
       } catch (error) {
-        reply = { ok: false, error: messageOf(error), ...pluginCodeOf(error) };
+        const code = pluginCodeOf(error);
+        // A capability's own errors are worded for plugins; anything else may be Node's, with a host path.
+        const text = code.code === undefined ? withoutHostPaths(messageOf(error)) : messageOf(error);
+        reply = { ok: false, error: text, ...code };
       }
       return JSON.stringify(reply);
     },
@@ -107,6 +126,7 @@ export class InlineSandbox implements Sandbox {
   readonly walls = wallsOfPlacement({ mode: 'inline', jail: 'off' });
   readonly #pool: IsolatePool;
   readonly #versions = new PluginVersions();
+  readonly #logWindows = new LogWindows();
 
   /** `options`: when idle isolates go (default `DEFAULT_ISOLATE_SETTINGS`), and the pool's clock. */
   constructor(options: IsolatePoolOptions = {}) {
@@ -145,7 +165,7 @@ export class InlineSandbox implements Sandbox {
       this.#pool.call(
         versionKey(pluginId, version),
         request,
-        callHandlers(sinks, capabilities, cancellation),
+        callHandlers(sinks, capabilities, cancellation, this.#logsOf(pluginId, request.logs)),
         cancellation,
       ),
     );
@@ -161,9 +181,17 @@ export class InlineSandbox implements Sandbox {
       this.#pool.hook(
         versionKey(pluginId, version),
         request,
-        callHandlers(sinks, undefined, new CancelSource()),
+        callHandlers(sinks, undefined, new CancelSource(), this.#logsOf(pluginId, request.logs)),
       ),
     );
+  }
+
+  /** A call's log caps (its request's, else the defaults) and its plugin's window. */
+  #logsOf(pluginId: string, limits: CallLogOptions['limits'] | undefined): CallLogOptions {
+    return {
+      limits: limits ?? DEFAULT_LOG_LIMITS,
+      plugin: { id: pluginId, window: this.#logWindows.of(pluginId) },
+    };
   }
 
   /** The script's isolate is one of this process's: a V8 abort there ends the host. */

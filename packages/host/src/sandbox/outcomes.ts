@@ -31,6 +31,18 @@ export function outcomeOf<R>(outcome: string | LimitBreach, raw: boolean): Isola
   return { kind: 'reply', reply: (raw ? outcome : JSON.parse(outcome)) as R };
 }
 
+/**
+ * Whether an entry's failure is isolated-vm's own (a timeout, the memory limit, a disposed
+ * isolate) rather than a value the plugin's code left rejected: isolated-vm throws a promise
+ * rejection that nothing handled by the end of an entry out of that entry, after the entry's
+ * work (and the call's reply) is done. Such a stray rejection is the plugin's own business.
+ */
+export function isEngineFailure(error: unknown): boolean {
+  return /^(?:Script execution timed out\.|Isolate was disposed during execution due to memory limit|Isolate is disposed)$/.test(
+    messageOf(error),
+  );
+}
+
 /** Maps an isolated-vm failure to the limit it means. */
 export function breachOf(error: unknown, limits: SandboxLimits): LimitBreach {
   const text = messageOf(error);

@@ -19,6 +19,7 @@ import {
   GONE,
   type IsolateAnswer,
   type IsolateOutcome,
+  isEngineFailure,
   type LimitBreach,
   NON_STRING,
   outcomeOf,
@@ -106,6 +107,8 @@ export class PluginIsolate {
   #asyncEntries = 0;
   #watchdog: NodeJS.Timeout | undefined;
   readonly #callCpuStart = new Map<string, bigint>();
+  /** Where a stray rejection is logged: to the call whose entry it ended, if that call still runs. */
+  #handlers: IsolateHandlers | undefined;
 
   /**
    * How calls and hooks got their replies: within their sync entry, or by waiting (the async
@@ -148,6 +151,7 @@ export class PluginIsolate {
   }
 
   async #load(prelude: Prelude, bundle: string, handlers: IsolateHandlers): Promise<void> {
+    this.#handlers = handlers;
     const context = await this.#isolate.createContext();
     // Only these callbacks enter the isolate: functions of strings and numbers, nothing else.
     // They never throw into the isolate: a host error (and its stack) must not reach plugin code.
@@ -322,13 +326,13 @@ export class PluginIsolate {
       this.#modes.enteredAsync(key);
       const cpuBefore = this.#isolate.cpuTime;
       const alone = this.#active === 0;
-      const entered = this.#enterAsync(entry, kind, json);
+      const entered = this.#enterAsync(entry, kind, json, callId);
       return this.#waitFor<R>(call, key, callId, raw, cancel, { entered, cpuBefore, alone });
     }
     let answered: IsolateOutcome<R> | undefined;
     try {
       if (
-        !this.#enterSync(key, () =>
+        !this.#enterSync(key, callId, () =>
           entry.begin.applySync(undefined, [kind, json], SYNC_ARGS(this.#syncBudget())),
         )
       ) {
@@ -347,15 +351,32 @@ export class PluginIsolate {
   }
 
   /** An async entry of a call (`apply`): settled once it has left the isolate; a failure breaches. */
-  #enterAsync(entry: Entry, kind: string, json: string): Promise<unknown> {
+  #enterAsync(entry: Entry, kind: string, json: string, callId: string): Promise<unknown> {
     return this.#tracked(
       entry.begin.apply(undefined, [kind, json], {
         arguments: { copy: true },
         timeout: this.#limits.timeoutMs,
       }),
     ).catch((error: unknown) => {
-      if (!this.#isolate.isDisposed) this.#fail(breachOf(error, this.#limits));
+      if (!this.#isolate.isDisposed && !this.#stray(error, callId)) this.#fail(breachOf(error, this.#limits));
     });
+  }
+
+  /**
+   * A stray rejection (see `isEngineFailure`) that ended an entry of `callId`: logged to that call
+   * while it runs, and otherwise let be. True when `error` was one: nothing is reset, no call fails.
+   */
+  #stray(error: unknown, callId: string): boolean {
+    if (this.#isolate.isDisposed || isEngineFailure(error)) return false;
+    const name = error instanceof Error ? error.name : 'Error';
+    const text = name === 'Error' ? messageOf(error) : `${name}: ${messageOf(error)}`;
+    this.#handlers?.log(
+      callId,
+      'error',
+      `uncaught error in a promise: ${text.length > 4000 ? `${text.slice(0, 4000)}…` : text}`,
+      '',
+    );
+    return true;
   }
 
   /**
@@ -414,15 +435,16 @@ export class PluginIsolate {
   }
 
   /**
-   * Runs a sync entry; a long one demotes its tool (`key`) to the async path. False when it ran
-   * past its budget: the isolate is then reset with a `cpuMs` breach.
+   * Runs a sync entry of `callId`; a long one demotes its tool (`key`) to the async path. False
+   * when it ran past its budget: the isolate is then reset with a `cpuMs` breach.
    */
-  #enterSync(key: string, run: () => unknown): boolean {
+  #enterSync(key: string, callId: string, run: () => unknown): boolean {
     const started = performance.now();
     const cpuBefore = this.#isolate.cpuTime;
     try {
       run();
     } catch (error) {
+      if (this.#stray(error, callId)) return true;
       const budget = this.#syncBudget();
       const breach = /timed out/i.test(messageOf(error))
         ? {
@@ -491,7 +513,7 @@ export class PluginIsolate {
     if (this.#isolate.isDisposed || entry === undefined) return;
     const key = this.#callKey.get(callId);
     if (key !== undefined && this.#modes.isSync(key) && this.#asyncEntries === 0) {
-      this.#enterSync(key, () =>
+      this.#enterSync(key, callId, () =>
         entry.settle.applySync(undefined, [requestId, replyJson], SYNC_ARGS(this.#syncBudget())),
       );
       return;
@@ -503,7 +525,7 @@ export class PluginIsolate {
       }),
     ).catch((error) => {
       // A continuation that spins past the timeout breaches like any synchronous loop.
-      if (!this.#isolate.isDisposed) this.#fail(breachOf(error, this.#limits));
+      if (!this.#isolate.isDisposed && !this.#stray(error, callId)) this.#fail(breachOf(error, this.#limits));
     });
   }
 

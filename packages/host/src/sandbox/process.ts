@@ -25,6 +25,7 @@ import { callHandlers } from './inline.js';
 import type { FromExecutor, ToExecutor } from './ipc.js';
 import type { CallHandlers } from './isolate-pool.js';
 import { loadPreludeScript } from './isolate-script.js';
+import { type CallLogOptions, DEFAULT_LOG_LIMITS, LogWindows } from './log-budget.js';
 import { type PreludeKind, preludeKindOf } from './prelude-kind.js';
 import { scriptExecutorDied, scriptLimit, scriptOutcomeOf } from './script-outcomes.js';
 import { STARTED_MARK_FD, StartedMarkFile } from './started-mark.js';
@@ -130,6 +131,8 @@ interface Pending {
    * them are made when the first of these arrives (most calls send none).
    */
   readonly sinks?: CallSinks;
+  /** The caps on its log lines and its plugin's window (calls and hooks). */
+  readonly logs?: CallLogOptions;
   readonly capabilities?: CapabilityRunner;
   handlers?: CallHandlers;
   /** A code-mode script's run (script requests only). */
@@ -174,6 +177,7 @@ function handlersOf(pending: Pending | undefined): CallHandlers | undefined {
     pending.capabilities,
     // Hooks have no caller's cancellation: theirs never comes.
     pending.cancel ?? new CancelSource(),
+    pending.logs,
   );
   return pending.handlers;
 }
@@ -205,6 +209,7 @@ export class ProcessSandbox implements Sandbox {
   #nextId = 1;
   readonly #pending = new Map<number, Pending>();
   readonly #versions = new PluginVersions();
+  readonly #logWindows = new LogWindows();
   readonly #crashListeners = new Set<(crash: SandboxCrash) => void>();
   #heartbeat: NodeJS.Timeout | undefined;
   /** Ends an executor that had no request for the isolates' idle time (see `#retireWhenIdle`). */
@@ -670,7 +675,7 @@ export class ProcessSandbox implements Sandbox {
   #request<R>(
     head: (id: number) => ToExecutor,
     body: string,
-    about: Pick<Pending, 'plugin' | 'sinks' | 'capabilities' | 'cancel' | 'script' | 'prelude'> = {},
+    about: Pick<Pending, 'plugin' | 'sinks' | 'logs' | 'capabilities' | 'cancel' | 'script' | 'prelude'> = {},
     onSettled?: () => void,
   ): Promise<R> {
     if (this.#closed) {
@@ -772,9 +777,23 @@ export class ProcessSandbox implements Sandbox {
         return { t: 'call', id: assigned, key, callId: request.callId, tool: request.toolName };
       },
       JSON.stringify(request),
-      { plugin: { id: pluginId, version }, sinks, capabilities, cancel },
+      {
+        plugin: { id: pluginId, version },
+        sinks,
+        logs: this.#logsOf(pluginId, request.logs),
+        capabilities,
+        cancel,
+      },
       stopListening,
     );
+  }
+
+  /** A call's log caps (its request's, else the defaults) and its plugin's window. */
+  #logsOf(pluginId: string, limits: CallLogOptions['limits'] | undefined): CallLogOptions {
+    return {
+      limits: limits ?? DEFAULT_LOG_LIMITS,
+      plugin: { id: pluginId, window: this.#logWindows.of(pluginId) },
+    };
   }
 
   hook(
@@ -790,6 +809,7 @@ export class ProcessSandbox implements Sandbox {
       {
         plugin: { id: pluginId, version },
         sinks,
+        logs: this.#logsOf(pluginId, request.logs),
       },
     );
   }

@@ -11,6 +11,7 @@
 
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
+import { getSystemErrorMessage } from 'node:util';
 import { errorCode } from '../util/errors.js';
 import { isInside } from '../util/paths.js';
 
@@ -153,6 +154,25 @@ export function describeFsError(error: unknown, userPath: string): unknown {
     case 'EPERM':
       return reworded(`permission denied for ${quoted}`);
     default:
-      return error;
+      // Any other system error (EMFILE, ENAMETOOLONG, EIO, …): its code and what it means, never
+      // Node's message, which names the absolute path.
+      return code !== undefined && /^E[A-Z0-9]+$/.test(code)
+        ? reworded(systemFailure(quoted, error, code))
+        : error;
   }
+}
+
+/** `path "x": open failed with EMFILE (too many open files)`, from the error's own fields. */
+function systemFailure(quoted: string, error: unknown, code: string): string {
+  const { syscall, errno } = error as { syscall?: unknown; errno?: unknown };
+  const what = typeof syscall === 'string' && /^[a-z_]{1,32}$/.test(syscall) ? syscall : 'the operation';
+  let meaning = '';
+  if (typeof errno === 'number') {
+    try {
+      meaning = ` (${getSystemErrorMessage(errno)})`;
+    } catch {
+      // An errno this platform has no words for: the code says enough.
+    }
+  }
+  return `path ${quoted}: ${what} failed with ${code}${meaning}`;
 }

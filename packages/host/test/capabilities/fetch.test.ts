@@ -1,7 +1,12 @@
 import type * as http from 'node:http';
 import * as zlib from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { CapabilityLimits, FetchReply, PluginGrants } from '../../src/capabilities/index.js';
+import type {
+  CapabilityLimits,
+  FetchReply,
+  FetchTransport,
+  PluginGrants,
+} from '../../src/capabilities/index.js';
 import {
   fakeTransport,
   live,
@@ -402,6 +407,132 @@ describe('refused requests', () => {
     const p = provider('.', { net: [host] }, { net: [host] });
     await expect(p.invoke('fetch', { url: `http://${host}/` }, live())).rejects.toThrow(
       `ctx.fetch to "${host}" failed: ECONNREFUSED`,
+    );
+  });
+});
+
+/** A transport whose responses wait until the test lets them go; it counts requests in flight. */
+function heldTransport() {
+  const held: (() => void)[] = [];
+  let started = 0;
+  let inFlight = 0;
+  let most = 0;
+  let open = false;
+  const waiters: { n: number; resolve: () => void }[] = [];
+  const transport: FetchTransport = (request) =>
+    new Promise((resolve, reject) => {
+      started += 1;
+      for (const waiter of waiters.filter((w) => w.n <= started)) {
+        waiters.splice(waiters.indexOf(waiter), 1);
+        waiter.resolve();
+      }
+      inFlight += 1;
+      most = Math.max(most, inFlight);
+      const answer = () => {
+        inFlight -= 1;
+        resolve({
+          status: 200,
+          statusText: 'OK',
+          headers: {},
+          body: (async function* () {
+            yield new TextEncoder().encode(request.url.pathname);
+          })(),
+          cancel() {},
+        });
+      };
+      request.signal.addEventListener('abort', () => {
+        inFlight -= 1;
+        reject(new Error('aborted'));
+      });
+      if (open) answer();
+      else held.push(answer);
+    });
+  return {
+    transport,
+    get started() {
+      return started;
+    },
+    get most() {
+      return most;
+    },
+    /** Resolves once `n` requests have reached the transport. */
+    reached: (n: number) =>
+      new Promise<void>((resolve) => (started >= n ? resolve() : waiters.push({ n, resolve }))),
+    releaseOne: () => held.shift()?.(),
+    releaseAll: () => {
+      open = true;
+      for (const answer of held.splice(0)) answer();
+    },
+  };
+}
+
+/**
+ * A turn of the event loop: requests that started together (same steps, no I/O with the fake
+ * resolver and transport) have all reached the transport by then, had none been held back.
+ */
+const settled = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+describe('fetchConcurrency', () => {
+  const net = { net: ['api.example.com'] };
+
+  it('at most fetchConcurrency requests of one plugin are in flight; the others wait their turn and all complete', async () => {
+    const held = heldTransport();
+    const p = provider('.', net, net, {
+      limits: { fetchConcurrency: 3 },
+      resolve: resolver({}, [PUBLIC_IP]),
+      transport: held.transport,
+    });
+    const replies = Array.from(
+      { length: 20 },
+      (_, i) => p.invoke('fetch', { url: `https://api.example.com/${i}` }, live()) as Promise<FetchReply>,
+    );
+    await held.reached(3);
+    await settled();
+    expect(held.started).toBe(3);
+    held.releaseOne();
+    await held.reached(4);
+    await settled();
+    expect(held.started).toBe(4);
+    held.releaseAll();
+    const bodies = (await Promise.all(replies)).map((reply) => reply.body);
+    expect(bodies).toEqual(Array.from({ length: 20 }, (_, i) => `/${i}`));
+    expect(held.most).toBe(3);
+  });
+
+  it('a request cancelled while it waits for a slot leaves the queue and never reaches the network', async () => {
+    const held = heldTransport();
+    const p = provider('.', net, net, {
+      limits: { fetchConcurrency: 1 },
+      resolve: resolver({}, [PUBLIC_IP]),
+      transport: held.transport,
+    });
+    const first = p.invoke('fetch', { url: 'https://api.example.com/first' }, live());
+    const cancel = new AbortController();
+    const waiting = p.invoke('fetch', { url: 'https://api.example.com/waiting' }, cancel.signal);
+    await held.reached(1);
+    await settled();
+    cancel.abort();
+    await expect(waiting).rejects.toThrow(
+      'ctx.fetch to "api.example.com" was aborted: the call was cancelled',
+    );
+    held.releaseAll();
+    await expect(first).resolves.toMatchObject({ body: '/first' });
+    expect(held.started).toBe(1);
+  });
+
+  it('defaults to 8, and must be a positive integer', async () => {
+    const held = heldTransport();
+    const p = provider('.', net, net, { resolve: resolver({}, [PUBLIC_IP]), transport: held.transport });
+    const replies = Array.from({ length: 12 }, (_, i) =>
+      p.invoke('fetch', { url: `https://api.example.com/${i}` }, live()),
+    );
+    await held.reached(8);
+    await settled();
+    expect(held.started).toBe(8);
+    held.releaseAll();
+    await Promise.all(replies);
+    expect(() => provider('.', net, net, { limits: { fetchConcurrency: 0 } })).toThrow(
+      'capability limit fetchConcurrency must be a positive integer, got 0',
     );
   });
 });

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   capabilityLimits,
+  DEFAULT_LOG_LIMITS,
   execDeadline,
   MAX_TIMER_MS,
   pluginLimits,
@@ -129,5 +130,37 @@ describe('capability limits from config', () => {
     expect(pluginLimits(table, 'other', undefined).capabilities).toEqual({ fsConcurrency: 4 });
     expect(capabilityLimits(undefined).fsConcurrency).toBe(2);
     expect(parseConfig({ plugins: { one: { limits: { fsConcurrency: 0 } } } }, 'c.json').ok).toBe(false);
+  });
+
+  it('fetchConcurrency comes from limits.plugin, then plugins.<id>.limits; 0 is refused', () => {
+    const config = parseConfig(
+      {
+        limits: { plugin: { fetchConcurrency: 4 } },
+        plugins: { busy: { limits: { fetchConcurrency: 32 } } },
+      },
+      'c.json',
+    );
+    if (!config.ok) throw new Error(JSON.stringify(config.issues));
+    const table = resolveLimits(config.config.limits);
+    const busy = pluginLimits(table, 'busy', config.config.plugins?.busy?.limits);
+    expect(busy.capabilities).toEqual({ fetchConcurrency: 32 });
+    expect(busy.limits).not.toHaveProperty('fetchConcurrency');
+    expect(pluginLimits(table, 'other', undefined).capabilities).toEqual({ fetchConcurrency: 4 });
+    expect(parseConfig({ plugins: { x: { limits: { fetchConcurrency: 0 } } } }, 'c.json').ok).toBe(false);
+  });
+});
+
+describe('log caps from config', () => {
+  it('limits.logs sets each cap over its default; a cap of 0 or an unknown key is refused', () => {
+    const config = parseConfig({ limits: { logs: { linesPerCall: 50, lineBytes: 2000 } } }, 'c.json');
+    if (!config.ok) throw new Error(JSON.stringify(config.issues));
+    expect(resolveLimits(config.config.limits).logs).toEqual({
+      ...DEFAULT_LOG_LIMITS,
+      linesPerCall: 50,
+      lineBytes: 2000,
+    });
+    expect(resolveLimits(undefined).logs).toEqual(DEFAULT_LOG_LIMITS);
+    expect(parseConfig({ limits: { logs: { bytesPerCall: 0 } } }, 'c.json').ok).toBe(false);
+    expect(parseConfig({ limits: { logs: { linesPerHour: 5 } } }, 'c.json').ok).toBe(false);
   });
 });

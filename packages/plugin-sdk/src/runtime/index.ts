@@ -17,6 +17,7 @@
 import { normalizeToolReturn } from '../results.js';
 import type { ToolResult } from '../types.js';
 import { clearCallTimers, explainMissingGlobal, installGlobals } from './globals/index.js';
+import { type LogBudget, logBudget, logDataJson, logLine, logMarker, logRoom as logRoom_ } from './logs.js';
 import {
   ATTACH_GLOBAL,
   BRIDGE_CALLBACKS,
@@ -204,6 +205,10 @@ interface CallState {
   aborted: boolean;
   reason: unknown;
   listeners: (() => void)[];
+  /** Its log caps, from its request. */
+  logCaps?: CallRequest['logs'];
+  /** Its log lines so far, against its caps; made on its first line (most calls log none). */
+  logs?: LogBudget;
 }
 
 const calls = new Map<string, CallState>();
@@ -273,8 +278,44 @@ function currentCall(): string | undefined {
 
 function flushOrphanLogs(callId: string): void {
   for (const line of orphanLogs.splice(0)) {
-    bridge.log(callId, line.level, `[logged outside a call] ${line.message}`, '');
+    sendLog(callId, line.level, `[logged outside a call] ${line.message}`, '');
   }
+}
+
+/** Sets a call's log caps from its request (lines logged before, such as orphans, count on). */
+function limitLogs(callId: string, caps: CallRequest['logs']): void {
+  const state = calls.get(callId);
+  if (state === undefined || caps === undefined) return;
+  state.logCaps = caps;
+  if (state.logs !== undefined) state.logs = logBudget(caps, state.logs);
+}
+
+/** A running call's log budget; none for an ended call, whose lines go nowhere. */
+function budgetOf(callId: string): LogBudget | undefined {
+  const state = calls.get(callId);
+  if (state === undefined) return undefined;
+  state.logs ??= logBudget(state.logCaps);
+  return state.logs;
+}
+
+/** Whether a running call may log one more line (counted as dropped when not). */
+function logRoom(callId: string): boolean {
+  const budget = budgetOf(callId);
+  return budget !== undefined && logRoom_(budget);
+}
+
+/** Sends one log line of a running call, within its caps (logs.ts). */
+function sendLog(callId: string, level: string, message: string, dataJson: string): void {
+  const budget = budgetOf(callId);
+  const line = budget === undefined ? undefined : logLine(budget, message, dataJson);
+  if (line !== undefined) bridge.log(callId, level, line.message, line.dataJson);
+}
+
+/** Says what a call dropped, in one line, before it ends. */
+function sendLogMarker(callId: string): void {
+  const budget = calls.get(callId)?.logs;
+  const marker = budget === undefined ? undefined : logMarker(budget);
+  if (marker !== undefined) bridge.log(callId, 'warn', marker, '');
 }
 
 installGlobals(global, {
@@ -282,21 +323,18 @@ installGlobals(global, {
   request: requestRaw,
   running: (callId) => calls.has(callId),
   entropy: () => StringCtor(bridge.entropy()),
+  logRoom,
   log(callId, level, message) {
-    if (callId !== undefined) bridge.log(callId, level, clip(message, 16_000), '');
+    if (callId !== undefined) sendLog(callId, level, message, '');
     else if (orphanLogs.length < MAX_ORPHAN_LOGS) orphanLogs.push({ level, message: clip(message, 4000) });
   },
 });
 
 function logger(callId: string) {
   const send = (level: string) => (message: unknown, data?: unknown) => {
-    let dataJson = '';
-    try {
-      dataJson = data === undefined ? '' : (stringify(data) ?? '');
-    } catch {
-      dataJson = '"[unserializable]"';
-    }
-    bridge.log(callId, level, StringCtor(message), dataJson);
+    const budget = budgetOf(callId);
+    if (budget === undefined || !logRoom_(budget)) return;
+    sendLog(callId, level, StringCtor(message), logDataJson(data, budget.lineBytes));
   };
   return { debug: send('debug'), info: send('info'), warn: send('warn'), error: send('error') };
 }
@@ -398,6 +436,7 @@ function isThenable(value: unknown): value is PromiseLike<unknown> {
  * within the host's entry, with no microtask in between; one that returns a promise is awaited.
  */
 function runCall(req: CallRequest): Outgoing | Promise<Outgoing> {
+  limitLogs(req.callId, req.logs);
   const plugin = requirePlugin();
   const tool = plugin.tools.find((t) => t.name === req.toolName);
   if (tool === undefined) return { kind: 'unknown-tool' };
@@ -517,6 +556,7 @@ function describe(configJson: string): string {
 }
 
 async function runHook(req: HookRequest): Promise<HookReply> {
+  limitLogs(req.callId, req.logs);
   const plugin = requirePlugin();
   const config = parseConfig(plugin, req.config);
   if (!config.ok) throw new ErrorCtor('the plugin config is invalid');
@@ -538,6 +578,7 @@ function failure(error: unknown, maxChars: number): CallReply {
 
 /** Ends a call or hook and sends its reply as one sealed string. */
 function finish(callId: string, reply: Outgoing, maxChars: number): void {
+  sendLogMarker(callId);
   endCall(callId);
   bridge.reply(callId, typeof reply === 'string' ? reply : seal(reply, maxChars));
 }

@@ -72,6 +72,18 @@ export interface WireIssue {
   readonly message: string;
 }
 
+/**
+ * Caps on a call's log lines (`limits.logs`), in UTF-8 bytes of a line's message and data JSON.
+ * The runtime cuts at the per-call ones; the host counts again, and alone keeps the per-minute ones.
+ */
+export interface LogCaps {
+  readonly linesPerCall: number;
+  readonly bytesPerCall: number;
+  readonly lineBytes: number;
+  readonly linesPerMinute: number;
+  readonly bytesPerMinute: number;
+}
+
 export interface CallRequest {
   readonly callId: string;
   readonly toolName: string;
@@ -84,6 +96,8 @@ export interface CallRequest {
   /** Names the plugin may read (declared and granted); others are refused by name. */
   readonly envGranted: readonly string[];
   readonly maxResultChars: number;
+  /** The call's log caps; without them, the runtime's defaults (those of the host's config). */
+  readonly logs?: LogCaps;
   /**
    * Only check the input with the tool's own schema and answer `valid` or `invalid-input`; nothing
    * runs. The host asks this when its JSON Schema check refused an input, to give the model the
@@ -113,6 +127,8 @@ export interface HookRequest {
   };
   readonly config: unknown;
   readonly maxResultChars: number;
+  /** As for a call. */
+  readonly logs?: LogCaps;
 }
 
 export type HookReply =

@@ -4,7 +4,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { structuredClone } from '../../src/runtime/globals/clone.js';
+import { MAX_CLONE_VALUES, structuredClone } from '../../src/runtime/globals/clone.js';
 import { atob, btoa, TextDecoder, TextEncoder } from '../../src/runtime/globals/encoding.js';
 
 describe('TextEncoder / TextDecoder (runtime)', () => {
@@ -104,5 +104,19 @@ describe('structuredClone (runtime)', () => {
       expect.objectContaining({ name: 'DataCloneError' }),
     );
     expect(() => structuredClone(Symbol('s'))).toThrow(expect.objectContaining({ name: 'DataCloneError' }));
+  });
+
+  it(`refuses a value of more than ${MAX_CLONE_VALUES} values with a DataCloneError naming the cap`, () => {
+    const wide = Object.fromEntries(Array.from({ length: MAX_CLONE_VALUES + 1 }, (_, i) => [`k${i}`, i]));
+    const expected = expect.objectContaining({
+      name: 'DataCloneError',
+      message: expect.stringContaining(`more than ${MAX_CLONE_VALUES} values`),
+    });
+    expect(() => structuredClone(wide)).toThrow(expected);
+    // Counted across the whole value, whatever its shape: nested arrays and Map entries alike.
+    const deep = Array.from({ length: 400 }, () => new Map(Array.from({ length: 200 }, (_, i) => [i, [i]])));
+    expect(() => structuredClone(deep)).toThrow(expected);
+    const fits = Object.fromEntries(Array.from({ length: 1000 }, (_, i) => [`k${i}`, { i }]));
+    expect(structuredClone(fits)).toEqual(fits);
   });
 });

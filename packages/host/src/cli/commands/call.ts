@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { createInterface } from 'node:readline/promises';
 import type { ToolResult } from '@toolhost/plugin-sdk';
@@ -115,27 +116,70 @@ async function askOnTerminal(request: ApprovalRequest, io: Io): Promise<Approval
   }
 }
 
-/** Who approves for `toolhost call`: --yes, else the person at the terminal, else nobody (a refusal naming --yes). */
-function approverFor(yes: boolean, io: Io): ApprovalHandler {
-  if (yes) return async () => ({ decision: 'allow-once', by: '--yes' });
-  if (process.stdin.isTTY === true && io.err.tty) return (request) => askOnTerminal(request, io);
-  return async () => ({
-    decision: 'deny',
-    by: 'toolhost call',
-    reason: 'not a terminal, so nobody could be asked: pass --yes to approve it',
-  });
+/**
+ * What the command line approves: nothing (`none`: asked on a terminal, else refused), the
+ * approvals of the named tool's own call (`own`: `--yes`), or every approval the call leads to,
+ * the calls a run_code script or a skill makes included (`all`: `--yes-all`).
+ */
+type Consent = 'none' | 'own' | 'all';
+
+function consentOf(values: { yes?: boolean; 'yes-all'?: boolean }): Consent {
+  return values['yes-all'] === true ? 'all' : values.yes === true ? 'own' : 'none';
 }
 
-/** `--url`'s answer to a server's approval question: --yes, else the terminal, else no. */
-function remoteApproverFor(yes: boolean, io: Io): RemoteApprover {
-  if (yes) return async () => 'allow-once';
-  if (process.stdin.isTTY !== true || !io.err.tty) {
-    return async () => {
-      io.err.write('the server asks for approval, and this is not a terminal: pass --yes to approve it\n');
-      return 'deny';
+/** Why `--yes` did not answer an approval: it belongs to a call the named tool made. */
+function notOwn(name: string): string {
+  return `--yes approves only the approvals of "${name}" itself, not of the calls it makes (a run_code script's, a skill's): pass --yes-all to approve those too`;
+}
+
+const onTerminal = (io: Io) => process.stdin.isTTY === true && io.err.tty;
+
+/**
+ * Who approves for `toolhost call`: `--yes` the call of `name` itself (its tool use id `own`),
+ * `--yes-all` every call; whatever they leave is asked on a terminal, else refused saying why.
+ * A script's gated calls are not approved by a `--yes` given for `run_code`: one consent for the
+ * script is not consent for whatever the script then does.
+ */
+function approverFor(consent: Consent, own: string, name: string, io: Io): ApprovalHandler {
+  const ask = onTerminal(io) ? (request: ApprovalRequest) => askOnTerminal(request, io) : undefined;
+  return async (request) => {
+    if (consent === 'all') return { decision: 'allow-once', by: '--yes-all' };
+    if (consent === 'own' && request.toolUseId === own) return { decision: 'allow-once', by: '--yes' };
+    if (ask !== undefined) return ask(request);
+    return {
+      decision: 'deny',
+      by: 'toolhost call',
+      reason:
+        consent === 'own'
+          ? notOwn(name)
+          : 'not a terminal, so nobody could be asked: pass --yes to approve it',
     };
-  }
+  };
+}
+
+/**
+ * The tool a server's approval question is about: its second-to-last line reads
+ * `Tool: NAME (severity)` (serve/approval.ts; the last is the input, as one line of JSON).
+ */
+function questionTool(question: string): string | undefined {
+  const lines = question.split('\n');
+  return /^Tool: (\S+) \((?:info|warning|critical)\)$/.exec(lines[lines.length - 2] ?? '')?.[1];
+}
+
+/** `--url`'s answer to a server's approval question: as {@link approverFor}, by the question's tool. */
+function remoteApproverFor(consent: Consent, name: string, io: Io): RemoteApprover {
+  const asked = onTerminal(io);
   return async (question, signal) => {
+    if (consent === 'all') return 'allow-once';
+    if (consent === 'own' && questionTool(question) === name) return 'allow-once';
+    if (!asked) {
+      io.err.write(
+        consent === 'own'
+          ? `the server asks for approval of another call: ${notOwn(name)}\n`
+          : 'the server asks for approval, and this is not a terminal: pass --yes to approve it\n',
+      );
+      return 'deny';
+    }
     io.err.write(`${styleFor(io.err).bold(question)}\n`);
     const prompt = createInterface({ input: process.stdin, output: process.stderr });
     try {
@@ -164,6 +208,7 @@ export async function call(argv: readonly string[], io: Io): Promise<number> {
       json: { type: 'boolean' },
       url: { type: 'string' },
       yes: { type: 'boolean', short: 'y' },
+      'yes-all': { type: 'boolean' },
     },
     ['NAME'],
   );
@@ -176,14 +221,16 @@ export async function call(argv: readonly string[], io: Io): Promise<number> {
       );
     }
     const { callOverHttp } = await import('../remote.js');
-    const approve = remoteApproverFor(values.yes === true, io);
+    const approve = remoteApproverFor(consentOf(values), name, io);
     const result = await callOverHttp(values.url, name, input, logLine(io), approve);
     return printResult(result, values.json === true, io);
   }
   const project = await resolveProject(values);
   const host = await openHost(project, io);
   try {
-    const session = host.session({ onApproval: approverFor(values.yes === true, io) });
+    // The named call's own tool use id: what --yes approves, and nothing else.
+    const own = `toolu_cli_${randomUUID().replaceAll('-', '')}`;
+    const session = host.session({ onApproval: approverFor(consentOf(values), own, name, io) });
     const check = session.check(name);
     if (!check.ok && check.refusal === 'unknown') {
       return printResult(
@@ -201,7 +248,7 @@ export async function call(argv: readonly string[], io: Io): Promise<number> {
       );
     }
     // The tool's ctx.log lines go to stderr, so stdout stays the result alone.
-    const { result } = await session.call(name, input, undefined, { observer: { log: logLine(io) } });
+    const { result } = await session.call(name, input, own, { observer: { log: logLine(io) } });
     return printResult(result, values.json === true, io);
   } finally {
     await host.close();

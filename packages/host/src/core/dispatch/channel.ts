@@ -186,37 +186,45 @@ function channelTool(
 ): RegisteredTool {
   const where = `channel.tools[${index}]`;
   if (typeof tool !== 'object' || tool === null) fail(where, 'is not a tool object');
-  if (typeof tool.name !== 'string' || !TOOL_NAME_PATTERN.test(tool.name)) {
+  // Each field once (see prepareChannel): a getter must not pass a check as one value and run as another.
+  const {
+    name,
+    title,
+    description,
+    inputSchema: schema,
+    availability,
+    annotations,
+    requireApproval,
+    run,
+  } = tool;
+  if (typeof name !== 'string' || !TOOL_NAME_PATTERN.test(name)) {
     fail(
       `${where}.name`,
-      `${JSON.stringify(tool.name)} is not a valid tool name (1-64 letters, digits, "_" or "-")`,
+      `${JSON.stringify(name)} is not a valid tool name (1-64 letters, digits, "_" or "-")`,
     );
   }
-  if (!nonEmptyString(tool.description))
-    fail(`${where}.description`, `of "${tool.name}" must be a non-empty string`);
-  if (typeof tool.run !== 'function') fail(`${where}.run`, `of "${tool.name}" must be a function`);
-  const schema = tool.inputSchema;
+  if (!nonEmptyString(description)) fail(`${where}.description`, `of "${name}" must be a non-empty string`);
+  if (typeof run !== 'function') fail(`${where}.run`, `of "${name}" must be a function`);
   const zod = isZodSchema(schema) ? schema : undefined;
   if (zod === undefined && (typeof schema !== 'object' || schema === null || Array.isArray(schema))) {
-    fail(`${where}.inputSchema`, `of "${tool.name}" must be a zod object schema or a JSON Schema object`);
+    fail(`${where}.inputSchema`, `of "${name}" must be a zod object schema or a JSON Schema object`);
   }
   const inputSchema = zod === undefined ? (schema as JsonSchema) : toJsonSchema(zod, 'input');
   if (inputSchema.type !== 'object') {
-    fail(`${where}.inputSchema`, `of "${tool.name}" must describe an object (type "object")`);
+    fail(`${where}.inputSchema`, `of "${name}" must describe an object (type "object")`);
   }
-  const ref: ToolExecutorRef = { kind: 'channel', channelId, actionId: tool.name };
+  const ref: ToolExecutorRef = { kind: 'channel', channelId, actionId: name };
   const descriptor: ToolDescriptor = {
-    name: tool.name,
-    ...(tool.title === undefined ? {} : { title: tool.title }),
-    description: tool.description,
+    name: name,
+    ...(title === undefined ? {} : { title: title }),
+    description: description,
     inputSchema,
     owner: { kind: 'channel', channelId },
     executor: ref,
-    ...(tool.availability === undefined ? {} : { availability: tool.availability }),
-    ...(tool.annotations === undefined ? {} : { annotations: tool.annotations }),
-    ...(tool.requireApproval === undefined ? {} : { requireApproval: tool.requireApproval }),
+    ...(availability === undefined ? {} : { availability: availability }),
+    ...(annotations === undefined ? {} : { annotations: annotations }),
+    ...(requireApproval === undefined ? {} : { requireApproval: requireApproval }),
   };
-  const run = tool.run;
   return {
     descriptor,
     source: 'channel',
@@ -238,47 +246,51 @@ function channelTool(
  * Checks `options` and makes its tools, once, when the session opens. A malformed channel (no
  * id, no sender, a tool without a name or `run`, two tools of one name) is the app's bug: it
  * throws a TypeError naming the field, and no session opens.
+ *
+ * Every field is read exactly once, into a frozen plain copy: the app's objects may have getters
+ * or be proxies, and a value read twice could pass the check as one sender and be compared with
+ * `ownerId` as another (making `isOwner` true for a sender who is not the owner).
  */
 export function prepareChannel(options: ChannelOptions): PreparedChannel {
   if (typeof options !== 'object' || options === null) fail('channel', 'must be an object');
-  if (!nonEmptyString(options.id)) fail('channel.id', 'must be a non-empty string');
-  const sender = options.sender;
-  if (typeof sender !== 'object' || sender === null || !nonEmptyString(sender.id)) {
-    fail('channel.sender.id', 'must be a non-empty string');
-  }
+  const { id, sender, ownerId, tools: given } = options;
+  if (!nonEmptyString(id)) fail('channel.id', 'must be a non-empty string');
+  if (typeof sender !== 'object' || sender === null) fail('channel.sender.id', 'must be a non-empty string');
   if ('isOwner' in sender) {
     fail(
       'channel.sender.isOwner',
       'is not read: the sender is the owner when sender.id equals channel.ownerId; set channel.ownerId',
     );
   }
-  if (options.ownerId !== undefined && !nonEmptyString(options.ownerId)) {
+  const { id: senderId, name: senderName } = sender;
+  if (!nonEmptyString(senderId)) fail('channel.sender.id', 'must be a non-empty string');
+  if (ownerId !== undefined && !nonEmptyString(ownerId)) {
     fail('channel.ownerId', 'must be a non-empty string when given');
   }
   const call: ChannelCallContext = Object.freeze({
-    channel: Object.freeze({ id: options.id }),
+    channel: Object.freeze({ id }),
     sender: Object.freeze({
-      id: sender.id,
-      ...(sender.name === undefined ? {} : { name: String(sender.name) }),
-      isOwner: options.ownerId !== undefined && sender.id === options.ownerId,
+      id: senderId,
+      ...(senderName === undefined ? {} : { name: String(senderName) }),
+      isOwner: ownerId !== undefined && senderId === ownerId,
     }),
   });
-  const tools = options.tools ?? [];
+  const tools = given ?? [];
   if (!Array.isArray(tools)) fail('channel.tools', 'must be an array');
   const overrides = options.overrides ?? [];
   if (!Array.isArray(overrides) || !overrides.every(nonEmptyString))
     fail('channel.overrides', 'must be an array of tool names');
   const seen = new Set<string>();
   const ownerOnly = new Set<string>();
-  const registered = tools.map((tool, index) => {
-    const made = channelTool(tool, index, options.id, call);
+  const registered = [...tools].map((tool, index) => {
+    const made = channelTool(tool, index, id, call);
     const name = made.descriptor.name;
     if (seen.has(name)) fail(`channel.tools[${index}].name`, `"${name}" is given twice`);
     seen.add(name);
     if (tool.ownerOnly === true) ownerOnly.add(name);
     return made;
   });
-  return { id: options.id, call, tools: registered, ownerOnly, overrides: [...overrides] };
+  return { id, call, tools: registered, ownerOnly, overrides: [...overrides] };
 }
 
 /**

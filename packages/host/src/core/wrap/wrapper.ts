@@ -2,6 +2,7 @@ import type { ApprovalSeverity, ToolLogger, ToolResult } from '@toolhost/plugin-
 import { BACKSTOP_MS, type CallLimits, timerMs } from '../../config/limits.js';
 import { type Cancellation, CancelSource, signalCancellation } from '../../util/cancel.js';
 import { messageOf } from '../../util/errors.js';
+import { withoutHostPaths } from '../../util/host-paths.js';
 import type { AsyncMutex } from '../../util/lock.js';
 import { issuesText } from '../../util/zod-issues.js';
 import { isCallStopped, isInvalidInputError } from './errors.js';
@@ -259,7 +260,9 @@ async function prepare(
         return {
           kind: 'done',
           status: 'blocked',
-          result: errorResult(`Tool "${name}" was blocked: hook "${hook.name}" failed: ${messageOf(error)}`),
+          result: errorResult(
+            `Tool "${name}" was blocked: hook "${hook.name}" failed: ${failureText(error, input)}`,
+          ),
         };
       }
       if (verdict === undefined || verdict === null) continue;
@@ -387,13 +390,30 @@ function executedResult(name: string, result: ToolResult, limits: CallLimits): E
   return { status: result.isError === true ? 'tool-error' : 'ok', result };
 }
 
+/**
+ * What the model reads of a thrown error: its message without the absolute host paths Node's
+ * errors carry, except a path the model wrote itself (in the call's input).
+ */
+function failureText(error: unknown, input: unknown): string {
+  return withoutHostPaths(messageOf(error), () => {
+    try {
+      return JSON.stringify(input) ?? '';
+    } catch {
+      return '';
+    }
+  });
+}
+
 /** How an executor's failure is reported. */
-function executorFailure(name: string, error: unknown): Executed {
+function executorFailure(name: string, error: unknown, input: unknown): Executed {
   if (isInvalidInputError(error)) {
     return { status: 'invalid-input', result: invalidInputResult(name, error.issues) };
   }
-  if (isCallStopped(error)) return { status: error.status, result: errorResult(error.message) };
-  return { status: 'executor-threw', result: errorResult(`Tool "${name}" failed: ${messageOf(error)}`) };
+  if (isCallStopped(error)) return { status: error.status, result: errorResult(failureText(error, input)) };
+  return {
+    status: 'executor-threw',
+    result: errorResult(`Tool "${name}" failed: ${failureText(error, input)}`),
+  };
 }
 
 /**
@@ -447,12 +467,12 @@ function execute(
     try {
       running = tool.executor.run(input, new Execution(toolUseId, ctx, control));
     } catch (error) {
-      settle(executorFailure(name, error));
+      settle(executorFailure(name, error, input));
       return;
     }
     running.then(
       (result) => settle(executedResult(name, result, limits)),
-      (error: unknown) => settle(executorFailure(name, error)),
+      (error: unknown) => settle(executorFailure(name, error, input)),
     );
   });
 }
@@ -482,7 +502,7 @@ async function finalize(
         return {
           failed: true,
           result: errorResult(
-            `After-hook "${hook.name}" failed after tool "${name}" had already run (its effects happened): ${messageOf(error)}`,
+            `After-hook "${hook.name}" failed after tool "${name}" had already run (its effects happened): ${failureText(error, input)}`,
           ),
         };
       }
@@ -609,7 +629,7 @@ export async function callTool(
   } catch (error) {
     return outcome(
       'executor-threw',
-      errorResult(`Internal error while calling "${tool.descriptor.name}": ${messageOf(error)}`),
+      errorResult(`Internal error while calling "${tool.descriptor.name}": ${failureText(error, rawInput)}`),
       started,
     );
   } finally {

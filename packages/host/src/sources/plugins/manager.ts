@@ -219,6 +219,7 @@ async function loadFromBundle(
     sandbox: options.sandbox,
     blocked: blocked === undefined ? () => undefined : () => blocked(id, fingerprint),
     limits,
+    logs: (options.limits ?? resolveLimits(undefined)).logs,
     timeout,
     config: settings.config,
     capabilities,

@@ -3,7 +3,7 @@ import type { HiddenToolPlanEntry, ToolDescriptor, ToolResult } from '@toolhost/
 import type { CallReply, PluginManifest, ToolManifest } from '@toolhost/plugin-sdk/protocol';
 import * as z from 'zod';
 import type { CapabilityProvider } from '../../capabilities/index.js';
-import { type OwnDeadline, raiseHint, type SandboxLimits } from '../../config/limits.js';
+import { type LogLimits, type OwnDeadline, raiseHint, type SandboxLimits } from '../../config/limits.js';
 import { placeholderDescriptor } from '../../core/refs.js';
 import { unavailableEntries } from '../../core/register/unavailable.js';
 import { callStopped, invalidInput, type StoppedStatus } from '../../core/wrap/errors.js';
@@ -136,6 +136,8 @@ export interface LoadedPlugin {
   /** Why it may not run now (it is quarantined); undefined when it may. */
   readonly blocked: () => string | undefined;
   readonly limits: SandboxLimits;
+  /** Caps on its log lines (`limits.logs`), sent with each call and hook. */
+  readonly logs: LogLimits;
   /** The plugin's wall clock and the setting it came from; its tools carry it (limits.ts). */
   readonly timeout: OwnDeadline;
   readonly config: unknown;
@@ -182,6 +184,7 @@ export function pluginTools(plugin: LoadedPlugin): RegisteredTool[] {
           env: plugin.env,
           envGranted: plugin.capabilities.envGranted,
           maxResultChars: plugin.limits.maxResultChars,
+          logs: plugin.logs,
           ...(checkOnly ? { checkOnly: true as const } : {}),
         },
         (capability, args, signal) => plugin.capabilities.invoke(capability, args, signal),
@@ -238,6 +241,7 @@ export function pluginHooks(plugin: LoadedPlugin): ToolHooks | undefined {
         event,
         config: plugin.config ?? null,
         maxResultChars: plugin.limits.maxResultChars,
+        logs: plugin.logs,
       },
       { log: () => {}, progress: () => {} },
     );

@@ -3,7 +3,14 @@
  * symbols, wrappers, Date, RegExp, ArrayBuffer and views, Map, Set, Array, Error, plain
  * objects), cycles and shared references kept. Functions, symbols, class instances' prototypes
  * and accessors are not cloned (accessors are read, as the algorithm does). `transfer` is refused.
+ *
+ * At most {@link MAX_CLONE_VALUES} values are cloned in one call (the value itself and everything
+ * in it): a clone of a few hundred thousand keys made V8 abort the whole process holding the
+ * isolate, past any memory limit, and took seconds before that.
  */
+
+/** The most values one `structuredClone` copies (object properties, array elements, Map and Set entries, nested values). */
+export const MAX_CLONE_VALUES = 100_000;
 
 function dataCloneError(what: string): Error {
   const error = new Error(`structuredClone: ${what} could not be cloned`);
@@ -28,8 +35,14 @@ export function structuredClone<T>(value: T, options?: { transfer?: readonly unk
     throw dataCloneError('a transfer list (transferring is not supported in plugins)');
   }
   const seen = new Map<object, unknown>();
+  let budget = MAX_CLONE_VALUES;
 
   const clone = (input: unknown): unknown => {
+    if (--budget < 0) {
+      throw dataCloneError(
+        `a value of more than ${MAX_CLONE_VALUES} values (object properties, array elements, Map and Set entries)`,
+      );
+    }
     if (typeof input === 'symbol') throw dataCloneError(`${String(input)}`);
     if (typeof input === 'function') throw dataCloneError(`function ${input.name || '(anonymous)'}`);
     if (input === null || typeof input !== 'object') return input;

@@ -5,10 +5,10 @@
  *
  * All of them are plain JS of the isolate's own realm: no host object is handed in. What reaches
  * the host goes through the runtime's existing bridge — `console` is `ctx.log`, `fetch` is the
- * `fetch` capability with its grant checks, timers are `sleep` capability requests (so a timer
- * callback runs inside the isolate's entry for that request, under the call's limits, and a
- * timer pending when its call ends is dropped with the call's other requests), and randomness
- * comes in batches from the host's CSPRNG.
+ * `fetch` capability with its grant checks, timers are `sleep` capability requests, one per
+ * wake-up of a call's timers (so timer callbacks run inside the isolate's entry for that request,
+ * under the call's limits, and a timer pending when its call ends is dropped with the call's other
+ * requests), and randomness comes in batches from the host's CSPRNG.
  */
 
 import { structuredClone } from './clone.js';
@@ -32,6 +32,11 @@ export interface GlobalsHost {
   ): void;
   /** A log line of `callId`, or of no call (undefined). */
   log(callId: string | undefined, level: string, message: string): void;
+  /**
+   * Whether `callId` may log one more line (checked before a line is formatted); false counts the
+   * line as dropped (the call's log caps).
+   */
+  logRoom(callId: string): boolean;
   /** Fresh random bytes from the host, base64. */
   entropy(): string;
   /** Whether `callId` is still running. */
@@ -42,6 +47,8 @@ export interface GlobalsHost {
 export const MAX_TIMERS = 1000;
 /** The longest delay a timer takes (a larger one fires at this), as in browsers and Node. */
 const MAX_DELAY_MS = 2_147_483_647;
+/** The shortest wait between two runs of an interval, as browsers clamp nested timers. */
+export const MIN_INTERVAL_MS = 4;
 
 interface Timer {
   readonly callId: string;
@@ -49,13 +56,20 @@ interface Timer {
   readonly args: unknown[];
   readonly ms: number;
   readonly repeat: boolean;
+  /** When it is next due, by the isolate's clock. */
+  due: number;
 }
 
 const timers = new Map<number, Timer>();
+/** The wake-ups each call has asked the host for and not yet had, by when they are due. */
+const wakes = new Map<string, Set<number>>();
 let nextTimer = 1;
+// Captured before plugin code runs: a plugin that replaces Date.now must not stall its timers.
+const now = Date.now;
 
 /** Drops the timers of a call that ended (called by the runtime's `endCall`). */
 export function clearCallTimers(callId: string): void {
+  wakes.delete(callId);
   if (timers.size === 0) return;
   for (const [id, timer] of timers) if (timer.callId === callId) timers.delete(id);
 }
@@ -119,8 +133,12 @@ function format(args: readonly unknown[]): string {
 function makeConsole(host: GlobalsHost) {
   const line =
     (level: string) =>
-    (...args: unknown[]) =>
-      host.log(host.currentCall(), level, format(args));
+    (...args: unknown[]) => {
+      const callId = host.currentCall();
+      // Over its caps, a call's line is not even formatted.
+      if (callId !== undefined && !host.logRoom(callId)) return;
+      host.log(callId, level, format(args));
+    };
   const counts = new Map<string, number>();
   const started = new Map<string, number>();
   const info = line('info');
@@ -158,28 +176,59 @@ function makeConsole(host: GlobalsHost) {
   };
 }
 
+/**
+ * Timers as one host sleep per wake-up, not per timer: a call asks the host for a sleep until its
+ * earliest timer is due (unless a wake-up that early is already on its way), and each wake-up runs
+ * every timer of the call then due, in order, inside the isolate, where their CPU counts against
+ * the call's limit. A thousand 1 ms timers cost the host about one core when each was a sleep of
+ * its own; now they cost it one wake-up per {@link MIN_INTERVAL_MS} at most.
+ */
 function makeTimers(host: GlobalsHost) {
-  const fire = (id: number, timer: Timer) => {
-    if (timers.get(id) !== timer || !host.running(timer.callId)) {
-      timers.delete(id);
-      return;
+  /** Asks the host to wake `callId` in `ms` (for a timer due at `due`), unless an earlier wake-up is coming. */
+  const arm = (callId: string, due: number, ms: number) => {
+    let pending = wakes.get(callId);
+    if (pending === undefined) {
+      pending = new Set();
+      wakes.set(callId, pending);
     }
-    if (!timer.repeat) timers.delete(id);
-    try {
-      timer.fn(...timer.args);
-    } catch (error) {
-      host.log(timer.callId, 'error', `uncaught error in a timer callback: ${show(error)}`);
-    }
-    if (timer.repeat && timers.get(id) === timer) arm(id, timer);
-  };
-  const arm = (id: number, timer: Timer) =>
+    for (const at of pending) if (at <= due) return;
+    pending.add(due);
+    const owned = pending;
     host.request(
-      timer.callId,
+      callId,
       'sleep',
-      { ms: timer.ms },
-      () => fire(id, timer),
-      () => timers.delete(id),
+      { ms },
+      () => wake(callId, due),
+      () => owned.delete(due),
     );
+  };
+  /** Arms the wake-up for the earliest timer of `callId`, if it has one. */
+  const armNext = (callId: string) => {
+    let next = Number.POSITIVE_INFINITY;
+    for (const timer of timers.values()) if (timer.callId === callId && timer.due < next) next = timer.due;
+    if (next !== Number.POSITIVE_INFINITY) arm(callId, next, Math.max(0, next - now()));
+  };
+  const wake = (callId: string, due: number) => {
+    wakes.get(callId)?.delete(due);
+    if (!host.running(callId)) return;
+    const at = now();
+    const ready: [number, Timer][] = [];
+    for (const entry of timers) if (entry[1].callId === callId && entry[1].due <= at) ready.push(entry);
+    ready.sort((a, b) => a[1].due - b[1].due || a[0] - b[0]);
+    for (const [id, timer] of ready) {
+      // Cleared (or its call ended) by a callback that ran before it in this wake-up.
+      if (timers.get(id) !== timer || !host.running(callId)) continue;
+      // Timers set by these callbacks, and the next run of an interval, wait for a later wake-up.
+      if (timer.repeat) timer.due = at + timer.ms;
+      else timers.delete(id);
+      try {
+        timer.fn(...timer.args);
+      } catch (error) {
+        host.log(callId, 'error', `uncaught error in a timer callback: ${show(error)}`);
+      }
+    }
+    if (host.running(callId)) armNext(callId);
+  };
   const schedule = (name: string, fn: unknown, delay: unknown, args: unknown[], repeat: boolean) => {
     if (typeof fn !== 'function') {
       throw new TypeError(`${name} needs a function (a string of code is not evaluated in plugins)`);
@@ -195,11 +244,11 @@ function makeTimers(host: GlobalsHost) {
     }
     let ms = Number(delay);
     if (!(ms >= 0)) ms = 0;
-    ms = Math.min(Math.max(ms, repeat ? 1 : 0), MAX_DELAY_MS);
+    ms = Math.min(Math.max(ms, repeat ? MIN_INTERVAL_MS : 0), MAX_DELAY_MS);
     const id = nextTimer++;
-    const timer: Timer = { callId, fn: fn as Timer['fn'], args, ms, repeat };
-    timers.set(id, timer);
-    arm(id, timer);
+    const due = now() + ms;
+    timers.set(id, { callId, fn: fn as Timer['fn'], args, ms, repeat, due });
+    arm(callId, due, ms);
     return id;
   };
   const clear = (id: unknown) => {
