@@ -153,7 +153,7 @@ export class ToolHost {
             maxFileBytes: () => settings().limitsTable.skillFileBytes,
           });
     this.#api = new ApiSource(code.customTools);
-    // The four sources, in merge order; a fifth is one more line here.
+    // The sources, in merge order (built-in, code mode, skills, plugins, MCP, custom); one more is one more line here.
     const sources: SourceAdapter[] = [
       builtin,
       new CodeModeSource(),
