@@ -1,4 +1,4 @@
-import { existsSync, readdirSync, readFileSync, readlinkSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import * as path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -6,13 +6,18 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { createHost, type ToolHost } from '@toolhost/host';
 import type { ProcessSandbox } from '@toolhost/host/internal';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { CLI, cleanEnv, project, startToolhost } from '../cli/cli.js';
 
 /** A variable of the environment the host runs with, which the executor must not inherit. */
 const CANARY = 'TOOLHOST_WALLS_CANARY';
 
+/** A file in $HOME, which nothing jailed may see. */
+const HOME_CANARY = path.join(homedir(), `.toolhost-walls-canary-${process.pid}`);
+
 const cleanups: (() => Promise<unknown>)[] = [];
+beforeAll(() => writeFileSync(HOME_CANARY, 'in home'));
+afterAll(() => rmSync(HOME_CANARY, { force: true }));
 afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
@@ -50,6 +55,13 @@ function seenFromOutside(pid: number, root: string) {
   const ns = (kind: string) =>
     readlinkSync(`/proc/${pid}/ns/${kind}`) !== readlinkSync(`/proc/self/ns/${kind}`);
   const inside = (file: string) => existsSync(path.join(`/proc/${pid}/root`, file));
+  // $HOME may hold the Node binary (nvm, or .ci/run's cache), bound alone at its path: then the
+  // home folder exists in the jail as the way to it, and holds nothing else.
+  const home = homedir();
+  const homeInJail = path.join(`/proc/${pid}/root`, home);
+  const wayToNode = process.execPath.startsWith(`${home}${path.sep}`)
+    ? [path.relative(home, process.execPath).split(path.sep)[0]]
+    : [];
   return {
     ownNamespaces: {
       net: ns('net'),
@@ -67,7 +79,8 @@ function seenFromOutside(pid: number, root: string) {
     sees: {
       project: inside(root),
       config: inside(path.join(root, 'toolhost.config.json')),
-      home: inside(homedir()),
+      home: existsSync(homeInJail) && readdirSync(homeInJail).some((name) => !wayToNode.includes(name)),
+      homeCanary: inside(HOME_CANARY),
       shadow: inside('/etc/shadow'),
       etc: inside('/etc'),
     },
@@ -84,7 +97,14 @@ function expectJailed(pid: number | undefined, root: string): void {
   expect(
     seen.environ.map((entry) => entry.split('=')[0]).filter((name) => name !== 'PWD' && name !== 'TZ'),
   ).toEqual([]);
-  expect(seen.sees).toEqual({ project: false, config: false, home: false, shadow: false, etc: false });
+  expect(seen.sees).toEqual({
+    project: false,
+    config: false,
+    home: false,
+    homeCanary: false,
+    shadow: false,
+    etc: false,
+  });
 }
 
 const CONFIG = { builtins: false };
