@@ -12,9 +12,10 @@
 // Environment: BENCH_SWITCH_RUNS (2 per side), and boundary.mjs's own (BENCH_BLOCKS, BENCH_ROUNDS…).
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync } from 'node:fs';
-import { homedir, tmpdir } from 'node:os';
+import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { CACHE, cachedNode } from './lib/cached-node.mjs';
 import { setting } from './lib/settings.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -22,10 +23,7 @@ const REPO = path.resolve(here, '..');
 /** The last commit on Node 20 and isolated-vm 5.0.4. */
 const BASELINE = '1ccf79d';
 const RUNS = setting('BENCH_SWITCH_RUNS', 2);
-const cache = path.join(process.env.XDG_CACHE_HOME || path.join(homedir(), '.cache'), 'toolhost');
-const node20Dir = path.join(cache, 'node-20');
-const node20 = path.join(node20Dir, 'node_modules', 'node', 'bin', 'node');
-const baseline = path.join(cache, `bench-baseline-${BASELINE}`);
+const baseline = path.join(CACHE, `bench-baseline-${BASELINE}`);
 
 function run(command, args, options = {}) {
   const result = spawnSync(command, args, { stdio: 'inherit', ...options });
@@ -42,33 +40,13 @@ try {
   process.exit(0);
 }
 
-if (!existsSync(node20)) {
-  console.log(`runtime-switch: installing node@20 into ${node20Dir}`);
-  mkdirSync(node20Dir, { recursive: true });
-  run('npm', [
-    'install',
-    '--prefix',
-    node20Dir,
-    '--no-save',
-    '--no-package-lock',
-    '--no-audit',
-    '--no-fund',
-    '--loglevel=error',
-    'node@20',
-  ]);
-}
+const { binary: node20, headers: node20Headers } = cachedNode(20);
 const node20Bin = path.dirname(node20);
 const env20 = {
   ...process.env,
   PATH: `${node20Bin}${path.delimiter}${process.env.PATH}`,
   // node-gyp builds isolated-vm 5.0.4 against this Node's own headers (the package ships them).
-  npm_config_nodedir: path.join(
-    node20Dir,
-    'node_modules',
-    'node',
-    'node_modules',
-    `node-${process.platform}-${process.arch}`,
-  ),
+  npm_config_nodedir: node20Headers,
   PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD: '1',
 };
 if (!existsSync(path.join(baseline, 'packages', 'host', 'dist', 'index.js'))) {

@@ -1,8 +1,10 @@
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { homedir, tmpdir } from 'node:os';
+import { copyFileSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+// @ts-expect-error: a plain .mjs module of the benches, without types
+import { cachedNode } from '../../bench/lib/cached-node.mjs';
 import { REPO } from '../cli/cli.js';
 
 /**
@@ -10,9 +12,6 @@ import { REPO } from '../cli/cli.js';
  * which Node it needs; never a compiler error from isolated-vm's native build. Node 20 comes from
  * the npm registry's `node` package (as `.ci/run` brings Node 24), cached outside the checkout.
  */
-const cache = path.join(process.env.XDG_CACHE_HOME || path.join(homedir(), '.cache'), 'toolhost');
-const node20Dir = path.join(cache, 'node-20');
-const node20 = path.join(node20Dir, 'node_modules', 'node', 'bin', 'node');
 /** npm's own script, to run it with Node 20: the npm running this suite, else the one on PATH. */
 function npmCliPath(): string {
   const fromEnv = process.env.npm_execpath;
@@ -23,26 +22,9 @@ function npmCliPath(): string {
 
 describe('npm install on a Node older than 24', () => {
   let project: string;
+  let node20: string;
   beforeAll(() => {
-    if (!existsSync(node20)) {
-      mkdirSync(node20Dir, { recursive: true });
-      const install = spawnSync(
-        'npm',
-        [
-          'install',
-          '--prefix',
-          node20Dir,
-          '--no-save',
-          '--no-package-lock',
-          '--no-audit',
-          '--no-fund',
-          '--loglevel=error',
-          'node@20',
-        ],
-        { encoding: 'utf8', timeout: 120_000 },
-      );
-      if (install.status !== 0) throw new Error(`cannot install node@20 to test with: ${install.stderr}`);
-    }
+    node20 = cachedNode(20).binary;
     // The checkout's install entry points only: its package.json, lock file and .npmrc.
     project = mkdtempSync(path.join(tmpdir(), 'toolhost-old-node-'));
     for (const file of ['package.json', 'package-lock.json', '.npmrc']) {
