@@ -8,6 +8,7 @@ export { normalizeFsRoot } from './fs-roots.js';
 export { effectivePermissions, missingGrants } from './grants.js';
 export type { HostPattern } from './host-patterns.js';
 export { parseHostPattern } from './host-patterns.js';
+export { type GateRefusal, GateRules, openNetGate } from './net-gate.js';
 export { createCapabilityProvider } from './provider.js';
 export type {
   CapabilityLimits,

@@ -107,6 +107,10 @@ export class ToolHost {
         // Disabled built-ins still exist (policy records them); they know the control files.
         controlPaths: { pluginsDir, skillsDir, ...(configFile === undefined ? {} : { configFile }) },
         callTimeoutMs: settings().limits.timeoutMs,
+        jail: sandboxSettingOf(this.#config).jail,
+        ...(this.#availability?.env === undefined
+          ? {}
+          : { env: this.#availability.env as NodeJS.ProcessEnv }),
       };
     });
     this.#plugins =
