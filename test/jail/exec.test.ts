@@ -2,7 +2,7 @@ import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promis
 import { createServer, type Server } from 'node:net';
 import { homedir, tmpdir } from 'node:os';
 import * as path from 'node:path';
-import { createHost, type Host, resultText } from '@toolhost/host';
+import { createHost, type ToolHost as Host, resultText } from '@toolhost/host';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 
 /** A variable of the host's environment that exec's jail must not pass on unless granted. */

@@ -132,7 +132,14 @@ describe('the per-call timeout of bridged servers, from config', () => {
       pluginsDir: false,
       configFile: false,
       limits: { mcpCallTimeoutMs: 300 },
-      mcpServers: { everything: { command: process.execPath, args: [bin] } },
+      // Jailed (the default), it is granted the node_modules folder its code is in.
+      mcpServers: {
+        everything: {
+          command: process.execPath,
+          args: [bin],
+          sandbox: { fs: { read: [path.resolve(path.dirname(manifest), '../..')] } },
+        },
+      },
     });
     try {
       const outcome = await host

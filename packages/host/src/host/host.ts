@@ -134,10 +134,16 @@ export class ToolHost {
           });
     this.#mcp = new McpSource({
       cwd: this.#root,
-      bridge: code.mcp ?? {},
+      bridge: {
+        ...code.mcp,
+        ...(this.#availability?.env === undefined
+          ? {}
+          : { env: this.#availability.env as NodeJS.ProcessEnv }),
+      },
       settings: () => ({
         servers: (this.#config.mcpServers ?? {}) as Record<string, McpServerConfig>,
         callTimeout: settings().limitsTable.mcpCall,
+        jail: sandboxSettingOf(this.#config).jail,
       }),
     });
     this.#skills =

@@ -87,7 +87,7 @@ export function recordRefusals(root: string, refusals: readonly JailRefusal[]): 
 }
 
 const FS_ERROR =
-  /(EROFS|read-only file system|EACCES|permission denied|EPERM|operation not permitted|ENOENT|no such file or directory)/i;
+  /(EROFS|read-only file system|EACCES|permission denied|EPERM|operation not permitted|ENOENT|no such file or directory|cannot find module|MODULE_NOT_FOUND)/i;
 /** An absolute path anywhere in the line. */
 const ABSOLUTE_PATH = /(?:^|['"`\s(])(\/[^\s'"`:,)]+)/g;
 /** The word right before the error (`cannot create plugins/a.js: Read-only file system`). */
