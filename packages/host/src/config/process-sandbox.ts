@@ -1,3 +1,4 @@
+import * as os from 'node:os';
 import * as path from 'node:path';
 
 /**
@@ -30,7 +31,11 @@ export interface ProcessSandbox {
 /** The setting with paths made absolute (relative ones against `root`). */
 export function processSandboxOf(setting: ProcessSandboxSetting | undefined, root: string): ProcessSandbox {
   const grants = typeof setting === 'object' ? setting : {};
-  const absolute = (list: readonly string[] | undefined) => (list ?? []).map((p) => path.resolve(root, p));
+  // `~/` is the home folder, as the refusals write a path there.
+  const absolute = (list: readonly string[] | undefined) =>
+    (list ?? []).map((p) =>
+      p.startsWith('~/') ? path.join(os.homedir(), p.slice(2)) : path.resolve(root, p),
+    );
   return {
     jail: setting !== false,
     grants: {

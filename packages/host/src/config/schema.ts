@@ -148,6 +148,11 @@ const mcpServer = z.union([
   z.strictObject({
     url: z.url(),
     headers: z.record(z.string(), z.string()).optional(),
+    net: names
+      .optional()
+      .describe(
+        'Loopback or private addresses the URL may connect to ("127.0.0.1:8080", "localhost:8080"), as plugins\' grants.net names them; none by default',
+      ),
   }),
 ]);
 

@@ -42,6 +42,11 @@ export type McpServerConfig =
       readonly url: string;
       /** Sent with every request (e.g. `Authorization`). */
       readonly headers?: Readonly<Record<string, string>>;
+      /**
+       * The loopback and private addresses the URL may connect to, as plugins' `grants.net` names
+       * them (`127.0.0.1:8080`, `localhost:8080`): its host passes ctx.fetch's address rule.
+       */
+      readonly net?: readonly string[];
     };
 
 /** Where a server's connection stands. */
