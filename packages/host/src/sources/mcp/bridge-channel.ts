@@ -5,6 +5,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JailSetting } from '../../config/sandbox.js';
 import { clip } from '../../util/text.js';
+import { checkedFetch } from './remote-fetch.js';
 import { ServerJail } from './server-jail.js';
 import type { McpServerConfig } from './types.js';
 
@@ -83,8 +84,10 @@ export function openChannel(
   env: NodeJS.ProcessEnv,
 ): Channel {
   if ('url' in config) {
+    // Its host passes ctx.fetch's address rule on every request (remote-fetch.ts).
     const transport = new StreamableHTTPClientTransport(new URL(config.url), {
       requestInit: { headers: { ...config.headers } },
+      fetch: checkedFetch(name, config.net ?? []),
     });
     return {
       kind: 'http',

@@ -465,7 +465,8 @@ describe('servers that cannot start', () => {
 
   it('an HTTP server that is not listening: unavailable with the network error', async () => {
     const bridge = open(changeLog(), { backoff: { initialMs: 60_000, maxMs: 60_000 } });
-    await bridge.update({ web: { url: `http://127.0.0.1:${await freePort()}/mcp` } });
+    const port = await freePort();
+    await bridge.update({ web: { url: `http://127.0.0.1:${port}/mcp`, net: [`127.0.0.1:${port}`] } });
     expect(bridge.status()[0]?.reason).toMatch(/could not connect: fetch failed.*ECONNREFUSED/);
     expect(bridge.sources()[0]?.unavailable?.[0]?.descriptor.name).toBe('mcp:web');
   });
@@ -754,12 +755,37 @@ describe('update()', () => {
 });
 
 describe('a server over streamable HTTP', () => {
+  it('goes where ctx.fetch may: a loopback or private address only when mcpServers.<id>.net names it', async () => {
+    const server = await startHttpEverything(await freePort());
+    const bridge = open(changeLog(), { backoff: { initialMs: 60_000, maxMs: 60_000 } });
+    try {
+      const { host } = new URL(server.url);
+      await bridge.update({ web: { url: server.url } });
+      expect(bridge.status()[0]?.state).toBe('unavailable');
+      expect(bridge.status()[0]?.reason).toContain(
+        `its URL's host ${host} is not allowed: it is 127.0.0.1, a loopback address (127.0.0.0/8), reached only when a grant names the address; a remote server connects to loopback and private addresses only when mcpServers.web.net names the address: add ${JSON.stringify(host)} to mcpServers.web.net to allow it`,
+      );
+      // A name that resolves to loopback is refused too, unless the grant opens loopback.
+      const local = `http://localhost:${new URL(server.url).port}/mcp`;
+      await bridge.update({ web: { url: local } });
+      expect(bridge.status()[0]?.reason).toContain('mcpServers.web.net');
+      await bridge.update({ web: { url: local, net: [`localhost:${new URL(server.url).port}`] } });
+      expect(bridge.status()[0]?.state).toBe('connected');
+    } finally {
+      await bridge.close();
+      await server.kill();
+    }
+  });
+
   it('connects with headers, calls a tool, and goes unavailable when the server dies', async () => {
     const server = await startHttpEverything(await freePort());
     const changes = changeLog();
     const bridge = open(changes, { backoff: { initialMs: 60_000, maxMs: 60_000 } });
     try {
-      await bridge.update({ web: { url: server.url, headers: { 'X-Test': 'yes' } } });
+      // A loopback URL: connected to only because `net` names the address.
+      await bridge.update({
+        web: { url: server.url, headers: { 'X-Test': 'yes' }, net: [new URL(server.url).host] },
+      });
       expect(bridge.status()[0]).toMatchObject({ name: 'web', state: 'connected' });
       expect(bridge.status()[0]?.pid).toBeUndefined();
       const echo = await call(bridge, 'web', 'mcp__web__echo', { message: 'over http' });
