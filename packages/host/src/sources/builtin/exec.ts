@@ -69,7 +69,14 @@ export function execTool(settings: ExecSettings) {
       'Run a program (no shell: pass arguments as an array; pipes, redirects and globs do not work) in a ' +
       `workspace directory. Returns the exit code, stdout and stderr. Killed after ${settings.timeoutMs} ms; ` +
       `output beyond ${settings.maxOutputBytes} bytes is dropped.` +
-      (allowed === undefined ? '' : ` Allowed commands: ${[...allowed].join(', ')}.`),
+      (allowed === undefined ? '' : ` Allowed commands: ${[...allowed].join(', ')}.`) +
+      (settings.sandbox.jail
+        ? ' It runs in a jail: it may write only inside the workspace (never its config file, plugins/ or skills/), ' +
+          (settings.sandbox.grants.net.length === 0
+            ? 'has no network, '
+            : `connects only to ${settings.sandbox.grants.net.join(', ')}, `) +
+          'and what the jail refused is said in the result.'
+        : ''),
     input,
     output,
     annotations: { destructiveHint: true, openWorldHint: true },
