@@ -55,7 +55,7 @@ describe('the walls of exec and MCP servers, as the CLI says them', () => {
       'exec walls: jailed: writes the workspace (not the control files), reads the rest read-only; granted read: none; write: none; net: none; env: none; refused lately:',
     );
     expect(stdout).toContain(
-      `the jail refused writing ${outside}/f.txt (outside the workspace, which is all exec may write); add ${JSON.stringify(outside)} to builtins.exec.sandbox.fs.write to allow it`,
+      `the jail refused writing ${tilde(outside)}/f.txt (outside the workspace, which is all exec may write); add ${JSON.stringify(tilde(outside))} to builtins.exec.sandbox.fs.write to allow it`,
     );
     expect(stdout).toContain('fix: toolhost grant exec writes the grants above into the config');
     expect(stdout).toContain(
@@ -70,14 +70,14 @@ describe('the walls of exec and MCP servers, as the CLI says them', () => {
     await execOnce(`echo x > ${outside}/f.txt`);
     const asked = await toolhost(['grant', 'exec', '--root', root], { cwd: root, timeoutMs: 60_000 });
     expect(asked.code).toBe(1);
-    expect(asked.stdout).toContain(`+ ${' '.repeat(12)}${JSON.stringify(outside)}`);
+    expect(asked.stdout).toContain(`+ ${' '.repeat(12)}${JSON.stringify(tilde(outside))}`);
     const written = await toolhost(['grant', 'exec', '--yes', '--root', root], {
       cwd: root,
       timeoutMs: 60_000,
     });
     expect(written.code).toBe(0);
     const config = JSON.parse(await readFile(path.join(root, 'toolhost.config.json'), 'utf8'));
-    expect(config.builtins.exec).toEqual({ enabled: true, sandbox: { fs: { write: [outside] } } });
+    expect(config.builtins.exec).toEqual({ enabled: true, sandbox: { fs: { write: [tilde(outside)] } } });
     // Granted: the same write now lands.
     await execOnce(`echo x > ${outside}/f.txt`);
     expect(await readFile(path.join(outside, 'f.txt'), 'utf8')).toBe('x\n');
@@ -131,3 +131,8 @@ describe('the walls of exec and MCP servers, as the CLI says them', () => {
     ]);
   });
 });
+
+/** A path in the home folder as refusals write it (no more of the host's layout than needed). */
+function tilde(file: string): string {
+  return `~/${path.relative(homedir(), file)}`;
+}

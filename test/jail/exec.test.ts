@@ -130,7 +130,7 @@ describe('exec in its default jail', () => {
       const { text } = await sh(`echo x > ${outside}/f.txt`);
       await expect(readFile(path.join(outside, 'f.txt'))).rejects.toThrow();
       expect(text).toContain(
-        `the jail refused writing ${outside}/f.txt (outside the workspace, which is all exec may write); add ${JSON.stringify(outside)} to builtins.exec.sandbox.fs.write to allow it`,
+        `the jail refused writing ${tilde(outside)}/f.txt (outside the workspace, which is all exec may write); add ${JSON.stringify(tilde(outside))} to builtins.exec.sandbox.fs.write to allow it`,
       );
       await host?.close();
       await withConfig({ builtins: { exec: { enabled: true, sandbox: { fs: { write: [outside] } } } } });
@@ -204,4 +204,9 @@ describe('exec and the network', () => {
 async function realRoot(): Promise<string> {
   const { realpath } = await import('node:fs/promises');
   return realpath(root);
+}
+
+/** A path in the home folder as refusals write it (no more of the host's layout than needed). */
+function tilde(file: string): string {
+  return `~/${path.relative(homedir(), file)}`;
 }

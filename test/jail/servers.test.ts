@@ -112,6 +112,26 @@ describe('a stdio MCP server in its default jail', () => {
     await expect(readFile('/tmp/scratch')).rejects.toThrow();
   });
 
+  it('granted the whole project to write, still cannot read the config or change plugins/, skills/ or the config', async () => {
+    await mkdir(path.join(root, 'plugins'));
+    await writeFile(
+      path.join(root, 'toolhost.config.json'),
+      JSON.stringify({ mcpServers: {}, signals: { auth: ['secret-in-config'] } }),
+    );
+    await start({ probe: probe({ write: ['.'] }) });
+    const config = path.join(root, 'toolhost.config.json');
+    expect((await call('mcp__probe__read', { path: config })).text).not.toContain('secret-in-config');
+    expect((await call('mcp__probe__write', { path: config, text: '{}' })).isError).toBe(true);
+    expect(
+      (await call('mcp__probe__write', { path: path.join(root, 'plugins', 'evil.ts'), text: 'x' })).isError,
+    ).toBe(true);
+    expect((await call('mcp__probe__write', { path: path.join(root, 'ok.txt'), text: 'fine' })).text).toBe(
+      'written',
+    );
+    expect(await readFile(config, 'utf8')).toContain('secret-in-config');
+    await expect(readFile(path.join(root, 'plugins', 'evil.ts'))).rejects.toThrow();
+  });
+
   it("sees only PATH, HOME, TMPDIR, PWD, its entry's env and the variables sandbox.env names", async () => {
     process.env[CANARY] = 'host secret';
     process.env[`${CANARY}_GRANTED`] = 'granted';

@@ -136,6 +136,7 @@ export class ToolHost {
       cwd: this.#root,
       bridge: {
         ...code.mcp,
+        controlPaths: { pluginsDir, skillsDir, ...(configFile === undefined ? {} : { configFile }) },
         ...(this.#availability?.env === undefined
           ? {}
           : { env: this.#availability.env as NodeJS.ProcessEnv }),

@@ -1,7 +1,7 @@
 import { realpathSync } from 'node:fs';
 import * as path from 'node:path';
 import { fsErrorsIn, type JailRefusal } from '../../jail/refusals.js';
-import { isInside } from '../../util/paths.js';
+import { grantPath, isInside } from '../../util/paths.js';
 import type { ControlKind, JailControlPath } from '../../workspace/control.js';
 
 /** What a program prints when it finds no network (its jail has none): resolvers, connects. */
@@ -48,10 +48,10 @@ export function execFsRefusals(
     } else if (error.readOnly && !isInside(root, target)) {
       refusals.push({
         kind: 'write',
-        what: error.path,
+        what: path.isAbsolute(error.path) ? grantPath(target, root) : error.path,
         why: 'outside the workspace, which is all exec may write',
         key: 'builtins.exec.sandbox.fs.write',
-        grant: path.dirname(target),
+        grant: grantPath(path.dirname(target), root),
       });
     }
   }

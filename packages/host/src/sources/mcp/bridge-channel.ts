@@ -5,9 +5,10 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JailSetting } from '../../config/sandbox.js';
 import { clip } from '../../util/text.js';
+import type { ControlPaths } from '../../workspace/control.js';
 import { checkedFetch } from './remote-fetch.js';
 import { ServerJail } from './server-jail.js';
-import type { McpServerConfig } from './types.js';
+import type { ChannelPlace, McpServerConfig } from './types.js';
 
 /** How many stderr lines of a stdio server are kept, and how long each may be. */
 const STDERR_LINES = 8;
@@ -76,13 +77,8 @@ function bounded(promise: Promise<void>, ms: number): Promise<void> {
  * environment (HOME, LOGNAME, PATH, SHELL, TERM, USER; never the host's secrets) plus the configured
  * `env`, in `cwd` resolved against the project root; their stderr is piped and its tail kept.
  */
-export function openChannel(
-  name: string,
-  config: McpServerConfig,
-  root: string,
-  jail: JailSetting,
-  env: NodeJS.ProcessEnv,
-): Channel {
+export function openChannel(name: string, config: McpServerConfig, place: ChannelPlace): Channel {
+  const { root } = place;
   if ('url' in config) {
     // Its host passes ctx.fetch's address rule on every request (remote-fetch.ts).
     const transport = new StreamableHTTPClientTransport(new URL(config.url), {
@@ -97,7 +93,7 @@ export function openChannel(
       drained: () => Promise.resolve(),
     };
   }
-  const serverJail = new ServerJail(name, config, root, jail, env);
+  const serverJail = new ServerJail(name, config, place);
   const jailed = serverJail.transport();
   const transport =
     jailed ??

@@ -12,6 +12,7 @@ import { unavailableEntries } from '../../core/register/unavailable.js';
 import { callStopped } from '../../core/wrap/errors.js';
 import { refusalText } from '../../jail/refusals.js';
 import type { ExecutionContext, RegisteredTool, ToolSource } from '../../types.js';
+import type { ControlPaths } from '../../workspace/control.js';
 import { type Channel, openChannel, withStderr } from './bridge-channel.js';
 import {
   bridgedDescriptor,
@@ -36,6 +37,8 @@ export interface LinkSettings {
   readonly jail: () => JailSetting;
   /** The environment `sandbox.env` grants come from. */
   readonly env: NodeJS.ProcessEnv;
+  /** The host's control paths, held by every server's jail. */
+  readonly controlPaths: ControlPaths;
   readonly log: (message: string) => void;
   /** The link's tools or their availability changed. */
   readonly changed: () => void;
@@ -182,13 +185,12 @@ export class ServerLink {
     let channel: Channel;
     try {
       this.#jail = undefined;
-      channel = openChannel(
-        this.name,
-        this.config,
-        this.settings.root,
-        this.settings.jail(),
-        this.settings.env,
-      );
+      channel = openChannel(this.name, this.config, {
+        root: this.settings.root,
+        jail: this.settings.jail(),
+        env: this.settings.env,
+        controlPaths: this.settings.controlPaths,
+      });
     } catch (error) {
       this.#fail(`cannot be started: ${messageWithCause(error)}`);
       return false;

@@ -3,6 +3,7 @@ import type { JailSetting } from '../../config/sandbox.js';
 import type { ToolSource } from '../../types.js';
 import { byCodeUnit } from '../../util/compare.js';
 import { messageOf } from '../../util/errors.js';
+import type { ControlPaths } from '../../workspace/control.js';
 import { type LinkSettings, ServerLink } from './bridge-link.js';
 import type { McpServerConfig, McpServerStatus } from './types.js';
 
@@ -31,6 +32,8 @@ export interface McpBridgeOptions {
   readonly jail?: () => JailSetting;
   /** Where `sandbox.env` grants come from; default `process.env`. */
   readonly env?: NodeJS.ProcessEnv;
+  /** The host's control paths, which a server's jail holds read-only (and the config hidden); default under `cwd`. */
+  readonly controlPaths?: ControlPaths;
   /** Diagnostics: connects, connect failures, deaths, reconnects, renamed tools. */
   readonly log?: (message: string) => void;
 }
@@ -67,6 +70,7 @@ export class McpBridge {
       root: options.cwd ?? process.cwd(),
       jail: options.jail ?? (() => 'auto'),
       env: options.env ?? process.env,
+      controlPaths: options.controlPaths ?? {},
       log: (message) => {
         try {
           log(message);

@@ -1,9 +1,7 @@
 import { existsSync, realpathSync } from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import { openNetGate } from '../../capabilities/index.js';
 import { processSandboxOf } from '../../config/process-sandbox.js';
-import type { JailSetting } from '../../config/sandbox.js';
 import {
   type JailSpec,
   jailLaunch,
@@ -14,20 +12,13 @@ import {
   whichCommand,
 } from '../../jail/index.js';
 import { fsErrorsIn, type JailRefusal, recordRefusals, refusalText } from '../../jail/refusals.js';
-import { isInside } from '../../util/paths.js';
-import { ControlGuard } from '../../workspace/control.js';
+import { grantPath, isInside } from '../../util/paths.js';
+import { ControlGuard, type ControlPaths } from '../../workspace/control.js';
 import { JailedStdioTransport } from './jailed-transport.js';
-import type { McpServerJail, StdioServerConfig } from './types.js';
+import type { ChannelPlace, McpServerJail, StdioServerConfig } from './types.js';
 
 /** Refusals a server keeps in memory (the record under `.toolhost/` keeps more). */
 const KEPT = 20;
-
-/** A path as messages show it: relative to the project, `~/` in the home folder, else as it is. */
-export function shownPath(file: string, root: string, home = os.homedir()): string {
-  if (isInside(root, file)) return path.relative(root, file) || '.';
-  if (isInside(home, file)) return `~/${path.relative(home, file)}`;
-  return file;
-}
 
 /** Where a stdio server runs: in its jail (with its grants), unjailed and why, or refused. */
 export class ServerJail {
@@ -39,18 +30,15 @@ export class ServerJail {
   readonly #refusals: JailRefusal[] = [];
   #count = 0;
   #view: JailSpec | undefined;
+  readonly #controlPaths: ControlPaths;
 
-  constructor(
-    name: string,
-    config: StdioServerConfig,
-    root: string,
-    mode: JailSetting,
-    env: NodeJS.ProcessEnv,
-  ) {
+  constructor(name: string, config: StdioServerConfig, place: ChannelPlace) {
+    const { root, jail: mode, env } = place;
     this.#name = name;
     this.#config = config;
     this.#root = root;
     this.#env = env;
+    this.#controlPaths = place.controlPaths;
     const sandbox = processSandboxOf(config.sandbox, root);
     if (!sandbox.jail) {
       this.state = { jailed: false, reason: `mcpServers.${name}.sandbox is false`, optedOut: true };
@@ -88,7 +76,7 @@ export class ServerJail {
       grants: state.grants,
       values: this.#config.env ?? {},
       env: this.#env,
-      control: ControlGuard.forPlugins(this.#root).jailPaths(),
+      control: ControlGuard.forPlugins(this.#root, this.#controlPaths).jailPaths(),
       seccomp: placement.seccomp,
     });
     this.#view = view;
@@ -135,7 +123,7 @@ export class ServerJail {
     const missing = this.#visible(view, found) ? real : found;
     const folder = path.dirname(missing);
     throw new Error(
-      `its command ${JSON.stringify(this.#config.command)} is not in its jail (${shownPath(missing, this.#root)} is outside what it may read); add ${JSON.stringify(shownPath(folder, this.#root))} to ${this.key('read')} to allow it`,
+      `its command ${JSON.stringify(this.#config.command)} is not in its jail (${grantPath(missing, this.#root)} is outside what it may read); add ${JSON.stringify(grantPath(folder, this.#root))} to ${this.key('read')} to allow it`,
     );
   }
 
@@ -163,13 +151,13 @@ export class ServerJail {
       if ((view.hide ?? []).includes(file)) {
         this.#add({
           kind: 'read',
-          what: shownPath(file, this.#root),
+          what: grantPath(file, this.#root),
           why: 'hidden from every server',
           key: undefined,
           grant: undefined,
         });
       } else if (!this.#visible(view, file) && existsSync(file)) {
-        const shown = shownPath(file, this.#root);
+        const shown = grantPath(file, this.#root);
         this.#add({
           kind: 'read',
           what: shown,
@@ -178,7 +166,7 @@ export class ServerJail {
           grant: shown,
         });
       } else if (error.readOnly && this.#visible(view, file)) {
-        const shown = shownPath(file, this.#root);
+        const shown = grantPath(file, this.#root);
         this.#add({
           kind: 'write',
           what: shown,

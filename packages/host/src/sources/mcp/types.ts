@@ -1,6 +1,16 @@
 /** The shapes the MCP bridge shares with the host and the CLI. */
 
 import type { ProcessSandboxSetting } from '../../config/process-sandbox.js';
+import type { JailSetting } from '../../config/sandbox.js';
+import type { ControlPaths } from '../../workspace/control.js';
+
+/** Where a server's process runs: the project root, `sandbox.jail`, the environment, the control paths. */
+export interface ChannelPlace {
+  readonly root: string;
+  readonly jail: JailSetting;
+  readonly env: NodeJS.ProcessEnv;
+  readonly controlPaths: ControlPaths;
+}
 
 /** A stdio entry of `mcpServers`: a command the bridge starts. */
 export interface StdioServerConfig {
