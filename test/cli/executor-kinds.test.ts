@@ -29,7 +29,9 @@ describe('list and doctor show the executor kinds side by side', () => {
       configFile: false,
     });
     served = await serveHttp(hostB);
-    ({ root, dispose } = await project(['healthy'], { mcpServers: { b: { url: served.url } } }));
+    ({ root, dispose } = await project(['healthy'], {
+      mcpServers: { b: { url: served.url, net: [new URL(served.url).host] } },
+    }));
   });
   afterAll(async () => {
     await dispose();

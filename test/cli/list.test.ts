@@ -57,7 +57,15 @@ describe('toolhost list', () => {
     );
     expect(code).toBe(0);
     const json = JSON.parse(stdout) as ListJson;
-    expect(Object.keys(json)).toEqual(['visible', 'hidden', 'plugins', 'isolates', 'skills', 'walls']);
+    expect(Object.keys(json)).toEqual([
+      'visible',
+      'hidden',
+      'plugins',
+      'isolates',
+      'skills',
+      'walls',
+      'toolWalls',
+    ]);
     expect(json.walls).toEqual({ isolate: true, jail: { up: true, kind: 'bubblewrap', seccomp: true } });
     expect(json.visible.map((t) => t.name)).toEqual(['edit', 'grep', 'healthy_echo', 'ls', 'read', 'write']);
     expect(json.visible.find((t) => t.name === 'read')).toMatchObject({

@@ -85,7 +85,8 @@ beforeAll(async () => {
   await project.writePlugin('off', pluginSource('off', 'off_tool', '"off"'));
   await project.start({
     plugins: { off: { enabled: false }, good: { grants: { net: ['api.example.com'] } } },
-    mcpServers: { b: { url: servedB.url } },
+    // B is on loopback: reached only because `net` names the address.
+    mcpServers: { b: { url: servedB.url, net: [new URL(servedB.url).host] } },
   });
   assets = await mkdtemp(path.join(tmpdir(), 'toolhost-dash-assets-'));
   await writeFile(

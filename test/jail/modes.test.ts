@@ -47,7 +47,7 @@ describe('sandbox.jail', () => {
     const outcome = run(root, { jail: 'required' }, noBwrap);
     expect(outcome.error).toBe('jail-unavailable');
     expect(outcome.message).toMatch(
-      /^sandbox\.jail is 'required', and bubblewrap \(bwrap\) is not installed: install it \(Debian\/Ubuntu: apt-get install bubblewrap\)\. Plugin code will not run unjailed/,
+      /^sandbox\.jail is 'required', and bubblewrap \(bwrap\) is not installed: install it \(Debian\/Ubuntu: apt-get install bubblewrap\)\. Plugin code, exec and stdio MCP servers will not run unjailed/,
     );
   });
 
@@ -83,5 +83,35 @@ describe('sandbox.jail', () => {
         reason: "sandbox is 'inline': isolates run in the host process, behind one wall (the isolate)",
       },
     });
+  });
+
+  it("'auto' where no jail can be made runs exec and stdio servers unjailed and says why; 'required' starts nothing", () => {
+    const script = `
+      const { createHost } = await import(${JSON.stringify(HOST)});
+      const host = await createHost({
+        root: ${JSON.stringify(root)}, watch: false, cache: false,
+        builtins: { exec: { enabled: true } },
+        mcpServers: { s: { command: process.execPath, args: ['-e', 'setInterval(() => {}, 1000)'] } },
+        mcp: { connectTimeoutMs: 200 },
+      });
+      const call = await host.session().call('exec', { command: process.execPath, args: ['-e', 'console.log(process.env.TOOLHOST_MODES_CANARY)'] });
+      console.log(JSON.stringify({ jail: host.mcpServers[0].jail, out: call.result.structuredContent.stdout }));
+      await host.close();`;
+    const child = spawnSync(process.execPath, ['--no-node-snapshot', '--input-type=module', '-e', script], {
+      env: cleanEnv({ PATH: noBwrap, TOOLHOST_MODES_CANARY: 'seen' }),
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
+    const outcome = JSON.parse(child.stdout.trim().split('\n').at(-1) ?? '{}') as Record<string, unknown>;
+    expect(outcome.jail).toEqual({
+      jailed: false,
+      reason: 'bubblewrap (bwrap) is not installed: install it (Debian/Ubuntu: apt-get install bubblewrap)',
+      optedOut: false,
+    });
+    // Unjailed, exec keeps the host's environment (as before the jail): said, not hidden.
+    expect(outcome.out).toBe('seen\n');
+    const required = run(root, { jail: 'required' }, noBwrap);
+    expect(required.error).toBe('jail-unavailable');
+    expect(required.message).toMatch(/Plugin code, exec and stdio MCP servers will not run unjailed/);
   });
 });

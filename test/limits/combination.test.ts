@@ -12,7 +12,12 @@ const EVERYTHING_BIN = path.join(
   'dist',
   'index.js',
 );
-const everything = { command: process.execPath, args: [EVERYTHING_BIN] };
+// Jailed (the default), it is granted the node_modules folder its code is in.
+const everything = {
+  command: process.execPath,
+  args: [EVERYTHING_BIN],
+  sandbox: { fs: { read: [path.resolve(EVERYTHING_BIN, '../../../..')] } },
+};
 const SLOW = 'mcp__everything__trigger-long-running-operation';
 
 describe('how the limits combine (limits.ts)', () => {

@@ -44,7 +44,8 @@ describe('host A bridges host B served over HTTP', () => {
       builtins: false,
       pluginsDir: false,
       configFile: false,
-      mcpServers: { b: { url: served.url } },
+      // B is on loopback: A connects to it only because `net` names the address.
+      mcpServers: { b: { url: served.url, net: [new URL(served.url).host] } },
     });
   });
 
@@ -98,7 +99,10 @@ describe('mcpServers on hot reload', () => {
     const hostA = await createHost({ root: rootA, builtins: false, pluginsDir: false, watch: true });
     try {
       const added = nextChange(hostA, (c) => c.added.includes('mcp__b__healthy_echo'));
-      await writeFile(configFile, JSON.stringify({ mcpServers: { b: { url: served.url } } }));
+      await writeFile(
+        configFile,
+        JSON.stringify({ mcpServers: { b: { url: served.url, net: [new URL(served.url).host] } } }),
+      );
       expect((await added).cause).toContain('config');
       expect(hostA.mcpServers).toEqual([
         expect.objectContaining({ name: 'b', state: 'connected', tools: 1 }),
@@ -132,7 +136,14 @@ describe('the per-call timeout of bridged servers, from config', () => {
       pluginsDir: false,
       configFile: false,
       limits: { mcpCallTimeoutMs: 300 },
-      mcpServers: { everything: { command: process.execPath, args: [bin] } },
+      // Jailed (the default), it is granted the node_modules folder its code is in.
+      mcpServers: {
+        everything: {
+          command: process.execPath,
+          args: [bin],
+          sandbox: { fs: { read: [path.resolve(path.dirname(manifest), '../..')] } },
+        },
+      },
     });
     try {
       const outcome = await host

@@ -102,7 +102,14 @@ describe('every tool input is validated on the host, before the before-hooks', (
     const seen: BeforeToolCallEvent[] = [];
     host = await hostFor(made.root, {
       hooks: [spyHook(seen)],
-      mcpServers: { everything: { command: process.execPath, args: [EVERYTHING_BIN] } },
+      // Jailed (the default), it is granted the node_modules folder its code is in.
+      mcpServers: {
+        everything: {
+          command: process.execPath,
+          args: [EVERYTHING_BIN],
+          sandbox: { fs: { read: [path.resolve(EVERYTHING_BIN, '../../../..')] } },
+        },
+      },
     });
     const session = host.session();
     const bad = await session.call('mcp__everything__echo', { message: 42 });

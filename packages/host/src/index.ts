@@ -99,7 +99,13 @@ export type {
   ExecOptions,
   GrepOptions,
 } from './sources/builtin/types.js';
-export type { McpServerConfig, McpServerState, McpServerStatus } from './sources/mcp/types.js';
+export type {
+  McpServerConfig,
+  McpServerJail,
+  McpServerState,
+  McpServerStatus,
+  StdioServerConfig,
+} from './sources/mcp/types.js';
 export type { PluginReport, PluginSettings, PluginStatus } from './sources/plugins/manager.js';
 
 // Limits and their defaults.

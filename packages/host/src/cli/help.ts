@@ -118,10 +118,11 @@ export const HELP = {
     options: [],
   },
   grant: {
-    usage: 'toolhost grant PLUGIN [--yes] [--root DIR] [--config FILE]',
+    usage: 'toolhost grant PLUGIN|SERVER|exec [--yes] [--root DIR] [--config FILE]',
     summary:
       'Writes the grants doctor finds missing for PLUGIN into the config file, showing the diff first.',
     details: [
+      'For an MCP SERVER or exec: writes the paths and hosts its jail refused lately, at the keys doctor names.',
       "Keeps the file's key order, indentation and final newline; refuses a file that is not valid JSON.",
       'On a terminal it asks before writing; elsewhere it prints the diff and exits 1 unless --yes.',
     ],

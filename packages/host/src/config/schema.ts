@@ -37,6 +37,26 @@ const grants = z
   })
   .describe('What the operator grants; a capability needs the plugin to declare it too');
 
+const processSandbox = z
+  .union([
+    z.boolean(),
+    z.strictObject({
+      net: names
+        .optional()
+        .describe("Hosts it may connect to, through the jail's proxy; the rules of plugins' grants.net"),
+      fs: z
+        .strictObject({
+          read: names.optional().describe('Paths (relative to the project root, or absolute) it may read'),
+          write: names.optional().describe('Paths it may write (and read); control files stay read-only'),
+        })
+        .optional(),
+      env: names.optional().describe("Variables of the host's environment it receives"),
+    }),
+  ])
+  .describe(
+    "The OS jail around the process (default true: jailed by sandbox.jail's rule); false runs it unjailed, with the user's reach; an object grants paths, hosts and variables",
+  );
+
 const pluginLimits = z.strictObject({
   memoryMb: z.number().int().min(8).max(8192).optional().describe('Isolate heap limit, MB (default 64)'),
   timeoutMs: ms(
@@ -90,6 +110,7 @@ const exec = z.strictObject({
   timeoutMs: ms('Wall-clock limit of one command; replaces limits.timeoutMs (default: limits.timeoutMs)'),
   maxOutputBytes: z.number().int().positive().optional(),
   allowedCommands: names.optional().describe('When present, only these programs may run'),
+  sandbox: processSandbox.optional(),
 });
 
 const grep = z.strictObject({
@@ -138,10 +159,16 @@ const mcpServer = z.union([
     args: z.array(z.string()).optional(),
     env: z.record(z.string(), z.string()).optional(),
     cwd: z.string().optional(),
+    sandbox: processSandbox.optional(),
   }),
   z.strictObject({
     url: z.url(),
     headers: z.record(z.string(), z.string()).optional(),
+    net: names
+      .optional()
+      .describe(
+        'Loopback or private addresses the URL may connect to ("127.0.0.1:8080", "localhost:8080"), as plugins\' grants.net names them; none by default',
+      ),
   }),
 ]);
 

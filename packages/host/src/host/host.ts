@@ -107,6 +107,10 @@ export class ToolHost {
         // Disabled built-ins still exist (policy records them); they know the control files.
         controlPaths: { pluginsDir, skillsDir, ...(configFile === undefined ? {} : { configFile }) },
         callTimeoutMs: settings().limits.timeoutMs,
+        jail: sandboxSettingOf(this.#config).jail,
+        ...(this.#availability?.env === undefined
+          ? {}
+          : { env: this.#availability.env as NodeJS.ProcessEnv }),
       };
     });
     this.#plugins =
@@ -130,10 +134,17 @@ export class ToolHost {
           });
     this.#mcp = new McpSource({
       cwd: this.#root,
-      bridge: code.mcp ?? {},
+      bridge: {
+        ...code.mcp,
+        controlPaths: { pluginsDir, skillsDir, ...(configFile === undefined ? {} : { configFile }) },
+        ...(this.#availability?.env === undefined
+          ? {}
+          : { env: this.#availability.env as NodeJS.ProcessEnv }),
+      },
       settings: () => ({
         servers: (this.#config.mcpServers ?? {}) as Record<string, McpServerConfig>,
         callTimeout: settings().limitsTable.mcpCall,
+        jail: sandboxSettingOf(this.#config).jail,
       }),
     });
     this.#skills =

@@ -13,6 +13,6 @@ export function checkJail(jail: JailSetting): void {
   const support = jailSupport();
   if (support.available) return;
   throw new JailUnavailableError(
-    `sandbox.jail is 'required', and ${support.reason}. Plugin code will not run unjailed: make the jail possible here, or set sandbox.jail to 'auto' (jail where possible) or 'off'.`,
+    `sandbox.jail is 'required', and ${support.reason}. Plugin code, exec and stdio MCP servers will not run unjailed: make the jail possible here, or set sandbox.jail to 'auto' (jail where possible) or 'off'.`,
   );
 }

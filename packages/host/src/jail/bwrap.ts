@@ -44,11 +44,18 @@ export function bwrapArgs(spec: JailSpec): string[] {
     '--clearenv',
   ];
   for (const [name, value] of Object.entries(spec.env)) args.push('--setenv', name, value);
-  // /dev and /tmp first: a path of the view under /tmp is then bound over the private one.
-  args.push('--dev', '/dev', '--size', String(spec.tmpBytes), '--tmpfs', '/tmp');
+  // The host's tree first, then /dev, /proc and /tmp over it: a path of the view under /tmp is
+  // then bound over the private one.
+  if (spec.base === 'host') args.push('--ro-bind', '/', '/');
+  args.push('--dev', '/dev');
+  if (spec.proc === true) args.push('--proc', '/proc');
+  args.push('--size', String(spec.tmpBytes), '--tmpfs', '/tmp');
+  for (const mask of spec.masks ?? []) args.push('--size', String(spec.tmpBytes), '--tmpfs', mask);
   for (const link of spec.symlinks ?? []) args.push('--symlink', link.target, link.path);
   for (const bind of spec.readOnly) args.push('--ro-bind', bind.source, bind.path);
   for (const bind of spec.readWrite ?? []) args.push('--bind', bind.source, bind.path);
+  for (const bind of spec.readOnlyOver ?? []) args.push('--ro-bind', bind.source, bind.path);
+  for (const file of spec.hide ?? []) args.push('--ro-bind', '/dev/null', file);
   args.push('--remount-ro', '/');
   args.push('--chdir', spec.cwd ?? '/');
   if (spec.seccomp) args.push('--seccomp', String(SECCOMP_FD));

@@ -18,7 +18,9 @@
  * - the machine's own state: modules, `kexec`, `reboot`, `swapon/off`, `acct`, `syslog`, the
  *   clock, `sethostname`, `setdomainname`, `vhangup`;
  * - sockets other than `AF_UNIX` (the jail has its own network namespace already: this keeps a
- *   raw or netlink socket out of reach too).
+ *   raw or netlink socket out of reach too); a process tool's jail (`exec`, a stdio MCP server)
+ *   also keeps `AF_INET` and `AF_INET6`, which reach only the jail's own loopback (where the
+ *   relay to the host's filtering proxies listens), never the host's network.
  *
  * A denied call fails with `EPERM` (`EAFNOSUPPORT` for a socket family, `ENOSYS` for `clone3`);
  * nothing is killed, so a library that probes a call falls back. A call made under another ABI
@@ -227,6 +229,8 @@ const ARG0_LOW = 16;
 /** x86's x32 ABI marks its numbers with this bit; its calls reach the same kernel entry points. */
 const X32_BIT = 0x40000000;
 const AF_UNIX = 1;
+const AF_INET = 2;
+const AF_INET6 = 10;
 /** CLONE_NEWNS | NEWCGROUP | NEWUTS | NEWIPC | NEWUSER | NEWPID | NEWNET (and CLONE_NEWTIME). */
 const CLONE_NAMESPACES =
   0x00020000 | 0x02000000 | 0x04000000 | 0x08000000 | 0x10000000 | 0x20000000 | 0x40000000 | 0x00000080;
@@ -237,7 +241,10 @@ type Instruction = readonly [code: number, jt: number, jf: number, k: number];
  * The filter for `arch` as bytes for bubblewrap's `--seccomp`; undefined for an architecture it
  * does not know (the jail then has its namespaces, capabilities and `no_new_privs`, no filter).
  */
-export function seccompProgram(arch: string = process.arch): Buffer | undefined {
+export function seccompProgram(
+  arch: string = process.arch,
+  options: { readonly inet?: boolean } = {},
+): Buffer | undefined {
   const table = ARCHES[arch as SeccompArch];
   if (table === undefined) return undefined;
   const { numbers } = table;
@@ -267,14 +274,27 @@ export function seccompProgram(arch: string = process.arch): Buffer | undefined 
     [RET_K, 0, 0, RET_ERRNO | EPERM],
     [RET_K, 0, 0, RET_ALLOW],
   );
-  // socket: AF_UNIX only (the accumulator holds the call's number here).
-  program.push(
-    [JEQ_K, 0, 4, numbers.socket as number],
-    [LD_W_ABS, 0, 0, ARG0_LOW],
-    [JEQ_K, 1, 0, AF_UNIX],
-    [RET_K, 0, 0, RET_ERRNO | EAFNOSUPPORT],
-    [RET_K, 0, 0, RET_ALLOW],
-  );
+  // socket: AF_UNIX only, or with `inet` AF_INET and AF_INET6 too (the accumulator holds the
+  // call's number here).
+  if (options.inet === true) {
+    program.push(
+      [JEQ_K, 0, 6, numbers.socket as number],
+      [LD_W_ABS, 0, 0, ARG0_LOW],
+      [JEQ_K, 3, 0, AF_UNIX],
+      [JEQ_K, 2, 0, AF_INET],
+      [JEQ_K, 1, 0, AF_INET6],
+      [RET_K, 0, 0, RET_ERRNO | EAFNOSUPPORT],
+      [RET_K, 0, 0, RET_ALLOW],
+    );
+  } else {
+    program.push(
+      [JEQ_K, 0, 4, numbers.socket as number],
+      [LD_W_ABS, 0, 0, ARG0_LOW],
+      [JEQ_K, 1, 0, AF_UNIX],
+      [RET_K, 0, 0, RET_ERRNO | EAFNOSUPPORT],
+      [RET_K, 0, 0, RET_ALLOW],
+    );
+  }
   program.push([RET_K, 0, 0, RET_ALLOW]);
   const bytes = Buffer.alloc(program.length * 8);
   program.forEach(([code, jt, jf, k], i) => {

@@ -6,10 +6,23 @@ export interface JailBind {
 
 /** What one jailed process may see and has: everything else of the host is absent. */
 export interface JailSpec {
+  /**
+   * What `/` starts as: `empty` (the default; only what is bound below exists) or `host` (the
+   * host's whole file system, read-only, under everything else: `exec`'s view).
+   */
+  readonly base?: 'empty' | 'host';
+  /** A fresh `/proc` of the jail's own PID namespace (no view of the host's processes). */
+  readonly proc?: boolean;
+  /** Folders covered by an empty tmpfs, before any bind (a `host` base's `/run`, with the host's Unix sockets; a server's home). */
+  readonly masks?: readonly string[];
   /** Bound read-only. */
   readonly readOnly: readonly JailBind[];
   /** Bound read-write (none for the executor). */
   readonly readWrite?: readonly JailBind[];
+  /** Bound read-only after `readWrite`: what must stay read-only inside a writable folder. */
+  readonly readOnlyOver?: readonly JailBind[];
+  /** Files covered by an empty read-only one (the config, where it may hold secrets). */
+  readonly hide?: readonly string[];
   /** Symbolic links made inside the jail (`path` pointing at `target`). */
   readonly symlinks?: readonly { readonly target: string; readonly path: string }[];
   /** The whole environment of the jailed process. */
@@ -41,4 +54,14 @@ export interface Walls {
   readonly jail:
     | { readonly up: true; readonly kind: 'bubblewrap'; readonly seccomp: boolean }
     | { readonly up: false; readonly reason: string };
+}
+
+/**
+ * An open network gate (capabilities/net-gate.ts): a private folder holding the Unix sockets of
+ * the filtering proxies, bound into one jail, and the proxies' password.
+ */
+export interface NetGate {
+  readonly dir: string;
+  readonly token: string;
+  close(): Promise<void>;
 }

@@ -5,7 +5,8 @@ import {
   bwrapArgs,
   executorJail,
   type JailMode,
-  jailSupport,
+  type JailPlacement,
+  jailPlacement,
   SECCOMP_FD,
   seccompProgram,
   type Walls,
@@ -23,23 +24,10 @@ import { escapeControls } from '../util/text.js';
 const NODE_FLAGS = ['--no-node-snapshot'];
 
 /** How the executor process is started: jailed, or why not. */
-export type ExecutorPlacement =
-  | { readonly jailed: true; readonly bwrap: string; readonly seccomp: boolean }
-  | { readonly jailed: false; readonly reason: string; readonly refused: boolean };
+export type ExecutorPlacement = JailPlacement;
 
-/**
- * Where the executor goes under `mode`: in the jail wherever this machine can make one; unjailed
- * with `off`, or with `auto` where it cannot (said by `reason`); refused with `required` there.
- */
-export function executorPlacement(mode: JailMode): ExecutorPlacement {
-  if (mode === 'off') return { jailed: false, reason: "sandbox.jail is 'off'", refused: false };
-  const support = jailSupport();
-  if (support.available) return { jailed: true, bwrap: support.bwrap, seccomp: support.seccomp };
-  if (mode === 'required') {
-    return { jailed: false, reason: `sandbox.jail is 'required', and ${support.reason}`, refused: true };
-  }
-  return { jailed: false, reason: support.reason, refused: false };
-}
+/** Where the executor goes under `mode` (the one rule of `sandbox.jail`, jail/placement.ts). */
+export const executorPlacement: (mode: JailMode) => ExecutorPlacement = jailPlacement;
 
 /** The walls the executor stands behind under `mode`. */
 export function wallsOf(placement: ExecutorPlacement): Walls {

@@ -59,6 +59,18 @@ export interface ControlPaths {
   readonly hostCode?: readonly string[];
 }
 
+/** A control path as a process jail must hold it (jail/process-view.ts). */
+export interface JailControlPath {
+  readonly kind: ControlKind;
+  /** Absolute, as configured. */
+  readonly absolute: string;
+  readonly folder: boolean;
+  /** Whether the jailed process may read it (the config: only when `builtins.controlFiles.config` opens it). */
+  readonly readable: boolean;
+  /** Whether it may write it (only what `builtins.controlFiles` opens on purpose). */
+  readonly writable: boolean;
+}
+
 /** Which control path a refusal is about. */
 export type ControlKind = 'cache' | 'config' | 'host' | 'plugins' | 'skills';
 
@@ -323,6 +335,21 @@ export class ControlGuard {
     const names = new Set(located.flatMap((control) => control.names));
     const ids = located.flatMap((control) => (control.id === undefined ? [] : [control.id]));
     return (real, id) => names.has(foldPath(real)) || ids.some((known) => sameFile(id, known));
+  }
+
+  /**
+   * The control paths as a process jail must hold them (jail/process-view.ts): what this guard
+   * lets its audience read and write, by the same rule. The mounts of the jail do the rest: they
+   * hold for every child process, every symlink and every link the process makes.
+   */
+  jailPaths(): JailControlPath[] {
+    return this.#entries.map((entry) => ({
+      kind: entry.kind,
+      absolute: entry.absolute,
+      folder: entry.folder,
+      readable: !this.#closed(entry.kind, 'read'),
+      writable: !this.#closed(entry.kind, 'write'),
+    }));
   }
 
   #closed(kind: ControlKind, operation: Operation): boolean {

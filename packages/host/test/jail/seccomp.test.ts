@@ -71,6 +71,19 @@ describe('the jail seccomp filter', () => {
     expect(verdict(arm64, { arch: ARM64, nr: 198, arg0: 2 })).toBe(errno(97));
   });
 
+  it("a process tool's filter adds AF_INET and AF_INET6 (its namespace's loopback), and still refuses netlink and packet sockets", () => {
+    for (const arch of ['x64', 'arm64'] as const) {
+      const program = seccompProgram(arch, { inet: true }) as Buffer;
+      const [audit, socket] = arch === 'x64' ? [X64, 41] : [ARM64, 198];
+      for (const family of [1, 2, 10])
+        expect(verdict(program, { arch: audit, nr: socket, arg0: family })).toBe(ALLOW);
+      for (const family of [16, 17, 38])
+        expect(verdict(program, { arch: audit, nr: socket, arg0: family })).toBe(errno(97));
+      // The rest of the filter is the executor's.
+      expect(verdict(program, { arch: audit, nr: arch === 'x64' ? 101 : 117 })).toBe(errno(1));
+    }
+  });
+
   it('kills a call made under another ABI (wrong architecture, x32 numbers)', () => {
     expect(verdict(x64, { arch: 0x40000003, nr: 0 })).toBe(KILL); // i386
     expect(verdict(x64, { arch: X64, nr: 0x40000000 | 101 })).toBe(KILL);

@@ -10,6 +10,7 @@ import { type Io, type Output, type Style, styleFor } from '../io.js';
 import { openHost, resolveProject } from '../project.js';
 import { serveUntilStopped } from '../running.js';
 import { skillLines } from '../skills-view.js';
+import { toolJailLine, toolJails, toolSubject } from '../tool-jails.js';
 import { EXIT } from '../types.js';
 import { version } from '../version.js';
 import { clock, planLines, shownPath } from '../view.js';
@@ -86,6 +87,12 @@ export async function dev(argv: readonly string[], io: Io): Promise<number> {
       const plugins = path.relative(process.cwd(), path.join(project.root, 'plugins')) || 'plugins';
       io.out.write(
         `${style.bold('walls')} ${host.walls.jail.up ? wallsLine(host.walls) : style.yellow(wallsLine(host.walls))}\n` +
+          toolJails(host)
+            .map((jail) => {
+              const line = `${toolSubject(jail.tool)}: ${toolJailLine(jail)}`;
+              return `${style.bold('walls')} ${jail.kind === 'process' && !jail.jailed ? style.yellow(line) : line}\n`;
+            })
+            .join('') +
           `${style.bold('MCP')} ${style.cyan(served.url)} (streamable HTTP)\n` +
           // With its per-run token: the dashboard's API answers only the page opened from this line.
           `${style.bold('dashboard')} ${style.cyan(served.dashboardUrl ?? '')}\n` +

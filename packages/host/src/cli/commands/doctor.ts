@@ -20,6 +20,7 @@ import {
 } from '../findings.js';
 import { type Io, styleFor } from '../io.js';
 import { openHost, resolveProject } from '../project.js';
+import { toolJailFindings } from '../tool-jails.js';
 import { EXIT } from '../types.js';
 import { listedIsolates, shownPath } from '../view.js';
 import { wallsLine } from '../walls.js';
@@ -194,6 +195,7 @@ export async function doctor(argv: readonly string[], io: Io): Promise<number> {
       ...mcpFindings(host),
       toolKindsFinding(host),
       wallsFinding(host),
+      ...toolJailFindings(host),
       isolatesFinding(await host.isolates()),
     );
   } finally {

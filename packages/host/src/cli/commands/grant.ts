@@ -1,10 +1,11 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { createInterface } from 'node:readline/promises';
 import { COMMON_OPTIONS, parseCommand, UsageError } from '../args.js';
-import { grantFindings, render } from '../findings.js';
+import { addAt, grantFindings, render } from '../findings.js';
 import { type Io, styleFor } from '../io.js';
 import { formatLike, lineDiff, mergeAdditions } from '../json-edit.js';
 import { openHost, resolveProject } from '../project.js';
+import { refusalGrants } from '../tool-jails.js';
 import { EXIT } from '../types.js';
 import { shownPath } from '../view.js';
 
@@ -40,6 +41,8 @@ async function confirm(question: string): Promise<boolean> {
 /**
  * `toolhost grant PLUGIN [--yes]`: writes into the config the grants `doctor` finds missing for
  * PLUGIN, after showing the diff. On a terminal it asks; elsewhere it needs `--yes`.
+ * `toolhost grant exec` and `toolhost grant SERVER` write what that tool's jail refused lately
+ * (`.toolhost/jail-refusals.json`), each at the key that grants it.
  */
 export async function grant(argv: readonly string[], io: Io): Promise<number> {
   const { values, positionals } = parseCommand(
@@ -52,26 +55,52 @@ export async function grant(argv: readonly string[], io: Io): Promise<number> {
   const project = await resolveProject(values);
   const name = shownPath(project.configFile);
   const before = await readConfigText(project.configFile, name);
-  const style = styleFor(io.out);
   const host = await openHost(project, io);
   const suggestion: Record<string, unknown> = {};
-  let findings: ReturnType<typeof grantFindings>;
+  let findings: ReturnType<typeof grantFindings> = [];
+  let tool: string | undefined;
   try {
     const report = host.plugins.find((p) => p.id === id);
     if (report === undefined) {
-      const ids = host.plugins.map((p) => p.id);
-      throw new UsageError(
-        `no plugin "${id}" in ${shownPath(`${host.root}/plugins`)} (plugins: ${ids.length === 0 ? 'none' : ids.join(', ')})`,
-      );
-    }
-    if (report.manifest === undefined) {
+      tool =
+        id === 'exec' ? 'exec' : Object.hasOwn(host.config.mcpServers ?? {}, id) ? `mcp:${id}` : undefined;
+      if (tool === undefined) {
+        const ids = host.plugins.map((p) => p.id);
+        const servers = Object.keys(host.config.mcpServers ?? {});
+        throw new UsageError(
+          `no plugin "${id}" in ${shownPath(`${host.root}/plugins`)} (plugins: ${ids.length === 0 ? 'none' : ids.join(', ')}), and no MCP server "${id}" in ${name} (servers: ${servers.length === 0 ? 'none' : servers.join(', ')}); exec is "exec"`,
+        );
+      }
+      // A process tool: what its jail refused lately, each at the key that grants it.
+      for (const refused of refusalGrants(host, tool)) {
+        io.out.write(`${refused.said}\n`);
+        addAt(suggestion, refused.key, refused.value);
+      }
+    } else if (report.manifest === undefined) {
       throw new Error(
         `plugin "${id}" did not load, so its permissions are unknown: ${report.diagnostics.join('; ')}`,
       );
+    } else {
+      findings = grantFindings(host, report, name, suggestion);
     }
-    findings = grantFindings(host, report, name, suggestion);
   } finally {
     await host.close();
+  }
+  if (tool !== undefined) {
+    const what = tool === 'exec' ? 'exec' : `MCP server ${id}`;
+    if (Object.keys(suggestion).length === 0) {
+      io.out.write(`${what}: its jail refused nothing lately that a grant opens; nothing to change.\n`);
+      return EXIT.ok;
+    }
+    return write(
+      project.configFile,
+      name,
+      before,
+      suggestion,
+      values.yes === true,
+      io,
+      `${what} now has the grants its jail refused`,
+    );
   }
   // Permissions no grant can make valid: say so, and write nothing for them.
   const invalid = findings.filter((f) => f.message.startsWith('declares '));
@@ -82,6 +111,28 @@ export async function grant(argv: readonly string[], io: Io): Promise<number> {
     );
     return invalid.length === 0 ? EXIT.ok : EXIT.failed;
   }
+  return write(
+    project.configFile,
+    name,
+    before,
+    suggestion,
+    values.yes === true,
+    io,
+    `plugin ${id} now has the grants it asks for`,
+  );
+}
+
+/** Shows the diff of `suggestion` merged into the config, asks (or needs `--yes`), writes it. */
+async function write(
+  file: string,
+  name: string,
+  before: string | undefined,
+  suggestion: Record<string, unknown>,
+  yes: boolean,
+  io: Io,
+  done: string,
+): Promise<number> {
+  const style = styleFor(io.out);
   const config = (before === undefined ? {} : JSON.parse(before)) as Record<string, unknown>;
   mergeAdditions(config, suggestion);
   const after = formatLike(before, config);
@@ -91,7 +142,7 @@ export async function grant(argv: readonly string[], io: Io): Promise<number> {
       `${line.startsWith('+') ? style.green(line) : line.startsWith('-') ? style.red(line) : style.dim(line)}\n`,
     );
   }
-  if (values.yes !== true) {
+  if (!yes) {
     if (!(process.stdin.isTTY === true && io.out.tty)) {
       io.err.write(
         `toolhost: grant: not a terminal, so not asking: pass --yes to write these grants to ${name}\n`,
@@ -103,7 +154,7 @@ export async function grant(argv: readonly string[], io: Io): Promise<number> {
       return EXIT.failed;
     }
   }
-  await writeFile(project.configFile, after);
-  io.out.write(`Wrote ${name}: plugin ${id} now has the grants it asks for.\n`);
+  await writeFile(file, after);
+  io.out.write(`Wrote ${name}: ${done}.\n`);
   return EXIT.ok;
 }

@@ -3,6 +3,7 @@ import { planWarnings, warningLines } from '../findings.js';
 import { type Io, styleFor } from '../io.js';
 import { openHost, resolveProject } from '../project.js';
 import { listedSkills, skillLines } from '../skills-view.js';
+import { toolJails } from '../tool-jails.js';
 import { EXIT } from '../types.js';
 import { listJson, planLines, shownPath } from '../view.js';
 
@@ -18,6 +19,8 @@ export async function list(argv: readonly string[], io: Io): Promise<number> {
         ...listJson(host.plan(), host.plugins, await host.isolates()),
         skills: listedSkills(host.skills()),
         walls: host.walls,
+        // exec's and each MCP server's: jailed and with what, or why not.
+        toolWalls: toolJails(host),
       };
       io.out.write(`${JSON.stringify(json, null, 2)}\n`);
       const [, ...lines] = warningLines(warnings, styleFor(io.err)); // without its leading blank line

@@ -1,6 +1,7 @@
 import * as path from 'node:path';
 import type { ToolDefinition } from '@toolhost/plugin-sdk';
 import { DEFAULT_LIMITS, execDeadline } from '../../config/limits.js';
+import { processSandboxOf } from '../../config/process-sandbox.js';
 import type { RegisteredTool } from '../../types.js';
 import { ControlGuard } from '../../workspace/control.js';
 import { inProcessTool } from '../in-process.js';
@@ -79,6 +80,9 @@ export function createBuiltinTools(options: BuiltinToolsOptions): RegisteredTool
       maxOutputBytes: positive('exec.maxOutputBytes', exec.maxOutputBytes, DEFAULT_EXEC_MAX_OUTPUT_BYTES),
       ...(exec.allowedCommands === undefined ? {} : { allowedCommands: exec.allowedCommands }),
       control,
+      jail: options.jail ?? 'auto',
+      sandbox: processSandboxOf(exec.sandbox, root),
+      env: options.env ?? process.env,
     });
     // exec kills its process at its own limit and says so; the wrapper keeps only a backstop.
     tools.push({

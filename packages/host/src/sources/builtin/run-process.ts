@@ -1,4 +1,5 @@
-import { spawn } from 'node:child_process';
+import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
+import { type JailLaunch, spawnJailed } from '../../jail/index.js';
 
 /** How to run one program. */
 export interface RunProcessOptions {
@@ -12,6 +13,10 @@ export interface RunProcessOptions {
   readonly signal: AbortSignal;
   /** Called once the process has started. */
   readonly onSpawn?: (pid: number) => void;
+  /** Start it in this jail (`command`, `args` and `cwd` are then inside it) instead of as a plain child. */
+  readonly jail?: JailLaunch;
+  /** The whole environment of an unjailed process; default the host's. */
+  readonly env?: NodeJS.ProcessEnv;
 }
 
 /** How a run ended. */
@@ -39,13 +44,18 @@ const ownGroup = process.platform !== 'win32';
  */
 export function runProcess(options: RunProcessOptions): Promise<ProcessOutcome> {
   return new Promise((resolve, reject) => {
-    const child = spawn(options.command, [...options.args], {
-      cwd: options.cwd,
-      shell: false,
-      stdio: ['ignore', 'pipe', 'pipe'],
-      detached: ownGroup,
-      windowsHide: true,
-    });
+    const child = (
+      options.jail === undefined
+        ? spawn(options.command, [...options.args], {
+            cwd: options.cwd,
+            shell: false,
+            stdio: ['ignore', 'pipe', 'pipe'],
+            detached: ownGroup,
+            windowsHide: true,
+            ...(options.env === undefined ? {} : { env: options.env }),
+          })
+        : spawnJailed(options.jail, ['ignore', 'pipe', 'pipe'], ownGroup)
+    ) as ChildProcessWithoutNullStreams;
     const stdout: Buffer[] = [];
     const stderr: Buffer[] = [];
     let kept = 0;

@@ -1,3 +1,5 @@
+import type { ProcessSandboxSetting } from '../../config/process-sandbox.js';
+import type { JailSetting } from '../../config/sandbox.js';
 import type { ControlFileAccess, ControlPaths } from '../../workspace/control.js';
 
 export type { ControlFileAccess, ControlPaths } from '../../workspace/control.js';
@@ -18,6 +20,10 @@ export interface BuiltinToolsOptions {
   readonly controlPaths?: ControlPaths;
   /** The `grep` tool's time limits. */
   readonly grep?: GrepOptions;
+  /** `sandbox.jail`: whether `exec` runs jailed where no jail can be made. Default `auto`. */
+  readonly jail?: JailSetting;
+  /** The environment `exec`'s granted variables come from. Default `process.env`. */
+  readonly env?: NodeJS.ProcessEnv;
 }
 
 /** Options of the `grep` tool. */
@@ -31,7 +37,7 @@ export interface GrepOptions {
   readonly fileBudgetMs?: number;
 }
 
-/** Options of the `exec` tool. It runs programs without a shell; it is not a sandbox. */
+/** Options of the `exec` tool. It runs programs without a shell, in a jail by default. */
 export interface ExecOptions {
   /** Offer `exec` at all. Default false. */
   readonly enabled?: boolean;
@@ -41,4 +47,10 @@ export interface ExecOptions {
   readonly maxOutputBytes?: number;
   /** When given, only these exact `command` strings may run. */
   readonly allowedCommands?: readonly string[];
+  /**
+   * The jail (default `true`): the workspace writable but for the control files, the rest of the
+   * file system read-only, no network, a minimal environment; an object grants more; `false`
+   * runs programs unjailed, with the host user's reach.
+   */
+  readonly sandbox?: ProcessSandboxSetting;
 }

@@ -4,7 +4,9 @@ import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotoc
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { clip } from '../../util/text.js';
-import type { McpServerConfig } from './types.js';
+import { checkedFetch } from './remote-fetch.js';
+import { ServerJail } from './server-jail.js';
+import type { ChannelPlace, McpServerConfig } from './types.js';
 
 /** How many stderr lines of a stdio server are kept, and how long each may be. */
 const STDERR_LINES = 8;
@@ -16,6 +18,8 @@ const STDERR_DRAIN_MS = 250;
 export interface Channel {
   readonly kind: 'stdio' | 'http';
   readonly transport: Transport;
+  /** A stdio server's jail (what it runs in, what it was refused). */
+  readonly jail?: ServerJail;
   /** The child's pid (stdio, once spawned). */
   pid(): number | undefined;
   /** The last lines the server wrote to stderr, oldest first (stdio only). */
@@ -25,12 +29,16 @@ export interface Channel {
 }
 
 /** Keeps the last lines of a stream; lines are cut to a length, a partial last line counts. */
-function tailOf(stream: Readable | null): { lines: () => string[]; ended: Promise<void> } {
+function tailOf(
+  stream: Readable | null,
+  onLine?: (line: string) => void,
+): { lines: () => string[]; ended: Promise<void> } {
   const lines: string[] = [];
   let partial = '';
   const push = (line: string) => {
     const trimmed = line.trimEnd();
     if (trimmed === '') return;
+    onLine?.(trimmed);
     lines.push(clip(trimmed, STDERR_LINE_CHARS));
     if (lines.length > STDERR_LINES) lines.shift();
   };
@@ -67,10 +75,13 @@ function bounded(promise: Promise<void>, ms: number): Promise<void> {
  * environment (HOME, LOGNAME, PATH, SHELL, TERM, USER; never the host's secrets) plus the configured
  * `env`, in `cwd` resolved against the project root; their stderr is piped and its tail kept.
  */
-export function openChannel(config: McpServerConfig, root: string): Channel {
+export function openChannel(name: string, config: McpServerConfig, place: ChannelPlace): Channel {
+  const { root } = place;
   if ('url' in config) {
+    // Its host passes ctx.fetch's address rule on every request (remote-fetch.ts).
     const transport = new StreamableHTTPClientTransport(new URL(config.url), {
       requestInit: { headers: { ...config.headers } },
+      fetch: checkedFetch(name, config.net ?? []),
     });
     return {
       kind: 'http',
@@ -80,26 +91,37 @@ export function openChannel(config: McpServerConfig, root: string): Channel {
       drained: () => Promise.resolve(),
     };
   }
-  const transport = new StdioClientTransport({
-    command: config.command,
-    args: [...(config.args ?? [])],
-    env: { ...getDefaultEnvironment(), ...config.env },
-    cwd: path.resolve(root, config.cwd ?? '.'),
-    stderr: 'pipe',
-  });
-  // The SDK hands out a PassThrough before `start()`, so no early line is lost.
-  const tail = tailOf(transport.stderr as Readable | null);
+  const serverJail = new ServerJail(name, config, place);
+  const jailed = serverJail.transport();
+  const transport =
+    jailed ??
+    new StdioClientTransport({
+      command: config.command,
+      args: [...(config.args ?? [])],
+      env: { ...getDefaultEnvironment(), ...config.env },
+      cwd: path.resolve(root, config.cwd ?? '.'),
+      stderr: 'pipe',
+    });
+  // Both transports hand out their stderr before `start()`, so no early line is lost; a jailed
+  // server's lines are read for what its jail refused.
+  const tail = tailOf(
+    transport.stderr as Readable | null,
+    jailed === undefined ? undefined : (line) => serverJail.judge(line),
+  );
   return {
     kind: 'stdio',
     transport,
+    jail: serverJail,
     pid: () => transport.pid ?? undefined,
     stderrTail: tail.lines,
     drained: () => bounded(tail.ended, STDERR_DRAIN_MS),
   };
 }
 
-/** `text`, followed by the server's last stderr lines when there are any. */
+/** `text`, followed by what its jail refused and the server's last stderr lines, when there are any. */
 export function withStderr(text: string, channel: Channel): string {
+  const refused = channel.jail?.since(0) ?? [];
   const lines = channel.stderrTail();
-  return lines.length === 0 ? text : `${text}; last stderr: ${lines.join(' | ')}`;
+  const said = refused.length === 0 ? text : `${text}; ${refused.join('; ')}`;
+  return lines.length === 0 ? said : `${said}; last stderr: ${lines.join(' | ')}`;
 }

@@ -7,9 +7,12 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import type { HiddenToolPlanEntry, ToolDescriptor, ToolResult } from '@toolhost/plugin-sdk';
 import type { OwnDeadline } from '../../config/limits.js';
+import type { JailSetting } from '../../config/sandbox.js';
 import { unavailableEntries } from '../../core/register/unavailable.js';
 import { callStopped } from '../../core/wrap/errors.js';
+import { refusalText } from '../../jail/refusals.js';
 import type { ExecutionContext, RegisteredTool, ToolSource } from '../../types.js';
+import type { ControlPaths } from '../../workspace/control.js';
 import { type Channel, openChannel, withStderr } from './bridge-channel.js';
 import {
   bridgedDescriptor,
@@ -20,6 +23,7 @@ import {
   protocolCode,
   toBridgedResult,
 } from './bridge-tools.js';
+import type { ServerJail } from './server-jail.js';
 import type { McpServerConfig, McpServerState, McpServerStatus } from './types.js';
 
 /** What every link shares: the bridge's resolved options. */
@@ -29,6 +33,12 @@ export interface LinkSettings {
   readonly connectTimeoutMs: number;
   readonly backoff: { readonly initialMs: number; readonly maxMs: number };
   readonly root: string;
+  /** `sandbox.jail`, read at each connection. */
+  readonly jail: () => JailSetting;
+  /** The environment `sandbox.env` grants come from. */
+  readonly env: NodeJS.ProcessEnv;
+  /** The host's control paths, held by every server's jail. */
+  readonly controlPaths: ControlPaths;
   readonly log: (message: string) => void;
   /** The link's tools or their availability changed. */
   readonly changed: () => void;
@@ -94,6 +104,8 @@ export class ServerLink {
   #listed: string | undefined;
   #refreshing = false;
   #refreshAgain = false;
+  /** The jail of the current (or last) stdio connection. */
+  #jail: ServerJail | undefined;
 
   constructor(
     readonly name: string,
@@ -138,6 +150,8 @@ export class ServerLink {
 
   status(): McpServerStatus {
     const pid = this.#session?.channel.pid();
+    const jail = this.#jail;
+    const refused = jail?.recent().map(refusalText) ?? [];
     return {
       name: this.name,
       state: this.#state,
@@ -145,6 +159,8 @@ export class ServerLink {
       tools: this.#state === 'connected' ? this.#tools.length : 0,
       ...(pid === undefined ? {} : { pid }),
       ...(this.#warnings.length === 0 ? {} : { warnings: this.#warnings }),
+      ...(jail === undefined ? {} : { jail: jail.state }),
+      ...(refused.length === 0 ? {} : { refused }),
     };
   }
 
@@ -168,11 +184,18 @@ export class ServerLink {
     this.#refreshAgain = false;
     let channel: Channel;
     try {
-      channel = openChannel(this.config, this.settings.root);
+      this.#jail = undefined;
+      channel = openChannel(this.name, this.config, {
+        root: this.settings.root,
+        jail: this.settings.jail(),
+        env: this.settings.env,
+        controlPaths: this.settings.controlPaths,
+      });
     } catch (error) {
       this.#fail(`cannot be started: ${messageWithCause(error)}`);
       return false;
     }
+    this.#jail = channel.jail;
     const client = new Client({ name: 'toolhost', version: '0.1.0' }, { capabilities: {} });
     const session: Session = { client, channel };
     this.#pending = session;
@@ -360,6 +383,7 @@ export class ServerLink {
     const cancel = () => controller.abort(ctx.signal.reason);
     ctx.signal.addEventListener('abort', cancel, { once: true });
     const timeout = this.settings.callTimeout;
+    const mark = session.channel.jail?.mark() ?? 0;
     try {
       const raw = await session.client.callTool(
         { name: toolName, ...(input === undefined ? {} : { arguments: input as Record<string, unknown> }) },
@@ -370,7 +394,8 @@ export class ServerLink {
           onprogress: (p) => ctx.progress(p.progress, p.total, p.message),
         },
       );
-      return toBridgedResult(this.name, toolName, raw);
+      const result = toBridgedResult(this.name, toolName, raw);
+      return withRefusals(result, session.channel.jail, mark);
     } catch (error) {
       if (controller.signal.aborted) {
         throw new Error(`MCP server "${this.name}": the call to tool "${toolName}" was cancelled`, {
@@ -387,7 +412,8 @@ export class ServerLink {
           cause: error,
         });
       }
-      const message = callFailureMessage(this.name, toolName, error, timeout);
+      const refused = session.channel.jail?.since(mark) ?? [];
+      const message = [callFailureMessage(this.name, toolName, error, timeout), ...refused].join('; ');
       // Its own limit ended the call: the status says so.
       if (protocolCode(error) === ErrorCode.RequestTimeout) throw callStopped('timeout', message);
       throw new Error(message, { cause: error });
@@ -395,4 +421,17 @@ export class ServerLink {
       ctx.signal.removeEventListener('abort', cancel);
     }
   }
+}
+
+/**
+ * A result with what the server's jail refused during the call added as a last text block, so a
+ * model (and a person) reads which path or host was refused and the key that grants it, not
+ * only the server's `EACCES` or `ECONNREFUSED`. The result's own text is read for paths too.
+ */
+function withRefusals(result: ToolResult, jail: ServerJail | undefined, mark: number): ToolResult {
+  if (jail === undefined) return result;
+  for (const block of result.content) if (block.type === 'text') jail.judge(block.text);
+  const refused = jail.since(mark);
+  if (refused.length === 0) return result;
+  return { ...result, content: [...result.content, { type: 'text', text: `[jail] ${refused.join('; ')}` }] };
 }

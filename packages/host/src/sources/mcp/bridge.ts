@@ -1,7 +1,9 @@
 import { DEFAULT_LIMITS, type OwnDeadline } from '../../config/limits.js';
+import type { JailSetting } from '../../config/sandbox.js';
 import type { ToolSource } from '../../types.js';
 import { byCodeUnit } from '../../util/compare.js';
 import { messageOf } from '../../util/errors.js';
+import type { ControlPaths } from '../../workspace/control.js';
 import { type LinkSettings, ServerLink } from './bridge-link.js';
 import type { McpServerConfig, McpServerStatus } from './types.js';
 
@@ -26,6 +28,12 @@ export interface McpBridgeOptions {
   readonly backoff?: { readonly initialMs: number; readonly maxMs: number };
   /** The project root: default working directory of stdio servers; default `process.cwd()`. */
   readonly cwd?: string;
+  /** `sandbox.jail`, read at each connection; default `auto`. */
+  readonly jail?: () => JailSetting;
+  /** Where `sandbox.env` grants come from; default `process.env`. */
+  readonly env?: NodeJS.ProcessEnv;
+  /** The host's control paths, which a server's jail holds read-only (and the config hidden); default under `cwd`. */
+  readonly controlPaths?: ControlPaths;
   /** Diagnostics: connects, connect failures, deaths, reconnects, renamed tools. */
   readonly log?: (message: string) => void;
 }
@@ -60,6 +68,9 @@ export class McpBridge {
       connectTimeoutMs: options.connectTimeoutMs ?? 15_000,
       backoff: options.backoff ?? { initialMs: 1_000, maxMs: 30_000 },
       root: options.cwd ?? process.cwd(),
+      jail: options.jail ?? (() => 'auto'),
+      env: options.env ?? process.env,
+      controlPaths: options.controlPaths ?? {},
       log: (message) => {
         try {
           log(message);

@@ -1,4 +1,5 @@
 import type { OwnDeadline } from '../../config/limits.js';
+import type { JailSetting } from '../../config/sandbox.js';
 import type { Disposer, RefreshReason, SourceAdapter, ToolSource } from '../../types.js';
 import { Listeners } from '../../util/listeners.js';
 import { McpBridge, type McpBridgeOptions } from './bridge.js';
@@ -8,13 +9,15 @@ import type { McpServerConfig, McpServerStatus } from './types.js';
 export interface McpSourceSettings {
   readonly servers: Readonly<Record<string, McpServerConfig>>;
   readonly callTimeout: OwnDeadline;
+  /** `sandbox.jail`: where stdio servers run when no jail can be made. */
+  readonly jail: JailSetting;
 }
 
 export interface McpSourceOptions {
   /** The project root: the default working directory of stdio servers. */
   readonly cwd: string;
   /** Connect timeout, reconnect backoff, diagnostics. */
-  readonly bridge?: Omit<McpBridgeOptions, 'onChange' | 'cwd' | 'callTimeout'>;
+  readonly bridge?: Omit<McpBridgeOptions, 'onChange' | 'cwd' | 'callTimeout' | 'jail'>;
   readonly settings: () => McpSourceSettings;
 }
 
@@ -52,6 +55,7 @@ export class McpSource implements SourceAdapter {
       ...this.#options.bridge,
       callTimeout,
       cwd: this.#options.cwd,
+      jail: () => this.#options.settings().jail,
       onChange: () => this.#changed.emit('mcp'),
     });
     await this.#bridge.update(servers);

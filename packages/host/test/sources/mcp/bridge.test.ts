@@ -21,8 +21,18 @@ function binOf(pkg: string): string {
 const EVERYTHING_BIN = binOf('@modelcontextprotocol/server-everything');
 const FILESYSTEM_BIN = binOf('@modelcontextprotocol/server-filesystem');
 
+/**
+ * What these servers need to run in their jail (the default): the workspace's node_modules, where
+ * their code is, and the temp folders the tests write fixture servers and files to. What a jail
+ * refuses is tested in test/jail/servers.test.ts.
+ */
+const NODE_MODULES = path.resolve(import.meta.dirname, '../../../../../node_modules');
+function granted<T extends object>(config: T): T & { sandbox: { fs: { read: string[]; write: string[] } } } {
+  return { ...config, sandbox: { fs: { read: [NODE_MODULES], write: [os.tmpdir()] } } };
+}
+
 function everything(...args: string[]) {
-  return { command: process.execPath, args: [EVERYTHING_BIN, ...args] };
+  return granted({ command: process.execPath, args: [EVERYTHING_BIN, ...args] });
 }
 
 async function tempDir(prefix: string): Promise<string> {
@@ -380,7 +390,7 @@ describe('server-filesystem over stdio', () => {
     await fs.writeFile(path.join(root, 'notes.txt'), 'inside the root\n');
     await fs.writeFile(path.join(outside, 'secret.txt'), 'outside the root\n');
     const bridge = open(changeLog());
-    await bridge.update({ files: { command: process.execPath, args: [FILESYSTEM_BIN, root] } });
+    await bridge.update({ files: granted({ command: process.execPath, args: [FILESYSTEM_BIN, root] }) });
 
     const names = bridge.sources()[0]?.tools.map((t) => t.descriptor.name) ?? [];
     expect(names).toContain('mcp__files__read_text_file');
@@ -455,7 +465,8 @@ describe('servers that cannot start', () => {
 
   it('an HTTP server that is not listening: unavailable with the network error', async () => {
     const bridge = open(changeLog(), { backoff: { initialMs: 60_000, maxMs: 60_000 } });
-    await bridge.update({ web: { url: `http://127.0.0.1:${await freePort()}/mcp` } });
+    const port = await freePort();
+    await bridge.update({ web: { url: `http://127.0.0.1:${port}/mcp`, net: [`127.0.0.1:${port}`] } });
     expect(bridge.status()[0]?.reason).toMatch(/could not connect: fetch failed.*ECONNREFUSED/);
     expect(bridge.sources()[0]?.unavailable?.[0]?.descriptor.name).toBe('mcp:web');
   });
@@ -478,7 +489,7 @@ describe('servers that cannot start', () => {
     const script = `require('fs').existsSync(${JSON.stringify(gate)}) ? require(${JSON.stringify(fixture)}) : process.exit(1)`;
     const changes = changeLog();
     const bridge = open(changes);
-    await bridge.update({ late: { command: process.execPath, args: ['-e', script] } });
+    await bridge.update({ late: granted({ command: process.execPath, args: ['-e', script] }) });
     expect(bridge.sources()[0]?.tools).toEqual([]);
     await fs.writeFile(gate, '');
     await changes.until(() => bridge.status()[0]?.state === 'connected');
@@ -551,7 +562,7 @@ describe('a fixture server with odd tools', () => {
     dirs.push(dir);
     fixture = await writeFixtureServer(dir);
   });
-  const config = () => ({ command: process.execPath, args: [fixture] });
+  const config = () => granted({ command: process.execPath, args: [fixture] });
 
   it('sanitizes and shortens names, keeps the original in the executor ref, reports duplicates', async () => {
     const log: string[] = [];
@@ -701,15 +712,18 @@ describe('update()', () => {
   it('removes a removed server, reconnects a changed one, keeps an unchanged one', async () => {
     const changes = changeLog();
     const bridge = open(changes);
-    const a = { command: process.execPath, args: [fixture], env: { A: '1', B: '2' } };
-    const b = { command: process.execPath, args: [fixture] };
+    const a = granted({ command: process.execPath, args: [fixture], env: { A: '1', B: '2' } });
+    const b = granted({ command: process.execPath, args: [fixture] });
     await bridge.update({ a, b });
     expect(bridge.sources().map((s) => s.id)).toEqual(['a', 'b']);
     const pidA = pidOf(bridge, 'a');
     const pidB = pidOf(bridge, 'b');
 
     // Same content, keys in another order: nothing restarts.
-    await bridge.update({ b, a: { env: { B: '2', A: '1' }, args: [fixture], command: process.execPath } });
+    await bridge.update({
+      b,
+      a: { sandbox: a.sandbox, env: { B: '2', A: '1' }, args: [fixture], command: process.execPath },
+    });
     expect(pidOf(bridge, 'a')).toBe(pidA);
     expect(pidOf(bridge, 'b')).toBe(pidB);
 
@@ -729,7 +743,7 @@ describe('update()', () => {
     const changes = changeLog();
     const bridge = open(changes, { backoff: { initialMs: 10, maxMs: 10 } });
     await bridge.update({
-      up: { command: process.execPath, args: [fixture] },
+      up: granted({ command: process.execPath, args: [fixture] }),
       down: { command: '/nonexistent/toolhost-no-such-server' },
     });
     const pid = pidOf(bridge, 'up');
@@ -741,12 +755,37 @@ describe('update()', () => {
 });
 
 describe('a server over streamable HTTP', () => {
+  it('goes where ctx.fetch may: a loopback or private address only when mcpServers.<id>.net names it', async () => {
+    const server = await startHttpEverything(await freePort());
+    const bridge = open(changeLog(), { backoff: { initialMs: 60_000, maxMs: 60_000 } });
+    try {
+      const { host } = new URL(server.url);
+      await bridge.update({ web: { url: server.url } });
+      expect(bridge.status()[0]?.state).toBe('unavailable');
+      expect(bridge.status()[0]?.reason).toContain(
+        `its URL's host ${host} is not allowed: it is 127.0.0.1, a loopback address (127.0.0.0/8), reached only when a grant names the address; a remote server connects to loopback and private addresses only when mcpServers.web.net names the address: add ${JSON.stringify(host)} to mcpServers.web.net to allow it`,
+      );
+      // A name that resolves to loopback is refused too, unless the grant opens loopback.
+      const local = `http://localhost:${new URL(server.url).port}/mcp`;
+      await bridge.update({ web: { url: local } });
+      expect(bridge.status()[0]?.reason).toContain('mcpServers.web.net');
+      await bridge.update({ web: { url: local, net: [`localhost:${new URL(server.url).port}`] } });
+      expect(bridge.status()[0]?.state).toBe('connected');
+    } finally {
+      await bridge.close();
+      await server.kill();
+    }
+  });
+
   it('connects with headers, calls a tool, and goes unavailable when the server dies', async () => {
     const server = await startHttpEverything(await freePort());
     const changes = changeLog();
     const bridge = open(changes, { backoff: { initialMs: 60_000, maxMs: 60_000 } });
     try {
-      await bridge.update({ web: { url: server.url, headers: { 'X-Test': 'yes' } } });
+      // A loopback URL: connected to only because `net` names the address.
+      await bridge.update({
+        web: { url: server.url, headers: { 'X-Test': 'yes' }, net: [new URL(server.url).host] },
+      });
       expect(bridge.status()[0]).toMatchObject({ name: 'web', state: 'connected' });
       expect(bridge.status()[0]?.pid).toBeUndefined();
       const echo = await call(bridge, 'web', 'mcp__web__echo', { message: 'over http' });

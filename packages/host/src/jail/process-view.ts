@@ -1,0 +1,317 @@
+import {
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  readdirSync,
+  readlinkSync,
+  realpathSync,
+  writeFileSync,
+} from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { isInside } from '../util/paths.js';
+import type { JailControlPath } from '../workspace/control.js';
+import { systemLibraries } from './bwrap.js';
+import type { JailBind, JailSpec } from './types.js';
+
+/**
+ * The views of the jails around the processes the host starts for tools it did not write: the
+ * `exec` built-in and stdio MCP servers. Both are built by `bwrapArgs`, the executor's one
+ * jail-building function; only what they see differs.
+ */
+
+/** Size of a process tool's private `/tmp` (and a server's private home): room for real work. */
+export const PROCESS_TMP_BYTES = 256 * 1024 * 1024;
+
+/** Where the network gate's sockets appear inside a jail. */
+export const GATE_DIR_IN_JAIL = '/run/toolhost-net';
+
+/** Grants resolved: absolute paths, the host patterns as written, variable names. */
+export interface ResolvedProcessGrants {
+  readonly read: readonly string[];
+  readonly write: readonly string[];
+  readonly net: readonly string[];
+  readonly env: readonly string[];
+}
+
+function bind(source: string, at: string = source): JailBind {
+  return { source, path: at };
+}
+
+/** A path's real form, or undefined when it does not exist. */
+function realOrUndefined(file: string): string | undefined {
+  try {
+    return realpathSync(file);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * How the control paths are held inside writable folders: each existing one bound read-only over
+ * itself (or, the config while it is closed for reading, covered by an empty file); each folder
+ * between a writable root and a control path bound onto itself, so it cannot be renamed away and
+ * replaced by one holding a planted file (a mount point cannot be renamed or removed); a link made
+ * to a read-only file from a writable folder fails (`EXDEV`: another mount). A control path that
+ * does not exist yet inside a writable folder is made first (an empty folder; a config file
+ * holding `{}`, which means what no file means) so there is something to hold: otherwise the
+ * process could create it.
+ */
+export function holdControlPaths(
+  writable: readonly string[],
+  control: readonly JailControlPath[],
+): { readonly readOnlyOver: JailBind[]; readonly pins: JailBind[]; readonly hide: string[] } {
+  const readOnlyOver: JailBind[] = [];
+  const pins = new Map<string, JailBind>();
+  const hide: string[] = [];
+  for (const entry of control) {
+    let real = realOrUndefined(entry.absolute);
+    const under = writable.find((root) => isInside(root, real ?? entry.absolute));
+    if (real === undefined) {
+      if (under === undefined || entry.writable) continue;
+      try {
+        if (entry.folder) mkdirSync(entry.absolute, { recursive: true });
+        else {
+          mkdirSync(path.dirname(entry.absolute), { recursive: true });
+          writeFileSync(entry.absolute, '{}\n', { flag: 'wx' });
+        }
+      } catch {
+        // Made meanwhile by someone else: held below all the same.
+      }
+      real = realOrUndefined(entry.absolute);
+      if (real === undefined) continue;
+    }
+    if (!entry.readable && !entry.folder) hide.push(real);
+    else if (!entry.writable && under !== undefined) readOnlyOver.push(bind(real));
+    if (under !== undefined) {
+      for (let dir = path.dirname(real); dir !== under && isInside(under, dir); dir = path.dirname(dir)) {
+        pins.set(dir, bind(dir));
+      }
+    }
+  }
+  const byDepth = (a: JailBind, b: JailBind) => a.path.length - b.path.length;
+  return { readOnlyOver: readOnlyOver.sort(byDepth), pins: [...pins.values()].sort(byDepth), hide };
+}
+
+/** Variables of the host a process tool keeps by default: where programs are, who and where it runs. */
+const BASE_ENV = ['PATH', 'HOME', 'USER', 'LOGNAME', 'SHELL', 'TERM', 'LANG', 'LC_ALL', 'TZ'] as const;
+
+function pick(env: NodeJS.ProcessEnv, names: readonly string[]): Record<string, string> {
+  const kept: Record<string, string> = {};
+  for (const name of names) {
+    const value = env[name];
+    // A shell function exported through the environment ("() { …") is not a value to pass on.
+    if (value !== undefined && !value.startsWith('()')) kept[name] = value;
+  }
+  return kept;
+}
+
+/** What `exec`'s jail is built from. */
+export interface ExecViewOptions {
+  /** The workspace root, real. */
+  readonly root: string;
+  readonly cwd: string;
+  readonly control: readonly JailControlPath[];
+  readonly grants: ResolvedProcessGrants;
+  readonly env: NodeJS.ProcessEnv;
+  readonly seccomp: boolean;
+}
+
+/**
+ * `exec`'s view: the host's file system read-only (programs, their libraries and the user's
+ * tools work as they do outside), the workspace root and `fs.write` grants writable with the
+ * control paths held (see {@link holdControlPaths}), a private `/tmp`, `/proc` of its own PID
+ * namespace, `/run` empty (the host's Unix sockets, a D-Bus or a Docker socket among them, are
+ * there), and a minimal environment: the variables of {@link BASE_ENV}, `TMPDIR`, and those
+ * `env` grants.
+ */
+export function execView(options: ExecViewOptions): JailSpec {
+  const writable = [options.root, ...options.grants.write.map((dir) => realOrUndefined(dir) ?? dir)].filter(
+    (dir) => existsSync(dir),
+  );
+  const held = holdControlPaths(writable, options.control);
+  return {
+    base: 'host',
+    proc: true,
+    masks: existsSync('/run') ? ['/run'] : [],
+    readOnly: [],
+    readWrite: [...writable.map((dir) => bind(dir)), ...held.pins],
+    readOnlyOver: held.readOnlyOver,
+    hide: held.hide,
+    env: {
+      ...pick(options.env, BASE_ENV),
+      ...pick(options.env, options.grants.env),
+      TMPDIR: '/tmp',
+    },
+    tmpBytes: PROCESS_TMP_BYTES,
+    seccomp: options.seccomp,
+    cwd: options.cwd,
+  };
+}
+
+/** The system's program and library folders, and `/etc` (its secrets covered below). */
+const SYSTEM_DIRS = ['/usr', '/bin', '/sbin', '/lib', '/lib32', '/lib64', '/libx32', '/etc'];
+/** Files of `/etc` no server needs and root could read: password hashes, sudo rules. */
+const ETC_SECRETS = ['/etc/shadow', '/etc/gshadow', '/etc/shadow-', '/etc/gshadow-', '/etc/sudoers'];
+/** Folders of `/etc` with keys, whose files are covered: the host's SSH keys, sudo's drop-ins. */
+const ETC_SECRET_DIRS = ['/etc/ssh', '/etc/sudoers.d'];
+
+/** The package managers that start servers, by command name, and the caches they need. */
+const PACKAGE_MANAGERS: Readonly<Record<string, 'npm' | 'uv'>> = {
+  npx: 'npm',
+  npm: 'npm',
+  pnpm: 'npm',
+  pnpx: 'npm',
+  yarn: 'npm',
+  bunx: 'npm',
+  uvx: 'uv',
+  uv: 'uv',
+};
+
+/** The folders a package manager writes (its cache, where `npx` installs the package) and reads. */
+function packageManagerBinds(kind: 'npm' | 'uv', home: string): { rw: string[]; ro: string[] } {
+  if (kind === 'npm') return { rw: [path.join(home, '.npm')], ro: [] };
+  return { rw: [path.join(home, '.cache', 'uv')], ro: [path.join(home, '.local', 'share', 'uv')] };
+}
+
+/**
+ * Where `command` is on `PATH` (as found, not resolved), if anywhere; a path (`./run.sh`,
+ * `/bin/ls`) against `cwd`, as `execvp` takes it.
+ */
+export function whichCommand(command: string, envPath: string | undefined, cwd = '/'): string | undefined {
+  if (command.includes('/')) {
+    const file = path.resolve(cwd, command);
+    return existsSync(file) ? file : undefined;
+  }
+  for (const dir of (envPath ?? '').split(path.delimiter)) {
+    if (dir === '') continue;
+    const candidate = path.join(dir, command);
+    if (existsSync(candidate)) return candidate;
+  }
+  return undefined;
+}
+
+/**
+ * The install folders of a program at `<prefix>/bin/<name>` (its `bin` and `lib`, where Node keeps
+ * npm, say), when that prefix is a tool's own: not `/` or `/usr` (bound already), and neither the
+ * project, nor a folder holding it or the home folder, whose other files are not the tool's.
+ */
+function installFolders(found: string, root: string, home: string): string[] {
+  const folders: string[] = [];
+  for (const file of new Set([found, realOrUndefined(found) ?? found])) {
+    const dir = path.dirname(file);
+    const prefix = path.basename(dir) === 'bin' ? path.dirname(dir) : dir;
+    if (prefix === '/' || prefix === '/usr' || SYSTEM_DIRS.includes(prefix)) continue;
+    if (isInside(root, prefix) || isInside(prefix, root) || isInside(prefix, home)) continue;
+    for (const part of path.basename(dir) === 'bin' ? ['bin', 'lib'] : ['']) {
+      const folder = path.join(prefix, part);
+      if (existsSync(folder)) folders.push(folder);
+    }
+  }
+  return folders;
+}
+
+/** What a stdio server's jail is built from. */
+export interface ServerViewOptions {
+  /** The project root, real. */
+  readonly root: string;
+  readonly command: string;
+  /** The working directory asked for (absolute); used only where the jail shows it. */
+  readonly cwd: string;
+  readonly grants: ResolvedProcessGrants;
+  /** The entry's own `env` values. */
+  readonly values: Readonly<Record<string, string>>;
+  readonly env: NodeJS.ProcessEnv;
+  readonly control: readonly JailControlPath[];
+  readonly seccomp: boolean;
+}
+
+/**
+ * A stdio MCP server's view: an empty root with, read-only, the system's program and library
+ * folders and `/etc` (password hashes, sudo rules and SSH host keys covered), the install folders
+ * of its command and of the host's Node; a private `/tmp` and a private, empty home (the real
+ * home's path, a tmpfs); the cache of the package manager that starts it, writable (`npx`
+ * installs the package there); its own `/proc`; and nothing of the project or the home folder but
+ * what `fs.read` and `fs.write` grant. Its environment is `PATH`, `HOME`, `TMPDIR`, the entry's
+ * own `env` and the host variables `env` grants, and no other. It starts in `cwd` when the jail
+ * shows it, else in `/tmp`.
+ */
+export function serverView(options: ServerViewOptions): JailSpec & { readonly unseenCwd: boolean } {
+  const home = options.env.HOME ?? os.homedir();
+  const symlinks: { target: string; path: string }[] = [];
+  const readOnly: JailBind[] = [];
+  for (const dir of SYSTEM_DIRS) {
+    try {
+      const stat = lstatSync(dir);
+      if (stat.isSymbolicLink()) symlinks.push({ target: readlinkSync(dir), path: dir });
+      else readOnly.push(bind(dir));
+    } catch {
+      // Not on this system.
+    }
+  }
+  const found = whichCommand(options.command, options.env.PATH);
+  const installs = new Set([
+    ...installFolders(process.execPath, options.root, home),
+    ...(found === undefined ? [] : installFolders(found, options.root, home)),
+  ]);
+  for (const folder of installs) readOnly.push(bind(folder));
+  // The host's Node's libraries, where they are not the system's.
+  for (const lib of systemLibraries()) {
+    if (!SYSTEM_DIRS.some((dir) => isInside(dir, lib.path))) readOnly.push(lib);
+  }
+  const manager = PACKAGE_MANAGERS[path.basename(options.command)];
+  const pm = manager === undefined ? { rw: [], ro: [] } : packageManagerBinds(manager, home);
+  for (const dir of pm.rw) mkdirSync(dir, { recursive: true });
+  const reads = [...options.grants.read, ...pm.ro].map((dir) => realOrUndefined(dir)).filter(isString);
+  const writes = [...options.grants.write, ...pm.rw].map((dir) => realOrUndefined(dir)).filter(isString);
+  // The config is never shown to a server (it holds every server's secrets), nor writable.
+  const control = options.control.map((entry) => ({ ...entry, writable: false }));
+  const held = holdControlPaths(writes, control);
+  const hidden = [
+    ...ETC_SECRETS.filter((file) => existsSync(file)),
+    ...ETC_SECRET_DIRS.flatMap(filesIn),
+    ...held.hide,
+    ...control
+      .filter((entry) => !entry.folder && !entry.readable)
+      .map((entry) => realOrUndefined(entry.absolute))
+      .filter(isString)
+      .filter((file) => reads.some((dir) => isInside(dir, file))),
+  ];
+  const visible = [...reads, ...writes];
+  const unseenCwd = !visible.some((dir) => isInside(dir, options.cwd));
+  return {
+    base: 'empty',
+    proc: true,
+    symlinks,
+    readOnly: [...readOnly, ...reads.map((dir) => bind(dir))],
+    masks: [home],
+    readWrite: [...writes.map((dir) => bind(dir)), ...held.pins],
+    readOnlyOver: held.readOnlyOver,
+    hide: [...new Set(hidden)],
+    env: {
+      ...pick(options.env, ['PATH']),
+      HOME: home,
+      TMPDIR: '/tmp',
+      ...options.values,
+      ...pick(options.env, options.grants.env),
+    },
+    tmpBytes: PROCESS_TMP_BYTES,
+    seccomp: options.seccomp,
+    cwd: unseenCwd ? '/tmp' : options.cwd,
+    unseenCwd,
+  };
+}
+
+function filesIn(dir: string): string[] {
+  try {
+    return readdirSync(dir, { withFileTypes: true })
+      .filter((entry) => entry.isFile())
+      .map((entry) => path.join(dir, entry.name));
+  } catch {
+    return [];
+  }
+}
+
+function isString(value: string | undefined): value is string {
+  return value !== undefined;
+}
