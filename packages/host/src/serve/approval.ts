@@ -1,5 +1,4 @@
-import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import type { RequestId } from '@modelcontextprotocol/sdk/types.js';
+import type { RequestId, RequestOptions, Server } from '@modelcontextprotocol/server';
 import {
   type ApprovalAnswer,
   type ApprovalChoice,
@@ -75,8 +74,9 @@ export function mcpApprover(
           signal: request.signal,
           // The queue's own deadline decides; the SDK's default (60 s) must not cut in first.
           timeout: request.timeoutMs + 60_000,
+          // Not in the SDK's type, but read by its request path: the form rides the call's stream.
           ...(relatedRequestId === undefined ? {} : { relatedRequestId }),
-        },
+        } as RequestOptions,
       );
       if (result.action === 'decline') return { decision: 'deny', by, reason: 'declined' };
       if (result.action === 'cancel') return { decision: 'cancelled', by };

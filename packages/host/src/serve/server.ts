@@ -1,15 +1,14 @@
-import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import {
-  CallToolRequestSchema,
-  ErrorCode,
-  ListToolsRequestSchema,
+  type CallToolResult,
+  type jsonSchemaValidator,
   type LoggingLevel,
+  ProtocolErrorCode,
   type RequestId,
-  SetLevelRequestSchema,
-} from '@modelcontextprotocol/sdk/types.js';
-import type { jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation';
-import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
-import type { SessionOptions } from '../core/dispatch/session.js';
+  Server,
+  type ServerContext,
+} from '@modelcontextprotocol/server';
+import { AjvJsonSchemaValidator } from '@modelcontextprotocol/server/validators/ajv';
+import type { Session, SessionOptions } from '../core/dispatch/session.js';
 import { errorResult } from '../core/wrap/results.js';
 import type { CallObserver, CallOutcome } from '../core/wrap/wrapper.js';
 import type { ToolHost } from '../host/host.js';
@@ -45,18 +44,6 @@ export interface McpCallWatch extends CallObserver {
   end?(outcome: CallOutcome): void;
 }
 
-/** MCP logging levels, least to most severe. */
-const LEVELS: readonly LoggingLevel[] = [
-  'debug',
-  'info',
-  'notice',
-  'warning',
-  'error',
-  'critical',
-  'alert',
-  'emergency',
-];
-
 const logLevels: Record<'debug' | 'info' | 'warn' | 'error', LoggingLevel> = {
   debug: 'debug',
   info: 'info',
@@ -78,6 +65,13 @@ function lazyValidator(): jsonSchemaValidator {
   };
 }
 
+/** The SDK server of one MCP connection and how to let go of it. */
+export interface McpConnection {
+  readonly server: Server;
+  readonly session: Session;
+  readonly dispose: () => void;
+}
+
 /**
  * One MCP server over one host session: `tools/list` shows the session's visible, active tools;
  * `tools/call` runs through the full wrapper. A tool that does not exist, is hidden, denied or
@@ -89,8 +83,7 @@ export function createMcpServer(
   options: McpServeOptions = {},
   /** How a swap reaches the client; the HTTP transport defers it until the client listens. */
   notifyListChanged: (send: () => void) => void = (send) => send(),
-): { server: Server; dispose: () => void } {
-  let minLevel = 0; // debug: everything, until the client sets a level
+): McpConnection {
   const server = new Server(
     { name: options.name ?? 'toolhost', version: options.version ?? '0.1.0' },
     { capabilities: { tools: { listChanged: true }, logging: {} }, jsonSchemaValidator: lazyValidator() },
@@ -108,76 +101,37 @@ export function createMcpServer(
       }),
   });
 
-  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: session.tools('mcp') as never[] }));
+  server.setRequestHandler('tools/list', async () => ({ tools: session.tools('mcp') as never[] }));
 
-  server.setRequestHandler(SetLevelRequestSchema, async (request) => {
-    minLevel = Math.max(0, LEVELS.indexOf(request.params.level));
-    return {};
-  });
-
-  server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
+  server.setRequestHandler('tools/call', async (request, ctx) => {
     const name = request.params.name;
+    const requestId = ctx.mcpReq.id;
     const watch = options.watchCall?.({
       sessionId: session.id,
       tool: name,
-      callId: String(extra.requestId),
+      callId: String(requestId),
       input: request.params.arguments ?? {},
     });
     const check = session.check(name);
-    // Not `new McpError(...)`: its message starts with `MCP error -32602: `, which the SDK sends
-    // as the JSON-RPC message, and the client's McpError prefixes again.
+    // A plain Error with a code: the SDK sends its message as the JSON-RPC message as it is.
     if (!check.ok) {
       watch?.end?.({ result: errorResult(check.message), status: 'blocked', durationMs: 0 });
-      throw Object.assign(new Error(check.message), { code: ErrorCode.InvalidParams });
+      throw Object.assign(new Error(check.message), { code: ProtocolErrorCode.InvalidParams });
     }
-    const progressToken = request.params._meta?.progressToken;
-    const hook = watch?.hook;
-    const observer: CallObserver = {
-      ...(hook === undefined ? {} : { hook: (hookName, verdict) => hook.call(watch, hookName, verdict) }),
-      // Sent on the call's own stream (before its response), only at or above the client's level.
-      log: (level, message, data) => {
-        watch?.log?.(level, message, data);
-        if (LEVELS.indexOf(logLevels[level]) < minLevel) return;
-        const params = {
-          level: logLevels[level],
-          logger: name,
-          data: data === undefined ? message : { message, data },
-        };
-        void extra.sendNotification({ method: 'notifications/message', params }).catch(() => {});
-      },
-      ...(progressToken === undefined
-        ? {}
-        : {
-            progress: (progress: number, total?: number, message?: string) => {
-              watch?.progress?.(progress, total, message);
-              const params = {
-                progressToken,
-                progress,
-                ...(total === undefined ? {} : { total }),
-                ...(message === undefined ? {} : { message }),
-              };
-              void extra.sendNotification({ method: 'notifications/progress', params }).catch(() => {});
-            },
-          }),
-    };
-    const toolUseId = String(extra.requestId);
-    calls.set(toolUseId, extra.requestId);
+    const observer = callObserver(name, ctx, watch);
+    const toolUseId = String(requestId);
+    calls.set(toolUseId, requestId);
     let outcome: CallOutcome;
     try {
       outcome = await session.call(name, request.params.arguments ?? {}, toolUseId, {
-        signal: extra.signal,
+        signal: ctx.mcpReq.signal,
         observer,
       });
     } finally {
       calls.delete(toolUseId);
     }
     watch?.end?.(outcome);
-    const { result } = outcome;
-    return {
-      content: result.content as never[],
-      ...(result.isError === true ? { isError: true } : {}),
-      ...(result.structuredContent === undefined ? {} : { structuredContent: result.structuredContent }),
-    };
+    return toCallToolResult(outcome);
   });
 
   const sendListChanged = () => notifyListChanged(() => void server.sendToolListChanged().catch(() => {}));
@@ -186,9 +140,52 @@ export function createMcpServer(
   const stopLoads = session.onToolsChanged(sendListChanged);
   return {
     server,
+    session,
     dispose: () => {
       stop();
       stopLoads();
     },
+  };
+}
+
+/** An outcome as MCP's `tools/call` result. */
+export function toCallToolResult({ result }: CallOutcome): CallToolResult {
+  return {
+    content: result.content as CallToolResult['content'],
+    ...(result.isError === true ? { isError: true } : {}),
+    ...(result.structuredContent === undefined ? {} : { structuredContent: result.structuredContent }),
+  };
+}
+
+/**
+ * The observer of one `tools/call`: log lines and progress go to the client on the call's own
+ * stream (before its response); log lines only at or above the level the client asked for
+ * (`logging/setLevel` on a 2025 connection, the request's `logLevel` on 2026-07-28).
+ */
+function callObserver(name: string, ctx: ServerContext, watch: McpCallWatch | undefined): CallObserver {
+  const progressToken = ctx.mcpReq._meta?.progressToken;
+  const hook = watch?.hook;
+  return {
+    ...(hook === undefined ? {} : { hook: (hookName, verdict) => hook.call(watch, hookName, verdict) }),
+    log: (level, message, data) => {
+      watch?.log?.(level, message, data);
+      void ctx.mcpReq
+        .log(logLevels[level], data === undefined ? message : { message, data }, name)
+        .catch(() => {});
+    },
+    ...(progressToken === undefined
+      ? {}
+      : {
+          progress: (progress: number, total?: number, message?: string) => {
+            watch?.progress?.(progress, total, message);
+            const params = {
+              progressToken,
+              progress,
+              ...(total === undefined ? {} : { total }),
+              ...(message === undefined ? {} : { message }),
+            };
+            void ctx.mcpReq.notify({ method: 'notifications/progress', params }).catch(() => {});
+          },
+        }),
   };
 }

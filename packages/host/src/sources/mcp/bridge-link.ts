@@ -1,10 +1,4 @@
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import {
-  ErrorCode,
-  McpError,
-  type Tool,
-  ToolListChangedNotificationSchema,
-} from '@modelcontextprotocol/sdk/types.js';
+import { Client, SdkError, SdkErrorCode, type Tool } from '@modelcontextprotocol/client';
 import type { HiddenToolPlanEntry, ToolDescriptor, ToolResult } from '@toolhost/plugin-sdk';
 import type { OwnDeadline } from '../../config/limits.js';
 import { unavailableEntries } from '../../core/register/unavailable.js';
@@ -14,10 +8,13 @@ import { type Channel, openChannel, withStderr } from './bridge-channel.js';
 import {
   bridgedDescriptor,
   bridgedToolName,
+  CONNECTION_CLOSED,
   callFailureMessage,
   isUnreachable,
   messageWithCause,
   protocolCode,
+  REQUEST_TIMEOUT,
+  sdkCode,
   toBridgedResult,
 } from './bridge-tools.js';
 import type { McpServerConfig, McpServerState, McpServerStatus } from './types.js';
@@ -176,7 +173,7 @@ export class ServerLink {
     const client = new Client({ name: 'toolhost', version: '0.1.0' }, { capabilities: {} });
     const session: Session = { client, channel };
     this.#pending = session;
-    client.setNotificationHandler(ToolListChangedNotificationSchema, () => this.#listChanged(epoch, client));
+    client.setNotificationHandler('notifications/tools/list_changed', () => this.#listChanged(epoch, client));
     client.onclose = () => {
       if (this.#epoch === epoch && this.#session === session)
         void this.#lost(session, 'closed the connection');
@@ -195,7 +192,8 @@ export class ServerLink {
         tools = await listTools(client, this.settings.connectTimeoutMs);
       }
       // Closed after its last answer: `onclose` came while no session was set, so it was ignored.
-      if (client.transport === undefined) throw new McpError(ErrorCode.ConnectionClosed, 'Connection closed');
+      if (client.transport === undefined)
+        throw new SdkError(SdkErrorCode.ConnectionClosed, 'Connection closed');
     } catch (error) {
       if (this.#pending === session) this.#pending = undefined;
       this.settings.track(closeSession(session));
@@ -220,10 +218,10 @@ export class ServerLink {
   }
 
   #connectFailure(error: unknown): string {
-    switch (protocolCode(error)) {
-      case ErrorCode.ConnectionClosed:
+    switch (sdkCode(error)) {
+      case CONNECTION_CLOSED:
         return 'the server closed the connection before it was ready';
-      case ErrorCode.RequestTimeout:
+      case REQUEST_TIMEOUT:
         return `the server did not finish initializing within ${this.settings.connectTimeoutMs} ms`;
       default:
         return `could not connect: ${messageWithCause(error)}`;
@@ -363,7 +361,6 @@ export class ServerLink {
     try {
       const raw = await session.client.callTool(
         { name: toolName, ...(input === undefined ? {} : { arguments: input as Record<string, unknown> }) },
-        undefined,
         {
           signal: controller.signal,
           timeout: timeout.ms,
@@ -389,7 +386,7 @@ export class ServerLink {
       }
       const message = callFailureMessage(this.name, toolName, error, timeout);
       // Its own limit ended the call: the status says so.
-      if (protocolCode(error) === ErrorCode.RequestTimeout) throw callStopped('timeout', message);
+      if (sdkCode(error) === REQUEST_TIMEOUT) throw callStopped('timeout', message);
       throw new Error(message, { cause: error });
     } finally {
       ctx.signal.removeEventListener('abort', cancel);
