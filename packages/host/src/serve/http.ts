@@ -8,8 +8,10 @@ import {
 } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import {
+  createMcpHandler,
   type InitializeRequest,
   isInitializeRequest,
+  isLegacyRequest,
   type JSONRPCMessage,
   type RequestId,
   type TransportSendOptions,
@@ -21,6 +23,7 @@ import { MAX_TIMER_MS } from '../util/timers.js';
 import { bothWatches, createDashboard, type DashboardOptions } from './dashboard/index.js';
 import { readJsonBody } from './http-body.js';
 import { type HttpSession, type McpSessionClose, SessionTable } from './http-sessions.js';
+import { createModernServer, createModernServing } from './modern.js';
 import { toWebRequest, writeWebResponse } from './node-web.js';
 import { type OriginCheck, originRule } from './origins.js';
 import { createMcpServer, type McpServeOptions } from './server.js';
@@ -202,6 +205,15 @@ export async function serveHttp(host: ToolHost, options: McpHttpOptions = {}): P
       ? options
       : { ...options, watchCall: (call) => bothWatches(dashboard.watchCall(call), ownWatch?.(call)) };
 
+  // 2026-07-28: every request stands alone; the SDK's entry answers it from a fresh server over
+  // the one host session all of them share, and checks its envelope and headers.
+  const modern = createModernServing(host, serveOptions);
+  const modernHandler = createMcpHandler(() => createModernServer(modern), {
+    legacy: 'reject',
+    onerror: () => {},
+  });
+  const stopModern = host.on('change', () => modernHandler.notify.toolsChanged());
+
   const initialize = async (req: IncomingMessage, res: ServerResponse, message: InitializeRequest) => {
     if (closing) return reject(res, 503, SERVER_ERROR, 'service unavailable: the MCP server is closing');
     const cap = maxSessions();
@@ -293,6 +305,12 @@ export async function serveHttp(host: ToolHost, options: McpHttpOptions = {}): P
       }
       if (body.kind === 'not-json') return reject(res, 400, PARSE_ERROR, `parse error: ${body.message}`);
       if (session !== undefined) return session.link.transport.serve(req, res, body.value);
+      if (sessionId === undefined) {
+        const request = toWebRequest(req, res);
+        if (!(await isLegacyRequest(request, body.value))) {
+          return writeWebResponse(res, await modernHandler.fetch(request, { parsedBody: body.value }));
+        }
+      }
       // A stale id on an initialize is a client starting over, as a 404 told it to.
       if (isInitializeRequest(body.value)) return initialize(req, res, body.value);
       if (sessionId !== undefined) return notFound(res);
@@ -350,6 +368,9 @@ export async function serveHttp(host: ToolHost, options: McpHttpOptions = {}): P
         closing = true;
         dashboard?.close();
         sessions.endAll('closed');
+        stopModern();
+        modern.dispose();
+        await modernHandler.close();
         const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
         server.closeAllConnections();
         await stopped;

@@ -12,6 +12,7 @@ import type { Session, SessionOptions } from '../core/dispatch/session.js';
 import { errorResult } from '../core/wrap/results.js';
 import type { CallObserver, CallOutcome } from '../core/wrap/wrapper.js';
 import type { ToolHost } from '../host/host.js';
+import type { TraceContext } from '../types.js';
 import { mcpApprover } from './approval.js';
 
 /** How a host is offered as an MCP server. */
@@ -55,7 +56,7 @@ const logLevels: Record<'debug' | 'info' | 'warn' | 'error', LoggingLevel> = {
  * The SDK server builds an Ajv instance up front for validating elicitation answers, which
  * toolhost never asks for; that was the largest cost of opening a session. Built on first use.
  */
-function lazyValidator(): jsonSchemaValidator {
+export function lazyValidator(): jsonSchemaValidator {
   let validator: AjvJsonSchemaValidator | undefined;
   return {
     getValidator: (schema) => {
@@ -101,6 +102,32 @@ export function createMcpServer(
       }),
   });
 
+  registerToolHandlers(server, session, options, calls);
+
+  const sendListChanged = () => notifyListChanged(() => void server.sendToolListChanged().catch(() => {}));
+  const stop = host.on('change', sendListChanged);
+  // A tool search loads deferred tools into this connection's list: the client lists again.
+  const stopLoads = session.onToolsChanged(sendListChanged);
+  return {
+    server,
+    session,
+    dispose: () => {
+      stop();
+      stopLoads();
+    },
+  };
+}
+
+/**
+ * `tools/list` and `tools/call` of `server`, over `session`: the same for both revisions. `calls`
+ * maps a call's tool use id to its JSON-RPC id while it runs (a 2025 approval form rides its stream).
+ */
+export function registerToolHandlers(
+  server: Server,
+  session: Session,
+  options: McpServeOptions,
+  calls?: Map<string, RequestId>,
+): void {
   server.setRequestHandler('tools/list', async () => ({ tools: session.tools('mcp') as never[] }));
 
   server.setRequestHandler('tools/call', async (request, ctx) => {
@@ -120,30 +147,33 @@ export function createMcpServer(
     }
     const observer = callObserver(name, ctx, watch);
     const toolUseId = String(requestId);
-    calls.set(toolUseId, requestId);
+    calls?.set(toolUseId, requestId);
     let outcome: CallOutcome;
     try {
       outcome = await session.call(name, request.params.arguments ?? {}, toolUseId, {
         signal: ctx.mcpReq.signal,
         observer,
+        ...traceOf(ctx),
       });
     } finally {
-      calls.delete(toolUseId);
+      calls?.delete(toolUseId);
     }
     watch?.end?.(outcome);
     return toCallToolResult(outcome);
   });
+}
 
-  const sendListChanged = () => notifyListChanged(() => void server.sendToolListChanged().catch(() => {}));
-  const stop = host.on('change', sendListChanged);
-  // A tool search loads deferred tools into this connection's list: the client lists again.
-  const stopLoads = session.onToolsChanged(sendListChanged);
+/** The W3C trace context of a request's `_meta`, when it carries a `traceparent`. */
+function traceOf(ctx: ServerContext): { trace?: TraceContext } {
+  const meta = ctx.mcpReq._meta as Record<string, unknown> | undefined;
+  const traceparent = meta?.traceparent;
+  if (typeof traceparent !== 'string') return {};
+  const { tracestate, baggage } = meta as { tracestate?: unknown; baggage?: unknown };
   return {
-    server,
-    session,
-    dispose: () => {
-      stop();
-      stopLoads();
+    trace: {
+      traceparent,
+      ...(typeof tracestate === 'string' ? { tracestate } : {}),
+      ...(typeof baggage === 'string' ? { baggage } : {}),
     },
   };
 }

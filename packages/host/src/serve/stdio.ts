@@ -7,6 +7,7 @@ import type {
 } from '@modelcontextprotocol/server';
 import { StdioServerTransport, serveStdio as serveStdioEntry } from '@modelcontextprotocol/server/stdio';
 import type { ToolHost } from '../host/host.js';
+import { createModernServer, createModernServing, type ModernServing } from './modern.js';
 import type { RequestId } from './reports.js';
 import { createMcpServer, type McpServeOptions } from './server.js';
 
@@ -72,9 +73,23 @@ export async function serveStdio(
   };
   stdin.once('end', inputEnded);
   stdin.once('close', inputEnded);
+  let modern: ModernServing | undefined;
+  const modernServing = () => {
+    if (modern !== undefined) return modern;
+    modern = createModernServing(host, options);
+    disposers.add(modern.dispose);
+    return modern;
+  };
+  /** A 2026 connection: the entry turns list changes into notifications on its listen streams. */
+  const modernConnection = (serving: ModernServing) => {
+    const server = createModernServer(serving);
+    const stop = host.on('change', () => void server.sendToolListChanged().catch(() => {}));
+    return { server, dispose: stop };
+  };
   handle = serveStdioEntry(
-    () => {
-      const { server, dispose } = createMcpServer(host, options);
+    ({ era }) => {
+      const { server, dispose } =
+        era === 'modern' ? modernConnection(modernServing()) : createMcpServer(host, options);
       disposers.add(dispose);
       // The entry discards the instance that answered a `server/discover` probe of a client that
       // then initialized: its host listeners go with it.

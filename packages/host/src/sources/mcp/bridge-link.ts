@@ -360,7 +360,12 @@ export class ServerLink {
     const timeout = this.settings.callTimeout;
     try {
       const raw = await session.client.callTool(
-        { name: toolName, ...(input === undefined ? {} : { arguments: input as Record<string, unknown> }) },
+        {
+          name: toolName,
+          ...(input === undefined ? {} : { arguments: input as Record<string, unknown> }),
+          // The caller's trace goes on to the server, so its spans join the same trace.
+          ...(ctx.trace === undefined ? {} : { _meta: { ...ctx.trace } }),
+        },
         {
           signal: controller.signal,
           timeout: timeout.ms,
