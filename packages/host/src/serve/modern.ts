@@ -1,7 +1,8 @@
 import { type CacheHint, Server } from '@modelcontextprotocol/server';
 import type { Session } from '../core/dispatch/session.js';
 import type { ToolHost } from '../host/host.js';
-import { lazyValidator, type McpServeOptions, registerToolHandlers } from './server.js';
+import { approvalStateCodec, modernApprover } from './approval-2026.js';
+import { lazyValidator, type McpServeOptions, type ModernApprovals, registerToolHandlers } from './server.js';
 
 /**
  * MCP 2026-07-28 (the SDK's "modern" era): no initialize and no session. Each request carries its
@@ -35,24 +36,24 @@ const CACHE_HINTS: Partial<Record<Cacheable, CacheHint>> = {
 export interface ModernServing {
   readonly session: Session;
   readonly options: McpServeOptions;
+  readonly approvals: ModernApprovals;
   /** Stops listening to the host. */
   readonly dispose: () => void;
 }
 
 /** The shared state of one serve's 2026-07-28 requests: its host session. */
 export function createModernServing(host: ToolHost, options: McpServeOptions): ModernServing {
+  const approvals: ModernApprovals = {
+    calls: new Map(),
+    codec: approvalStateCodec(host.config.serve?.requestStateKey),
+  };
   const session = host.session({
     ...options.session,
     onApproval:
       options.session?.onApproval ??
-      (async () => ({
-        decision: 'deny',
-        by: 'mcp',
-        reason:
-          'this call needs approval, and a 2026-07-28 MCP client cannot be asked yet; connect with protocol 2025-11-25 (elicitation) to approve it',
-      })),
+      modernApprover(approvals.calls, () => host.config.approvals?.mcpClients ?? []),
   });
-  return { session, options, dispose: () => {} };
+  return { session, options, approvals, dispose: () => {} };
 }
 
 /** An SDK server for 2026-07-28 requests (per request over HTTP, per connection over stdio). */
@@ -64,9 +65,11 @@ export function createModernServer(serving: ModernServing): Server {
       capabilities: { tools: { listChanged: true }, logging: {}, prompts: {}, resources: {} },
       jsonSchemaValidator: lazyValidator(),
       cacheHints: CACHE_HINTS,
+      // A tampered, expired or foreign requestState is refused (-32602) before any handler runs.
+      requestState: { verify: serving.approvals.codec.verify },
     },
   );
-  registerToolHandlers(server, serving.session, options);
+  registerToolHandlers(server, serving.session, options, undefined, serving.approvals);
   // The 2026 lists are cacheable and carry cache fields; a client that asks gets empty ones.
   server.setRequestHandler('prompts/list', async () => ({ prompts: [] }));
   server.setRequestHandler('resources/list', async () => ({ resources: [] }));

@@ -14,6 +14,7 @@ import type { CallObserver, CallOutcome } from '../core/wrap/wrapper.js';
 import type { ToolHost } from '../host/host.js';
 import type { TraceContext } from '../types.js';
 import { mcpApprover } from './approval.js';
+import { approvalInputRequired, type approvalStateCodec, type ModernCall } from './approval-2026.js';
 
 /** How a host is offered as an MCP server. */
 export interface McpServeOptions {
@@ -64,6 +65,12 @@ export function lazyValidator(): jsonSchemaValidator {
       return validator.getValidator(schema);
     },
   };
+}
+
+/** What the 2026 tool handlers need for approvals over multi round-trip requests. */
+export interface ModernApprovals {
+  readonly calls: Map<string, ModernCall>;
+  readonly codec: ReturnType<typeof approvalStateCodec>;
 }
 
 /** The SDK server of one MCP connection and how to let go of it. */
@@ -127,6 +134,8 @@ export function registerToolHandlers(
   session: Session,
   options: McpServeOptions,
   calls?: Map<string, RequestId>,
+  /** 2026-07-28: the calls in flight (an approval asks through its request) and the state's seal. */
+  modern?: ModernApprovals,
 ): void {
   server.setRequestHandler('tools/list', async () => ({ tools: session.tools('mcp') as never[] }));
 
@@ -148,6 +157,8 @@ export function registerToolHandlers(
     const observer = callObserver(name, ctx, watch);
     const toolUseId = String(requestId);
     calls?.set(toolUseId, requestId);
+    const running: ModernCall | undefined = modern === undefined ? undefined : { ctx };
+    if (running !== undefined) modern?.calls.set(toolUseId, running);
     let outcome: CallOutcome;
     try {
       outcome = await session.call(name, request.params.arguments ?? {}, toolUseId, {
@@ -157,8 +168,13 @@ export function registerToolHandlers(
       });
     } finally {
       calls?.delete(toolUseId);
+      modern?.calls.delete(toolUseId);
     }
     watch?.end?.(outcome);
+    // The call stopped at its approval gate to ask the person: the answer comes with the retry.
+    if (running?.asked !== undefined && modern !== undefined) {
+      return approvalInputRequired(running.asked, modern.codec, ctx) as Promise<CallToolResult>;
+    }
     return toCallToolResult(outcome);
   });
 }
