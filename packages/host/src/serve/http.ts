@@ -212,7 +212,9 @@ export async function serveHttp(host: ToolHost, options: McpHttpOptions = {}): P
     legacy: 'reject',
     onerror: () => {},
   });
-  const stopModern = host.on('change', () => modernHandler.notify.toolsChanged());
+  // Listens to the host from the first 2026 request on: a server only 2025 clients use holds
+  // no listener beyond its sessions'.
+  let stopModern: (() => void) | undefined;
 
   const initialize = async (req: IncomingMessage, res: ServerResponse, message: InitializeRequest) => {
     if (closing) return reject(res, 503, SERVER_ERROR, 'service unavailable: the MCP server is closing');
@@ -308,6 +310,7 @@ export async function serveHttp(host: ToolHost, options: McpHttpOptions = {}): P
       if (sessionId === undefined) {
         const request = toWebRequest(req, res);
         if (!(await isLegacyRequest(request, body.value))) {
+          stopModern ??= host.on('change', () => modernHandler.notify.toolsChanged());
           return writeWebResponse(res, await modernHandler.fetch(request, { parsedBody: body.value }));
         }
       }
@@ -368,7 +371,7 @@ export async function serveHttp(host: ToolHost, options: McpHttpOptions = {}): P
         closing = true;
         dashboard?.close();
         sessions.endAll('closed');
-        stopModern();
+        stopModern?.();
         modern.dispose();
         await modernHandler.close();
         const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
