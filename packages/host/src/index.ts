@@ -88,6 +88,7 @@ export type {
   ToolPolicy,
   ToolSource,
   ToolSourceKind,
+  TraceContext,
 } from './types.js';
 
 // What plugins, built-in tools and bridged MCP servers accept and report.

@@ -36,6 +36,15 @@ export interface ExecutionContext {
   readonly signal: CallSignal & AbortSignal;
   readonly log: ToolLogger;
   progress(done: number, total?: number, message?: string): void;
+  /** The W3C trace context the call came with (an MCP request's `_meta`), passed on to bridged calls. */
+  readonly trace?: TraceContext;
+}
+
+/** W3C trace context, as MCP carries it in `_meta` (`traceparent`, `tracestate`, `baggage`). */
+export interface TraceContext {
+  readonly traceparent: string;
+  readonly tracestate?: string;
+  readonly baggage?: string;
 }
 
 /**

@@ -1,8 +1,6 @@
 /** `toolhost call --url`: one call to a running MCP server over streamable HTTP, with the SDK client. */
 
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { ElicitRequestSchema, LoggingMessageNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import type { ToolLogger, ToolResult } from '@toolhost/plugin-sdk';
 import { messageOf } from '../util/errors.js';
 import { UsageError } from './args.js';
@@ -64,7 +62,7 @@ export async function callOverHttp(
     approve === undefined ? {} : { capabilities: { elicitation: { form: {} } } },
   );
   if (approve !== undefined) {
-    client.setRequestHandler(ElicitRequestSchema, async (request, extra) => {
+    client.setRequestHandler('elicitation/create', async (request, ctx) => {
       const { params } = request;
       const decision =
         params.mode === 'url'
@@ -72,11 +70,11 @@ export async function callOverHttp(
           : (params.requestedSchema.properties.decision as { enum?: unknown });
       if (!Array.isArray(decision?.enum) || !decision.enum.includes('allow-once'))
         return { action: 'decline' };
-      const choice = await approve(params.message, extra.signal);
+      const choice = await approve(params.message, ctx.mcpReq.signal);
       return choice === 'deny' ? { action: 'decline' } : { action: 'accept', content: { decision: choice } };
     });
   }
-  client.setNotificationHandler(LoggingMessageNotificationSchema, (notification) => {
+  client.setNotificationHandler('notifications/message', (notification) => {
     const { level, data } = notification.params;
     const message =
       typeof data === 'string'

@@ -196,6 +196,13 @@ const serve = z.strictObject({
     .positive()
     .optional()
     .describe('Largest request body, bytes; a larger one gets 413 (default 4194304)'),
+  requestStateKey: z
+    .string()
+    .min(32)
+    .optional()
+    .describe(
+      'HMAC key (32+ characters) sealing the requestState of 2026-07-28 approvals; give every server process behind one address the same key so any of them can continue a call (default: a random key per process)',
+    ),
 });
 
 const approveEntry = z.union([

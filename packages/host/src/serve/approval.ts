@@ -1,5 +1,4 @@
-import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import type { RequestId } from '@modelcontextprotocol/sdk/types.js';
+import type { RequestId, RequestOptions, Server } from '@modelcontextprotocol/server';
 import {
   type ApprovalAnswer,
   type ApprovalChoice,
@@ -36,28 +35,20 @@ export function mcpApprover(
     const { server } = context;
     const client = server.getClientVersion()?.name ?? 'unknown';
     const by = `mcp-client:${client}`;
-    const why = `approval is required by ${neededBy(request)}`;
-    if (server.getClientCapabilities()?.elicitation?.form === undefined) {
-      return {
-        decision: 'deny',
-        by: 'mcp',
-        reason: `the MCP client "${client}" cannot ask a person (it did not declare the elicitation capability), and ${why}${request.source === 'config' ? `; remove "${request.pattern}" from tools.approve to call it over MCP without approval` : ''}`,
-      };
-    }
-    if (!context.clients().some((pattern) => matchesStarGlob(pattern, client))) {
-      return {
-        decision: 'deny',
-        by: 'mcp',
-        reason: `the MCP client "${client}" is not listed in approvals.mcpClients, so its answers do not count as approvals (${why}). Add "${client}" there only if it shows the question to a person: a client names itself, and an automated one can accept on its own`,
-      };
-    }
-    const description = request.description === undefined ? '' : `\n${request.description}`;
+    const refusal = mcpRefusal(
+      request,
+      client,
+      server.getClientCapabilities()?.elicitation?.form !== undefined,
+      (pattern) => matchesStarGlob(pattern, client),
+      context.clients(),
+    );
+    if (refusal !== undefined) return refusal;
     const relatedRequestId = context.requestOf(request.toolUseId);
     try {
       const result = await server.elicitInput(
         {
           mode: 'form',
-          message: `${request.title}${description}\nTool: ${request.tool} (${request.severity})\nInput: ${JSON.stringify(request.input)}`,
+          message: approvalMessage(request),
           requestedSchema: {
             type: 'object',
             properties: {
@@ -75,8 +66,9 @@ export function mcpApprover(
           signal: request.signal,
           // The queue's own deadline decides; the SDK's default (60 s) must not cut in first.
           timeout: request.timeoutMs + 60_000,
+          // Not in the SDK's type, but read by its request path: the form rides the call's stream.
           ...(relatedRequestId === undefined ? {} : { relatedRequestId }),
-        },
+        } as RequestOptions,
       );
       if (result.action === 'decline') return { decision: 'deny', by, reason: 'declined' };
       if (result.action === 'cancel') return { decision: 'cancelled', by };
@@ -88,4 +80,39 @@ export function mcpApprover(
       return { decision: 'deny', by: 'mcp', reason: `the elicitation request failed: ${messageOf(error)}` };
     }
   };
+}
+
+/** The question shown to the person: title, description, tool, severity and the exact input. */
+export function approvalMessage(request: ApprovalRequest): string {
+  const description = request.description === undefined ? '' : `\n${request.description}`;
+  return `${request.title}${description}\nTool: ${request.tool} (${request.severity})\nInput: ${JSON.stringify(request.input)}`;
+}
+
+/**
+ * Why an MCP client cannot approve `request`, whatever the revision: it did not declare
+ * elicitation, or `approvals.mcpClients` does not list it. Undefined when it may be asked.
+ */
+export function mcpRefusal(
+  request: ApprovalRequest,
+  client: string,
+  canElicit: boolean,
+  listed: (pattern: string) => boolean,
+  clients: readonly string[],
+): ApprovalAnswer | undefined {
+  const why = `approval is required by ${neededBy(request)}`;
+  if (!canElicit) {
+    return {
+      decision: 'deny',
+      by: 'mcp',
+      reason: `the MCP client "${client}" cannot ask a person (it did not declare the elicitation capability), and ${why}${request.source === 'config' ? `; remove "${request.pattern}" from tools.approve to call it over MCP without approval` : ''}`,
+    };
+  }
+  if (!clients.some(listed)) {
+    return {
+      decision: 'deny',
+      by: 'mcp',
+      reason: `the MCP client "${client}" is not listed in approvals.mcpClients, so its answers do not count as approvals (${why}). Add "${client}" there only if it shows the question to a person: a client names itself, and an automated one can accept on its own`,
+    };
+  }
+  return undefined;
 }

@@ -8,21 +8,23 @@ import {
 } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import {
-  StreamableHTTPServerTransport,
-  type StreamableHTTPServerTransportOptions,
-} from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import type { TransportSendOptions } from '@modelcontextprotocol/sdk/shared/transport.js';
-import {
+  createMcpHandler,
   type InitializeRequest,
   isInitializeRequest,
+  isLegacyRequest,
   type JSONRPCMessage,
   type RequestId,
-} from '@modelcontextprotocol/sdk/types.js';
+  type TransportSendOptions,
+  WebStandardStreamableHTTPServerTransport,
+  type WebStandardStreamableHTTPServerTransportOptions,
+} from '@modelcontextprotocol/server';
 import type { ToolHost } from '../host/host.js';
 import { MAX_TIMER_MS } from '../util/timers.js';
 import { bothWatches, createDashboard, type DashboardOptions } from './dashboard/index.js';
 import { readJsonBody } from './http-body.js';
 import { type HttpSession, type McpSessionClose, SessionTable } from './http-sessions.js';
+import { createModernServer, createModernServing } from './modern.js';
+import { toWebRequest, writeWebResponse } from './node-web.js';
 import { type OriginCheck, originRule } from './origins.js';
 import { createMcpServer, type McpServeOptions } from './server.js';
 
@@ -125,11 +127,11 @@ function checkOption(name: string, value: number | undefined, max = Number.MAX_S
  * The SDK transport, noting whether the answer to its initialize request was an error: a session
  * whose handshake failed is ended rather than kept for a client that will never use it.
  */
-class SessionTransport extends StreamableHTTPServerTransport {
+class SessionTransport extends WebStandardStreamableHTTPServerTransport {
   #initId: RequestId | undefined;
   initFailed = false;
 
-  constructor(options: StreamableHTTPServerTransportOptions, initId: RequestId | undefined) {
+  constructor(options: WebStandardStreamableHTTPServerTransportOptions, initId: RequestId | undefined) {
     super(options);
     this.#initId = initId;
   }
@@ -145,6 +147,15 @@ class SessionTransport extends StreamableHTTPServerTransport {
       if ('error' in message) this.initFailed = true;
     }
     return super.send(message, options);
+  }
+
+  /** Serves one HTTP exchange of the session (`body`: the POST's JSON, already read). */
+  async serve(req: IncomingMessage, res: ServerResponse, body?: unknown): Promise<void> {
+    const response = await this.handleRequest(
+      toWebRequest(req, res),
+      body === undefined ? undefined : { parsedBody: body },
+    );
+    await writeWebResponse(res, response);
   }
 }
 
@@ -194,6 +205,17 @@ export async function serveHttp(host: ToolHost, options: McpHttpOptions = {}): P
       ? options
       : { ...options, watchCall: (call) => bothWatches(dashboard.watchCall(call), ownWatch?.(call)) };
 
+  // 2026-07-28: every request stands alone; the SDK's entry answers it from a fresh server over
+  // the one host session all of them share, and checks its envelope and headers.
+  const modern = createModernServing(host, serveOptions);
+  const modernHandler = createMcpHandler(() => createModernServer(modern), {
+    legacy: 'reject',
+    onerror: () => {},
+  });
+  // Listens to the host from the first 2026 request on: a server only 2025 clients use holds
+  // no listener beyond its sessions'.
+  let stopModern: (() => void) | undefined;
+
   const initialize = async (req: IncomingMessage, res: ServerResponse, message: InitializeRequest) => {
     if (closing) return reject(res, 503, SERVER_ERROR, 'service unavailable: the MCP server is closing');
     const cap = maxSessions();
@@ -237,7 +259,7 @@ export async function serveHttp(host: ToolHost, options: McpHttpOptions = {}): P
     const added = session;
     transport.onclose = () => sessions.end(added, 'closed');
     await server.connect(transport);
-    await transport.handleRequest(req, res, message);
+    await transport.serve(req, res, message);
   };
 
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
@@ -284,7 +306,14 @@ export async function serveHttp(host: ToolHost, options: McpHttpOptions = {}): P
         return reject(res, 413, SERVER_ERROR, message, CLOSE);
       }
       if (body.kind === 'not-json') return reject(res, 400, PARSE_ERROR, `parse error: ${body.message}`);
-      if (session !== undefined) return session.link.transport.handleRequest(req, res, body.value);
+      if (session !== undefined) return session.link.transport.serve(req, res, body.value);
+      if (sessionId === undefined) {
+        const request = toWebRequest(req, res);
+        if (!(await isLegacyRequest(request, body.value))) {
+          stopModern ??= host.on('change', () => modernHandler.notify.toolsChanged());
+          return writeWebResponse(res, await modernHandler.fetch(request, { parsedBody: body.value }));
+        }
+      }
       // A stale id on an initialize is a client starting over, as a 404 told it to.
       if (isInitializeRequest(body.value)) return initialize(req, res, body.value);
       if (sessionId !== undefined) return notFound(res);
@@ -307,7 +336,7 @@ export async function serveHttp(host: ToolHost, options: McpHttpOptions = {}): P
       // The stream opens inside handleRequest; the deferred notification follows it.
       if (pending !== undefined) setImmediate(pending);
     }
-    return session.link.transport.handleRequest(req, res);
+    return session.link.transport.serve(req, res);
   };
 
   const server: HttpServer = createServer((req, res) => {
@@ -342,6 +371,9 @@ export async function serveHttp(host: ToolHost, options: McpHttpOptions = {}): P
         closing = true;
         dashboard?.close();
         sessions.endAll('closed');
+        stopModern?.();
+        modern.dispose();
+        await modernHandler.close();
         const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
         server.closeAllConnections();
         await stopped;

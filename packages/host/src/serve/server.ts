@@ -1,19 +1,20 @@
-import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import {
-  CallToolRequestSchema,
-  ErrorCode,
-  ListToolsRequestSchema,
+  type CallToolResult,
+  type jsonSchemaValidator,
   type LoggingLevel,
+  ProtocolErrorCode,
   type RequestId,
-  SetLevelRequestSchema,
-} from '@modelcontextprotocol/sdk/types.js';
-import type { jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation';
-import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
-import type { SessionOptions } from '../core/dispatch/session.js';
+  Server,
+  type ServerContext,
+} from '@modelcontextprotocol/server';
+import { AjvJsonSchemaValidator } from '@modelcontextprotocol/server/validators/ajv';
+import type { Session, SessionOptions } from '../core/dispatch/session.js';
 import { errorResult } from '../core/wrap/results.js';
 import type { CallObserver, CallOutcome } from '../core/wrap/wrapper.js';
 import type { ToolHost } from '../host/host.js';
+import type { TraceContext } from '../types.js';
 import { mcpApprover } from './approval.js';
+import { approvalInputRequired, type approvalStateCodec, type ModernCall } from './approval-2026.js';
 
 /** How a host is offered as an MCP server. */
 export interface McpServeOptions {
@@ -45,18 +46,6 @@ export interface McpCallWatch extends CallObserver {
   end?(outcome: CallOutcome): void;
 }
 
-/** MCP logging levels, least to most severe. */
-const LEVELS: readonly LoggingLevel[] = [
-  'debug',
-  'info',
-  'notice',
-  'warning',
-  'error',
-  'critical',
-  'alert',
-  'emergency',
-];
-
 const logLevels: Record<'debug' | 'info' | 'warn' | 'error', LoggingLevel> = {
   debug: 'debug',
   info: 'info',
@@ -68,7 +57,7 @@ const logLevels: Record<'debug' | 'info' | 'warn' | 'error', LoggingLevel> = {
  * The SDK server builds an Ajv instance up front for validating elicitation answers, which
  * toolhost never asks for; that was the largest cost of opening a session. Built on first use.
  */
-function lazyValidator(): jsonSchemaValidator {
+export function lazyValidator(): jsonSchemaValidator {
   let validator: AjvJsonSchemaValidator | undefined;
   return {
     getValidator: (schema) => {
@@ -76,6 +65,19 @@ function lazyValidator(): jsonSchemaValidator {
       return validator.getValidator(schema);
     },
   };
+}
+
+/** What the 2026 tool handlers need for approvals over multi round-trip requests. */
+export interface ModernApprovals {
+  readonly calls: Map<string, ModernCall>;
+  readonly codec: ReturnType<typeof approvalStateCodec>;
+}
+
+/** The SDK server of one MCP connection and how to let go of it. */
+export interface McpConnection {
+  readonly server: Server;
+  readonly session: Session;
+  readonly dispose: () => void;
 }
 
 /**
@@ -89,8 +91,7 @@ export function createMcpServer(
   options: McpServeOptions = {},
   /** How a swap reaches the client; the HTTP transport defers it until the client listens. */
   notifyListChanged: (send: () => void) => void = (send) => send(),
-): { server: Server; dispose: () => void } {
-  let minLevel = 0; // debug: everything, until the client sets a level
+): McpConnection {
   const server = new Server(
     { name: options.name ?? 'toolhost', version: options.version ?? '0.1.0' },
     { capabilities: { tools: { listChanged: true }, logging: {} }, jsonSchemaValidator: lazyValidator() },
@@ -108,77 +109,7 @@ export function createMcpServer(
       }),
   });
 
-  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: session.tools('mcp') as never[] }));
-
-  server.setRequestHandler(SetLevelRequestSchema, async (request) => {
-    minLevel = Math.max(0, LEVELS.indexOf(request.params.level));
-    return {};
-  });
-
-  server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
-    const name = request.params.name;
-    const watch = options.watchCall?.({
-      sessionId: session.id,
-      tool: name,
-      callId: String(extra.requestId),
-      input: request.params.arguments ?? {},
-    });
-    const check = session.check(name);
-    // Not `new McpError(...)`: its message starts with `MCP error -32602: `, which the SDK sends
-    // as the JSON-RPC message, and the client's McpError prefixes again.
-    if (!check.ok) {
-      watch?.end?.({ result: errorResult(check.message), status: 'blocked', durationMs: 0 });
-      throw Object.assign(new Error(check.message), { code: ErrorCode.InvalidParams });
-    }
-    const progressToken = request.params._meta?.progressToken;
-    const hook = watch?.hook;
-    const observer: CallObserver = {
-      ...(hook === undefined ? {} : { hook: (hookName, verdict) => hook.call(watch, hookName, verdict) }),
-      // Sent on the call's own stream (before its response), only at or above the client's level.
-      log: (level, message, data) => {
-        watch?.log?.(level, message, data);
-        if (LEVELS.indexOf(logLevels[level]) < minLevel) return;
-        const params = {
-          level: logLevels[level],
-          logger: name,
-          data: data === undefined ? message : { message, data },
-        };
-        void extra.sendNotification({ method: 'notifications/message', params }).catch(() => {});
-      },
-      ...(progressToken === undefined
-        ? {}
-        : {
-            progress: (progress: number, total?: number, message?: string) => {
-              watch?.progress?.(progress, total, message);
-              const params = {
-                progressToken,
-                progress,
-                ...(total === undefined ? {} : { total }),
-                ...(message === undefined ? {} : { message }),
-              };
-              void extra.sendNotification({ method: 'notifications/progress', params }).catch(() => {});
-            },
-          }),
-    };
-    const toolUseId = String(extra.requestId);
-    calls.set(toolUseId, extra.requestId);
-    let outcome: CallOutcome;
-    try {
-      outcome = await session.call(name, request.params.arguments ?? {}, toolUseId, {
-        signal: extra.signal,
-        observer,
-      });
-    } finally {
-      calls.delete(toolUseId);
-    }
-    watch?.end?.(outcome);
-    const { result } = outcome;
-    return {
-      content: result.content as never[],
-      ...(result.isError === true ? { isError: true } : {}),
-      ...(result.structuredContent === undefined ? {} : { structuredContent: result.structuredContent }),
-    };
-  });
+  registerToolHandlers(server, session, options, calls);
 
   const sendListChanged = () => notifyListChanged(() => void server.sendToolListChanged().catch(() => {}));
   const stop = host.on('change', sendListChanged);
@@ -186,9 +117,121 @@ export function createMcpServer(
   const stopLoads = session.onToolsChanged(sendListChanged);
   return {
     server,
+    session,
     dispose: () => {
       stop();
       stopLoads();
     },
+  };
+}
+
+/**
+ * `tools/list` and `tools/call` of `server`, over `session`: the same for both revisions. `calls`
+ * maps a call's tool use id to its JSON-RPC id while it runs (a 2025 approval form rides its stream).
+ */
+export function registerToolHandlers(
+  server: Server,
+  session: Session,
+  options: McpServeOptions,
+  calls?: Map<string, RequestId>,
+  /** 2026-07-28: the calls in flight (an approval asks through its request) and the state's seal. */
+  modern?: ModernApprovals,
+): void {
+  server.setRequestHandler('tools/list', async () => ({ tools: session.tools('mcp') as never[] }));
+
+  server.setRequestHandler('tools/call', async (request, ctx) => {
+    const name = request.params.name;
+    const requestId = ctx.mcpReq.id;
+    const watch = options.watchCall?.({
+      sessionId: session.id,
+      tool: name,
+      callId: String(requestId),
+      input: request.params.arguments ?? {},
+    });
+    const check = session.check(name);
+    // A plain Error with a code: the SDK sends its message as the JSON-RPC message as it is.
+    if (!check.ok) {
+      watch?.end?.({ result: errorResult(check.message), status: 'blocked', durationMs: 0 });
+      throw Object.assign(new Error(check.message), { code: ProtocolErrorCode.InvalidParams });
+    }
+    const observer = callObserver(name, ctx, watch);
+    const toolUseId = String(requestId);
+    calls?.set(toolUseId, requestId);
+    const running: ModernCall | undefined = modern === undefined ? undefined : { ctx };
+    if (running !== undefined) modern?.calls.set(toolUseId, running);
+    let outcome: CallOutcome;
+    try {
+      outcome = await session.call(name, request.params.arguments ?? {}, toolUseId, {
+        signal: ctx.mcpReq.signal,
+        observer,
+        ...traceOf(ctx),
+      });
+    } finally {
+      calls?.delete(toolUseId);
+      modern?.calls.delete(toolUseId);
+    }
+    watch?.end?.(outcome);
+    // The call stopped at its approval gate to ask the person: the answer comes with the retry.
+    if (running?.asked !== undefined && modern !== undefined) {
+      return approvalInputRequired(running.asked, modern.codec, ctx) as Promise<CallToolResult>;
+    }
+    return toCallToolResult(outcome);
+  });
+}
+
+/** The W3C trace context of a request's `_meta`, when it carries a `traceparent`. */
+function traceOf(ctx: ServerContext): { trace?: TraceContext } {
+  const meta = ctx.mcpReq._meta as Record<string, unknown> | undefined;
+  const traceparent = meta?.traceparent;
+  if (typeof traceparent !== 'string') return {};
+  const { tracestate, baggage } = meta as { tracestate?: unknown; baggage?: unknown };
+  return {
+    trace: {
+      traceparent,
+      ...(typeof tracestate === 'string' ? { tracestate } : {}),
+      ...(typeof baggage === 'string' ? { baggage } : {}),
+    },
+  };
+}
+
+/** An outcome as MCP's `tools/call` result. */
+export function toCallToolResult({ result }: CallOutcome): CallToolResult {
+  return {
+    content: result.content as CallToolResult['content'],
+    ...(result.isError === true ? { isError: true } : {}),
+    ...(result.structuredContent === undefined ? {} : { structuredContent: result.structuredContent }),
+  };
+}
+
+/**
+ * The observer of one `tools/call`: log lines and progress go to the client on the call's own
+ * stream (before its response); log lines only at or above the level the client asked for
+ * (`logging/setLevel` on a 2025 connection, the request's `logLevel` on 2026-07-28).
+ */
+function callObserver(name: string, ctx: ServerContext, watch: McpCallWatch | undefined): CallObserver {
+  const progressToken = ctx.mcpReq._meta?.progressToken;
+  const hook = watch?.hook;
+  return {
+    ...(hook === undefined ? {} : { hook: (hookName, verdict) => hook.call(watch, hookName, verdict) }),
+    log: (level, message, data) => {
+      watch?.log?.(level, message, data);
+      void ctx.mcpReq
+        .log(logLevels[level], data === undefined ? message : { message, data }, name)
+        .catch(() => {});
+    },
+    ...(progressToken === undefined
+      ? {}
+      : {
+          progress: (progress: number, total?: number, message?: string) => {
+            watch?.progress?.(progress, total, message);
+            const params = {
+              progressToken,
+              progress,
+              ...(total === undefined ? {} : { total }),
+              ...(message === undefined ? {} : { message }),
+            };
+            void ctx.mcpReq.notify({ method: 'notifications/progress', params }).catch(() => {});
+          },
+        }),
   };
 }

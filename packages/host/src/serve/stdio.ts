@@ -1,7 +1,13 @@
 import type { Readable, Writable } from 'node:stream';
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import type {
+  JSONRPCMessage,
+  MessageExtraInfo,
+  Transport,
+  TransportSendOptions,
+} from '@modelcontextprotocol/server';
+import { StdioServerTransport, serveStdio as serveStdioEntry } from '@modelcontextprotocol/server/stdio';
 import type { ToolHost } from '../host/host.js';
+import { createModernServer, createModernServing, type ModernServing } from './modern.js';
 import type { RequestId } from './reports.js';
 import { createMcpServer, type McpServeOptions } from './server.js';
 
@@ -34,64 +40,130 @@ export interface InFlightRecorder {
 
 /**
  * Serves a host over stdio: stdout carries protocol only, so everything else must log to stderr.
- * Resolves once connected. The session ends on `close()` or when stdin ends; either way the host
- * listener and the stdin listeners are removed, and `closed` resolves.
+ * The SDK's entry decides each connection's revision from its first message (`initialize`: 2025,
+ * an enveloped request such as `server/discover`: 2026-07-28) and pins one server to it. Resolves
+ * once listening. The connection ends on `close()` or when stdin ends; either way the host
+ * listeners and the stdin listeners are removed, and `closed` resolves.
  */
 export async function serveStdio(
   host: ToolHost,
   options: McpStdioOptions = {},
 ): Promise<{ close: () => Promise<void>; closed: Promise<void> }> {
   const stdin = options.stdin ?? process.stdin;
-  const { server, dispose } = createMcpServer(host, options);
-  const transport = new StdioServerTransport(stdin, options.stdout ?? process.stdout);
-  const close = () => server.close();
-  const inputEnded = () => void close().catch(() => {});
+  const wire = new WireTransport(
+    new StdioServerTransport(stdin, options.stdout ?? process.stdout),
+    options.inFlight,
+  );
+  const disposers = new Set<() => void>();
+  let resolveClosed!: () => void;
   const closed = new Promise<void>((resolve) => {
-    server.onclose = () => {
-      stdin.off('end', inputEnded);
-      stdin.off('close', inputEnded);
-      dispose();
-      resolve();
-    };
+    resolveClosed = resolve;
   });
+  let handle: { close(): Promise<void> } | undefined;
+  const close = async () => {
+    await handle?.close();
+  };
+  const inputEnded = () => void close().catch(() => {});
+  wire.closed = () => {
+    stdin.off('end', inputEnded);
+    stdin.off('close', inputEnded);
+    for (const dispose of disposers) dispose();
+    disposers.clear();
+    resolveClosed();
+  };
   stdin.once('end', inputEnded);
   stdin.once('close', inputEnded);
-  try {
-    await server.connect(transport);
-    if (options.inFlight !== undefined) trackRequests(transport, options.inFlight);
-    if (options.announce !== undefined) {
-      // No initialize comes first: the client initialized the process this one replaces.
-      await server.sendLoggingMessage({ level: 'warning', logger: 'toolhost', data: options.announce });
-      await server.sendToolListChanged();
-    }
-  } catch (error) {
-    await close().catch(() => {});
-    dispose();
-    throw error;
+  let modern: ModernServing | undefined;
+  const modernServing = () => {
+    if (modern !== undefined) return modern;
+    modern = createModernServing(host, options);
+    disposers.add(modern.dispose);
+    return modern;
+  };
+  /** A 2026 connection: the entry turns list changes into notifications on its listen streams. */
+  const modernConnection = (serving: ModernServing) => {
+    const server = createModernServer(serving);
+    const stop = host.on('change', () => void server.sendToolListChanged().catch(() => {}));
+    return { server, dispose: stop };
+  };
+  handle = serveStdioEntry(
+    ({ era }) => {
+      const { server, dispose } =
+        era === 'modern' ? modernConnection(modernServing()) : createMcpServer(host, options);
+      disposers.add(dispose);
+      // The entry discards the instance that answered a `server/discover` probe of a client that
+      // then initialized: its host listeners go with it.
+      server.onclose = () => {
+        disposers.delete(dispose);
+        dispose();
+      };
+      return server;
+    },
+    { transport: wire, onerror: () => {} },
+  );
+  if (options.announce !== undefined) {
+    // No initialize comes first: the client initialized the process this one replaces.
+    await wire.send({
+      jsonrpc: '2.0',
+      method: 'notifications/message',
+      params: { level: 'warning', logger: 'toolhost', data: options.announce },
+    });
+    await wire.send({ jsonrpc: '2.0', method: 'notifications/tools/list_changed' });
   }
   return { closed, close };
 }
 
-/** Tells `inFlight` of the requests read from the client and of the responses sent. */
-function trackRequests(transport: StdioServerTransport, inFlight: InFlightRecorder): void {
-  const receive = transport.onmessage;
-  const send = transport.send.bind(transport);
-  transport.onmessage = (message: JSONRPCMessage) => {
-    if ('method' in message && 'id' in message) {
-      const name = message.method === 'tools/call' ? message.params?.name : undefined;
-      inFlight.started(message.id, typeof name === 'string' ? name : undefined);
-    } else if ('method' in message && message.method === 'notifications/cancelled') {
-      // The SDK sends no response for a cancelled request: it is not in flight any more.
-      const id = message.params?.requestId;
-      if (typeof id === 'string' || typeof id === 'number') inFlight.answered(id);
-    }
-    receive?.(message);
-  };
-  transport.send = (message: JSONRPCMessage) => {
-    const sent = send(message);
+/**
+ * The stdio transport the entry owns, telling `inFlight` of the requests read from the client and
+ * of the responses sent, and this module of the end of the connection.
+ */
+class WireTransport implements Transport {
+  onclose?: () => void;
+  onerror?: (error: Error) => void;
+  onmessage?: <T extends JSONRPCMessage>(message: T, extra?: MessageExtraInfo) => void;
+  closed: () => void = () => {};
+  readonly #inner: StdioServerTransport;
+  readonly #inFlight: InFlightRecorder | undefined;
+
+  constructor(inner: StdioServerTransport, inFlight: InFlightRecorder | undefined) {
+    this.#inner = inner;
+    this.#inFlight = inFlight;
+    inner.onmessage = (message) => {
+      if (inFlight !== undefined) track(message, inFlight);
+      this.onmessage?.(message);
+    };
+    inner.onerror = (error) => this.onerror?.(error);
+    inner.onclose = () => {
+      this.onclose?.();
+      this.closed();
+    };
+  }
+
+  start(): Promise<void> {
+    return this.#inner.start();
+  }
+
+  send(message: JSONRPCMessage, _options?: TransportSendOptions): Promise<void> {
+    const sent = this.#inner.send(message);
     // After the write (synchronous on pipes, files and terminals): a process that dies in between
     // leaves the request recorded, and its client may hear twice of it, never not at all.
-    if (!('method' in message) && 'id' in message && message.id !== undefined) inFlight.answered(message.id);
+    if (this.#inFlight !== undefined && !('method' in message) && 'id' in message && message.id !== undefined)
+      this.#inFlight.answered(message.id);
     return sent;
-  };
+  }
+
+  close(): Promise<void> {
+    return this.#inner.close();
+  }
+}
+
+function track(message: JSONRPCMessage, inFlight: InFlightRecorder): void {
+  if ('method' in message && 'id' in message) {
+    const name = message.method === 'tools/call' ? message.params?.name : undefined;
+    inFlight.started(message.id, typeof name === 'string' ? name : undefined);
+  } else if ('method' in message && message.method === 'notifications/cancelled') {
+    // The SDK sends no response for a cancelled request: it is not in flight any more.
+    const id = message.params?.requestId;
+    if (typeof id === 'string' || typeof id === 'number') inFlight.answered(id);
+  }
 }

@@ -7,7 +7,7 @@ import type {
   ToolPlan,
 } from '@toolhost/plugin-sdk';
 import { type CodeModeLimits, resolveLimits } from '../../config/limits.js';
-import type { Disposer, RegisteredTool, Registry, ToolHooks, ToolPolicy } from '../../types.js';
+import type { Disposer, RegisteredTool, Registry, ToolHooks, ToolPolicy, TraceContext } from '../../types.js';
 import { messageOf } from '../../util/errors.js';
 import { AsyncMutex } from '../../util/lock.js';
 import { planRegistry } from '../filter/plan.js';
@@ -143,6 +143,8 @@ export interface CallOptions {
   readonly signal?: AbortSignal;
   /** Receives the executor's log lines and progress. */
   readonly observer?: CallObserver;
+  /** The caller's trace context (an MCP request's `traceparent`), passed on to bridged calls. */
+  readonly trace?: TraceContext;
 }
 
 /** Why a tool cannot be called now. */
@@ -506,14 +508,15 @@ export class Session {
       const message = check.ok ? `Tool "${name}" cannot be called` : check.message;
       return { result: errorResult(message), status: 'blocked', durationMs: 0 };
     }
-    const { signal, observer } = options;
+    const { signal, observer, trace } = options;
     const ctx =
-      signal === undefined && observer === undefined
+      signal === undefined && observer === undefined && trace === undefined
         ? state.wrapper
         : {
             ...state.wrapper,
             ...(signal === undefined ? {} : { signal }),
             ...(observer === undefined ? {} : { observer }),
+            ...(trace === undefined ? {} : { trace }),
           };
     const end = state.snapshot.track?.();
     try {

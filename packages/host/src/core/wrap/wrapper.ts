@@ -20,6 +20,7 @@ import type {
   InputIssue,
   RegisteredTool,
   ToolHooks,
+  TraceContext,
 } from '../../types.js';
 import { errorResult, resultSize } from './results.js';
 
@@ -52,6 +53,8 @@ export interface WrapperContext {
   readonly limits: CallLimits;
   readonly signal?: AbortSignal;
   readonly observer?: CallObserver;
+  /** The trace context of the call, handed to its executor. */
+  readonly trace?: TraceContext;
   /** Asks a person before calls that need approval; without it such a call is refused. */
   readonly approvals?: ApprovalGate;
 }
@@ -334,6 +337,7 @@ class Execution implements ExecutionContext {
   readonly toolUseId: string;
   readonly sessionId: string;
   readonly log: ToolLogger;
+  readonly trace: TraceContext | undefined;
   readonly #control: CancelSource;
   readonly #observer: CallObserver | undefined;
 
@@ -341,6 +345,7 @@ class Execution implements ExecutionContext {
     this.toolUseId = toolUseId;
     this.sessionId = ctx.sessionId;
     this.log = loggerFor(ctx.observer);
+    this.trace = ctx.trace;
     this.#control = control;
     this.#observer = ctx.observer;
   }

@@ -1,8 +1,7 @@
 import * as path from 'node:path';
 import type { Readable } from 'node:stream';
-import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { StreamableHTTPClientTransport, type Transport } from '@modelcontextprotocol/client';
+import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { clip } from '../../util/text.js';
 import { checkedFetch } from './remote-fetch.js';
 import { ServerJail } from './server-jail.js';

@@ -1,10 +1,4 @@
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import {
-  ErrorCode,
-  McpError,
-  type Tool,
-  ToolListChangedNotificationSchema,
-} from '@modelcontextprotocol/sdk/types.js';
+import { Client, SdkError, SdkErrorCode, type Tool } from '@modelcontextprotocol/client';
 import type { HiddenToolPlanEntry, ToolDescriptor, ToolResult } from '@toolhost/plugin-sdk';
 import type { OwnDeadline } from '../../config/limits.js';
 import type { JailSetting } from '../../config/sandbox.js';
@@ -17,10 +11,13 @@ import { type Channel, openChannel, withStderr } from './bridge-channel.js';
 import {
   bridgedDescriptor,
   bridgedToolName,
+  CONNECTION_CLOSED,
   callFailureMessage,
   isUnreachable,
   messageWithCause,
   protocolCode,
+  REQUEST_TIMEOUT,
+  sdkCode,
   toBridgedResult,
 } from './bridge-tools.js';
 import type { ServerJail } from './server-jail.js';
@@ -199,7 +196,7 @@ export class ServerLink {
     const client = new Client({ name: 'toolhost', version: '0.1.0' }, { capabilities: {} });
     const session: Session = { client, channel };
     this.#pending = session;
-    client.setNotificationHandler(ToolListChangedNotificationSchema, () => this.#listChanged(epoch, client));
+    client.setNotificationHandler('notifications/tools/list_changed', () => this.#listChanged(epoch, client));
     client.onclose = () => {
       if (this.#epoch === epoch && this.#session === session)
         void this.#lost(session, 'closed the connection');
@@ -218,7 +215,8 @@ export class ServerLink {
         tools = await listTools(client, this.settings.connectTimeoutMs);
       }
       // Closed after its last answer: `onclose` came while no session was set, so it was ignored.
-      if (client.transport === undefined) throw new McpError(ErrorCode.ConnectionClosed, 'Connection closed');
+      if (client.transport === undefined)
+        throw new SdkError(SdkErrorCode.ConnectionClosed, 'Connection closed');
     } catch (error) {
       if (this.#pending === session) this.#pending = undefined;
       this.settings.track(closeSession(session));
@@ -243,10 +241,10 @@ export class ServerLink {
   }
 
   #connectFailure(error: unknown): string {
-    switch (protocolCode(error)) {
-      case ErrorCode.ConnectionClosed:
+    switch (sdkCode(error)) {
+      case CONNECTION_CLOSED:
         return 'the server closed the connection before it was ready';
-      case ErrorCode.RequestTimeout:
+      case REQUEST_TIMEOUT:
         return `the server did not finish initializing within ${this.settings.connectTimeoutMs} ms`;
       default:
         return `could not connect: ${messageWithCause(error)}`;
@@ -386,8 +384,12 @@ export class ServerLink {
     const mark = session.channel.jail?.mark() ?? 0;
     try {
       const raw = await session.client.callTool(
-        { name: toolName, ...(input === undefined ? {} : { arguments: input as Record<string, unknown> }) },
-        undefined,
+        {
+          name: toolName,
+          ...(input === undefined ? {} : { arguments: input as Record<string, unknown> }),
+          // The caller's trace goes on to the server, so its spans join the same trace.
+          ...(ctx.trace === undefined ? {} : { _meta: { ...ctx.trace } }),
+        },
         {
           signal: controller.signal,
           timeout: timeout.ms,
@@ -415,7 +417,7 @@ export class ServerLink {
       const refused = session.channel.jail?.since(mark) ?? [];
       const message = [callFailureMessage(this.name, toolName, error, timeout), ...refused].join('; ');
       // Its own limit ended the call: the status says so.
-      if (protocolCode(error) === ErrorCode.RequestTimeout) throw callStopped('timeout', message);
+      if (sdkCode(error) === REQUEST_TIMEOUT) throw callStopped('timeout', message);
       throw new Error(message, { cause: error });
     } finally {
       ctx.signal.removeEventListener('abort', cancel);

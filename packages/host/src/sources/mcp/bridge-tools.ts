@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { ErrorCode, type Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { Tool } from '@modelcontextprotocol/client';
 import type { ContentBlock, ToolAnnotations, ToolDescriptor, ToolResult } from '@toolhost/plugin-sdk';
 import * as z from 'zod';
 import type { OwnDeadline } from '../../config/limits.js';
@@ -110,12 +110,32 @@ export function protocolCode(error: unknown): number | undefined {
   return typeof code === 'number' && code < 0 ? code : undefined;
 }
 
+/**
+ * The SDK's own failures (`SdkError`: a timeout, a closed connection…) carry a string code, read as
+ * data for the same reason.
+ */
+export function sdkCode(error: unknown): string | undefined {
+  if (typeof error !== 'object' || error === null) return undefined;
+  const code = (error as { code?: unknown }).code;
+  return typeof code === 'string' ? code : undefined;
+}
+
+/** The SDK's code of a request that got no answer in time. */
+export const REQUEST_TIMEOUT = 'REQUEST_TIMEOUT';
+/** The SDK's code of a request whose connection closed first. */
+export const CONNECTION_CLOSED = 'CONNECTION_CLOSED';
+
 /** Whether an HTTP transport's failure means the server cannot be reached (so: reconnect). */
 export function isUnreachable(error: unknown): boolean {
   if (typeof error !== 'object' || error === null) return false;
-  const { name, message, code } = error as { name?: unknown; message?: unknown; code?: unknown };
+  const { name, message, code, status } = error as {
+    name?: unknown;
+    message?: unknown;
+    code?: unknown;
+    status?: unknown;
+  };
   // undici's network failure, or a 404 for our session: the server restarted and forgot us.
-  return (name === 'TypeError' && message === 'fetch failed') || code === 404;
+  return (name === 'TypeError' && message === 'fetch failed') || code === 404 || status === 404;
 }
 
 /** The message of a `tools/call` that failed, naming the server. */
@@ -125,11 +145,13 @@ export function callFailureMessage(
   error: unknown,
   timeout: OwnDeadline,
 ): string {
-  switch (protocolCode(error)) {
-    case ErrorCode.RequestTimeout:
+  switch (sdkCode(error)) {
+    case REQUEST_TIMEOUT:
       return `MCP server "${serverId}" did not answer within ${timeout.ms} ms (tool "${toolName}"; limit: ${timeout.setting})`;
-    case ErrorCode.ConnectionClosed:
+    case CONNECTION_CLOSED:
       return `MCP server "${serverId}" is unavailable: the connection closed while tool "${toolName}" was running`;
+  }
+  switch (protocolCode(error)) {
     case undefined:
       return `MCP server "${serverId}" failed to run tool "${toolName}": ${messageWithCause(error)}`;
     default:

@@ -1,8 +1,11 @@
 import type { ChildProcess } from 'node:child_process';
 import { PassThrough } from 'node:stream';
-import { ReadBuffer, serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import {
+  type JSONRPCMessage,
+  ReadBuffer,
+  serializeMessage,
+  type Transport,
+} from '@modelcontextprotocol/client';
 
 /**
  * The SDK's stdio client transport, for a server started in a jail: the SDK's own spawns the

@@ -77,12 +77,12 @@ describe('failure messages', () => {
     expect(protocolCode(new Error('x'))).toBeUndefined();
   });
 
-  it('names the server for timeouts, closed connections and refusals', () => {
+  it("names the server for timeouts, closed connections (the SDK's own codes) and refusals", () => {
     const limit = { ms: 500, setting: 'limits.timeoutMs' };
-    expect(callFailureMessage('s', 't', { code: -32001, message: 'Request timed out' }, limit)).toBe(
-      'MCP server "s" did not answer within 500 ms (tool "t"; limit: limits.timeoutMs)',
-    );
-    expect(callFailureMessage('s', 't', { code: -32000 }, limit)).toBe(
+    expect(
+      callFailureMessage('s', 't', { code: 'REQUEST_TIMEOUT', message: 'Request timed out' }, limit),
+    ).toBe('MCP server "s" did not answer within 500 ms (tool "t"; limit: limits.timeoutMs)');
+    expect(callFailureMessage('s', 't', { code: 'CONNECTION_CLOSED' }, limit)).toBe(
       'MCP server "s" is unavailable: the connection closed while tool "t" was running',
     );
     expect(

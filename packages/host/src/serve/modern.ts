@@ -1,0 +1,78 @@
+import { type CacheHint, Server } from '@modelcontextprotocol/server';
+import type { Session } from '../core/dispatch/session.js';
+import type { ToolHost } from '../host/host.js';
+import { approvalStateCodec, modernApprover } from './approval-2026.js';
+import { lazyValidator, type McpServeOptions, type ModernApprovals, registerToolHandlers } from './server.js';
+
+/**
+ * MCP 2026-07-28 (the SDK's "modern" era): no initialize and no session. Each request carries its
+ * version, capabilities and client in `_meta`, and any instance can answer it, so one server's
+ * 2026 requests share one host session: `tools/list` is the same for every client and connection
+ * (the spec's MUST), and nothing a request does changes what another lists.
+ */
+
+/**
+ * Cache hints of the cacheable results. The tool list can change at any rebuild (a saved plugin, a
+ * server's own list), and a client that listens hears of it at once; `ttlMs: 0` tells one that
+ * does not to list again rather than trust a copy. `private`: the list may one day depend on who
+ * asks (policy per principal). What `server/discover` says changes only with a new toolhost.
+ */
+type Cacheable =
+  | 'tools/list'
+  | 'server/discover'
+  | 'prompts/list'
+  | 'resources/list'
+  | 'resources/templates/list';
+const CACHE_HINTS: Partial<Record<Cacheable, CacheHint>> = {
+  'tools/list': { ttlMs: 0, cacheScope: 'private' },
+  'server/discover': { ttlMs: 3_600_000, cacheScope: 'public' },
+  // toolhost serves tools only; these lists are empty and stay so.
+  'prompts/list': { ttlMs: 3_600_000, cacheScope: 'public' },
+  'resources/list': { ttlMs: 3_600_000, cacheScope: 'public' },
+  'resources/templates/list': { ttlMs: 3_600_000, cacheScope: 'public' },
+};
+
+/** What every 2026-07-28 request of one serve shares. */
+export interface ModernServing {
+  readonly session: Session;
+  readonly options: McpServeOptions;
+  readonly approvals: ModernApprovals;
+  /** Stops listening to the host. */
+  readonly dispose: () => void;
+}
+
+/** The shared state of one serve's 2026-07-28 requests: its host session. */
+export function createModernServing(host: ToolHost, options: McpServeOptions): ModernServing {
+  const approvals: ModernApprovals = {
+    calls: new Map(),
+    codec: approvalStateCodec(host.config.serve?.requestStateKey),
+  };
+  const session = host.session({
+    ...options.session,
+    onApproval:
+      options.session?.onApproval ??
+      modernApprover(approvals.calls, () => host.config.approvals?.mcpClients ?? []),
+  });
+  return { session, options, approvals, dispose: () => {} };
+}
+
+/** An SDK server for 2026-07-28 requests (per request over HTTP, per connection over stdio). */
+export function createModernServer(serving: ModernServing): Server {
+  const { options } = serving;
+  const server = new Server(
+    { name: options.name ?? 'toolhost', version: options.version ?? '0.1.0' },
+    {
+      capabilities: { tools: { listChanged: true }, logging: {}, prompts: {}, resources: {} },
+      jsonSchemaValidator: lazyValidator(),
+      cacheHints: CACHE_HINTS,
+      // A tampered, expired or foreign requestState is refused (-32602) before any handler runs.
+      requestState: { verify: serving.approvals.codec.verify },
+    },
+  );
+  registerToolHandlers(server, serving.session, options, undefined, serving.approvals);
+  // The 2026 lists are cacheable and carry cache fields; a client that asks gets empty ones.
+  server.setRequestHandler('prompts/list', async () => ({ prompts: [] }));
+  server.setRequestHandler('resources/list', async () => ({ resources: [] }));
+  server.setRequestHandler('resources/templates/list', async () => ({ resourceTemplates: [] }));
+  return server;
+}

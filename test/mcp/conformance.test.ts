@@ -1,0 +1,155 @@
+import { execFile } from 'node:child_process';
+import { cp, mkdtemp, rm } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { createHost, type McpHttpServer, serveHttp, type ToolHost } from '@toolhost/host';
+import { defineTool } from '@toolhost/plugin-sdk';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import * as z from 'zod';
+
+/**
+ * The official MCP conformance suite (`@modelcontextprotocol/conformance`, pre-release line)
+ * against `toolhost serve --http`, on both revisions, with the suite's test tools written as a
+ * plugin (`test/fixtures/plugins/conformance`) and its one host-side hook
+ * (`test_trigger_tool_change`, which changes the tool list) as a custom tool.
+ */
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const fixture = path.resolve(here, '../fixtures/plugins/conformance');
+const require = createRequire(import.meta.url);
+const CONFORMANCE_BIN = path.join(
+  path.dirname(require.resolve('@modelcontextprotocol/conformance/package.json')),
+  'dist',
+  'index.js',
+);
+const run = promisify(execFile);
+
+/** Scenarios of the 2025-11-25 revision a tool host answers. */
+const SCENARIOS_2025 = [
+  'server-initialize',
+  'server-session-lifecycle',
+  'logging-set-level',
+  'ping',
+  'tools-list',
+  'tools-call-simple-text',
+  'tools-call-image',
+  'tools-call-audio',
+  'tools-call-embedded-resource',
+  'tools-call-mixed-content',
+  'tools-call-with-logging',
+  'tools-call-error',
+  'tools-call-with-progress',
+  'dns-rebinding-protection',
+  'server-sse-multiple-streams',
+];
+
+/** The 2026-07-28 groups of the issue: stateless core, tools, caching, headers, DNS rebinding. */
+const SCENARIOS_2026 = [
+  'server-stateless',
+  'tools-list',
+  'tools-call-simple-text',
+  'tools-call-image',
+  'tools-call-audio',
+  'tools-call-embedded-resource',
+  'tools-call-mixed-content',
+  'tools-call-error',
+  'tools-call-with-progress',
+  'caching',
+  'http-header-validation',
+  'dns-rebinding-protection',
+];
+
+/**
+ * Checks that fail today, by scenario, each with why. The test asserts the exact list, so a fix
+ * (or a new failure) shows up here.
+ */
+const KNOWN_FAILURES: Record<string, readonly string[]> = {
+  // `test_missing_capability` needs a tool that requires the client's `sampling`: toolhost has
+  // none. `test_streaming_elicitation` needs ctx.elicit over input_required (not built yet).
+  'server-stateless': [
+    'sep-2575-server-rejects-undeclared-capability',
+    'sep-2575-missing-capability-http-400',
+    'sep-2575-http-server-no-independent-requests-on-stream',
+  ],
+};
+
+/** Runs one scenario; returns the ids of its failed checks and its summary line. */
+async function scenario(url: string, name: string, version: string, cwd: string) {
+  const { stdout } = await run(
+    process.execPath,
+    [CONFORMANCE_BIN, 'server', '--url', url, '--scenario', name, '--spec-version', version],
+    { cwd, maxBuffer: 16 * 1024 * 1024 },
+  ).catch((error: { stdout?: string }) => ({ stdout: error.stdout ?? '' }));
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: the CLI colours its output
+  const plain = stdout.replace(/\x1b\[[0-9;]*m/g, '');
+  const failed = [...plain.matchAll(/\[([a-z0-9-]+)\s*\] FAILURE/g)].map((m) => m[1] as string);
+  const summary = /Passed: (\d+)\/(\d+), (\d+) failed/.exec(plain);
+  return { failed: [...new Set(failed)].sort(), summary: summary?.[0], ran: summary !== null };
+}
+
+describe('the MCP conformance suite against toolhost serve --http', () => {
+  let root: string;
+  let results: string;
+  let host: ToolHost;
+  let served: McpHttpServer;
+
+  beforeAll(async () => {
+    root = await mkdtemp(path.join(tmpdir(), 'toolhost-conformance-'));
+    results = await mkdtemp(path.join(tmpdir(), 'toolhost-conformance-results-'));
+    await cp(fixture, path.join(root, 'plugins', 'conformance'), { recursive: true });
+    let added: (() => void) | undefined;
+    host = await createHost({
+      root,
+      builtins: false,
+      configFile: false,
+      cache: false,
+      sandbox: 'inline',
+      customTools: [
+        defineTool({
+          name: 'test_trigger_tool_change',
+          description: 'Adds a tool to the list, or removes the one it added',
+          input: z.object({}),
+          execute: () => {
+            if (added === undefined) {
+              added = host.addTool(
+                defineTool({
+                  name: 'test_added_tool',
+                  description: 'Added by test_trigger_tool_change',
+                  input: z.object({}),
+                  execute: () => 'added',
+                }),
+              );
+            } else {
+              added();
+              added = undefined;
+            }
+            return 'the tool list changed';
+          },
+        }),
+      ],
+    });
+    served = await serveHttp(host);
+  });
+
+  afterAll(async () => {
+    await served?.close();
+    await host?.close();
+    await rm(root, { recursive: true, force: true });
+    await rm(results, { recursive: true, force: true });
+  });
+
+  it.each(SCENARIOS_2025)('2025-11-25: %s passes', async (name) => {
+    const outcome = await scenario(served.url, name, '2025-11-25', results);
+    expect(outcome.ran, `${name} produced no summary`).toBe(true);
+    expect(outcome.failed).toEqual([]);
+  });
+
+  it.each(SCENARIOS_2026)('2026-07-28: %s passes (but its known failures)', async (name) => {
+    const outcome = await scenario(served.url, name, '2026-07-28', results);
+    expect(outcome.ran, `${name} produced no summary`).toBe(true);
+    expect(outcome.failed).toEqual([...(KNOWN_FAILURES[name] ?? [])].sort());
+  });
+});

@@ -1,0 +1,149 @@
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { createHost, type McpHttpServer, serveHttp, type ToolHost } from '@toolhost/host';
+import { defineTool } from '@toolhost/plugin-sdk';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import * as z from 'zod';
+
+/**
+ * Approvals for 2026-07-28 clients: an `input_required` result with a form, answered in the
+ * retry; the sealed `requestState` cannot be altered, and another server process with the same
+ * `serve.requestStateKey` continues the call.
+ */
+
+const KEY = 'k'.repeat(40);
+const VERSION = '2026-07-28';
+
+async function approvingHost(ran: string[]): Promise<ToolHost> {
+  return createHost({
+    builtins: false,
+    pluginsDir: false,
+    configFile: false,
+    tools: { approve: ['deploy'] },
+    approvals: { mcpClients: ['approver'] },
+    serve: { requestStateKey: KEY },
+    customTools: [
+      defineTool({
+        name: 'deploy',
+        description: 'Deploys',
+        input: z.object({ env: z.string() }),
+        execute: ({ env }) => {
+          ran.push(env);
+          return `deployed ${env}`;
+        },
+      }),
+    ],
+  });
+}
+
+/** A raw 2026 `tools/call` POST, as a client sends it (envelope and headers). */
+async function rawCall(url: string, id: number, params: Record<string, unknown>) {
+  const response = await fetch(url, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      'mcp-protocol-version': VERSION,
+      'mcp-method': 'tools/call',
+      'mcp-name': 'deploy',
+    },
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id,
+      method: 'tools/call',
+      params: {
+        name: 'deploy',
+        arguments: { env: 'prod' },
+        ...params,
+        _meta: {
+          'io.modelcontextprotocol/protocolVersion': VERSION,
+          'io.modelcontextprotocol/clientInfo': { name: 'approver', version: '1' },
+          'io.modelcontextprotocol/clientCapabilities': { elicitation: { form: {} } },
+        },
+      },
+    }),
+  });
+  const text = await response.text();
+  const line = text.startsWith('{')
+    ? text
+    : (text.split('\n').find((l) => l.startsWith('data: ')) ?? '').slice(6);
+  return JSON.parse(line) as { result?: Record<string, unknown>; error?: { code: number; message: string } };
+}
+
+describe('MCP 2026-07-28 approvals over input_required', () => {
+  const ran: string[] = [];
+  let hostA: ToolHost;
+  let hostB: ToolHost;
+  let a: McpHttpServer;
+  let b: McpHttpServer;
+
+  beforeAll(async () => {
+    hostA = await approvingHost(ran);
+    hostB = await approvingHost(ran);
+    a = await serveHttp(hostA);
+    b = await serveHttp(hostB);
+  });
+
+  afterAll(async () => {
+    await a?.close();
+    await b?.close();
+    await hostA?.close();
+    await hostB?.close();
+  });
+
+  it('asks the pinned SDK client with a form and runs the call once it is allowed', async () => {
+    ran.length = 0;
+    const asked: string[] = [];
+    const client = new Client(
+      { name: 'approver', version: '1.0.0' },
+      { versionNegotiation: { mode: { pin: VERSION } }, capabilities: { elicitation: { form: {} } } },
+    );
+    client.setRequestHandler('elicitation/create', async (request) => {
+      asked.push((request.params as { message: string }).message);
+      return { action: 'accept', content: { decision: 'allow-once' } };
+    });
+    await client.connect(new StreamableHTTPClientTransport(new URL(a.url)));
+    const result = await client.callTool({ name: 'deploy', arguments: { env: 'staging' } });
+    expect(result.content).toEqual([{ type: 'text', text: 'deployed staging' }]);
+    expect(asked).toHaveLength(1);
+    expect(asked[0]).toContain('Input: {"env":"staging"}');
+    expect(ran).toEqual(['staging']);
+    await client.close();
+  });
+
+  it('does not run a declined call', async () => {
+    ran.length = 0;
+    const client = new Client(
+      { name: 'approver', version: '1.0.0' },
+      { versionNegotiation: { mode: { pin: VERSION } }, capabilities: { elicitation: { form: {} } } },
+    );
+    client.setRequestHandler('elicitation/create', async () => ({ action: 'decline' }));
+    await client.connect(new StreamableHTTPClientTransport(new URL(a.url)));
+    const result = await client.callTool({ name: 'deploy', arguments: { env: 'prod' } });
+    expect(result.isError).toBe(true);
+    expect(JSON.stringify(result.content)).toMatch(/not approved/);
+    expect(ran).toEqual([]);
+    await client.close();
+  });
+
+  it('refuses a tampered requestState, and another server with the same key continues the call', async () => {
+    ran.length = 0;
+    const first = await rawCall(a.url, 1, {});
+    expect(first.result?.resultType).toBe('input_required');
+    const state = first.result?.requestState as string;
+    expect(typeof state).toBe('string');
+    const answer = { approval: { action: 'accept', content: { decision: 'allow-once' } } };
+    const [head, body, mac] = state.split('.');
+    const forged = Buffer.from(body as string, 'base64url')
+      .toString()
+      .replace(/"tool":"deploy"/, '"tool":"other"');
+    const tampered = await rawCall(a.url, 2, {
+      inputResponses: answer,
+      requestState: `${head}.${Buffer.from(forged).toString('base64url')}.${mac}`,
+    });
+    expect(tampered.error?.code).toBe(-32602);
+    expect(ran).toEqual([]);
+    const continued = await rawCall(b.url, 3, { inputResponses: answer, requestState: state });
+    expect(continued.result?.content).toEqual([{ type: 'text', text: 'deployed prod' }]);
+    expect(ran).toEqual(['prod']);
+  });
+});
