@@ -168,6 +168,7 @@ const PUBLIC_TYPES = [
   'ToolhostConfig',
   'ToolhostConfigInput',
   'ToolsOptions',
+  'TraceContext',
   'Walls',
 ];
 

@@ -97,13 +97,50 @@ export function nodeTransport(options: NodeTransportOptions = {}): FetchTranspor
           agent: secure ? agents.https : agents.http,
           lookup: pinnedLookup(hostname, request.addresses),
           ...(secure && isName ? { servername: hostname } : {}),
-          signal: request.signal,
         },
         (res) => resolve(responseOf(res, method)),
       );
       req.on('error', reject);
+      abortWith(req, request.signal);
       req.end(body);
     });
+}
+
+/**
+ * Ends `req`, or its response's body once there is one, when `signal` aborts while either is
+ * still under way; not through `http.request`'s own `signal`, whose listener stays on the signal
+ * after the request is done and then destroys the keep-alive socket the request used, wherever
+ * it is by then. A client that keeps one signal for many requests (the MCP SDK's transport does)
+ * would, on closing, destroy sockets back in the agent's pool, which have no error listener: an
+ * uncaught exception in the host.
+ */
+function abortWith(req: http.ClientRequest, signal: AbortSignal | undefined): void {
+  if (signal === undefined) return;
+  let response: http.IncomingMessage | undefined;
+  let done = false;
+  const abort = () => {
+    if (done) return;
+    done = true;
+    const error = new Error('The operation was aborted', { cause: signal.reason });
+    error.name = 'AbortError';
+    if (response === undefined) req.destroy(error);
+    else response.destroy(error);
+  };
+  const finish = () => {
+    done = true;
+    signal.removeEventListener('abort', abort);
+  };
+  if (signal.aborted) {
+    abort();
+    return;
+  }
+  signal.addEventListener('abort', abort, { once: true });
+  req.once('error', finish);
+  req.once('response', (res: http.IncomingMessage) => {
+    response = res;
+    res.once('end', finish);
+    res.once('close', finish);
+  });
 }
 
 type LookupCallback = (

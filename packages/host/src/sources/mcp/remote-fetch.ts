@@ -61,6 +61,10 @@ export function checkedFetch(name: string, net: readonly string[]): typeof fetch
       if (signal.aborted) throw error;
       throw new TypeError('fetch failed', { cause: error });
     }
+    // The request's signal destroys the body with an AbortError when the client closes (the SDK
+    // aborts its open streams); whoever reads the body sees it, but a body nobody reads any more
+    // would throw it out of the host process: it is heard here.
+    (response.body as Partial<NodeJS.EventEmitter>).on?.('error', () => {});
     const nullBody = response.status === 204 || response.status === 304 || init?.method === 'HEAD';
     return new Response(nullBody ? null : ReadableStream.from(response.body), {
       status: response.status,
