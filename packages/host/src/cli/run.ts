@@ -19,6 +19,7 @@ const COMMANDS = {
   doctor: async () => (await import('./commands/doctor.js')).doctor,
   grant: async () => (await import('./commands/grant.js')).grant,
   'mcp-config': async () => (await import('./commands/mcp-config.js')).mcpConfig,
+  token: async () => (await import('./commands/token.js')).token,
 } as const satisfies Record<CommandName, () => Promise<CommandRun>>;
 
 function isCommand(name: string): name is CommandName {

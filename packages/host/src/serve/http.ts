@@ -19,7 +19,9 @@ import {
   type WebStandardStreamableHTTPServerTransportOptions,
 } from '@modelcontextprotocol/server';
 import type { ToolHost } from '../host/host.js';
+import type { Principal } from '../types.js';
 import { MAX_TIMER_MS } from '../util/timers.js';
+import { type AuthGate, createAuthGate, type HttpAuthOptions } from './auth/gate.js';
 import { bothWatches, createDashboard, type DashboardOptions } from './dashboard/index.js';
 import { readJsonBody } from './http-body.js';
 import { type HttpSession, type McpSessionClose, SessionTable } from './http-sessions.js';
@@ -63,11 +65,21 @@ export interface McpHttpOptions extends McpServeOptions {
    * Off by default.
    */
   readonly dashboard?: DashboardOptions;
+  /**
+   * Who may call (serve/auth/gate.ts): by default a bearer token of the project's
+   * `.toolhost/serve-tokens.json`, made on first use; `{ allowUnauthenticated: true }` only on a
+   * loopback address.
+   */
+  readonly auth?: HttpAuthOptions;
 }
 
 /** A running MCP streamable HTTP server, as `serveHttp` returns it. */
 export interface McpHttpServer {
   readonly url: string;
+  /** The project's `default` bearer token, when project tokens are on: give it to the clients. */
+  readonly token?: string;
+  /** How callers authenticate, in one line (for a start banner). */
+  readonly auth: string;
   /**
    * With `dashboard`: the page's address with its per-run token (`http://127.0.0.1:7337/?token=…`),
    * the only way in to the dashboard's API; show it only to the person who runs the server.
@@ -160,6 +172,8 @@ class SessionTransport extends WebStandardStreamableHTTPServerTransport {
 }
 
 interface Link {
+  /** Who initialized the session: only they may use it. */
+  readonly principal: Principal;
   readonly transport: SessionTransport;
   readonly dispose: () => void;
   readonly close: () => void;
@@ -177,6 +191,9 @@ export async function serveHttp(host: ToolHost, options: McpHttpOptions = {}): P
   checkOption('maxBodyBytes', options.maxBodyBytes);
   checkOption('sessionIdleMs', options.sessionIdleMs, MAX_TIMER_MS);
   checkOption('maxSessions', options.maxSessions);
+  const hostname = options.hostname ?? '127.0.0.1';
+  const gate: AuthGate = await createAuthGate(host.root, hostname, options.auth);
+
   const allowedHosts = new Set((options.allowedHosts ?? LOCAL_HOSTS).map((h) => h.toLowerCase()));
   const origins = originRule(options.allowedOrigins ?? [...allowedHosts]);
   // Read at each use, so a config reload applies (the idle time to sessions opened after it).
@@ -216,7 +233,12 @@ export async function serveHttp(host: ToolHost, options: McpHttpOptions = {}): P
   // no listener beyond its sessions'.
   let stopModern: (() => void) | undefined;
 
-  const initialize = async (req: IncomingMessage, res: ServerResponse, message: InitializeRequest) => {
+  const initialize = async (
+    req: IncomingMessage,
+    res: ServerResponse,
+    message: InitializeRequest,
+    principal: Principal,
+  ) => {
     if (closing) return reject(res, 503, SERVER_ERROR, 'service unavailable: the MCP server is closing');
     const cap = maxSessions();
     if (sessions.size >= cap && !sessions.evict()) {
@@ -253,7 +275,7 @@ export async function serveHttp(host: ToolHost, options: McpHttpOptions = {}): P
     });
     session = sessions.add(
       id,
-      { transport, dispose, close: () => void transport.close().catch(() => {}) },
+      { principal, transport, dispose, close: () => void transport.close().catch(() => {}) },
       res,
     );
     const added = session;
@@ -280,6 +302,12 @@ export async function serveHttp(host: ToolHost, options: McpHttpOptions = {}): P
       return forbid(`forbidden: Origin "${origin}" is not allowed (accepted: ${ownOrigins})`);
     }
     if (page !== undefined) return page.handle(req, res, path);
+    const auth = await gate.authenticate(req);
+    if (!auth.ok) {
+      req.resume();
+      return writeWebResponse(res, auth.response);
+    }
+    const { principal } = auth;
     const method = req.method;
     if (method !== 'POST' && method !== 'GET' && method !== 'DELETE') {
       return reject(
@@ -294,7 +322,9 @@ export async function serveHttp(host: ToolHost, options: McpHttpOptions = {}): P
     }
     const header = req.headers['mcp-session-id'];
     const sessionId = typeof header === 'string' ? header : undefined;
-    const session = sessionId === undefined ? undefined : sessions.get(sessionId);
+    const found = sessionId === undefined ? undefined : sessions.get(sessionId);
+    // Another caller's session id is as good as none: it is not theirs to use, nor to learn of.
+    const session = found?.link.principal.id === principal.id ? found : undefined;
     // Busy from here (reading the body counts) until the response closes.
     if (session !== undefined) sessions.begin(session, res);
     if (method === 'POST') {
@@ -315,7 +345,7 @@ export async function serveHttp(host: ToolHost, options: McpHttpOptions = {}): P
         }
       }
       // A stale id on an initialize is a client starting over, as a 404 told it to.
-      if (isInitializeRequest(body.value)) return initialize(req, res, body.value);
+      if (isInitializeRequest(body.value)) return initialize(req, res, body.value, principal);
       if (sessionId !== undefined) return notFound(res);
       return reject(
         res,
@@ -348,7 +378,7 @@ export async function serveHttp(host: ToolHost, options: McpHttpOptions = {}): P
   });
   await new Promise<void>((resolve, fail) => {
     server.once('error', fail);
-    server.listen(options.port ?? 0, options.hostname ?? '127.0.0.1', () => resolve());
+    server.listen(options.port ?? 0, hostname, () => resolve());
   }).catch((error: unknown) => {
     dashboard?.close();
     throw error;
@@ -361,6 +391,8 @@ export async function serveHttp(host: ToolHost, options: McpHttpOptions = {}): P
   const origin = `http://${shownHost}:${address.port}`;
   return {
     url: `${origin}/mcp`,
+    ...(gate.token === undefined ? {} : { token: gate.token }),
+    auth: gate.summary,
     ...(dashboard === undefined ? {} : { dashboardUrl: `${origin}/?token=${dashboard.token}` }),
     port: address.port,
     get sessions() {
