@@ -228,6 +228,33 @@ const approvals = z.strictObject({
     ),
 });
 
+const principal = z.strictObject({
+  match: z
+    .strictObject({
+      token: z.string().min(1).optional().describe('A project token name (toolhost token), * wildcards'),
+      subject: z.string().min(1).optional().describe("An OAuth access token's subject (sub), * wildcards"),
+      client: z.string().min(1).optional().describe('An OAuth client id (client_id or azp), * wildcards'),
+      claim: z
+        .strictObject({ name: z.string().min(1), equals: z.string() })
+        .optional()
+        .describe('A claim equal to "equals", or an array claim (groups) holding it'),
+    })
+    .describe('Which callers the entry is for: every field given must fit; {} fits every caller'),
+  tools: z
+    .strictObject({
+      allow: names.optional().describe('Only matching tools, for these callers'),
+      deny: names.optional().describe('Never these tools, for these callers'),
+      approve: z.array(approveEntry).optional().describe('More tools that need a person, for these callers'),
+      defer: names.optional().describe('More tools shown only through a search, for these callers'),
+    })
+    .optional(),
+  approvals: z
+    .strictObject({
+      mcpClients: names.optional().describe('Replaces approvals.mcpClients for these callers'),
+    })
+    .optional(),
+});
+
 /** The zod schema of `toolhost.config.json`; the shipped JSON Schema is generated from it. */
 export const configSchema = z
   .strictObject({
@@ -409,6 +436,12 @@ export const configSchema = z
       .optional(),
     mcpServers: z.record(z.string(), mcpServer).optional().describe('MCP servers to bridge'),
     serve: serve.optional().describe('The MCP streamable HTTP server (toolhost serve --http, toolhost dev)'),
+    principals: z
+      .record(z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/), principal)
+      .optional()
+      .describe(
+        "Policy overlays per caller of the HTTP endpoint, in order: the first entry whose match fits a caller narrows the host's policy for it, at list and call time",
+      ),
   })
   .describe('toolhost configuration');
 

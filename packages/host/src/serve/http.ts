@@ -8,7 +8,6 @@ import {
 } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import {
-  createMcpHandler,
   type InitializeRequest,
   isInitializeRequest,
   isLegacyRequest,
@@ -25,7 +24,7 @@ import { type AuthGate, createAuthGate, type HttpAuthOptions } from './auth/gate
 import { bothWatches, createDashboard, type DashboardOptions } from './dashboard/index.js';
 import { readJsonBody } from './http-body.js';
 import { type HttpSession, type McpSessionClose, SessionTable } from './http-sessions.js';
-import { createModernServer, createModernServing } from './modern.js';
+import { ModernPrincipals } from './modern-principals.js';
 import { toWebRequest, writeWebResponse } from './node-web.js';
 import { type OriginCheck, originRule } from './origins.js';
 import { createMcpServer, type McpServeOptions } from './server.js';
@@ -223,15 +222,8 @@ export async function serveHttp(host: ToolHost, options: McpHttpOptions = {}): P
       : { ...options, watchCall: (call) => bothWatches(dashboard.watchCall(call), ownWatch?.(call)) };
 
   // 2026-07-28: every request stands alone; the SDK's entry answers it from a fresh server over
-  // the one host session all of them share, and checks its envelope and headers.
-  const modern = createModernServing(host, serveOptions);
-  const modernHandler = createMcpHandler(() => createModernServer(modern), {
-    legacy: 'reject',
-    onerror: () => {},
-  });
-  // Listens to the host from the first 2026 request on: a server only 2025 clients use holds
-  // no listener beyond its sessions'.
-  let stopModern: (() => void) | undefined;
+  // the one host session all of its principal's requests share, and checks its envelope and headers.
+  const modern = new ModernPrincipals(host, serveOptions);
 
   const initialize = async (
     req: IncomingMessage,
@@ -263,11 +255,16 @@ export async function serveHttp(host: ToolHost, options: McpHttpOptions = {}): P
       },
       requestIdOf(message),
     );
-    const { server, dispose } = createMcpServer(host, serveOptions, (send) => {
-      if (session === undefined || session.ended) return;
-      if (session.streams > 0) send();
-      else session.pending = send;
-    });
+    const { server, dispose } = createMcpServer(
+      host,
+      serveOptions,
+      (send) => {
+        if (session === undefined || session.ended) return;
+        if (session.streams > 0) send();
+        else session.pending = send;
+      },
+      principal,
+    );
     // Registered before the table's own listener, so a failed session is ended before it idles.
     res.once('close', () => {
       const delivered = res.writableFinished && res.statusCode === 200 && transport.sessionId === id;
@@ -340,8 +337,8 @@ export async function serveHttp(host: ToolHost, options: McpHttpOptions = {}): P
       if (sessionId === undefined) {
         const request = toWebRequest(req, res);
         if (!(await isLegacyRequest(request, body.value))) {
-          stopModern ??= host.on('change', () => modernHandler.notify.toolsChanged());
-          return writeWebResponse(res, await modernHandler.fetch(request, { parsedBody: body.value }));
+          const handler = modern.handlerFor(principal);
+          return writeWebResponse(res, await handler.fetch(request, { parsedBody: body.value }));
         }
       }
       // A stale id on an initialize is a client starting over, as a 404 told it to.
@@ -403,9 +400,7 @@ export async function serveHttp(host: ToolHost, options: McpHttpOptions = {}): P
         closing = true;
         dashboard?.close();
         sessions.endAll('closed');
-        stopModern?.();
-        modern.dispose();
-        await modernHandler.close();
+        await modern.close();
         const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
         server.closeAllConnections();
         await stopped;

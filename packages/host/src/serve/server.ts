@@ -12,7 +12,7 @@ import type { Session, SessionOptions } from '../core/dispatch/session.js';
 import { errorResult } from '../core/wrap/results.js';
 import type { CallObserver, CallOutcome } from '../core/wrap/wrapper.js';
 import type { ToolHost } from '../host/host.js';
-import type { TraceContext } from '../types.js';
+import type { Principal, TraceContext } from '../types.js';
 import { mcpApprover } from './approval.js';
 import { approvalInputRequired, type approvalStateCodec, type ModernCall } from './approval-2026.js';
 
@@ -34,6 +34,8 @@ export interface McpServeOptions {
 export interface McpCallInfo {
   /** The host session of the MCP connection. */
   readonly sessionId: string;
+  /** Who called (`token:<name>`, `oauth:<subject>`, `anonymous`), over HTTP. */
+  readonly principal?: string;
   readonly tool: string;
   /** The JSON-RPC request id of the call, as text. */
   readonly callId: string;
@@ -91,6 +93,8 @@ export function createMcpServer(
   options: McpServeOptions = {},
   /** How a swap reaches the client; the HTTP transport defers it until the client listens. */
   notifyListChanged: (send: () => void) => void = (send) => send(),
+  /** Who the connection serves (the HTTP endpoint authenticated them): their overlay applies. */
+  principal?: Principal,
 ): McpConnection {
   const server = new Server(
     { name: options.name ?? 'toolhost', version: options.version ?? '0.1.0' },
@@ -98,13 +102,15 @@ export function createMcpServer(
   );
   // Approvals are asked of the client (elicitation), unless the embedding answers them itself.
   const calls = new Map<string, RequestId>();
-  const session = host.session({
+  const session: Session = host.session({
     ...options.session,
+    ...(principal === undefined ? {} : { principal }),
     onApproval:
       options.session?.onApproval ??
       mcpApprover({
         server,
-        clients: () => host.config.approvals?.mcpClients ?? [],
+        // The principal's `approvals.mcpClients` when its overlay sets one, else the config's.
+        clients: () => session.approvalClients(),
         requestOf: (toolUseId) => calls.get(toolUseId),
       }),
   });
@@ -144,6 +150,7 @@ export function registerToolHandlers(
     const requestId = ctx.mcpReq.id;
     const watch = options.watchCall?.({
       sessionId: session.id,
+      ...(session.principal === undefined ? {} : { principal: session.principal.id }),
       tool: name,
       callId: String(requestId),
       input: request.params.arguments ?? {},

@@ -71,6 +71,7 @@ describe('config schema', () => {
         'limits',
         'mcpServers',
         'plugins',
+        'principals',
         'sandbox',
         'serve',
         'signals',

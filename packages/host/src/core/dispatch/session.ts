@@ -7,7 +7,15 @@ import type {
   ToolPlan,
 } from '@toolhost/plugin-sdk';
 import { type CodeModeLimits, resolveLimits } from '../../config/limits.js';
-import type { Disposer, RegisteredTool, Registry, ToolHooks, ToolPolicy, TraceContext } from '../../types.js';
+import type {
+  Disposer,
+  Principal,
+  RegisteredTool,
+  Registry,
+  ToolHooks,
+  ToolPolicy,
+  TraceContext,
+} from '../../types.js';
 import { messageOf } from '../../util/errors.js';
 import { AsyncMutex } from '../../util/lock.js';
 import { planRegistry } from '../filter/plan.js';
@@ -41,6 +49,14 @@ import {
 } from './adapters/openai.js';
 import { type ApprovalHandler, ApprovalQueue, type ApprovalSettings, SessionApprovals } from './approvals.js';
 import { type ChannelOptions, channelSnapshots } from './channel.js';
+import {
+  overlaidApprovals,
+  overlaidPolicy,
+  overlayDecision,
+  overlayFor,
+  type PolicyOverlay,
+  type PrincipalRule,
+} from './principals.js';
 import {
   type ActivationResult,
   type DeferralModes,
@@ -87,6 +103,10 @@ export interface HostSnapshot {
   readonly track?: () => () => void;
   /** The skills of the `skills/` folder (core/dispatch/skills.ts). */
   readonly skills?: SkillCatalog;
+  /** Config `principals`: who gets which policy overlay (core/dispatch/principals.ts). */
+  readonly principals?: readonly PrincipalRule[];
+  /** Set in a principal's view of the snapshot: the overlay that fits it, if any. */
+  readonly overlay?: { readonly principal: Principal; readonly overlay: PolicyOverlay };
 }
 
 /** What code mode's tools need of their session. */
@@ -135,6 +155,12 @@ export interface SessionOptions {
    * `requireApproval`); the first answer wins between it and `host.approvals.answer`. See approvals.ts.
    */
   readonly onApproval?: ApprovalHandler;
+  /**
+   * Who the session serves (an MCP caller the HTTP endpoint authenticated): the first
+   * `principals` entry that fits it lays its overlay over the host's policy, at list and at call
+   * time; approvals name it.
+   */
+  readonly principal?: Principal;
 }
 
 /** Options of one call. */
@@ -201,12 +227,64 @@ function hiddenMessage(name: string, entry: HiddenToolPlanEntry): string {
 }
 
 /**
+ * A principal's view of the host's snapshots: the overlay that fits it, the host's policy with its
+ * deferrals and the approval settings with its rules, worked out once per host snapshot (so a
+ * config reload that changes `principals` applies from the next call).
+ */
+function principalSnapshots(hostSnapshot: () => HostSnapshot, principal: Principal): () => HostSnapshot {
+  let from: HostSnapshot | undefined;
+  let view: HostSnapshot | undefined;
+  return () => {
+    const current = hostSnapshot();
+    if (current !== from || view === undefined) {
+      const overlay = overlayFor(principal, current.principals);
+      view =
+        overlay === undefined
+          ? current
+          : {
+              ...current,
+              policy: overlaidPolicy(current.policy, overlay),
+              ...(overlaidApprovals(current.approvals, overlay) === undefined
+                ? {}
+                : { approvals: overlaidApprovals(current.approvals, overlay) }),
+              overlay: { principal, overlay },
+            };
+      from = current;
+    }
+    return view;
+  };
+}
+
+/** The plan with what the snapshot's overlay keeps from its principal moved to hidden, as `policy-denied`. */
+function narrowed(plan: ToolPlan, snapshot: HostSnapshot): ToolPlan {
+  const { overlay, principal } = snapshot.overlay as NonNullable<HostSnapshot['overlay']>;
+  if (overlay.allow === undefined && overlay.deny === undefined) return plan;
+  const tools = snapshot.registry.tools;
+  const visible: ToolPlan['visible'][number][] = [];
+  const hidden: HiddenToolPlanEntry[] = [...plan.hidden];
+  for (const entry of plan.visible) {
+    const tool = tools.get(entry.descriptor.name);
+    const decision = tool === undefined ? undefined : overlayDecision(overlay, subjectOf(tool), principal);
+    if (decision === undefined || decision.allowed) visible.push(entry);
+    else {
+      hidden.push({
+        descriptor: entry.descriptor,
+        diagnostics: [{ reason: 'policy-denied', message: decision.message }],
+      });
+    }
+  }
+  return { ...plan, visible, hidden };
+}
+
+/**
  * One conversation's view of the tools: which are active, the hooks that run for it, and the
  * write lock those hooks run under. Reads the host's current state at each call, so a call
  * finishes on the Map it started with while the next call sees a rebuilt one.
  */
 export class Session {
   readonly id: string;
+  /** Who the session serves, when it serves someone the host authenticated. */
+  readonly principal: Principal | undefined;
   readonly #snapshot: () => HostSnapshot;
   readonly #hooks = new HookSet();
   readonly #lock = new AsyncMutex();
@@ -230,9 +308,11 @@ export class Session {
   /** `queue`: the host's approval queue (`host.approvals`); a session made alone has its own. */
   constructor(snapshot: () => HostSnapshot, options: SessionOptions = {}, queue = new ApprovalQueue()) {
     this.id = options.id ?? randomUUID();
-    this.#approvals = new SessionApprovals(this.id, options.onApproval, queue);
+    this.principal = options.principal;
+    this.#approvals = new SessionApprovals(this.id, options.onApproval, queue, options.principal?.id);
     const channel = options.channel === undefined ? undefined : channelSnapshots(snapshot, options);
-    this.#snapshot = channel?.snapshot ?? snapshot;
+    const base = channel?.snapshot ?? snapshot;
+    this.#snapshot = options.principal === undefined ? base : principalSnapshots(base, options.principal);
     this.#context = channel?.context ?? options.context ?? {};
     this.#codeModeOption = options.codeMode;
     this.#catalog = new SessionCatalog({
@@ -242,6 +322,11 @@ export class Session {
       check: (name) => this.check(name),
     });
     if (options.activeTools !== undefined) this.setActiveToolsByName(options.activeTools);
+  }
+
+  /** The MCP clients whose answers count as approvals here: the principal's overlay, else `approvals.mcpClients`. */
+  approvalClients(): readonly string[] {
+    return this.#snapshot().approvals?.mcpClients ?? [];
   }
 
   /** Registers hooks for this session only; they run after the host's hooks. */
@@ -262,7 +347,8 @@ export class Session {
           [CODE_MODE_CONTEXT_KEY]: this.#inCodeMode(snapshot),
         },
       };
-      this.#planCache = { snapshot, plan: planRegistry(snapshot.registry, context) };
+      const plan = planRegistry(snapshot.registry, context);
+      this.#planCache = { snapshot, plan: snapshot.overlay === undefined ? plan : narrowed(plan, snapshot) };
     }
     return this.#planCache.plan;
   }
@@ -448,6 +534,11 @@ export class Session {
     }
     const decision = isAllowedTool(subjectOf(tool), snapshot.policy);
     if (!decision.allowed) return refuse('denied', `Tool "${name}" is denied by policy: ${decision.message}`);
+    if (snapshot.overlay !== undefined) {
+      const { overlay, principal } = snapshot.overlay;
+      const own = overlayDecision(overlay, subjectOf(tool), principal);
+      if (!own.allowed) return refuse('denied', `Tool "${name}" is denied by policy: ${own.message}`);
+    }
     const hidden = this.plan().hidden.find((e) => e.descriptor === tool.descriptor);
     if (hidden !== undefined) return refuse('hidden', hiddenMessage(name, hidden));
     if (isCodeModeTool(tool)) {
