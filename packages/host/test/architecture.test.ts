@@ -23,7 +23,7 @@ const LAYERS: readonly (readonly string[])[] = [
   ['capabilities'],
   ['sources'],
   ['sources/builtin', 'sources/mcp', 'sources/plugins', 'sources/skills', 'code-mode'],
-  ['host'],
+  ['host', 'audit'],
   ['serve'],
   ['cli'],
   ['internal.ts', 'index.ts'],

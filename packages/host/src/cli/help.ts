@@ -37,7 +37,8 @@ export type CommandName =
   | 'doctor'
   | 'grant'
   | 'mcp-config'
-  | 'token';
+  | 'token'
+  | 'audit';
 
 /** Help of every command; kept apart from the commands so `--help` loads none of them. */
 export const HELP = {
@@ -181,6 +182,26 @@ export const HELP = {
       ['--rotate NAME', 'Give NAME a new token (adds NAME when it is new) and print it'],
       ['--remove NAME', "Remove NAME's token"],
       ['--json', 'Print JSON'],
+    ],
+  },
+  audit: {
+    usage:
+      'toolhost audit [--principal P] [--tool T] [--status S] [--type call|approval] [--since TIME] [--limit N] [--follow] [--json] [--root DIR]',
+    summary: "Shows the project's audit trail: who called which tool, with what outcome, and each approval.",
+    details: [
+      'Reads every file of .toolhost/audit/ (config audit.dir), rotated ones too, merged in time order.',
+      'Prints the last N records that pass the filters (default 50); --follow then prints each new one.',
+      'Records hold inputs redacted (credential-like keys, granted secrets), never results.',
+    ],
+    options: [
+      ['--principal P', 'Only this caller (token:NAME, oauth:SUBJECT, anonymous)'],
+      ['--tool T', 'Only this tool'],
+      ['--status S', 'Only this status (ok, tool-error, refused, rate-limited, …)'],
+      ['--type T', 'call or approval'],
+      ['--since TIME', 'Only records at or after TIME (ISO 8601)'],
+      ['--limit N', 'How many of the last records (default 50)'],
+      ['-f, --follow', 'Keep printing new records until interrupted'],
+      ['--json', 'Print the records as JSON lines'],
     ],
   },
 } as const satisfies Record<CommandName, CommandHelp>;

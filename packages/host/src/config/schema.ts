@@ -436,6 +436,27 @@ export const configSchema = z
       .optional(),
     mcpServers: z.record(z.string(), mcpServer).optional().describe('MCP servers to bridge'),
     serve: serve.optional().describe('The MCP streamable HTTP server (toolhost serve --http, toolhost dev)'),
+    audit: z
+      .strictObject({
+        enabled: z
+          .boolean()
+          .optional()
+          .describe('false: no audit trail (default true for HTTP serving: serve --http, dev)'),
+        dir: z
+          .string()
+          .min(1)
+          .optional()
+          .describe('Folder of the trail, relative to the project root (default .toolhost/audit)'),
+        maxBytes: count('Size at which a trail file is rotated, bytes (default 10485760)'),
+        keep: z.number().int().min(0).max(100).optional().describe('Rotated files kept (default 5)'),
+        redactKeys: names
+          .optional()
+          .describe(
+            'Keys whose values are never recorded, matched anywhere in a key, case-insensitive (default password, secret, token, apikey, authorization, cookie, credential, private_key, …)',
+          ),
+      })
+      .optional()
+      .describe('The audit trail: one JSON line per served call and approval, in a file per serving process'),
     principals: z
       .record(z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/), principal)
       .optional()

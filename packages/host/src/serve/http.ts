@@ -17,9 +17,11 @@ import {
   WebStandardStreamableHTTPServerTransport,
   type WebStandardStreamableHTTPServerTransportOptions,
 } from '@modelcontextprotocol/server';
+import type { AuditSink } from '../audit/trail.js';
 import type { ToolHost } from '../host/host.js';
 import type { Principal } from '../types.js';
 import { MAX_TIMER_MS } from '../util/timers.js';
+import { httpAuditName, serveAudit } from './audit.js';
 import { type AuthGate, createAuthGate, type HttpAuthOptions } from './auth/gate.js';
 import { bothWatches, createDashboard, type DashboardOptions } from './dashboard/index.js';
 import { readJsonBody } from './http-body.js';
@@ -70,6 +72,11 @@ export interface McpHttpOptions extends McpServeOptions {
    * loopback address.
    */
   readonly auth?: HttpAuthOptions;
+  /**
+   * Keeps the audit trail (audit/trail.ts) in `.toolhost/audit/<machine>-<port>.jsonl`, as config
+   * `audit` says; default true (config `audit.enabled: false` turns it off as well).
+   */
+  readonly audit?: boolean;
 }
 
 /** A running MCP streamable HTTP server, as `serveHttp` returns it. */
@@ -223,7 +230,12 @@ export async function serveHttp(host: ToolHost, options: McpHttpOptions = {}): P
 
   // 2026-07-28: every request stands alone; the SDK's entry answers it from a fresh server over
   // the one host session all of its principal's requests share, and checks its envelope and headers.
-  const modern = new ModernPrincipals(host, serveOptions);
+  // Made once listening (its file is named for the port); requests come only after that.
+  let audit: AuditSink | undefined;
+  let stopAudit: (() => void) | undefined;
+  const modern = new ModernPrincipals(host, serveOptions, {
+    call: (call) => audit?.call(call),
+  });
 
   const initialize = async (
     req: IncomingMessage,
@@ -263,7 +275,7 @@ export async function serveHttp(host: ToolHost, options: McpHttpOptions = {}): P
         if (session.streams > 0) send();
         else session.pending = send;
       },
-      principal,
+      { principal, ...(audit === undefined ? {} : { audit }) },
     );
     // Registered before the table's own listener, so a failed session is ended before it idles.
     res.once('close', () => {
@@ -381,6 +393,12 @@ export async function serveHttp(host: ToolHost, options: McpHttpOptions = {}): P
     throw error;
   });
   const address = server.address() as AddressInfo;
+  const kept =
+    options.audit === false
+      ? undefined
+      : serveAudit(host, { name: httpAuditName(address.port), secrets: () => gate.secrets() });
+  audit = kept?.trail;
+  stopAudit = kept?.stop;
   originAllowed = origins.forPort(address.port);
   ownOrigins = origins.origins(address.port).join(', ');
   const shownHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
@@ -401,6 +419,7 @@ export async function serveHttp(host: ToolHost, options: McpHttpOptions = {}): P
         dashboard?.close();
         sessions.endAll('closed');
         await modern.close();
+        stopAudit?.();
         const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
         server.closeAllConnections();
         await stopped;

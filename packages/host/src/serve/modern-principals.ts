@@ -1,4 +1,5 @@
 import { createMcpHandler, type McpHttpHandler } from '@modelcontextprotocol/server';
+import type { AuditSink } from '../audit/trail.js';
 import type { ToolHost } from '../host/host.js';
 import type { Principal } from '../types.js';
 import { approvalStateCodec } from './approval-2026.js';
@@ -27,9 +28,12 @@ export class ModernPrincipals {
   /** Listens to the host from the first 2026 request on: a server only 2025 clients use holds no listener. */
   #stop: (() => void) | undefined;
 
-  constructor(host: ToolHost, options: McpServeOptions) {
+  readonly #audit: AuditSink | undefined;
+
+  constructor(host: ToolHost, options: McpServeOptions, audit?: AuditSink) {
     this.#host = host;
     this.#options = options;
+    this.#audit = audit;
     this.#codec = approvalStateCodec(host.config.serve?.requestStateKey);
   }
 
@@ -45,7 +49,7 @@ export class ModernPrincipals {
       this.#entries.set(principal.id, entry);
       return entry.handler;
     }
-    const serving = createModernServing(this.#host, this.#options, principal, this.#codec);
+    const serving = createModernServing(this.#host, this.#options, principal, this.#codec, this.#audit);
     const handler = createMcpHandler(() => createModernServer(serving), {
       legacy: 'reject',
       onerror: () => {},

@@ -1,4 +1,5 @@
 import { type CacheHint, Server } from '@modelcontextprotocol/server';
+import type { AuditSink } from '../audit/trail.js';
 import type { Session } from '../core/dispatch/session.js';
 import type { ToolHost } from '../host/host.js';
 import type { Principal } from '../types.js';
@@ -38,6 +39,8 @@ export interface ModernServing {
   readonly session: Session;
   readonly options: McpServeOptions;
   readonly approvals: ModernApprovals;
+  /** Where its calls are recorded. */
+  readonly audit?: AuditSink;
   /** Stops listening to the host. */
   readonly dispose: () => void;
 }
@@ -53,6 +56,7 @@ export function createModernServing(
   options: McpServeOptions,
   principal?: Principal,
   codec: ModernApprovals['codec'] = approvalStateCodec(host.config.serve?.requestStateKey),
+  audit?: AuditSink,
 ): ModernServing {
   const approvals: ModernApprovals = { calls: new Map(), codec };
   const session: Session = host.session({
@@ -62,7 +66,7 @@ export function createModernServing(
       options.session?.onApproval ??
       modernApprover(approvals.calls, () => session.approvalClients(), principal?.id),
   });
-  return { session, options, approvals, dispose: () => {} };
+  return { session, options, approvals, ...(audit === undefined ? {} : { audit }), dispose: () => {} };
 }
 
 /** An SDK server for 2026-07-28 requests (per request over HTTP, per connection over stdio). */
@@ -78,7 +82,7 @@ export function createModernServer(serving: ModernServing): Server {
       requestState: { verify: serving.approvals.codec.verify },
     },
   );
-  registerToolHandlers(server, serving.session, options, undefined, serving.approvals);
+  registerToolHandlers(server, serving.session, options, undefined, serving.approvals, serving.audit);
   // The 2026 lists are cacheable and carry cache fields; a client that asks gets empty ones.
   server.setRequestHandler('prompts/list', async () => ({ prompts: [] }));
   server.setRequestHandler('resources/list', async () => ({ resources: [] }));

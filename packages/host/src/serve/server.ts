@@ -1,5 +1,6 @@
 import {
   type CallToolResult,
+  CLIENT_INFO_META_KEY,
   type jsonSchemaValidator,
   type LoggingLevel,
   ProtocolErrorCode,
@@ -8,6 +9,7 @@ import {
   type ServerContext,
 } from '@modelcontextprotocol/server';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/server/validators/ajv';
+import type { AuditPolicy, AuditSink } from '../audit/trail.js';
 import type { Session, SessionOptions } from '../core/dispatch/session.js';
 import { errorResult } from '../core/wrap/results.js';
 import type { CallObserver, CallOutcome } from '../core/wrap/wrapper.js';
@@ -82,6 +84,12 @@ export interface McpConnection {
   readonly dispose: () => void;
 }
 
+/** Who a connection or a 2026 session serves, and the trail its calls go to. */
+export interface ServedBy {
+  readonly principal?: Principal;
+  readonly audit?: AuditSink;
+}
+
 /**
  * One MCP server over one host session: `tools/list` shows the session's visible, active tools;
  * `tools/call` runs through the full wrapper. A tool that does not exist, is hidden, denied or
@@ -93,9 +101,10 @@ export function createMcpServer(
   options: McpServeOptions = {},
   /** How a swap reaches the client; the HTTP transport defers it until the client listens. */
   notifyListChanged: (send: () => void) => void = (send) => send(),
-  /** Who the connection serves (the HTTP endpoint authenticated them): their overlay applies. */
-  principal?: Principal,
+  /** Who the connection serves (the HTTP endpoint authenticated them) and where its calls are recorded. */
+  served: ServedBy = {},
 ): McpConnection {
+  const { principal } = served;
   const server = new Server(
     { name: options.name ?? 'toolhost', version: options.version ?? '0.1.0' },
     { capabilities: { tools: { listChanged: true }, logging: {} }, jsonSchemaValidator: lazyValidator() },
@@ -115,7 +124,7 @@ export function createMcpServer(
       }),
   });
 
-  registerToolHandlers(server, session, options, calls);
+  registerToolHandlers(server, session, options, calls, undefined, served.audit);
 
   const sendListChanged = () => notifyListChanged(() => void server.sendToolListChanged().catch(() => {}));
   const stop = host.on('change', sendListChanged);
@@ -142,6 +151,7 @@ export function registerToolHandlers(
   calls?: Map<string, RequestId>,
   /** 2026-07-28: the calls in flight (an approval asks through its request) and the state's seal. */
   modern?: ModernApprovals,
+  audit?: AuditSink,
 ): void {
   server.setRequestHandler('tools/list', async () => ({ tools: session.tools('mcp') as never[] }));
 
@@ -156,9 +166,28 @@ export function registerToolHandlers(
       input: request.params.arguments ?? {},
     });
     const check = session.check(name);
+    const record =
+      audit === undefined
+        ? undefined
+        : (policy: AuditPolicy, status: Parameters<AuditSink['call']>[0]['status'], durationMs: number) =>
+            audit.call({
+              principal: session.principal?.id ?? 'local',
+              ...clientOf(server, ctx),
+              session: ctx.sessionId ?? session.id,
+              hostSession: session.id,
+              requestId: String(requestId),
+              tool: name,
+              ...ownerOf(session, name),
+              input: request.params.arguments ?? {},
+              policy,
+              status,
+              durationMs,
+              ...traceIdOf(ctx),
+            });
     // A plain Error with a code: the SDK sends its message as the JSON-RPC message as it is.
     if (!check.ok) {
       watch?.end?.({ result: errorResult(check.message), status: 'blocked', durationMs: 0 });
+      record?.(check.refusal, 'refused', 0);
       throw Object.assign(new Error(check.message), { code: ProtocolErrorCode.InvalidParams });
     }
     const observer = callObserver(name, ctx, watch);
@@ -178,12 +207,34 @@ export function registerToolHandlers(
       modern?.calls.delete(toolUseId);
     }
     watch?.end?.(outcome);
+    const asking = running?.asked !== undefined && modern !== undefined;
+    record?.('allowed', asking ? 'input-required' : outcome.status, outcome.durationMs);
     // The call stopped at its approval gate to ask the person: the answer comes with the retry.
     if (running?.asked !== undefined && modern !== undefined) {
       return approvalInputRequired(running.asked, modern.codec, ctx) as Promise<CallToolResult>;
     }
     return toCallToolResult(outcome);
   });
+}
+
+/** The MCP client's name: from its initialize (2025-11-25) or its request's envelope (2026-07-28). */
+function clientOf(server: Server, ctx: ServerContext): { client?: string } {
+  const envelope = ctx.mcpReq.envelope as { [CLIENT_INFO_META_KEY]?: { name?: unknown } } | undefined;
+  const name = envelope?.[CLIENT_INFO_META_KEY]?.name ?? server.getClientVersion()?.name;
+  return typeof name === 'string' ? { client: name } : {};
+}
+
+function ownerOf(session: Session, name: string): { owner?: string } {
+  const owner = session.ownerOf(name);
+  return owner === undefined ? {} : { owner };
+}
+
+/** The trace id of the request's `traceparent` (its second field). */
+function traceIdOf(ctx: ServerContext): { traceId?: string } {
+  const traceparent = (ctx.mcpReq._meta as Record<string, unknown> | undefined)?.traceparent;
+  if (typeof traceparent !== 'string') return {};
+  const id = traceparent.split('-')[1];
+  return id === undefined || !/^[0-9a-f]{32}$/.test(id) ? {} : { traceId: id };
 }
 
 /** The W3C trace context of a request's `_meta`, when it carries a `traceparent`. */

@@ -66,6 +66,7 @@ describe('config schema', () => {
       [
         '$schema',
         'approvals',
+        'audit',
         'builtins',
         'isolates',
         'limits',

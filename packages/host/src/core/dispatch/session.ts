@@ -19,6 +19,7 @@ import type {
 import { messageOf } from '../../util/errors.js';
 import { AsyncMutex } from '../../util/lock.js';
 import { planRegistry } from '../filter/plan.js';
+import { formatOwner } from '../refs.js';
 import { CODE_MODE_CONTEXT_KEY, isCodeModeTool } from '../register/code-mode.js';
 import { isAllowedTool, subjectOf } from '../register/policy.js';
 import type { SearchHit } from '../search/index.js';
@@ -322,6 +323,12 @@ export class Session {
       check: (name) => this.check(name),
     });
     if (options.activeTools !== undefined) this.setActiveToolsByName(options.activeTools);
+  }
+
+  /** Who owns tool `name` in the current Map (`plugin:weather`, `mcp:github`), for records. */
+  ownerOf(name: string): string | undefined {
+    const tool = this.#snapshot().registry.tools.get(name);
+    return tool === undefined ? undefined : formatOwner(tool.descriptor.owner);
   }
 
   /** The MCP clients whose answers count as approvals here: the principal's overlay, else `approvals.mcpClients`. */

@@ -44,6 +44,8 @@ export interface AuthGate {
   readonly token: string | undefined;
   /** One line for the start banner: how callers authenticate. */
   readonly summary: string;
+  /** The credentials it knows now (the project tokens), which no audit record may hold. */
+  secrets(): readonly string[];
 }
 
 export const ANONYMOUS: Principal = Object.freeze({ id: 'anonymous', kind: 'anonymous' });
@@ -78,6 +80,7 @@ export async function createAuthGate(
     return {
       authenticate: async () => ({ ok: true, principal: ANONYMOUS }),
       token: undefined,
+      secrets: () => [],
       summary: 'NO AUTHENTICATION (--allow-unauthenticated): any local process may call every tool',
     };
   }
@@ -108,6 +111,7 @@ export async function createAuthGate(
   };
   return {
     token: tokens.token('default'),
+    secrets: () => tokens.all(),
     summary: `bearer token required (the project's tokens in ${TOKENS_FILE}; toolhost token shows them)`,
     async authenticate(req) {
       const header = req.headers.authorization;

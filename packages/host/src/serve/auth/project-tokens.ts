@@ -14,6 +14,8 @@ export interface ProjectTokenCheck {
   check(token: string): Principal | undefined;
   /** The token of that name now (`default` for the client entries `mcp-config` prints). */
   token(name: string): string | undefined;
+  /** Every token now. */
+  all(): readonly string[];
 }
 
 interface Known {
@@ -59,5 +61,6 @@ export function projectTokenCheck(
       return found?.principal;
     },
     token: (name) => current().find((t) => t.name === name)?.token,
+    all: () => current().map((t) => t.token),
   };
 }
