@@ -33,7 +33,7 @@ export interface AuditCall {
   readonly owner?: string;
   readonly input: unknown;
   readonly policy: AuditPolicy;
-  readonly status: CallStatus | 'refused' | 'input-required';
+  readonly status: CallStatus | 'refused' | 'input-required' | 'rate-limited';
   readonly durationMs: number;
   readonly traceId?: string;
   /** The host session whose approvals concern this call. */

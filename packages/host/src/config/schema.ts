@@ -172,6 +172,16 @@ const mcpServer = z.union([
   }),
 ]);
 
+const rateLimit = z.strictObject({
+  perMinute: z.number().positive().describe('Calls a minute, refilled evenly'),
+  burst: z
+    .number()
+    .int()
+    .positive()
+    .optional()
+    .describe('Calls at once after a quiet spell (default perMinute)'),
+});
+
 const serve = z.strictObject({
   sessionIdleMs: z
     .number()
@@ -196,6 +206,18 @@ const serve = z.strictObject({
     .positive()
     .optional()
     .describe('Largest request body, bytes; a larger one gets 413 (default 4194304)'),
+  rateLimits: z
+    .strictObject({
+      principal: rateLimit.optional().describe("Each caller's tool calls, all tools together"),
+      tools: z
+        .record(z.string().min(1), rateLimit)
+        .optional()
+        .describe("Each caller's calls of the tools a name pattern (* wildcards) matches"),
+    })
+    .optional()
+    .describe(
+      'Token buckets per caller over HTTP; over one, the call gets 429 with Retry-After, saying which limit',
+    ),
   requestStateKey: z
     .string()
     .min(32)

@@ -29,6 +29,7 @@ import { type HttpSession, type McpSessionClose, SessionTable } from './http-ses
 import { ModernPrincipals } from './modern-principals.js';
 import { toWebRequest, writeWebResponse } from './node-web.js';
 import { type OriginCheck, originRule } from './origins.js';
+import { RateLimiter } from './rate-limit.js';
 import { createMcpServer, type McpServeOptions } from './server.js';
 
 /** How `serveHttp` listens and how long its MCP sessions live. */
@@ -233,6 +234,7 @@ export async function serveHttp(host: ToolHost, options: McpHttpOptions = {}): P
   // Made once listening (its file is named for the port); requests come only after that.
   let audit: AuditSink | undefined;
   let stopAudit: (() => void) | undefined;
+  const limiter = new RateLimiter(() => host.config.serve?.rateLimits);
   const modern = new ModernPrincipals(host, serveOptions, {
     call: (call) => audit?.call(call),
   });
@@ -345,6 +347,38 @@ export async function serveHttp(host: ToolHost, options: McpHttpOptions = {}): P
         return reject(res, 413, SERVER_ERROR, message, CLOSE);
       }
       if (body.kind === 'not-json') return reject(res, 400, PARSE_ERROR, `parse error: ${body.message}`);
+      const call = toolCallOf(body.value);
+      if (call !== undefined) {
+        const refused = limiter.take(principal.id, call.name);
+        if (refused !== undefined) {
+          audit?.call({
+            principal: principal.id,
+            session: sessionId ?? '-',
+            hostSession: '-',
+            requestId: String(call.id),
+            tool: call.name,
+            input: call.input,
+            policy: 'rate-limited',
+            status: 'rate-limited',
+            durationMs: 0,
+          });
+          res.writeHead(429, {
+            'content-type': 'application/json',
+            'retry-after': String(Math.max(1, Math.ceil(refused.retryAfterMs / 1000))),
+          });
+          return void res.end(
+            JSON.stringify({
+              jsonrpc: '2.0',
+              id: call.id,
+              error: {
+                code: SERVER_ERROR,
+                message: refused.message,
+                data: { retryAfterMs: refused.retryAfterMs },
+              },
+            }),
+          );
+        }
+      }
       if (session !== undefined) return session.link.transport.serve(req, res, body.value);
       if (sessionId === undefined) {
         const request = toWebRequest(req, res);
@@ -432,6 +466,19 @@ export async function serveHttp(host: ToolHost, options: McpHttpOptions = {}): P
 function requestIdOf(message: object): RequestId | undefined {
   const id = (message as { id?: unknown }).id;
   return typeof id === 'string' || typeof id === 'number' ? id : undefined;
+}
+
+/** The tool a single `tools/call` request names (a batch or another method: none). */
+function toolCallOf(body: unknown): { id: RequestId; name: string; input: unknown } | undefined {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) return undefined;
+  const { method, params, id } = body as {
+    method?: unknown;
+    params?: { name?: unknown; arguments?: unknown };
+    id?: unknown;
+  };
+  if (method !== 'tools/call' || typeof params?.name !== 'string') return undefined;
+  if (typeof id !== 'string' && typeof id !== 'number') return undefined;
+  return { id, name: params.name, input: params.arguments ?? {} };
 }
 
 function notFound(res: ServerResponse): void {
