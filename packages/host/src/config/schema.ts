@@ -206,6 +206,37 @@ const serve = z.strictObject({
     .positive()
     .optional()
     .describe('Largest request body, bytes; a larger one gets 413 (default 4194304)'),
+  allowedHosts: names
+    .optional()
+    .describe(
+      "Host names accepted in the Host header, besides the OAuth resource's (default 127.0.0.1, localhost, [::1]); behind a load balancer, the name clients use",
+    ),
+  auth: z
+    .strictObject({
+      tokens: z
+        .boolean()
+        .optional()
+        .describe(
+          "The project's bearer tokens (.toolhost/serve-tokens.json, toolhost token); false: OAuth only (default true)",
+        ),
+      oauth: z
+        .strictObject({
+          issuer: z.url().describe("The authorization server's issuer"),
+          resource: z
+            .url()
+            .describe(
+              "This server's canonical URI, the audience tokens must name: https://tools.example.com/mcp",
+            ),
+          jwksUri: z.url().optional().describe("Its signing keys (default: its metadata's jwks_uri)"),
+          scopes: names.optional().describe('Scopes every access token must carry'),
+        })
+        .optional()
+        .describe(
+          'Accept JWT access tokens of an authorization server (OAuth resource server, RFC 9728 metadata)',
+        ),
+    })
+    .optional()
+    .describe('How callers of the HTTP endpoint authenticate'),
   rateLimits: z
     .strictObject({
       principal: rateLimit.optional().describe("Each caller's tool calls, all tools together"),

@@ -199,9 +199,18 @@ export async function serveHttp(host: ToolHost, options: McpHttpOptions = {}): P
   checkOption('sessionIdleMs', options.sessionIdleMs, MAX_TIMER_MS);
   checkOption('maxSessions', options.maxSessions);
   const hostname = options.hostname ?? '127.0.0.1';
-  const gate: AuthGate = await createAuthGate(host.root, hostname, options.auth);
-
-  const allowedHosts = new Set((options.allowedHosts ?? LOCAL_HOSTS).map((h) => h.toLowerCase()));
+  const configured = host.config.serve?.auth;
+  const oauth = options.auth?.oauth ?? configured?.oauth;
+  const gate: AuthGate = await createAuthGate(host.root, hostname, {
+    ...options.auth,
+    ...(options.auth?.tokens === undefined && configured?.tokens === false ? { tokens: false } : {}),
+    ...(oauth === undefined ? {} : { oauth }),
+  });
+  const allowedHosts = new Set(
+    [...(options.allowedHosts ?? host.config.serve?.allowedHosts ?? LOCAL_HOSTS), ...gate.hosts].map((h) =>
+      h.toLowerCase(),
+    ),
+  );
   const origins = originRule(options.allowedOrigins ?? [...allowedHosts]);
   // Read at each use, so a config reload applies (the idle time to sessions opened after it).
   const maxBody = () => options.maxBodyBytes ?? host.config.serve?.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
@@ -297,8 +306,9 @@ export async function serveHttp(host: ToolHost, options: McpHttpOptions = {}): P
 
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
     const path = (req.url ?? '/').split('?')[0] ?? '/';
-    const page = dashboard !== undefined && path !== '/mcp' ? dashboard : undefined;
-    if (path !== '/mcp' && page === undefined) {
+    const wellKnown = path.startsWith('/.well-known/');
+    const page = dashboard !== undefined && path !== '/mcp' && !wellKnown ? dashboard : undefined;
+    if (path !== '/mcp' && page === undefined && !wellKnown) {
       return reject(res, 404, SERVER_ERROR, 'not found: the MCP endpoint is /mcp');
     }
     // The dashboard's routes answer `{ error }`; the MCP endpoint, JSON-RPC errors.
@@ -313,6 +323,7 @@ export async function serveHttp(host: ToolHost, options: McpHttpOptions = {}): P
       return forbid(`forbidden: Origin "${origin}" is not allowed (accepted: ${ownOrigins})`);
     }
     if (page !== undefined) return page.handle(req, res, path);
+    if (wellKnown) return metadata(res, gate.metadata(path));
     const auth = await gate.authenticate(req);
     if (!auth.ok) {
       req.resume();
@@ -479,6 +490,21 @@ function toolCallOf(body: unknown): { id: RequestId; name: string; input: unknow
   if (method !== 'tools/call' || typeof params?.name !== 'string') return undefined;
   if (typeof id !== 'string' && typeof id !== 'number') return undefined;
   return { id, name: params.name, input: params.arguments ?? {} };
+}
+
+/** RFC 9728 protected resource metadata, public (no token: it says where to get one). */
+function metadata(res: ServerResponse, document: object | undefined): void {
+  if (document === undefined) {
+    reject(
+      res,
+      404,
+      SERVER_ERROR,
+      'not found: this server has no OAuth metadata (serve.auth.oauth is not set)',
+    );
+    return;
+  }
+  res.writeHead(200, { 'content-type': 'application/json', 'access-control-allow-origin': '*' });
+  res.end(JSON.stringify(document));
 }
 
 function notFound(res: ServerResponse): void {

@@ -2,12 +2,17 @@ import type { IncomingMessage } from 'node:http';
 import {
   type AuthInfo,
   bearerAuthChallengeResponse,
+  buildOAuthProtectedResourceMetadata,
+  getOAuthProtectedResourceMetadataUrl,
   OAuthError,
   OAuthErrorCode,
+  type OAuthMetadata,
+  type OAuthProtectedResourceMetadata,
   type OAuthTokenVerifier,
   verifyBearerToken,
 } from '@modelcontextprotocol/server';
 import type { Principal } from '../../types.js';
+import { jwtVerifier, type OAuthResourceOptions } from './jwt.js';
 import { type ProjectTokenCheck, projectTokenCheck } from './project-tokens.js';
 import { projectTokens, type ServeToken, TOKENS_FILE } from './tokens.js';
 
@@ -29,6 +34,14 @@ export interface HttpAuthOptions {
    * server listens on a loopback address (127.0.0.0/8, ::1, localhost).
    */
   readonly allowUnauthenticated?: boolean;
+  /**
+   * The OAuth resource-server role (serve/auth/jwt.ts): access tokens issued by `issuer` for
+   * `resource`; default config `serve.auth.oauth`. Project tokens keep working beside it unless
+   * `tokens` is false.
+   */
+  readonly oauth?: OAuthResourceOptions;
+  /** The clock access tokens are checked against, ms (tests); default `Date.now`. */
+  readonly now?: () => number;
 }
 
 /** What the gate decided about one request. */
@@ -46,6 +59,10 @@ export interface AuthGate {
   readonly summary: string;
   /** The credentials it knows now (the project tokens), which no audit record may hold. */
   secrets(): readonly string[];
+  /** With OAuth: the RFC 9728 metadata document when `path` is its well-known path. */
+  metadata(path: string): OAuthProtectedResourceMetadata | undefined;
+  /** Host names that must be accepted (the OAuth resource's). */
+  readonly hosts: readonly string[];
 }
 
 export const ANONYMOUS: Principal = Object.freeze({ id: 'anonymous', kind: 'anonymous' });
@@ -60,6 +77,8 @@ export function isLoopback(hostname: string): boolean {
 const MISSING =
   `this MCP endpoint needs a bearer token: send "Authorization: Bearer <token>". ` +
   `toolhost token prints this project's token (${TOKENS_FILE}); toolhost mcp-config --url URL prints a client entry that sends it`;
+const MISSING_OAUTH =
+  'this MCP endpoint needs a bearer token: an OAuth access token from the authorization server its protected resource metadata names (see resource_metadata in WWW-Authenticate)';
 const WRONG = `the bearer token is not valid here: it is none of this project's tokens (rotated? toolhost token prints the current one)`;
 
 /**
@@ -81,48 +100,98 @@ export async function createAuthGate(
       authenticate: async () => ({ ok: true, principal: ANONYMOUS }),
       token: undefined,
       secrets: () => [],
+      metadata: () => undefined,
+      hosts: [],
       summary: 'NO AUTHENTICATION (--allow-unauthenticated): any local process may call every tool',
     };
   }
+  const oauth = options.oauth;
   const source = options.tokens ?? 'project';
-  if (source === false) {
-    throw new RangeError('serveHttp: auth.tokens is false and no other way to authenticate is configured');
+  if (source === false && oauth === undefined) {
+    throw new RangeError(
+      'serveHttp: auth.tokens is false and no other way to authenticate is configured (serve.auth.oauth)',
+    );
   }
-  let tokens: ProjectTokenCheck;
+  let tokens: ProjectTokenCheck | undefined;
   if (source === 'project') {
     await projectTokens(root);
     tokens = projectTokenCheck({ root });
-  } else {
+  } else if (source !== false) {
     tokens = projectTokenCheck({ tokens: source });
   }
+  const required = [...(oauth?.scopes ?? [])];
+  const jwt = oauth === undefined ? undefined : jwtVerifier(oauth, options.now);
+  const resourceMetadataUrl =
+    oauth === undefined ? undefined : getOAuthProtectedResourceMetadataUrl(new URL(oauth.resource));
+  const metadataPath = resourceMetadataUrl === undefined ? undefined : new URL(resourceMetadataUrl).pathname;
+  const document =
+    oauth === undefined
+      ? undefined
+      : buildOAuthProtectedResourceMetadata({
+          // Only the issuer is read from it: the document names the server, not its endpoints.
+          oauthMetadata: { issuer: oauth.issuer } as OAuthMetadata,
+          resourceServerUrl: new URL(oauth.resource),
+          ...(required.length === 0 ? {} : { scopesSupported: required }),
+          resourceName: 'toolhost',
+        });
   const verifier: OAuthTokenVerifier = {
     async verifyAccessToken(token) {
-      const principal = tokens.check(token);
-      if (principal === undefined) throw new OAuthError(OAuthErrorCode.InvalidToken, WRONG);
-      // A project token does not expire: it lasts until rotated. The SDK wants an expiry.
-      return {
-        token,
-        clientId: principal.id,
-        scopes: [],
-        expiresAt: Date.now() / 1000 + 3600,
-        extra: { principal },
-      };
+      // A project token looks like one; anything else is an access token to verify, when OAuth is on.
+      const principal = tokens?.check(token);
+      if (principal !== undefined) {
+        // A project token does not expire: it lasts until rotated. The SDK wants an expiry, and
+        // the scopes any token must have (a project token is the operator's: it has them all).
+        return {
+          token,
+          clientId: principal.id,
+          scopes: required,
+          expiresAt: Date.now() / 1000 + 3600,
+          ...(oauth === undefined ? {} : { resource: new URL(oauth.resource) }),
+          extra: { principal },
+        };
+      }
+      if (jwt !== undefined && !token.startsWith('th_')) return jwt.verify(token);
+      throw new OAuthError(OAuthErrorCode.InvalidToken, WRONG);
     },
   };
+  const challenge = {
+    requiredScopes: required,
+    ...(resourceMetadataUrl === undefined ? {} : { resourceMetadataUrl }),
+  };
+  const ways = [
+    ...(tokens === undefined ? [] : [`the project's tokens in ${TOKENS_FILE} (toolhost token shows them)`]),
+    ...(oauth === undefined ? [] : [`OAuth access tokens of ${oauth.issuer} for ${oauth.resource}`]),
+  ];
   return {
-    token: tokens.token('default'),
-    secrets: () => tokens.all(),
-    summary: `bearer token required (the project's tokens in ${TOKENS_FILE}; toolhost token shows them)`,
+    token: tokens?.token('default'),
+    summary: `bearer token required (${ways.join('; or ')})`,
+    secrets: () => tokens?.all() ?? [],
+    metadata: (path) =>
+      path === metadataPath || (metadataPath !== undefined && path === `${metadataPath}/`)
+        ? document
+        : undefined,
+    hosts: oauth === undefined ? [] : [new URL(oauth.resource).hostname.toLowerCase()],
     async authenticate(req) {
       const header = req.headers.authorization;
       try {
         if (header === undefined || header.trim() === '') {
-          throw new OAuthError(OAuthErrorCode.InvalidToken, MISSING);
+          throw new OAuthError(OAuthErrorCode.InvalidToken, oauth === undefined ? MISSING : MISSING_OAUTH);
         }
-        const authInfo = await verifyBearerToken(header, { verifier });
+        const authInfo = await verifyBearerToken(header, {
+          verifier,
+          ...challenge,
+          ...(oauth === undefined ? {} : { expectedResource: new URL(oauth.resource) }),
+        });
         return { ok: true, principal: authInfo.extra?.principal as Principal, authInfo };
       } catch (error) {
-        return { ok: false, response: bearerAuthChallengeResponse(error) };
+        const said =
+          error instanceof OAuthError && error.code === OAuthErrorCode.InsufficientScope
+            ? new OAuthError(
+                OAuthErrorCode.InsufficientScope,
+                `the access token lacks a scope this server requires (${required.join(' ')}; serve.auth.oauth.scopes): ask the authorization server for a token with them`,
+              )
+            : error;
+        return { ok: false, response: bearerAuthChallengeResponse(said, challenge) };
       }
     },
   };
