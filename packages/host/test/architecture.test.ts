@@ -23,6 +23,7 @@ const LAYERS: readonly (readonly string[])[] = [
   ['capabilities'],
   ['sources'],
   ['sources/builtin', 'sources/mcp', 'sources/plugins', 'sources/skills', 'code-mode'],
+  ['telemetry'],
   ['host', 'audit'],
   ['serve'],
   ['cli'],

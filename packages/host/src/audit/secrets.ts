@@ -29,6 +29,7 @@ export function grantedSecrets(config: ToolhostConfig, env: NodeJS.ProcessEnv): 
       }
     }
   }
+  found.push(...Object.values(config.telemetry?.otlp?.headers ?? {}));
   const key = config.serve?.requestStateKey;
   if (key !== undefined) found.push(key);
   return found;

@@ -510,6 +510,20 @@ export const configSchema = z
       })
       .optional()
       .describe('The audit trail: one JSON line per served call and approval, in a file per serving process'),
+    telemetry: z
+      .strictObject({
+        otlp: z
+          .strictObject({
+            endpoint: z.url().describe("The collector's OTLP/HTTP base address, e.g. http://127.0.0.1:4318"),
+            headers: z.record(z.string(), z.string()).optional().describe('Sent with every export'),
+            serviceName: z.string().min(1).optional().describe('service.name (default toolhost)'),
+            metricIntervalMs: ms('How often the call-duration metric is exported (default 60000)'),
+          })
+          .optional()
+          .describe('Export spans (execute_tool, tools/call) and the call-duration metric over OTLP/HTTP'),
+      })
+      .optional()
+      .describe('OpenTelemetry: without it, spans are no-ops unless the embedding program registers an SDK'),
     principals: z
       .record(z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/), principal)
       .optional()

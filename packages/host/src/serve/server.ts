@@ -3,6 +3,7 @@ import {
   CLIENT_INFO_META_KEY,
   type jsonSchemaValidator,
   type LoggingLevel,
+  PROTOCOL_VERSION_META_KEY,
   ProtocolErrorCode,
   type RequestId,
   Server,
@@ -11,6 +12,7 @@ import {
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/server/validators/ajv';
 import type { AuditPolicy, AuditSink } from '../audit/trail.js';
 import type { Session, SessionOptions } from '../core/dispatch/session.js';
+import { parentOf, SpanKind, SpanStatusCode, startSpan, traceContextOf } from '../core/dispatch/telemetry.js';
 import { errorResult } from '../core/wrap/results.js';
 import type { CallObserver, CallOutcome } from '../core/wrap/wrapper.js';
 import type { ToolHost } from '../host/host.js';
@@ -166,6 +168,7 @@ export function registerToolHandlers(
       input: request.params.arguments ?? {},
     });
     const check = session.check(name);
+    let traceId = traceIdOf(ctx).traceId;
     const record =
       audit === undefined
         ? undefined
@@ -182,7 +185,7 @@ export function registerToolHandlers(
               policy,
               status,
               durationMs,
-              ...traceIdOf(ctx),
+              ...(traceId === undefined ? {} : { traceId }),
             });
     // A plain Error with a code: the SDK sends its message as the JSON-RPC message as it is.
     if (!check.ok) {
@@ -195,17 +198,34 @@ export function registerToolHandlers(
     calls?.set(toolUseId, requestId);
     const running: ModernCall | undefined = modern === undefined ? undefined : { ctx };
     if (running !== undefined) modern?.calls.set(toolUseId, running);
+    // The MCP server span of the request (its parent: the caller's traceparent); the call's
+    // execute_tool span is its child.
+    const caller = traceOf(ctx).trace;
+    const span = startSpan(`tools/call ${name}`, SpanKind.SERVER, parentOf(caller), {
+      'mcp.method.name': 'tools/call',
+      'jsonrpc.request.id': String(requestId),
+      'mcp.protocol.version': protocolOf(server, ctx),
+      'gen_ai.tool.name': name,
+      ...(ctx.sessionId === undefined ? {} : { 'mcp.session.id': ctx.sessionId }),
+    });
+    const trace = traceContextOf(span, caller);
+    traceId = trace?.traceparent.split('-')[1] ?? traceId;
     let outcome: CallOutcome;
     try {
       outcome = await session.call(name, request.params.arguments ?? {}, toolUseId, {
         signal: ctx.mcpReq.signal,
         observer,
-        ...traceOf(ctx),
+        ...(trace === undefined ? {} : { trace }),
       });
     } finally {
       calls?.delete(toolUseId);
       modern?.calls.delete(toolUseId);
     }
+    if (outcome.result.isError === true) {
+      span.setAttribute('error.type', 'tool_error');
+      span.setStatus({ code: SpanStatusCode.ERROR });
+    }
+    span.end();
     watch?.end?.(outcome);
     const asking = running?.asked !== undefined && modern !== undefined;
     record?.('allowed', asking ? 'input-required' : outcome.status, outcome.durationMs);
@@ -227,6 +247,13 @@ function clientOf(server: Server, ctx: ServerContext): { client?: string } {
 function ownerOf(session: Session, name: string): { owner?: string } {
   const owner = session.ownerOf(name);
   return owner === undefined ? {} : { owner };
+}
+
+/** The revision a request speaks: its envelope's (2026-07-28), else the one its session negotiated. */
+function protocolOf(server: Server, ctx: ServerContext): string {
+  const envelope = ctx.mcpReq.envelope as { [PROTOCOL_VERSION_META_KEY]?: unknown } | undefined;
+  const version = envelope?.[PROTOCOL_VERSION_META_KEY];
+  return typeof version === 'string' ? version : (server.getNegotiatedProtocolVersion() ?? 'unknown');
 }
 
 /** The trace id of the request's `traceparent` (its second field). */

@@ -76,6 +76,7 @@ describe('config schema', () => {
         'sandbox',
         'serve',
         'signals',
+        'telemetry',
         'tools',
       ].sort(),
     );

@@ -74,6 +74,7 @@ import {
   skillsPromptSection,
   skillToolFor,
 } from './skills.js';
+import { executeToolSpan } from './telemetry.js';
 
 export type {
   ActivationResult,
@@ -617,9 +618,15 @@ export class Session {
             ...(trace === undefined ? {} : { trace }),
           };
     const end = state.snapshot.track?.();
+    const span = executeToolSpan(name, toolUseId, tool.source, trace);
+    // The call passes on its own span's context, so a bridged server's spans are its children.
+    const traced = span.trace === trace || span.trace === undefined ? ctx : { ...ctx, trace: span.trace };
+    let outcome: CallOutcome | undefined;
     try {
-      return await callTool(tool, toolUseId, input, ctx);
+      outcome = await callTool(tool, toolUseId, input, traced);
+      return outcome;
     } finally {
+      span.end(outcome?.status ?? 'executor-threw', outcome?.durationMs ?? 0);
       end?.();
     }
   }
