@@ -43,7 +43,7 @@ export type CommandName =
 /** Help of every command; kept apart from the commands so `--help` loads none of them. */
 export const HELP = {
   dev: {
-    usage: 'toolhost dev [--port PORT] [--root DIR] [--config FILE]',
+    usage: 'toolhost dev [--port PORT] [--allow-unauthenticated] [--root DIR] [--config FILE]',
     summary:
       'Loads the project, prints the plan, serves it over MCP streamable HTTP and rebuilds on every change.',
     details: [
@@ -73,7 +73,7 @@ export const HELP = {
   },
   call: {
     usage:
-      'toolhost call NAME [--input JSON | --input-file FILE|-] [--json] [--yes | --yes-all] [--url URL | --root DIR] [--config FILE]',
+      'toolhost call NAME [--input JSON | --input-file FILE|-] [--json] [--yes | --yes-all] [--url URL [--token TOKEN]] [--root DIR] [--config FILE]',
     summary: 'Calls one tool through the full wrapper (validation, hooks, limits) and prints its result.',
     details: [
       "Prints the text of the result on stdout, and the tool's log lines on stderr. With --json, prints",
