@@ -19,7 +19,10 @@ const make = async (dashboard) => {
     configFile: false,
     customTools: [echo],
   });
-  const served = await serveHttp(host, dashboard ? { dashboard: {} } : {});
+  const served = await serveHttp(host, {
+    auth: { allowUnauthenticated: true },
+    ...(dashboard ? { dashboard: {} } : {}),
+  });
   return { host, served, session: host.session() };
 };
 const plain = await make(false);

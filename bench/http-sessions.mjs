@@ -70,11 +70,11 @@ const untilExpired = async (n) => {
 };
 
 // Sessions that stay open (the default idle time), then close().
-const lasting = await serveHttp(host, { maxSessions: HELD });
+const lasting = await serveHttp(host, { auth: { allowUnauthenticated: true }, maxSessions: HELD });
 await flood(lasting.port, 200); // warm-up
 await lasting.close();
 const baseline = await heap();
-const kept = await serveHttp(host, { maxSessions: HELD });
+const kept = await serveHttp(host, { auth: { allowUnauthenticated: true }, maxSessions: HELD });
 const perSecond = await flood(kept.port, HELD);
 const held = await heap();
 console.log(`initialize, ${WIDTH} in flight: ${perSecond.toFixed(0)}/s`);
@@ -86,7 +86,12 @@ const closed = await heap();
 console.log(`heap after close(): ${((closed - baseline) / 1024 / 1024).toFixed(2)} MB above the baseline`);
 
 // Sessions left to expire.
-const expiring = await serveHttp(host, { sessionIdleMs: 100, maxSessions: HELD, onSessionClose });
+const expiring = await serveHttp(host, {
+  auth: { allowUnauthenticated: true },
+  sessionIdleMs: 100,
+  maxSessions: HELD,
+  onSessionClose,
+});
 await flood(expiring.port, HELD);
 await untilExpired(HELD);
 console.log(

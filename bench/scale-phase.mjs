@@ -123,7 +123,7 @@ async function save() {
     ...options,
   });
   check(host);
-  const http = await serveHttp(host, { port: 0 });
+  const http = await serveHttp(host, { auth: { allowUnauthenticated: true }, port: 0 });
   const client = new Client({ name: 'scale-bench', version: '1.0.0' });
   await client.connect(new StreamableHTTPClientTransport(new URL(http.url)));
   let onListChanged;

@@ -108,13 +108,17 @@ describe('toolhost call, for a call needing approval', () => {
         'healthy_echo',
         '--url',
         url,
+        '--root',
+        remote.root,
         '--yes',
         '--input',
         '{"text":"hi"}',
       ]);
       expect(approved).toEqual({ code: 0, stdout: 'echo: hi\n', stderr: '' });
 
-      const refused = await toolhost(['call', 'healthy_echo', '--url', url, '--input', '{"text":"hi"}']);
+      const refused = await toolhost(['call', 'healthy_echo', '--url', url, '--input', '{"text":"hi"}'], {
+        cwd: remote.root,
+      });
       expect(refused.code).toBe(1);
       expect(refused.stderr).toContain('pass --yes to approve it');
       expect(refused.stdout).toContain('Tool "healthy_echo" was not approved');

@@ -2,7 +2,7 @@
 import { execFile } from 'node:child_process';
 import * as path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { project, REPO, startToolhost, toolhost } from './cli.js';
+import { cleanEnv, project, projectToken, REPO, startToolhost, toolhost } from './cli.js';
 
 const URL_LINE = /MCP (http:\/\/127\.0\.0\.1:\d+\/mcp) \(streamable HTTP\)/;
 
@@ -51,8 +51,15 @@ describe('toolhost call', () => {
       // An empty folder as --root would have no tool: the answer can only come from the server.
       const run = await toolhost(['call', 'healthy_echo', '--url', url, '--input', '{"text":"remote"}'], {
         cwd: path.dirname(root),
+        env: cleanEnv({ TOOLHOST_TOKEN: projectToken(root) }),
       });
       expect(run).toEqual({ code: 0, stdout: 'echo: remote\n', stderr: '' });
+      // Without a token (none in the folder, none given) it says where one comes from.
+      const anonymous = await toolhost(['call', 'healthy_echo', '--url', url], { cwd: path.dirname(root) });
+      expect(anonymous.code).not.toBe(0);
+      expect(anonymous.stderr).toMatch(
+        /wants a bearer token and none was found: pass --token, set TOOLHOST_TOKEN/,
+      );
       await dev.stdout.waitFor(/\] healthy_echo ok in \d+ ms/);
 
       const json = await toolhost([
@@ -60,6 +67,8 @@ describe('toolhost call', () => {
         'healthy_echo',
         '--url',
         url,
+        '--root',
+        root,
         '--json',
         '--input',
         '{"text":"j"}',
@@ -69,7 +78,7 @@ describe('toolhost call', () => {
         isError: false,
       });
 
-      const unknown = await toolhost(['call', 'nope', '--url', url]);
+      const unknown = await toolhost(['call', 'nope', '--url', url, '--token', projectToken(root)]);
       expect(unknown.code).toBe(1);
       expect(unknown.stdout).toMatch(/^Unknown tool "nope"/);
     } finally {

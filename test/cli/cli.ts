@@ -3,6 +3,7 @@
  * `npm run build` must have run (the root `npm test` does it first).
  */
 import { type ChildProcess, spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { cp, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
@@ -11,6 +12,19 @@ import { fileURLToPath } from 'node:url';
 export const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 export const CLI = path.join(REPO, 'packages/host/dist/cli/main.js');
 export const FIXTURES = path.join(REPO, 'test/fixtures/plugins');
+
+/** The `default` bearer token of the project at `root` (a server made it on start). */
+export function projectToken(root: string): string {
+  const file = JSON.parse(readFileSync(path.join(root, '.toolhost', 'serve-tokens.json'), 'utf8')) as {
+    tokens: Record<string, string>;
+  };
+  return file.tokens.default ?? '';
+}
+
+/** The SDK client transport's options that send the project's token. */
+export function withToken(root: string): { requestInit: RequestInit } {
+  return { requestInit: { headers: { authorization: `Bearer ${projectToken(root)}` } } };
+}
 
 /** The runner's environment without colour settings or vitest's variables; `extra` sets (or, undefined, removes) more. */
 export function cleanEnv(extra: Record<string, string | undefined> = {}): NodeJS.ProcessEnv {

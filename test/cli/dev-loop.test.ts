@@ -6,7 +6,7 @@ import * as path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { describe, expect, it } from 'vitest';
-import { project, REPO, startToolhost, toolhost } from './cli.js';
+import { project, REPO, startToolhost, toolhost, withToken } from './cli.js';
 
 const URL_LINE = /MCP (http:\/\/127\.0\.0\.1:(\d+)\/mcp) \(streamable HTTP\)/;
 
@@ -30,9 +30,9 @@ export default definePlugin({
 });
 `;
 
-async function connect(url: string): Promise<Client> {
+async function connect(url: string, root: string): Promise<Client> {
   const client = new Client({ name: 'dev-loop-test', version: '1.0.0' });
-  await client.connect(new StreamableHTTPClientTransport(new URL(url)));
+  await client.connect(new StreamableHTTPClientTransport(new URL(url), withToken(root)));
   return client;
 }
 
@@ -43,7 +43,7 @@ describe('toolhost dev loop', () => {
     const dev = startToolhost(['dev', '--port', '0', '--root', root]);
     try {
       const [, url = ''] = await dev.stdout.waitFor(URL_LINE);
-      const client = await connect(url);
+      const client = await connect(url, root);
       try {
         await client.callTool({ name: 'healthy_echo', arguments: { text: 'hi' } });
         await dev.stdout.waitFor(

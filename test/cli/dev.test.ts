@@ -3,11 +3,11 @@ import * as path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { describe, expect, it } from 'vitest';
-import { cleanEnv, project, REPO, start, startToolhost } from './cli.js';
+import { cleanEnv, project, projectToken, REPO, start, startToolhost, withToken } from './cli.js';
 
-async function toolNames(url: string): Promise<string[]> {
+async function toolNames(url: string, root: string): Promise<string[]> {
   const client = new Client({ name: 'cli-test', version: '1.0.0' });
-  await client.connect(new StreamableHTTPClientTransport(new URL(url)));
+  await client.connect(new StreamableHTTPClientTransport(new URL(url), withToken(root)));
   try {
     return (await client.listTools()).tools.map((t) => t.name);
   } finally {
@@ -29,7 +29,9 @@ describe('toolhost dev', () => {
       expect(dev.stdout.text).toMatch(/watching .*plugins\/ and .*toolhost\.config\.json; Ctrl-C to stop\n/);
       // The dashboard's address carries the run's token: its API answers only the page opened from it.
       expect(dev.stdout.text).toMatch(/^dashboard http:\/\/127\.0\.0\.1:\d+\/\?token=[A-Za-z0-9_-]{43}$/m);
-      expect(await toolNames(url)).toEqual(['healthy_echo']);
+      // The endpoint's bearer token, made for the project on first use, is printed too.
+      expect(dev.stdout.text).toContain(`token ${projectToken(root)} (send "Authorization: Bearer <token>"`);
+      expect(await toolNames(url, root)).toEqual(['healthy_echo']);
 
       const file = path.join(root, 'plugins', 'healthy', 'index.ts');
       const from = dev.stdout.text.length;
@@ -38,7 +40,7 @@ describe('toolhost dev', () => {
         /^\d\d:\d\d:\d\d plugins:healthy rebuilt in \d+ ms: added healthy_echo2; removed healthy_echo$/m,
         { from },
       );
-      expect(await toolNames(url)).toEqual(['healthy_echo2']);
+      expect(await toolNames(url, root)).toEqual(['healthy_echo2']);
 
       // A save that breaks the plugin hides its tools, with the reason.
       const broken = dev.stdout.text.length;
@@ -49,7 +51,7 @@ describe('toolhost dev', () => {
           from: broken,
         },
       );
-      expect(await toolNames(url)).toEqual([]);
+      expect(await toolNames(url, root)).toEqual([]);
     } finally {
       expect(await dev.stop('SIGINT')).toBe(0);
       await dispose();
@@ -65,7 +67,7 @@ describe('toolhost dev', () => {
     try {
       const [, url = ''] = await npm.stdout.waitFor(URL_LINE, { timeoutMs: 30_000 });
       expect(npm.stdout.text).toContain('toolhost dev --root .');
-      const names = await toolNames(url);
+      const names = await toolNames(url, REPO);
       expect(names).toEqual(
         expect.arrayContaining(['text_stats', 'text_case', 'notes_add', 'audit_echo', 'read']),
       );

@@ -28,7 +28,9 @@ describe('list and doctor show the executor kinds side by side', () => {
       cache: false,
       configFile: false,
     });
-    served = await serveHttp(hostB);
+    served = await serveHttp(hostB, {
+      auth: { allowUnauthenticated: true },
+    });
     ({ root, dispose } = await project(['healthy'], {
       mcpServers: { b: { url: served.url, net: [new URL(served.url).host] } },
     }));

@@ -5,7 +5,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CLI, cleanEnv, project, startToolhost } from './cli.js';
+import { CLI, cleanEnv, project, startToolhost, withToken } from './cli.js';
 
 const config = { builtins: false };
 
@@ -65,7 +65,7 @@ describe('toolhost serve --http', () => {
         /MCP streamable HTTP at (http:\/\/127\.0\.0\.1:\d+\/mcp) \(not watching\); plugin isolates in an executor process/,
       );
       const client = new Client({ name: 'cli-test', version: '1.0.0' });
-      await client.connect(new StreamableHTTPClientTransport(new URL(url ?? '')));
+      await client.connect(new StreamableHTTPClientTransport(new URL(url ?? ''), withToken(root)));
       expect((await client.listTools()).tools.map((t) => t.name)).toEqual(['healthy_echo']);
       const result = await client.callTool({ name: 'healthy_echo', arguments: { text: 'over http' } });
       expect(result).toMatchObject({ content: [{ type: 'text', text: 'echo: over http' }] });

@@ -11,7 +11,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CallJson, ListJson } from '../../packages/host/src/cli/types.js';
-import { CLI, cleanEnv, project, startToolhost, toolhost } from './cli.js';
+import { CLI, cleanEnv, project, startToolhost, toolhost, withToken } from './cli.js';
 
 /** A control character a terminal would act on: C0 but tab and newline (and CR before LF), DEL, C1, bidi controls. */
 const RAW =
@@ -131,7 +131,7 @@ describe('text from plugins and skills reaches the terminal inert', () => {
       // In the plan printed at start, or in the rebuild that adds the plugin once it has landed.
       await dev.stdout.waitFor(/ {2}escapes_say +plugin|added escapes_fail, escapes_say/);
       const client = new Client({ name: 'escapes-test', version: '1.0.0' });
-      await client.connect(new StreamableHTTPClientTransport(new URL(url)));
+      await client.connect(new StreamableHTTPClientTransport(new URL(url), withToken(root)));
       try {
         await client.callTool({ name: 'escapes_say', arguments: {} });
         await client.callTool({ name: 'escapes_fail', arguments: {} });

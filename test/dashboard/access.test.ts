@@ -60,7 +60,7 @@ beforeAll(async () => {
     tools: { approve: ['deploy'] },
     approvals: { mcpClients: ['person-app'] },
   });
-  served = await serveHttp(host, { dashboard: {} });
+  served = await serveHttp(host, { auth: { allowUnauthenticated: true }, dashboard: {} });
   base = served.url.replace(/\/mcp$/, '');
   person = new Client({ name: 'person-app', version: '1' }, { capabilities: { elicitation: { form: {} } } });
   person.setRequestHandler(
@@ -153,14 +153,16 @@ describe('the page that holds the token', () => {
 
   it('is given the address with a fresh token of 32 random bytes, different on every server', async () => {
     expect(served.dashboardUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/\?token=[A-Za-z0-9_-]{43}$/);
-    const other = await serveHttp(host, { dashboard: {} });
+    const other = await serveHttp(host, { auth: { allowUnauthenticated: true }, dashboard: {} });
     try {
       expect(other.dashboardUrl).not.toBe(served.dashboardUrl);
       expect(new URL(other.dashboardUrl ?? '').searchParams.get('token')).not.toBe(token());
     } finally {
       await other.close();
     }
-    const plain = await serveHttp(host);
+    const plain = await serveHttp(host, {
+      auth: { allowUnauthenticated: true },
+    });
     expect(plain.dashboardUrl).toBeUndefined();
     await plain.close();
   });

@@ -53,7 +53,9 @@ const getJson = async (url: string) => {
 
 beforeAll(async () => {
   hostB = await createHost({ builtins: false, pluginsDir: false, configFile: false, customTools: [echo] });
-  servedB = await serveHttp(hostB);
+  servedB = await serveHttp(hostB, {
+    auth: { allowUnauthenticated: true },
+  });
   project = await watchedProject({
     customTools: [echo, wipe],
     hooks: [
@@ -98,7 +100,10 @@ beforeAll(async () => {
   await mkdir(path.join(assets, 'lib'));
   await writeFile(path.join(assets, 'lib', 'form.js'), 'export const x = 1;\n');
   await writeFile(path.join(path.dirname(assets), 'secret.txt'), 'outside');
-  served = await serveHttp(project.host, { dashboard: { assetsDir: assets } });
+  served = await serveHttp(project.host, {
+    auth: { allowUnauthenticated: true },
+    dashboard: { assetsDir: assets },
+  });
   base = served.url.replace(/\/mcp$/, '');
   token = new URL(served.dashboardUrl ?? '').searchParams.get('token') ?? '';
   auth = { authorization: `Bearer ${token}` };
@@ -309,7 +314,9 @@ describe('security: Host and Origin on every route, CSRF on POST', () => {
   });
 
   it('serve --http without the dashboard option serves only /mcp', async () => {
-    const plain = await serveHttp(project.host);
+    const plain = await serveHttp(project.host, {
+      auth: { allowUnauthenticated: true },
+    });
     try {
       expect((await raw(plain.url.replace(/\/mcp$/, '/'))).status).toBe(404);
       expect((await raw(plain.url.replace(/\/mcp$/, '/api/state'))).status).toBe(404);

@@ -16,7 +16,10 @@ beforeAll(async () => {
   project = await watchedProject();
   await project.writePlugin('live', pluginSource('live', 'live_one', '"one"'));
   await project.start();
-  served = await serveHttp(project.host, { dashboard: { assetsDir: project.root } });
+  served = await serveHttp(project.host, {
+    auth: { allowUnauthenticated: true },
+    dashboard: { assetsDir: project.root },
+  });
   base = served.url.replace(/\/mcp$/, '');
   token = new URL(served.dashboardUrl ?? '').searchParams.get('token') ?? '';
 }, 30_000);

@@ -37,7 +37,9 @@ describe('host A bridges host B served over HTTP', () => {
       sandbox: 'inline',
       cache: false,
     });
-    served = await serveHttp(hostB);
+    served = await serveHttp(hostB, {
+      auth: { allowUnauthenticated: true },
+    });
     rootA = await mkdtemp(path.join(tmpdir(), 'toolhost-a-'));
     hostA = await createHost({
       root: rootA,
@@ -92,7 +94,9 @@ describe('mcpServers on hot reload', () => {
       sandbox: 'inline',
       cache: false,
     });
-    const served = await serveHttp(hostB);
+    const served = await serveHttp(hostB, {
+      auth: { allowUnauthenticated: true },
+    });
     const rootA = await mkdtemp(path.join(tmpdir(), 'toolhost-a2-'));
     const configFile = path.join(rootA, 'toolhost.config.json');
     await writeFile(configFile, '{}');

@@ -131,7 +131,9 @@ describe('the MCP conformance suite against toolhost serve --http', () => {
         }),
       ],
     });
-    served = await serveHttp(host);
+    served = await serveHttp(host, {
+      auth: { allowUnauthenticated: true },
+    });
   });
 
   afterAll(async () => {

@@ -79,8 +79,12 @@ describe('MCP 2026-07-28 approvals over input_required', () => {
   beforeAll(async () => {
     hostA = await approvingHost(ran);
     hostB = await approvingHost(ran);
-    a = await serveHttp(hostA);
-    b = await serveHttp(hostB);
+    a = await serveHttp(hostA, {
+      auth: { allowUnauthenticated: true },
+    });
+    b = await serveHttp(hostB, {
+      auth: { allowUnauthenticated: true },
+    });
   });
 
   afterAll(async () => {

@@ -72,7 +72,9 @@ describe('MCP 2026-07-28: the SDK v2 client pinned to the revision', () => {
       sandbox: 'inline',
       mcpServers: { echo: { url: echo.url, net: [new URL(echo.url).host] } },
     });
-    served = await serveHttp(host);
+    served = await serveHttp(host, {
+      auth: { allowUnauthenticated: true },
+    });
   });
 
   afterAll(async () => {

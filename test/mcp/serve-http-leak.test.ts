@@ -108,6 +108,7 @@ describe('MCP HTTP sessions under a flood of abandoned clients', () => {
       // A cap above the flood: on a loaded machine more than the default 256 could be alive at once,
       // and an eviction would end a session some other way than by expiring.
       const expiring = await serveHttp(host, {
+        auth: { allowUnauthenticated: true },
         sessionIdleMs: 200,
         maxSessions: 10_000,
         onSessionClose: closes.onSessionClose,
@@ -133,7 +134,7 @@ describe('MCP HTTP sessions under a flood of abandoned clients', () => {
 
       // Sessions that do not expire (the default idle time) are all ended by close().
       const KEPT = 800;
-      const lasting = await serveHttp(host, { maxSessions: KEPT });
+      const lasting = await serveHttp(host, { auth: { allowUnauthenticated: true }, maxSessions: KEPT });
       await abandon(lasting.port, KEPT);
       expect(lasting.sessions).toBe(KEPT);
       expect(listeners.count).toBe(KEPT);

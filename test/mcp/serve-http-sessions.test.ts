@@ -66,7 +66,11 @@ async function start(options: McpHttpOptions = {}, config: ToolhostConfigInput =
   });
   const listeners = countChangeListeners(host);
   const closes = sessionCloses();
-  served = await serveHttp(host, { onSessionClose: closes.onSessionClose, ...options });
+  served = await serveHttp(host, {
+    auth: { allowUnauthenticated: true },
+    onSessionClose: closes.onSessionClose,
+    ...options,
+  });
   return { served, url: served.url, listeners, closes };
 }
 
@@ -254,14 +258,18 @@ describe('MCP HTTP sessions: the cap', () => {
 
   it('checks its options and names the one that is wrong', async () => {
     host = await createHost({ pluginsDir: false, builtins: false, configFile: false });
-    await expect(serveHttp(host, { maxSessions: 0 })).rejects.toThrow(/maxSessions must be a whole number/);
-    await expect(serveHttp(host, { sessionIdleMs: 2 ** 31 })).rejects.toThrow(
-      /sessionIdleMs .* got 2147483648/,
+    await expect(serveHttp(host, { auth: { allowUnauthenticated: true }, maxSessions: 0 })).rejects.toThrow(
+      /maxSessions must be a whole number/,
     );
-    await expect(serveHttp(host, { maxBodyBytes: 1.5 })).rejects.toThrow(/maxBodyBytes/);
-    await expect(serveHttp(host, { allowedOrigins: ['http://localhost:1/path'] })).rejects.toThrow(
-      /allowedOrigins: "http:\/\/localhost:1\/path" is not an origin/,
-    );
+    await expect(
+      serveHttp(host, { auth: { allowUnauthenticated: true }, sessionIdleMs: 2 ** 31 }),
+    ).rejects.toThrow(/sessionIdleMs .* got 2147483648/);
+    await expect(
+      serveHttp(host, { auth: { allowUnauthenticated: true }, maxBodyBytes: 1.5 }),
+    ).rejects.toThrow(/maxBodyBytes/);
+    await expect(
+      serveHttp(host, { auth: { allowUnauthenticated: true }, allowedOrigins: ['http://localhost:1/path'] }),
+    ).rejects.toThrow(/allowedOrigins: "http:\/\/localhost:1\/path" is not an origin/);
   });
 });
 

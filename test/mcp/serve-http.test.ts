@@ -100,7 +100,9 @@ describe('toolhost served over MCP streamable HTTP', () => {
       availability: { env: {} },
       customTools: [...tools, waits],
     });
-    served = await serveHttp(host);
+    served = await serveHttp(host, {
+      auth: { allowUnauthenticated: true },
+    });
     client = new Client({ name: 'test-client', version: '1.0.0' });
     await client.connect(new StreamableHTTPClientTransport(new URL(served.url)));
   });

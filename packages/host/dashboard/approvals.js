@@ -73,6 +73,8 @@ export function renderApprovals(pending) {
           null,
           'tool ',
           h('code', null, approval.tool),
+          approval.principal ? ' · for ' : null,
+          approval.principal ? h('code', { class: 'principal' }, approval.principal) : null,
           ' · waited ',
           h('span', { class: 'waited', dataset: { requestedAt: approval.requestedAt } }, waited(approval)),
         ),

@@ -111,6 +111,8 @@ function callEvent(event, callRows) {
     ' ',
     h('span', { class: 'badge source' }, event.source ?? ''),
     ' ',
+    event.principal ? h('code', { class: 'principal dim' }, event.principal) : null,
+    event.principal ? ' ' : null,
     h('strong', { class: 'call-tool' }, event.tool ?? ''),
     ' ',
     folded(event.input, 'input'),

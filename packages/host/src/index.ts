@@ -79,6 +79,7 @@ export type {
   HookApprovalRequest,
   InputCheck,
   InputIssue,
+  Principal,
   RegisteredTool,
   RegistryDiagnostic,
   RegistryDiagnosticCode,
@@ -183,6 +184,8 @@ export {
 
 // Serving a host's tools over MCP from code (what `toolhost serve` does).
 
+export type { HttpAuthOptions } from './serve/auth/gate.js';
+export type { ServeToken } from './serve/auth/tokens.js';
 export type { DashboardEvent, DashboardOptions } from './serve/dashboard/index.js';
 export type { McpHttpOptions, McpHttpServer } from './serve/http.js';
 export { serveHttp } from './serve/http.js';

@@ -48,6 +48,27 @@ export interface TraceContext {
 }
 
 /**
+ * Who is calling, as the HTTP endpoint authenticated them: a project token, an OAuth access
+ * token, or nobody (a loopback server started with `--allow-unauthenticated`). Plain data; the
+ * credential itself is never kept here.
+ */
+export interface Principal {
+  /** `token:<name>`, `oauth:<subject>` (the JWT's `sub`) or `anonymous`: what the audit trail records. */
+  readonly id: string;
+  readonly kind: 'token' | 'oauth' | 'anonymous';
+  /** The project token's name (kind `token`). */
+  readonly tokenName?: string;
+  /** The JWT's `sub` (kind `oauth`). */
+  readonly subject?: string;
+  /** The OAuth client the token was issued to (`client_id` or `azp`). */
+  readonly clientId?: string;
+  /** The scopes the token carries. */
+  readonly scopes?: readonly string[];
+  /** The JWT's claims (kind `oauth`), for `principals.<name>.match.claim`. */
+  readonly claims?: Readonly<Record<string, unknown>>;
+}
+
+/**
  * The host side of an executor, whatever its kind. The wrapper treats every kind alike: it
  * validates the input on the host (with `validateInput`, or the descriptor's JSON Schema), runs
  * the before-hooks, then awaits `run`.

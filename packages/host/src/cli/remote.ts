@@ -1,8 +1,11 @@
 /** `toolhost call --url`: one call to a running MCP server over streamable HTTP, with the SDK client. */
 
+import * as path from 'node:path';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import type { ToolLogger, ToolResult } from '@toolhost/plugin-sdk';
+import { DEFAULT_TOKEN_NAME, readTokensSync, TOKENS_FILE } from '../serve/auth/tokens.js';
 import { messageOf } from '../util/errors.js';
+import { isDirectory } from '../util/stat.js';
 import { UsageError } from './args.js';
 import { version } from './version.js';
 
@@ -32,6 +35,27 @@ function unprefixed(block: ToolResult['content'][number]): ToolResult['content']
   return block.type === 'text' ? { ...block, text: withoutCode(block.text) } : block;
 }
 
+/**
+ * The bearer token `call --url` sends: `--token`, else `$TOOLHOST_TOKEN`, else the `default`
+ * token of the project at `--root` (the current folder), if it has one. Never makes a token: a
+ * project without one is not the server's.
+ */
+export async function tokenFor(
+  flag: string | undefined,
+  root: string | undefined,
+): Promise<string | undefined> {
+  if (flag !== undefined) return flag;
+  const env = process.env.TOOLHOST_TOKEN;
+  if (env !== undefined && env !== '') return env;
+  const dir = path.resolve(root ?? '.');
+  if (!(await isDirectory(dir))) throw new UsageError(`--root ${root ?? '.'}: no such directory`);
+  try {
+    return readTokensSync(dir).find((t) => t.name === DEFAULT_TOKEN_NAME)?.token;
+  } catch (error) {
+    throw new UsageError(messageOf(error));
+  }
+}
+
 /** What `toolhost call` answers the server's approval question (its text as the server put it). */
 export type RemoteApprover = (
   question: string,
@@ -55,8 +79,10 @@ export async function callOverHttp(
   input: unknown,
   log: (level: keyof ToolLogger, message: string, data?: unknown) => void,
   approve?: RemoteApprover,
+  token?: string,
 ): Promise<ToolResult> {
   const target = urlOf(url);
+  const requestInit = token === undefined ? undefined : { headers: { authorization: `Bearer ${token}` } };
   const client = new Client(
     { name: CALL_CLIENT_NAME, version },
     approve === undefined ? {} : { capabilities: { elicitation: { form: {} } } },
@@ -84,10 +110,20 @@ export async function callOverHttp(
     log(LEVELS[level] ?? 'error', String(message), typeof data === 'string' ? undefined : extra);
   });
   try {
-    await client.connect(new StreamableHTTPClientTransport(target));
+    await client.connect(
+      new StreamableHTTPClientTransport(target, requestInit === undefined ? {} : { requestInit }),
+    );
   } catch (error) {
+    const text = messageOf(error);
+    if (/invalid_token|\b401\b|unauthorized/i.test(text)) {
+      throw new Error(
+        token === undefined
+          ? `the MCP server at ${target.href} wants a bearer token and none was found: pass --token, set TOOLHOST_TOKEN, or run from the project folder (--root DIR) whose ${TOKENS_FILE} holds it`
+          : `the MCP server at ${target.href} refused the bearer token (401): it is not one of that server's tokens (rotated? toolhost token in its project prints the current one)`,
+      );
+    }
     throw new Error(
-      `cannot reach an MCP server at ${target.href}: ${messageOf(error)} (is toolhost dev or serve --http running?)`,
+      `cannot reach an MCP server at ${target.href}: ${text} (is toolhost dev or serve --http running?)`,
     );
   }
   try {

@@ -19,6 +19,8 @@ const COMMANDS = {
   doctor: async () => (await import('./commands/doctor.js')).doctor,
   grant: async () => (await import('./commands/grant.js')).grant,
   'mcp-config': async () => (await import('./commands/mcp-config.js')).mcpConfig,
+  token: async () => (await import('./commands/token.js')).token,
+  audit: async () => (await import('./commands/audit.js')).audit,
 } as const satisfies Record<CommandName, () => Promise<CommandRun>>;
 
 function isCommand(name: string): name is CommandName {

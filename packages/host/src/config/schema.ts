@@ -172,6 +172,16 @@ const mcpServer = z.union([
   }),
 ]);
 
+const rateLimit = z.strictObject({
+  perMinute: z.number().positive().describe('Calls a minute, refilled evenly'),
+  burst: z
+    .number()
+    .int()
+    .positive()
+    .optional()
+    .describe('Calls at once after a quiet spell (default perMinute)'),
+});
+
 const serve = z.strictObject({
   sessionIdleMs: z
     .number()
@@ -196,6 +206,49 @@ const serve = z.strictObject({
     .positive()
     .optional()
     .describe('Largest request body, bytes; a larger one gets 413 (default 4194304)'),
+  allowedHosts: names
+    .optional()
+    .describe(
+      "Host names accepted in the Host header, besides the OAuth resource's (default 127.0.0.1, localhost, [::1]); behind a load balancer, the name clients use",
+    ),
+  auth: z
+    .strictObject({
+      tokens: z
+        .boolean()
+        .optional()
+        .describe(
+          "The project's bearer tokens (.toolhost/serve-tokens.json, toolhost token); false: OAuth only (default true)",
+        ),
+      oauth: z
+        .strictObject({
+          issuer: z.url().describe("The authorization server's issuer"),
+          resource: z
+            .url()
+            .describe(
+              "This server's canonical URI, the audience tokens must name: https://tools.example.com/mcp",
+            ),
+          jwksUri: z.url().optional().describe("Its signing keys (default: its metadata's jwks_uri)"),
+          scopes: names.optional().describe('Scopes every access token must carry'),
+        })
+        .optional()
+        .describe(
+          'Accept JWT access tokens of an authorization server (OAuth resource server, RFC 9728 metadata)',
+        ),
+    })
+    .optional()
+    .describe('How callers of the HTTP endpoint authenticate'),
+  rateLimits: z
+    .strictObject({
+      principal: rateLimit.optional().describe("Each caller's tool calls, all tools together"),
+      tools: z
+        .record(z.string().min(1), rateLimit)
+        .optional()
+        .describe("Each caller's calls of the tools a name pattern (* wildcards) matches"),
+    })
+    .optional()
+    .describe(
+      'Token buckets per caller over HTTP; over one, the call gets 429 with Retry-After, saying which limit',
+    ),
   requestStateKey: z
     .string()
     .min(32)
@@ -226,6 +279,33 @@ const approvals = z.strictObject({
     .describe(
       'MCP clients (clientInfo.name, * wildcards) whose elicitation answers count as approvals; a client names itself, and an automated one can accept on its own, so list only clients that show the form to a person (default: none)',
     ),
+});
+
+const principal = z.strictObject({
+  match: z
+    .strictObject({
+      token: z.string().min(1).optional().describe('A project token name (toolhost token), * wildcards'),
+      subject: z.string().min(1).optional().describe("An OAuth access token's subject (sub), * wildcards"),
+      client: z.string().min(1).optional().describe('An OAuth client id (client_id or azp), * wildcards'),
+      claim: z
+        .strictObject({ name: z.string().min(1), equals: z.string() })
+        .optional()
+        .describe('A claim equal to "equals", or an array claim (groups) holding it'),
+    })
+    .describe('Which callers the entry is for: every field given must fit; {} fits every caller'),
+  tools: z
+    .strictObject({
+      allow: names.optional().describe('Only matching tools, for these callers'),
+      deny: names.optional().describe('Never these tools, for these callers'),
+      approve: z.array(approveEntry).optional().describe('More tools that need a person, for these callers'),
+      defer: names.optional().describe('More tools shown only through a search, for these callers'),
+    })
+    .optional(),
+  approvals: z
+    .strictObject({
+      mcpClients: names.optional().describe('Replaces approvals.mcpClients for these callers'),
+    })
+    .optional(),
 });
 
 /** The zod schema of `toolhost.config.json`; the shipped JSON Schema is generated from it. */
@@ -409,6 +489,47 @@ export const configSchema = z
       .optional(),
     mcpServers: z.record(z.string(), mcpServer).optional().describe('MCP servers to bridge'),
     serve: serve.optional().describe('The MCP streamable HTTP server (toolhost serve --http, toolhost dev)'),
+    audit: z
+      .strictObject({
+        enabled: z
+          .boolean()
+          .optional()
+          .describe('false: no audit trail (default true for HTTP serving: serve --http, dev)'),
+        dir: z
+          .string()
+          .min(1)
+          .optional()
+          .describe('Folder of the trail, relative to the project root (default .toolhost/audit)'),
+        maxBytes: count('Size at which a trail file is rotated, bytes (default 10485760)'),
+        keep: z.number().int().min(0).max(100).optional().describe('Rotated files kept (default 5)'),
+        redactKeys: names
+          .optional()
+          .describe(
+            'Keys whose values are never recorded, matched anywhere in a key, case-insensitive (default password, secret, token, apikey, authorization, cookie, credential, private_key, …)',
+          ),
+      })
+      .optional()
+      .describe('The audit trail: one JSON line per served call and approval, in a file per serving process'),
+    telemetry: z
+      .strictObject({
+        otlp: z
+          .strictObject({
+            endpoint: z.url().describe("The collector's OTLP/HTTP base address, e.g. http://127.0.0.1:4318"),
+            headers: z.record(z.string(), z.string()).optional().describe('Sent with every export'),
+            serviceName: z.string().min(1).optional().describe('service.name (default toolhost)'),
+            metricIntervalMs: ms('How often the call-duration metric is exported (default 60000)'),
+          })
+          .optional()
+          .describe('Export spans (execute_tool, tools/call) and the call-duration metric over OTLP/HTTP'),
+      })
+      .optional()
+      .describe('OpenTelemetry: without it, spans are no-ops unless the embedding program registers an SDK'),
+    principals: z
+      .record(z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/), principal)
+      .optional()
+      .describe(
+        "Policy overlays per caller of the HTTP endpoint, in order: the first entry whose match fits a caller narrows the host's policy for it, at list and call time",
+      ),
   })
   .describe('toolhost configuration');
 

@@ -20,6 +20,7 @@ import type { McpServerConfig, McpServerStatus } from '../sources/mcp/types.js';
 import type { PluginReport } from '../sources/plugins/manager.js';
 import { PluginSource, pluginsDirOf } from '../sources/plugins/source.js';
 import { SkillSource } from '../sources/skills/source.js';
+import { startOtlp, type Telemetry } from '../telemetry/otlp.js';
 import type { Disposer, Registry, SourceAdapter, ToolHooks, ToolSource } from '../types.js';
 import { type ConfigState, readStartConfig, rereadConfig } from './config-file.js';
 import { checkInlineSandbox } from './inline-check.js';
@@ -49,6 +50,8 @@ const DRAIN_MS = 5_000;
  */
 export class ToolHost {
   readonly #root: string;
+  /** The OpenTelemetry SDK config `telemetry.otlp` registered, if any. */
+  #telemetry: Telemetry | undefined;
   readonly #code: HostCodeOptions;
   /** The config given in code, laid over the file's at every (re)load. */
   #codeConfig: ToolhostConfig;
@@ -379,6 +382,8 @@ export class ToolHost {
   async start(): Promise<void> {
     const outcome = await this.#run({ kind: 'start' }, 'start', false);
     if ('kind' in outcome) throw new Error(outcome.message);
+    const otlp = this.config.telemetry?.otlp;
+    if (otlp !== undefined) this.#telemetry = await startOtlp(otlp);
     if (this.#code.watch === true) await this.watch();
   }
 
@@ -423,6 +428,8 @@ export class ToolHost {
     await this.#pipeline.drain(DRAIN_MS);
     await this.#pipeline.close();
     await this.#sandbox.close();
+    // Spans of the last calls are flushed to the collector before the host is gone.
+    await this.#telemetry?.shutdown();
   }
 }
 

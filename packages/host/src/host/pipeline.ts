@@ -63,6 +63,7 @@ function build(
       limits: settings.limits,
       codeMode: settings.codeMode,
       approvals: settings.approvals,
+      ...(settings.principals.length === 0 ? {} : { principals: settings.principals }),
       hooks: [...hostHooks, ...sources.flatMap((source) => source.hooks?.() ?? [])],
       track: () => track(holds),
       ...extras(),

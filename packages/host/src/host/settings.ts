@@ -3,6 +3,7 @@ import { type CodeRunner, codeModeTools } from '../code-mode/index.js';
 import { type CallLimits, type LimitsTable, resolveLimits } from '../config/limits.js';
 import type { ToolhostConfig } from '../config/schema.js';
 import { type ApprovalSettings, DEFAULT_APPROVAL_TIMEOUT_MS } from '../core/dispatch/approvals.js';
+import type { PrincipalRule } from '../core/dispatch/principals.js';
 import type { CodeModeSettings } from '../core/dispatch/session.js';
 import { CODE_MODE_CONTEXT_KEY } from '../core/register/code-mode.js';
 import type { BuiltinToolsOptions } from '../sources/builtin/index.js';
@@ -28,6 +29,8 @@ export interface EffectiveSettings {
   readonly codeMode: CodeModeSettings;
   /** `tools.approve` and `approvals`. */
   readonly approvals: ApprovalSettings;
+  /** Config `principals`, in order. */
+  readonly principals: readonly PrincipalRule[];
   readonly availability: AvailabilityContext;
   readonly pluginSettings: Readonly<Record<string, PluginSettings>>;
 }
@@ -58,6 +61,31 @@ function overridesOf(config: ToolhostConfig): Record<string, readonly string[]> 
     settings.overrides === undefined ? [] : [[id, settings.overrides] as const],
   );
   return entries.length === 0 ? undefined : Object.fromEntries(entries);
+}
+
+/** Config `principals` as rules, in the config's order. */
+function principalsOf(config: ToolhostConfig): PrincipalRule[] {
+  return Object.entries(config.principals ?? {}).map(([name, entry]) => {
+    const key = `principals.${name}.tools.approve`;
+    const tools = entry.tools;
+    return {
+      match: entry.match,
+      overlay: {
+        name,
+        ...(tools?.allow === undefined ? {} : { allow: tools.allow }),
+        ...(tools?.deny === undefined ? {} : { deny: tools.deny }),
+        ...(tools?.approve === undefined
+          ? {}
+          : {
+              approve: tools.approve.map((rule) =>
+                typeof rule === 'string' ? { tool: rule, key } : { ...rule, key },
+              ),
+            }),
+        ...(tools?.defer === undefined ? {} : { defer: tools.defer }),
+        ...(entry.approvals?.mcpClients === undefined ? {} : { mcpClients: entry.approvals.mcpClients }),
+      },
+    };
+  });
 }
 
 /** The settings of a config (the file's, with the code's laid over it: see `layerConfig`). */
@@ -105,6 +133,7 @@ export function effectiveSettings(
       timeoutMs: config.approvals?.timeoutMs ?? DEFAULT_APPROVAL_TIMEOUT_MS,
       mcpClients: config.approvals?.mcpClients ?? [],
     },
+    principals: principalsOf(config),
     // Code mode's tools are visible where this fact is true (sessions set their own): the host's
     // plan (`toolhost list`, diffs) shows them exactly when `tools.codeMode` is on.
     availability: {

@@ -28,9 +28,11 @@ import { approvalMessage, mcpRefusal } from './approval.js';
  */
 
 /** What a sealed `requestState` of an approval says. */
-interface ApprovalState {
+export interface ApprovalState {
   readonly kind: 'approval';
   readonly tool: string;
+  /** Who was asked (the principal's id), so another caller cannot continue the call with it. */
+  readonly principal?: string;
   /** sha256 of the input's JSON: the state never carries the input itself (it is signed, not encrypted). */
   readonly input: string;
 }
@@ -67,6 +69,7 @@ function inputHash(request: Pick<ApprovalRequest, 'tool' | 'input'>): string {
 export function modernApprover(
   calls: ReadonlyMap<string, ModernCall>,
   clients: () => readonly string[],
+  principal?: string,
 ): ApprovalHandler {
   return async (request) => {
     const call = calls.get(request.toolUseId);
@@ -91,7 +94,12 @@ export function modernApprover(
     if (refusal !== undefined) return refusal;
     const by = `mcp-client:${client}`;
     const state = call.ctx.mcpReq.requestState<ApprovalState>();
-    if (state?.kind === 'approval' && state.tool === request.tool && state.input === inputHash(request)) {
+    if (
+      state?.kind === 'approval' &&
+      state.tool === request.tool &&
+      state.input === inputHash(request) &&
+      state.principal === principal
+    ) {
       const answer = inputResponse(call.ctx.mcpReq.inputResponses, 'approval');
       if (answer.kind === 'elicit') {
         if (answer.action === 'decline') return { decision: 'deny', by, reason: 'declined' };
@@ -130,6 +138,14 @@ export async function approvalInputRequired(
         },
       }),
     },
-    requestState: await codec.mint({ kind: 'approval', tool: asked.tool, input: inputHash(asked) }, ctx),
+    requestState: await codec.mint(
+      {
+        kind: 'approval',
+        tool: asked.tool,
+        input: inputHash(asked),
+        ...(asked.principal === undefined ? {} : { principal: asked.principal }),
+      },
+      ctx,
+    ),
   });
 }

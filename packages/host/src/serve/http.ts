@@ -8,7 +8,6 @@ import {
 } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import {
-  createMcpHandler,
   type InitializeRequest,
   isInitializeRequest,
   isLegacyRequest,
@@ -18,14 +17,19 @@ import {
   WebStandardStreamableHTTPServerTransport,
   type WebStandardStreamableHTTPServerTransportOptions,
 } from '@modelcontextprotocol/server';
+import type { AuditSink } from '../audit/trail.js';
 import type { ToolHost } from '../host/host.js';
+import type { Principal } from '../types.js';
 import { MAX_TIMER_MS } from '../util/timers.js';
+import { httpAuditName, serveAudit } from './audit.js';
+import { type AuthGate, createAuthGate, type HttpAuthOptions } from './auth/gate.js';
 import { bothWatches, createDashboard, type DashboardOptions } from './dashboard/index.js';
 import { readJsonBody } from './http-body.js';
 import { type HttpSession, type McpSessionClose, SessionTable } from './http-sessions.js';
-import { createModernServer, createModernServing } from './modern.js';
+import { ModernPrincipals } from './modern-principals.js';
 import { toWebRequest, writeWebResponse } from './node-web.js';
 import { type OriginCheck, originRule } from './origins.js';
+import { RateLimiter } from './rate-limit.js';
 import { createMcpServer, type McpServeOptions } from './server.js';
 
 /** How `serveHttp` listens and how long its MCP sessions live. */
@@ -63,11 +67,26 @@ export interface McpHttpOptions extends McpServeOptions {
    * Off by default.
    */
   readonly dashboard?: DashboardOptions;
+  /**
+   * Who may call (serve/auth/gate.ts): by default a bearer token of the project's
+   * `.toolhost/serve-tokens.json`, made on first use; `{ allowUnauthenticated: true }` only on a
+   * loopback address.
+   */
+  readonly auth?: HttpAuthOptions;
+  /**
+   * Keeps the audit trail (audit/trail.ts) in `.toolhost/audit/<machine>-<port>.jsonl`, as config
+   * `audit` says; default true (config `audit.enabled: false` turns it off as well).
+   */
+  readonly audit?: boolean;
 }
 
 /** A running MCP streamable HTTP server, as `serveHttp` returns it. */
 export interface McpHttpServer {
   readonly url: string;
+  /** The project's `default` bearer token, when project tokens are on: give it to the clients. */
+  readonly token?: string;
+  /** How callers authenticate, in one line (for a start banner). */
+  readonly auth: string;
   /**
    * With `dashboard`: the page's address with its per-run token (`http://127.0.0.1:7337/?token=…`),
    * the only way in to the dashboard's API; show it only to the person who runs the server.
@@ -160,6 +179,8 @@ class SessionTransport extends WebStandardStreamableHTTPServerTransport {
 }
 
 interface Link {
+  /** Who initialized the session: only they may use it. */
+  readonly principal: Principal;
   readonly transport: SessionTransport;
   readonly dispose: () => void;
   readonly close: () => void;
@@ -177,7 +198,19 @@ export async function serveHttp(host: ToolHost, options: McpHttpOptions = {}): P
   checkOption('maxBodyBytes', options.maxBodyBytes);
   checkOption('sessionIdleMs', options.sessionIdleMs, MAX_TIMER_MS);
   checkOption('maxSessions', options.maxSessions);
-  const allowedHosts = new Set((options.allowedHosts ?? LOCAL_HOSTS).map((h) => h.toLowerCase()));
+  const hostname = options.hostname ?? '127.0.0.1';
+  const configured = host.config.serve?.auth;
+  const oauth = options.auth?.oauth ?? configured?.oauth;
+  const gate: AuthGate = await createAuthGate(host.root, hostname, {
+    ...options.auth,
+    ...(options.auth?.tokens === undefined && configured?.tokens === false ? { tokens: false } : {}),
+    ...(oauth === undefined ? {} : { oauth }),
+  });
+  const allowedHosts = new Set(
+    [...(options.allowedHosts ?? host.config.serve?.allowedHosts ?? LOCAL_HOSTS), ...gate.hosts].map((h) =>
+      h.toLowerCase(),
+    ),
+  );
   const origins = originRule(options.allowedOrigins ?? [...allowedHosts]);
   // Read at each use, so a config reload applies (the idle time to sessions opened after it).
   const maxBody = () => options.maxBodyBytes ?? host.config.serve?.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
@@ -206,17 +239,21 @@ export async function serveHttp(host: ToolHost, options: McpHttpOptions = {}): P
       : { ...options, watchCall: (call) => bothWatches(dashboard.watchCall(call), ownWatch?.(call)) };
 
   // 2026-07-28: every request stands alone; the SDK's entry answers it from a fresh server over
-  // the one host session all of them share, and checks its envelope and headers.
-  const modern = createModernServing(host, serveOptions);
-  const modernHandler = createMcpHandler(() => createModernServer(modern), {
-    legacy: 'reject',
-    onerror: () => {},
+  // the one host session all of its principal's requests share, and checks its envelope and headers.
+  // Made once listening (its file is named for the port); requests come only after that.
+  let audit: AuditSink | undefined;
+  let stopAudit: (() => void) | undefined;
+  const limiter = new RateLimiter(() => host.config.serve?.rateLimits);
+  const modern = new ModernPrincipals(host, serveOptions, {
+    call: (call) => audit?.call(call),
   });
-  // Listens to the host from the first 2026 request on: a server only 2025 clients use holds
-  // no listener beyond its sessions'.
-  let stopModern: (() => void) | undefined;
 
-  const initialize = async (req: IncomingMessage, res: ServerResponse, message: InitializeRequest) => {
+  const initialize = async (
+    req: IncomingMessage,
+    res: ServerResponse,
+    message: InitializeRequest,
+    principal: Principal,
+  ) => {
     if (closing) return reject(res, 503, SERVER_ERROR, 'service unavailable: the MCP server is closing');
     const cap = maxSessions();
     if (sessions.size >= cap && !sessions.evict()) {
@@ -241,11 +278,16 @@ export async function serveHttp(host: ToolHost, options: McpHttpOptions = {}): P
       },
       requestIdOf(message),
     );
-    const { server, dispose } = createMcpServer(host, serveOptions, (send) => {
-      if (session === undefined || session.ended) return;
-      if (session.streams > 0) send();
-      else session.pending = send;
-    });
+    const { server, dispose } = createMcpServer(
+      host,
+      serveOptions,
+      (send) => {
+        if (session === undefined || session.ended) return;
+        if (session.streams > 0) send();
+        else session.pending = send;
+      },
+      { principal, ...(audit === undefined ? {} : { audit }) },
+    );
     // Registered before the table's own listener, so a failed session is ended before it idles.
     res.once('close', () => {
       const delivered = res.writableFinished && res.statusCode === 200 && transport.sessionId === id;
@@ -253,7 +295,7 @@ export async function serveHttp(host: ToolHost, options: McpHttpOptions = {}): P
     });
     session = sessions.add(
       id,
-      { transport, dispose, close: () => void transport.close().catch(() => {}) },
+      { principal, transport, dispose, close: () => void transport.close().catch(() => {}) },
       res,
     );
     const added = session;
@@ -264,8 +306,9 @@ export async function serveHttp(host: ToolHost, options: McpHttpOptions = {}): P
 
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
     const path = (req.url ?? '/').split('?')[0] ?? '/';
-    const page = dashboard !== undefined && path !== '/mcp' ? dashboard : undefined;
-    if (path !== '/mcp' && page === undefined) {
+    const wellKnown = path.startsWith('/.well-known/');
+    const page = dashboard !== undefined && path !== '/mcp' && !wellKnown ? dashboard : undefined;
+    if (path !== '/mcp' && page === undefined && !wellKnown) {
       return reject(res, 404, SERVER_ERROR, 'not found: the MCP endpoint is /mcp');
     }
     // The dashboard's routes answer `{ error }`; the MCP endpoint, JSON-RPC errors.
@@ -280,6 +323,13 @@ export async function serveHttp(host: ToolHost, options: McpHttpOptions = {}): P
       return forbid(`forbidden: Origin "${origin}" is not allowed (accepted: ${ownOrigins})`);
     }
     if (page !== undefined) return page.handle(req, res, path);
+    if (wellKnown) return metadata(res, gate.metadata(path));
+    const auth = await gate.authenticate(req);
+    if (!auth.ok) {
+      req.resume();
+      return writeWebResponse(res, auth.response);
+    }
+    const { principal } = auth;
     const method = req.method;
     if (method !== 'POST' && method !== 'GET' && method !== 'DELETE') {
       return reject(
@@ -294,7 +344,9 @@ export async function serveHttp(host: ToolHost, options: McpHttpOptions = {}): P
     }
     const header = req.headers['mcp-session-id'];
     const sessionId = typeof header === 'string' ? header : undefined;
-    const session = sessionId === undefined ? undefined : sessions.get(sessionId);
+    const found = sessionId === undefined ? undefined : sessions.get(sessionId);
+    // Another caller's session id is as good as none: it is not theirs to use, nor to learn of.
+    const session = found?.link.principal.id === principal.id ? found : undefined;
     // Busy from here (reading the body counts) until the response closes.
     if (session !== undefined) sessions.begin(session, res);
     if (method === 'POST') {
@@ -306,16 +358,48 @@ export async function serveHttp(host: ToolHost, options: McpHttpOptions = {}): P
         return reject(res, 413, SERVER_ERROR, message, CLOSE);
       }
       if (body.kind === 'not-json') return reject(res, 400, PARSE_ERROR, `parse error: ${body.message}`);
+      const call = toolCallOf(body.value);
+      if (call !== undefined) {
+        const refused = limiter.take(principal.id, call.name);
+        if (refused !== undefined) {
+          audit?.call({
+            principal: principal.id,
+            session: sessionId ?? '-',
+            hostSession: '-',
+            requestId: String(call.id),
+            tool: call.name,
+            input: call.input,
+            policy: 'rate-limited',
+            status: 'rate-limited',
+            durationMs: 0,
+          });
+          res.writeHead(429, {
+            'content-type': 'application/json',
+            'retry-after': String(Math.max(1, Math.ceil(refused.retryAfterMs / 1000))),
+          });
+          return void res.end(
+            JSON.stringify({
+              jsonrpc: '2.0',
+              id: call.id,
+              error: {
+                code: SERVER_ERROR,
+                message: refused.message,
+                data: { retryAfterMs: refused.retryAfterMs },
+              },
+            }),
+          );
+        }
+      }
       if (session !== undefined) return session.link.transport.serve(req, res, body.value);
       if (sessionId === undefined) {
         const request = toWebRequest(req, res);
         if (!(await isLegacyRequest(request, body.value))) {
-          stopModern ??= host.on('change', () => modernHandler.notify.toolsChanged());
-          return writeWebResponse(res, await modernHandler.fetch(request, { parsedBody: body.value }));
+          const handler = modern.handlerFor(principal);
+          return writeWebResponse(res, await handler.fetch(request, { parsedBody: body.value }));
         }
       }
       // A stale id on an initialize is a client starting over, as a 404 told it to.
-      if (isInitializeRequest(body.value)) return initialize(req, res, body.value);
+      if (isInitializeRequest(body.value)) return initialize(req, res, body.value, principal);
       if (sessionId !== undefined) return notFound(res);
       return reject(
         res,
@@ -348,12 +432,18 @@ export async function serveHttp(host: ToolHost, options: McpHttpOptions = {}): P
   });
   await new Promise<void>((resolve, fail) => {
     server.once('error', fail);
-    server.listen(options.port ?? 0, options.hostname ?? '127.0.0.1', () => resolve());
+    server.listen(options.port ?? 0, hostname, () => resolve());
   }).catch((error: unknown) => {
     dashboard?.close();
     throw error;
   });
   const address = server.address() as AddressInfo;
+  const kept =
+    options.audit === false
+      ? undefined
+      : serveAudit(host, { name: httpAuditName(address.port), secrets: () => gate.secrets() });
+  audit = kept?.trail;
+  stopAudit = kept?.stop;
   originAllowed = origins.forPort(address.port);
   ownOrigins = origins.origins(address.port).join(', ');
   const shownHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
@@ -361,6 +451,8 @@ export async function serveHttp(host: ToolHost, options: McpHttpOptions = {}): P
   const origin = `http://${shownHost}:${address.port}`;
   return {
     url: `${origin}/mcp`,
+    ...(gate.token === undefined ? {} : { token: gate.token }),
+    auth: gate.summary,
     ...(dashboard === undefined ? {} : { dashboardUrl: `${origin}/?token=${dashboard.token}` }),
     port: address.port,
     get sessions() {
@@ -371,9 +463,8 @@ export async function serveHttp(host: ToolHost, options: McpHttpOptions = {}): P
         closing = true;
         dashboard?.close();
         sessions.endAll('closed');
-        stopModern?.();
-        modern.dispose();
-        await modernHandler.close();
+        await modern.close();
+        stopAudit?.();
         const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
         server.closeAllConnections();
         await stopped;
@@ -386,6 +477,34 @@ export async function serveHttp(host: ToolHost, options: McpHttpOptions = {}): P
 function requestIdOf(message: object): RequestId | undefined {
   const id = (message as { id?: unknown }).id;
   return typeof id === 'string' || typeof id === 'number' ? id : undefined;
+}
+
+/** The tool a single `tools/call` request names (a batch or another method: none). */
+function toolCallOf(body: unknown): { id: RequestId; name: string; input: unknown } | undefined {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) return undefined;
+  const { method, params, id } = body as {
+    method?: unknown;
+    params?: { name?: unknown; arguments?: unknown };
+    id?: unknown;
+  };
+  if (method !== 'tools/call' || typeof params?.name !== 'string') return undefined;
+  if (typeof id !== 'string' && typeof id !== 'number') return undefined;
+  return { id, name: params.name, input: params.arguments ?? {} };
+}
+
+/** RFC 9728 protected resource metadata, public (no token: it says where to get one). */
+function metadata(res: ServerResponse, document: object | undefined): void {
+  if (document === undefined) {
+    reject(
+      res,
+      404,
+      SERVER_ERROR,
+      'not found: this server has no OAuth metadata (serve.auth.oauth is not set)',
+    );
+    return;
+  }
+  res.writeHead(200, { 'content-type': 'application/json', 'access-control-allow-origin': '*' });
+  res.end(JSON.stringify(document));
 }
 
 function notFound(res: ServerResponse): void {

@@ -1,6 +1,8 @@
 import { type CacheHint, Server } from '@modelcontextprotocol/server';
+import type { AuditSink } from '../audit/trail.js';
 import type { Session } from '../core/dispatch/session.js';
 import type { ToolHost } from '../host/host.js';
+import type { Principal } from '../types.js';
 import { approvalStateCodec, modernApprover } from './approval-2026.js';
 import { lazyValidator, type McpServeOptions, type ModernApprovals, registerToolHandlers } from './server.js';
 
@@ -37,23 +39,34 @@ export interface ModernServing {
   readonly session: Session;
   readonly options: McpServeOptions;
   readonly approvals: ModernApprovals;
+  /** Where its calls are recorded. */
+  readonly audit?: AuditSink;
   /** Stops listening to the host. */
   readonly dispose: () => void;
 }
 
-/** The shared state of one serve's 2026-07-28 requests: its host session. */
-export function createModernServing(host: ToolHost, options: McpServeOptions): ModernServing {
-  const approvals: ModernApprovals = {
-    calls: new Map(),
-    codec: approvalStateCodec(host.config.serve?.requestStateKey),
-  };
-  const session = host.session({
+/**
+ * The shared state of one serve's 2026-07-28 requests of one principal: its host session. Over
+ * HTTP each principal gets its own (`tools/list` varies with the request's authorization only,
+ * as the spec allows); the requestState seal is the serve's one codec, so any replica with the
+ * same key continues any principal's call.
+ */
+export function createModernServing(
+  host: ToolHost,
+  options: McpServeOptions,
+  principal?: Principal,
+  codec: ModernApprovals['codec'] = approvalStateCodec(host.config.serve?.requestStateKey),
+  audit?: AuditSink,
+): ModernServing {
+  const approvals: ModernApprovals = { calls: new Map(), codec };
+  const session: Session = host.session({
     ...options.session,
+    ...(principal === undefined ? {} : { principal }),
     onApproval:
       options.session?.onApproval ??
-      modernApprover(approvals.calls, () => host.config.approvals?.mcpClients ?? []),
+      modernApprover(approvals.calls, () => session.approvalClients(), principal?.id),
   });
-  return { session, options, approvals, dispose: () => {} };
+  return { session, options, approvals, ...(audit === undefined ? {} : { audit }), dispose: () => {} };
 }
 
 /** An SDK server for 2026-07-28 requests (per request over HTTP, per connection over stdio). */
@@ -69,7 +82,7 @@ export function createModernServer(serving: ModernServing): Server {
       requestState: { verify: serving.approvals.codec.verify },
     },
   );
-  registerToolHandlers(server, serving.session, options, undefined, serving.approvals);
+  registerToolHandlers(server, serving.session, options, undefined, serving.approvals, serving.audit);
   // The 2026 lists are cacheable and carry cache fields; a client that asks gets empty ones.
   server.setRequestHandler('prompts/list', async () => ({ prompts: [] }));
   server.setRequestHandler('resources/list', async () => ({ resources: [] }));

@@ -1,18 +1,22 @@
 import {
   type CallToolResult,
+  CLIENT_INFO_META_KEY,
   type jsonSchemaValidator,
   type LoggingLevel,
+  PROTOCOL_VERSION_META_KEY,
   ProtocolErrorCode,
   type RequestId,
   Server,
   type ServerContext,
 } from '@modelcontextprotocol/server';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/server/validators/ajv';
+import type { AuditPolicy, AuditSink } from '../audit/trail.js';
 import type { Session, SessionOptions } from '../core/dispatch/session.js';
+import { parentOf, SpanKind, SpanStatusCode, startSpan, traceContextOf } from '../core/dispatch/telemetry.js';
 import { errorResult } from '../core/wrap/results.js';
 import type { CallObserver, CallOutcome } from '../core/wrap/wrapper.js';
 import type { ToolHost } from '../host/host.js';
-import type { TraceContext } from '../types.js';
+import type { Principal, TraceContext } from '../types.js';
 import { mcpApprover } from './approval.js';
 import { approvalInputRequired, type approvalStateCodec, type ModernCall } from './approval-2026.js';
 
@@ -34,6 +38,8 @@ export interface McpServeOptions {
 export interface McpCallInfo {
   /** The host session of the MCP connection. */
   readonly sessionId: string;
+  /** Who called (`token:<name>`, `oauth:<subject>`, `anonymous`), over HTTP. */
+  readonly principal?: string;
   readonly tool: string;
   /** The JSON-RPC request id of the call, as text. */
   readonly callId: string;
@@ -80,6 +86,12 @@ export interface McpConnection {
   readonly dispose: () => void;
 }
 
+/** Who a connection or a 2026 session serves, and the trail its calls go to. */
+export interface ServedBy {
+  readonly principal?: Principal;
+  readonly audit?: AuditSink;
+}
+
 /**
  * One MCP server over one host session: `tools/list` shows the session's visible, active tools;
  * `tools/call` runs through the full wrapper. A tool that does not exist, is hidden, denied or
@@ -91,25 +103,30 @@ export function createMcpServer(
   options: McpServeOptions = {},
   /** How a swap reaches the client; the HTTP transport defers it until the client listens. */
   notifyListChanged: (send: () => void) => void = (send) => send(),
+  /** Who the connection serves (the HTTP endpoint authenticated them) and where its calls are recorded. */
+  served: ServedBy = {},
 ): McpConnection {
+  const { principal } = served;
   const server = new Server(
     { name: options.name ?? 'toolhost', version: options.version ?? '0.1.0' },
     { capabilities: { tools: { listChanged: true }, logging: {} }, jsonSchemaValidator: lazyValidator() },
   );
   // Approvals are asked of the client (elicitation), unless the embedding answers them itself.
   const calls = new Map<string, RequestId>();
-  const session = host.session({
+  const session: Session = host.session({
     ...options.session,
+    ...(principal === undefined ? {} : { principal }),
     onApproval:
       options.session?.onApproval ??
       mcpApprover({
         server,
-        clients: () => host.config.approvals?.mcpClients ?? [],
+        // The principal's `approvals.mcpClients` when its overlay sets one, else the config's.
+        clients: () => session.approvalClients(),
         requestOf: (toolUseId) => calls.get(toolUseId),
       }),
   });
 
-  registerToolHandlers(server, session, options, calls);
+  registerToolHandlers(server, session, options, calls, undefined, served.audit);
 
   const sendListChanged = () => notifyListChanged(() => void server.sendToolListChanged().catch(() => {}));
   const stop = host.on('change', sendListChanged);
@@ -136,6 +153,7 @@ export function registerToolHandlers(
   calls?: Map<string, RequestId>,
   /** 2026-07-28: the calls in flight (an approval asks through its request) and the state's seal. */
   modern?: ModernApprovals,
+  audit?: AuditSink,
 ): void {
   server.setRequestHandler('tools/list', async () => ({ tools: session.tools('mcp') as never[] }));
 
@@ -144,14 +162,35 @@ export function registerToolHandlers(
     const requestId = ctx.mcpReq.id;
     const watch = options.watchCall?.({
       sessionId: session.id,
+      ...(session.principal === undefined ? {} : { principal: session.principal.id }),
       tool: name,
       callId: String(requestId),
       input: request.params.arguments ?? {},
     });
     const check = session.check(name);
+    let traceId = traceIdOf(ctx).traceId;
+    const record =
+      audit === undefined
+        ? undefined
+        : (policy: AuditPolicy, status: Parameters<AuditSink['call']>[0]['status'], durationMs: number) =>
+            audit.call({
+              principal: session.principal?.id ?? 'local',
+              ...clientOf(server, ctx),
+              session: ctx.sessionId ?? session.id,
+              hostSession: session.id,
+              requestId: String(requestId),
+              tool: name,
+              ...ownerOf(session, name),
+              input: request.params.arguments ?? {},
+              policy,
+              status,
+              durationMs,
+              ...(traceId === undefined ? {} : { traceId }),
+            });
     // A plain Error with a code: the SDK sends its message as the JSON-RPC message as it is.
     if (!check.ok) {
       watch?.end?.({ result: errorResult(check.message), status: 'blocked', durationMs: 0 });
+      record?.(check.refusal, 'refused', 0);
       throw Object.assign(new Error(check.message), { code: ProtocolErrorCode.InvalidParams });
     }
     const observer = callObserver(name, ctx, watch);
@@ -159,24 +198,70 @@ export function registerToolHandlers(
     calls?.set(toolUseId, requestId);
     const running: ModernCall | undefined = modern === undefined ? undefined : { ctx };
     if (running !== undefined) modern?.calls.set(toolUseId, running);
+    // The MCP server span of the request (its parent: the caller's traceparent); the call's
+    // execute_tool span is its child.
+    const caller = traceOf(ctx).trace;
+    const span = startSpan(`tools/call ${name}`, SpanKind.SERVER, parentOf(caller), {
+      'mcp.method.name': 'tools/call',
+      'jsonrpc.request.id': String(requestId),
+      'mcp.protocol.version': protocolOf(server, ctx),
+      'gen_ai.tool.name': name,
+      ...(ctx.sessionId === undefined ? {} : { 'mcp.session.id': ctx.sessionId }),
+    });
+    const trace = traceContextOf(span, caller);
+    traceId = trace?.traceparent.split('-')[1] ?? traceId;
     let outcome: CallOutcome;
     try {
       outcome = await session.call(name, request.params.arguments ?? {}, toolUseId, {
         signal: ctx.mcpReq.signal,
         observer,
-        ...traceOf(ctx),
+        ...(trace === undefined ? {} : { trace }),
       });
     } finally {
       calls?.delete(toolUseId);
       modern?.calls.delete(toolUseId);
     }
+    if (outcome.result.isError === true) {
+      span.setAttribute('error.type', 'tool_error');
+      span.setStatus({ code: SpanStatusCode.ERROR });
+    }
+    span.end();
     watch?.end?.(outcome);
+    const asking = running?.asked !== undefined && modern !== undefined;
+    record?.('allowed', asking ? 'input-required' : outcome.status, outcome.durationMs);
     // The call stopped at its approval gate to ask the person: the answer comes with the retry.
     if (running?.asked !== undefined && modern !== undefined) {
       return approvalInputRequired(running.asked, modern.codec, ctx) as Promise<CallToolResult>;
     }
     return toCallToolResult(outcome);
   });
+}
+
+/** The MCP client's name: from its initialize (2025-11-25) or its request's envelope (2026-07-28). */
+function clientOf(server: Server, ctx: ServerContext): { client?: string } {
+  const envelope = ctx.mcpReq.envelope as { [CLIENT_INFO_META_KEY]?: { name?: unknown } } | undefined;
+  const name = envelope?.[CLIENT_INFO_META_KEY]?.name ?? server.getClientVersion()?.name;
+  return typeof name === 'string' ? { client: name } : {};
+}
+
+function ownerOf(session: Session, name: string): { owner?: string } {
+  const owner = session.ownerOf(name);
+  return owner === undefined ? {} : { owner };
+}
+
+/** The revision a request speaks: its envelope's (2026-07-28), else the one its session negotiated. */
+function protocolOf(server: Server, ctx: ServerContext): string {
+  const envelope = ctx.mcpReq.envelope as { [PROTOCOL_VERSION_META_KEY]?: unknown } | undefined;
+  const version = envelope?.[PROTOCOL_VERSION_META_KEY];
+  return typeof version === 'string' ? version : (server.getNegotiatedProtocolVersion() ?? 'unknown');
+}
+
+/** The trace id of the request's `traceparent` (its second field). */
+function traceIdOf(ctx: ServerContext): { traceId?: string } {
+  const traceparent = (ctx.mcpReq._meta as Record<string, unknown> | undefined)?.traceparent;
+  if (typeof traceparent !== 'string') return {};
+  const id = traceparent.split('-')[1];
+  return id === undefined || !/^[0-9a-f]{32}$/.test(id) ? {} : { traceId: id };
 }
 
 /** The W3C trace context of a request's `_meta`, when it carries a `traceparent`. */

@@ -26,6 +26,9 @@ import { fileURLToPath } from 'node:url';
 import { isInside } from '../util/paths.js';
 import { type Confined, confine, displayPath, foldPath, realpathAllowMissing } from './confine.js';
 
+/** The HTTP endpoint's bearer tokens (serve/auth/tokens.ts writes it; this layer cannot import that). */
+const SECRET_FILE = path.join('.toolhost', 'serve-tokens.json');
+
 /**
  * What the built-in tools may do with the host's control files. Writing them lets a model widen
  * its own policy (turn `exec` on, grant a plugin the network) on the next reload, so both stay
@@ -72,7 +75,7 @@ export interface JailControlPath {
 }
 
 /** Which control path a refusal is about. */
-export type ControlKind = 'cache' | 'config' | 'host' | 'plugins' | 'skills';
+export type ControlKind = 'cache' | 'config' | 'host' | 'plugins' | 'secret' | 'skills';
 
 /** A refused use of a control path. The message is safe to show to a model and names the key that opens it. */
 export class ControlFileError extends Error {
@@ -135,6 +138,7 @@ const DESCRIPTIONS = {
   skills: "the skills folder, whose skills the host lists in the model's prompt",
   cache: "the host's bundle cache",
   host: "the host's own code, which it runs on its next start",
+  secret: "the HTTP endpoint's bearer tokens",
 } as const satisfies Record<ControlKind, string>;
 
 /** The folder holding the `package.json` of the package `file` belongs to. */
@@ -265,6 +269,8 @@ export class ControlGuard {
     });
     entries.push({ kind: 'skills', absolute: path.resolve(root, paths.skillsDir ?? 'skills'), folder: true });
     entries.push({ kind: 'cache', absolute: path.resolve(root, '.toolhost'), folder: true });
+    // Unreadable as well: a model (or a plugin) that read a token could call as its principal.
+    entries.push({ kind: 'secret', absolute: path.resolve(root, SECRET_FILE), folder: false });
     for (const folder of paths.hostCode ?? HOST_CODE)
       entries.push({ kind: 'host', absolute: folder, folder: true });
     this.#entries = entries;
@@ -353,8 +359,12 @@ export class ControlGuard {
   }
 
   #closed(kind: ControlKind, operation: Operation): boolean {
-    if (this.#audience === 'plugins') return operation !== 'read' || kind === 'config' || kind === 'cache';
+    if (this.#audience === 'plugins') {
+      return operation !== 'read' || kind === 'config' || kind === 'cache' || kind === 'secret';
+    }
     switch (kind) {
+      case 'secret':
+        return true;
       case 'config':
         return operation === 'read' ? this.#access.config === 'none' : this.#access.config !== 'write';
       case 'plugins':
@@ -460,9 +470,9 @@ function refusal(
       : folder
         ? `path ${quoted} is inside a host control folder (${what}); built-in tools may not write there`
         : operation === 'read'
-          ? `path ${quoted} is a host control file (${what}); built-in tools may not read it, since it can hold secrets (mcpServers headers and env)`
+          ? `path ${quoted} is a host control file (${what}); built-in tools may not read it, since it ${kind === 'secret' ? 'holds credentials' : 'can hold secrets (mcpServers headers and env)'}`
           : `path ${quoted} is a host control file (${what}); built-in tools may not change it, since that would let the model widen its own permissions`;
-  if (kind === 'cache' || kind === 'host') {
+  if (kind === 'cache' || kind === 'host' || kind === 'secret') {
     return new ControlFileError(`${subject}. No config key opens it.`, userPath, kind, undefined);
   }
   const level = operation === 'read' ? 'read' : 'write';

@@ -66,14 +66,17 @@ describe('config schema', () => {
       [
         '$schema',
         'approvals',
+        'audit',
         'builtins',
         'isolates',
         'limits',
         'mcpServers',
         'plugins',
+        'principals',
         'sandbox',
         'serve',
         'signals',
+        'telemetry',
         'tools',
       ].sort(),
     );

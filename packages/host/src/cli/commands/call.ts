@@ -207,6 +207,7 @@ export async function call(argv: readonly string[], io: Io): Promise<number> {
       'input-file': { type: 'string' },
       json: { type: 'boolean' },
       url: { type: 'string' },
+      token: { type: 'string' },
       yes: { type: 'boolean', short: 'y' },
       'yes-all': { type: 'boolean' },
     },
@@ -214,15 +215,19 @@ export async function call(argv: readonly string[], io: Io): Promise<number> {
   );
   const [name = ''] = positionals;
   const input = await inputOf(values);
+  if (values.token !== undefined && values.url === undefined) {
+    throw new UsageError('--token goes with --url');
+  }
   if (values.url !== undefined) {
-    if (values.root !== undefined || values.config !== undefined) {
+    if (values.config !== undefined) {
       throw new UsageError(
-        '--url calls a running server, whose project is its own: drop --root and --config',
+        "--url calls a running server, whose config is its own: drop --config (--root only says where the project's token is)",
       );
     }
-    const { callOverHttp } = await import('../remote.js');
+    const { callOverHttp, tokenFor } = await import('../remote.js');
     const approve = remoteApproverFor(consentOf(values), name, io);
-    const result = await callOverHttp(values.url, name, input, logLine(io), approve);
+    const token = await tokenFor(values.token, values.root);
+    const result = await callOverHttp(values.url, name, input, logLine(io), approve, token);
     return printResult(result, values.json === true, io);
   }
   const project = await resolveProject(values);

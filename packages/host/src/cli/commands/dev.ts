@@ -4,6 +4,7 @@ import type { ToolHost } from '../../host/host.js';
 import { type McpHttpServer, serveHttp } from '../../serve/http.js';
 import type { McpCallWatch, McpServeOptions } from '../../serve/server.js';
 import { COMMON_OPTIONS, parseCommand, portOf } from '../args.js';
+import { loud } from '../auth-line.js';
 import { DEFAULT_DEV_PORT } from '../defaults.js';
 import { planWarnings, warningLines } from '../findings.js';
 import { type Io, type Output, type Style, styleFor } from '../io.js';
@@ -24,10 +25,17 @@ async function listen(
   host: ToolHost,
   port: number | undefined,
   watchCall: McpServeOptions['watchCall'],
+  open: boolean,
 ): Promise<McpHttpServer> {
   const chosen = port ?? DEFAULT_DEV_PORT;
   try {
-    return await serveHttp(host, { port: chosen, version, watchCall, dashboard: {} });
+    return await serveHttp(host, {
+      port: chosen,
+      version,
+      watchCall,
+      dashboard: {},
+      ...(open ? { auth: { allowUnauthenticated: true } } : {}),
+    });
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw error;
     throw new Error(
@@ -65,7 +73,12 @@ function callPrinter(output: Output, style: Style): NonNullable<McpServeOptions[
 }
 
 export async function dev(argv: readonly string[], io: Io): Promise<number> {
-  const { values } = parseCommand('dev', argv, { ...COMMON_OPTIONS, port: { type: 'string' } });
+  const { values } = parseCommand('dev', argv, {
+    ...COMMON_OPTIONS,
+    port: { type: 'string' },
+    'allow-unauthenticated': { type: 'boolean' },
+  });
+  const open = values['allow-unauthenticated'] === true;
   const port = values.port === undefined ? undefined : portOf('--port', values.port);
   const project = await resolveProject(values);
   const host = await openHost(project, io, { watch: true });
@@ -83,7 +96,7 @@ export async function dev(argv: readonly string[], io: Io): Promise<number> {
           ...warningLines(warnings(), style),
         ].join('\n')}\n\n`,
       );
-      const served = await listen(host, port, callPrinter(io.out, style));
+      const served = await listen(host, port, callPrinter(io.out, style), open);
       const plugins = path.relative(process.cwd(), path.join(project.root, 'plugins')) || 'plugins';
       io.out.write(
         `${style.bold('walls')} ${host.walls.jail.up ? wallsLine(host.walls) : style.yellow(wallsLine(host.walls))}\n` +
@@ -94,6 +107,9 @@ export async function dev(argv: readonly string[], io: Io): Promise<number> {
             })
             .join('') +
           `${style.bold('MCP')} ${style.cyan(served.url)} (streamable HTTP)\n` +
+          (served.token === undefined
+            ? `${style.bold('token')} ${style.red(loud(served.auth))}\n`
+            : `${style.bold('token')} ${served.token} (send "Authorization: Bearer <token>"; toolhost mcp-config --url ${served.url} prints a client entry)\n`) +
           // With its per-run token: the dashboard's API answers only the page opened from this line.
           `${style.bold('dashboard')} ${style.cyan(served.dashboardUrl ?? '')}\n` +
           `watching ${plugins}${path.sep} and ${config}; Ctrl-C to stop\n`,

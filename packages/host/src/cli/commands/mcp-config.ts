@@ -1,5 +1,6 @@
 import { realpath } from 'node:fs/promises';
 import * as path from 'node:path';
+import { DEFAULT_TOKEN_NAME, projectTokens, TOKENS_FILE } from '../../serve/auth/tokens.js';
 import { isDirectory, isFile } from '../../util/stat.js';
 import { COMMON_OPTIONS, parseCommand, UsageError } from '../args.js';
 import { BIN, shellWord } from '../invocation.js';
@@ -16,9 +17,16 @@ export interface McpServerEntry {
   readonly args: readonly string[];
 }
 
+/** How an MCP client reaches a running HTTP server (`--url`): the address and the token it sends. */
+export interface McpHttpEntry {
+  readonly type: 'http';
+  readonly url: string;
+  readonly headers: { readonly Authorization: string };
+}
+
 /** What `toolhost mcp-config --json` prints. */
 export interface McpConfigJson {
-  readonly mcpServers: Readonly<Record<string, McpServerEntry>>;
+  readonly mcpServers: Readonly<Record<string, McpServerEntry | McpHttpEntry>>;
 }
 
 /** MCP clients take server names of letters, digits, `_` and `-` (Claude Code's rule). */
@@ -41,6 +49,7 @@ export async function mcpConfig(argv: readonly string[], io: Io): Promise<number
   const { values } = parseCommand('mcp-config', argv, {
     ...COMMON_OPTIONS,
     name: { type: 'string' },
+    url: { type: 'string' },
     json: { type: 'boolean' },
   });
   const name = values.name ?? 'toolhost';
@@ -48,6 +57,7 @@ export async function mcpConfig(argv: readonly string[], io: Io): Promise<number
     throw new UsageError(`--name must be 1-64 letters, digits, "_" or "-", not ${JSON.stringify(name)}`);
   }
   const project = await resolveProject(values, { forHost: false });
+  if (values.url !== undefined) return httpEntry(name, values.url, project.root, values.json === true, io);
   const root = await realpath(project.root);
   const args = [
     SNAPSHOT_FLAG,
@@ -85,6 +95,66 @@ export async function mcpConfig(argv: readonly string[], io: Io): Promise<number
       claude,
       '',
       `Both run this checkout's toolhost with this Node (${process.version}), whatever folder the client starts in.`,
+      '',
+    ].join('\n'),
+  );
+  return EXIT.ok;
+}
+
+/**
+ * `mcp-config --url`: the entry of a running `serve --http` or `dev` server of this project, with
+ * the project's `default` bearer token in its `Authorization` header (made when there is none
+ * yet: the server reads the file on its next request). The token is a password: the printed
+ * entry belongs in the client's own config, not in a shared file.
+ */
+async function httpEntry(name: string, url: string, root: string, json: boolean, io: Io): Promise<number> {
+  let target: URL;
+  try {
+    target = new URL(url);
+    if (target.protocol !== 'http:' && target.protocol !== 'https:') throw new Error('not http');
+  } catch {
+    throw new UsageError(
+      `--url must be an http(s) URL such as http://127.0.0.1:7337/mcp, not ${JSON.stringify(url)}`,
+    );
+  }
+  const tokens = await projectTokens(root);
+  const token = tokens.find((t) => t.name === DEFAULT_TOKEN_NAME) ?? tokens[0];
+  if (token === undefined) throw new Error(`no token in ${TOKENS_FILE}`);
+  const entry: McpHttpEntry = {
+    type: 'http',
+    url: target.href,
+    headers: { Authorization: `Bearer ${token.token}` },
+  };
+  const config: McpConfigJson = { mcpServers: { [name]: entry } };
+  const text = JSON.stringify(config, null, 2);
+  if (json) {
+    io.out.write(`${text}\n`);
+    return EXIT.ok;
+  }
+  const claude = [
+    'claude',
+    'mcp',
+    'add',
+    '--transport',
+    'http',
+    name,
+    target.href,
+    '--header',
+    `Authorization: Bearer ${token.token}`,
+  ]
+    .map(shellWord)
+    .join(' ');
+  io.out.write(
+    [
+      `An MCP client that speaks streamable HTTP: merge this into its config (token "${token.name}" of ${TOKENS_FILE}):`,
+      '',
+      text,
+      '',
+      'Claude Code:',
+      '',
+      claude,
+      '',
+      'The token is a password: keep it out of shared files. toolhost token --rotate default replaces it.',
       '',
     ].join('\n'),
   );

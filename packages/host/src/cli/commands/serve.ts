@@ -2,13 +2,15 @@ import { RUN_CODE } from '../../code-mode/index.js';
 import { sandboxSettingOf } from '../../config/sandbox.js';
 import { isCodeModeTool } from '../../core/register/code-mode.js';
 import type { ToolHost } from '../../host/host.js';
+import { isLoopback } from '../../serve/auth/gate.js';
 import { serveHttp } from '../../serve/http.js';
 import { InFlightSlots, SCRIPT_IN_FLIGHT } from '../../serve/in-flight-slots.js';
 import { applyCharges, report, SANDBOX_ENV, type Supervision, supervisionOf } from '../../serve/reports.js';
 import { type InFlightRecorder, serveStdio } from '../../serve/stdio.js';
 import { supervise } from '../../serve/supervisor.js';
 import { COMMON_OPTIONS, parseCommand, portOf, UsageError } from '../args.js';
-import type { Io } from '../io.js';
+import { loud } from '../auth-line.js';
+import { type Io, styleFor } from '../io.js';
 import { openHost, resolveProject } from '../project.js';
 import { SNAPSHOT_FLAG } from '../restart.js';
 import { type Served, serveUntilStopped } from '../running.js';
@@ -34,18 +36,32 @@ export async function serve(argv: readonly string[], io: Io): Promise<number> {
   const { values } = parseCommand('serve', argv, {
     ...COMMON_OPTIONS,
     http: { type: 'string' },
+    host: { type: 'string' },
+    'allow-unauthenticated': { type: 'boolean' },
     'no-watch': { type: 'boolean' },
     sandbox: { type: 'string' },
   });
   const port = values.http === undefined ? undefined : portOf('--http', values.http);
+  if (port === undefined && (values.host !== undefined || values['allow-unauthenticated'] === true)) {
+    throw new UsageError('--host and --allow-unauthenticated go with --http');
+  }
+  const listen: Listen = {
+    hostname: values.host ?? '127.0.0.1',
+    open: values['allow-unauthenticated'] === true,
+  };
+  if (listen.open && !isLoopback(listen.hostname)) {
+    throw new UsageError(
+      `--allow-unauthenticated is for a loopback address only, and --host ${listen.hostname} can be reached from other machines: give clients the project's token (toolhost token) instead`,
+    );
+  }
   const watch = values['no-watch'] !== true;
   const flag = sandboxOf(values.sandbox);
   const project = await resolveProject(values, { forHost: false });
   const supervision = supervisionOf(process.env);
-  if (supervision !== undefined) return served(io, { project, port, watch, supervision });
+  if (supervision !== undefined) return served(io, { project, port, listen, watch, supervision });
   const configured = project.config.ok ? sandboxSettingOf(project.config.config).mode : undefined;
   const sandbox = flag ?? configured ?? 'process';
-  if (sandbox === 'process') return served(io, { project, port, watch, supervision: undefined });
+  if (sandbox === 'process') return served(io, { project, port, listen, watch, supervision: undefined });
   return superviseServe(argv, io);
 }
 
@@ -81,15 +97,22 @@ function recordInFlight(host: ToolHost): InFlightRecorder {
   };
 }
 
+/** Where `--http` listens, and whether it goes without authentication (loopback only). */
+interface Listen {
+  readonly hostname: string;
+  readonly open: boolean;
+}
+
 interface ServeRun {
   readonly project: Awaited<ReturnType<typeof resolveProject>>;
   readonly port: number | undefined;
+  readonly listen: Listen;
   readonly watch: boolean;
   /** Set in a process a supervisor runs: isolates inline, reports on fd 3. */
   readonly supervision: Supervision | undefined;
 }
 
-async function served(io: Io, { project, port, watch, supervision }: ServeRun): Promise<number> {
+async function served(io: Io, { project, port, listen, watch, supervision }: ServeRun): Promise<number> {
   // Under a supervisor the sandbox is its call: `inline`, or `process` after a crash at load.
   const sandbox: Sandbox | undefined =
     supervision === undefined ? 'process' : process.env[SANDBOX_ENV] === 'process' ? 'process' : 'inline';
@@ -114,10 +137,16 @@ async function served(io: Io, { project, port, watch, supervision }: ServeRun): 
       : `plugin isolates in an executor process; ${wallsLine(host.walls)}`;
   await serveUntilStopped(host, io.err, async (): Promise<Served> => {
     if (port !== undefined) {
-      const http = await serveHttp(host, { port, version });
+      const http = await serveHttp(host, {
+        port,
+        version,
+        hostname: listen.hostname,
+        ...(listen.open ? { auth: { allowUnauthenticated: true } } : {}),
+      });
       io.err.write(
         `toolhost: serving ${tools} tools over MCP streamable HTTP at ${http.url} (${watching}); ${where}\n`,
       );
+      io.err.write(`toolhost: ${listen.open ? styleFor(io.err).red(loud(http.auth)) : http.auth}\n`);
       if (supervision !== undefined) report({ t: 'ready' });
       return http;
     }

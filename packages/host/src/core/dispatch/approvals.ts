@@ -61,6 +61,8 @@ export interface PendingApproval {
   /** Answer it with `host.approvals.answer(id, …)`. */
   readonly id: string;
   readonly sessionId: string;
+  /** Who the session serves (`token:ci`, `oauth:alice`), when the HTTP endpoint authenticated them. */
+  readonly principal?: string;
   readonly toolUseId: string;
   readonly tool: string;
   /** A copy of exactly the input that will run if approved. */
@@ -113,9 +115,11 @@ export interface ApprovalSettings {
   readonly mcpClients: readonly string[];
 }
 
-/** One `tools.approve` entry. */
+/** One `tools.approve` entry (or a principal's, `principals.<name>.tools.approve`). */
 export interface ApprovalRule {
   readonly tool: string;
+  /** The config key the rule is under; default `tools.approve`. */
+  readonly key?: string;
   readonly reason?: string;
   readonly severity?: ApprovalSeverity;
 }
@@ -287,11 +291,13 @@ function hashOf(json: string): string {
 }
 
 /** Why approval is needed, for messages: the `tools.approve` pattern, the descriptor or the hook. */
-export function neededBy(ask: Pick<ApprovalAsk, 'source' | 'pattern' | 'hook' | 'title' | 'reason'>): string {
+export function neededBy(
+  ask: Pick<ApprovalAsk, 'source' | 'pattern' | 'hook' | 'title' | 'reason'> & { readonly key?: string },
+): string {
   const reason = ask.reason === undefined ? '' : ` (${ask.reason})`;
   switch (ask.source) {
     case 'config':
-      return `tools.approve pattern "${ask.pattern}"${reason}`;
+      return `${ask.key ?? 'tools.approve'} pattern "${ask.pattern}"${reason}`;
     case 'descriptor':
       return `the tool's own requireApproval${reason}`;
     case 'hook':
@@ -303,7 +309,7 @@ export function neededBy(ask: Pick<ApprovalAsk, 'source' | 'pattern' | 'hook' | 
 function removable(ask: ApprovalAsk): string {
   switch (ask.source) {
     case 'config':
-      return `remove "${ask.pattern}" from tools.approve`;
+      return `remove "${ask.pattern}" from ${ask.key ?? 'tools.approve'}`;
     case 'descriptor':
       return "drop the tool's requireApproval";
     case 'hook':
@@ -322,6 +328,7 @@ function staticAsk(tool: RegisteredTool, rules: readonly ApprovalRule[]): Approv
         source: 'config',
         title,
         pattern: rule.tool,
+        ...(rule.key === undefined ? {} : { key: rule.key }),
         severity: rule.severity ?? 'warning',
         ...(rule.reason === undefined ? {} : { reason: rule.reason, description: rule.reason }),
       };
@@ -339,23 +346,31 @@ function staticAsk(tool: RegisteredTool, rules: readonly ApprovalRule[]): Approv
 }
 
 /**
- * What an `allow-always` is given to: the tool's owner and name (`plugin:good deploy`). A name
- * has no space, so no owner and name pair reads as another.
+ * What an `allow-always` is given to: the session's principal, the tool's owner and name
+ * (`token:ci plugin:good deploy`). A name has no space, so no owner and name pair reads as another.
  */
-function alwaysKey(tool: RegisteredTool): string {
-  return `${formatOwner(tool.descriptor.owner)} ${tool.descriptor.name}`;
+function alwaysKey(tool: RegisteredTool, principal: string | undefined): string {
+  // The principal too: an answer one caller gave never covers another's calls.
+  return `${principal ?? ''} ${formatOwner(tool.descriptor.owner)} ${tool.descriptor.name}`;
 }
 
 /** What a session keeps about approvals: its handler and what it allowed always. */
 export class SessionApprovals {
   readonly #sessionId: string;
+  readonly #principal: string | undefined;
   readonly #handler: ApprovalHandler | undefined;
   readonly #queue: ApprovalQueue;
   /** By {@link alwaysKey}: `true` (any input) or the hashes of the inputs allowed always. */
   readonly #always = new Map<string, true | Set<string>>();
 
-  constructor(sessionId: string, handler: ApprovalHandler | undefined, queue: ApprovalQueue) {
+  constructor(
+    sessionId: string,
+    handler: ApprovalHandler | undefined,
+    queue: ApprovalQueue,
+    principal?: string,
+  ) {
     this.#sessionId = sessionId;
+    this.#principal = principal;
     this.#handler = handler;
     this.#queue = queue;
   }
@@ -404,6 +419,7 @@ export class SessionApprovals {
     const approval: PendingApproval = {
       id: randomUUID(),
       sessionId: this.#sessionId,
+      ...(this.#principal === undefined ? {} : { principal: this.#principal }),
       toolUseId,
       tool: name,
       input: JSON.parse(json),
@@ -417,7 +433,7 @@ export class SessionApprovals {
       timeoutMs: Math.min(defaultTimeoutMs, ask.timeoutMs ?? defaultTimeoutMs),
       requestedAt: Date.now(),
     };
-    const key = alwaysKey(tool);
+    const key = alwaysKey(tool, this.#principal);
     const always = this.#always.get(key);
     if (always === true || always?.has(frozen)) {
       this.#queue.recall(approval);

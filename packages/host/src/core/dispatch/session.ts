@@ -7,10 +7,19 @@ import type {
   ToolPlan,
 } from '@toolhost/plugin-sdk';
 import { type CodeModeLimits, resolveLimits } from '../../config/limits.js';
-import type { Disposer, RegisteredTool, Registry, ToolHooks, ToolPolicy, TraceContext } from '../../types.js';
+import type {
+  Disposer,
+  Principal,
+  RegisteredTool,
+  Registry,
+  ToolHooks,
+  ToolPolicy,
+  TraceContext,
+} from '../../types.js';
 import { messageOf } from '../../util/errors.js';
 import { AsyncMutex } from '../../util/lock.js';
 import { planRegistry } from '../filter/plan.js';
+import { formatOwner } from '../refs.js';
 import { CODE_MODE_CONTEXT_KEY, isCodeModeTool } from '../register/code-mode.js';
 import { isAllowedTool, subjectOf } from '../register/policy.js';
 import type { SearchHit } from '../search/index.js';
@@ -42,6 +51,14 @@ import {
 import { type ApprovalHandler, ApprovalQueue, type ApprovalSettings, SessionApprovals } from './approvals.js';
 import { type ChannelOptions, channelSnapshots } from './channel.js';
 import {
+  overlaidApprovals,
+  overlaidPolicy,
+  overlayDecision,
+  overlayFor,
+  type PolicyOverlay,
+  type PrincipalRule,
+} from './principals.js';
+import {
   type ActivationResult,
   type DeferralModes,
   type DeferredToolShapes,
@@ -57,6 +74,7 @@ import {
   skillsPromptSection,
   skillToolFor,
 } from './skills.js';
+import { executeToolSpan } from './telemetry.js';
 
 export type {
   ActivationResult,
@@ -87,6 +105,10 @@ export interface HostSnapshot {
   readonly track?: () => () => void;
   /** The skills of the `skills/` folder (core/dispatch/skills.ts). */
   readonly skills?: SkillCatalog;
+  /** Config `principals`: who gets which policy overlay (core/dispatch/principals.ts). */
+  readonly principals?: readonly PrincipalRule[];
+  /** Set in a principal's view of the snapshot: the overlay that fits it, if any. */
+  readonly overlay?: { readonly principal: Principal; readonly overlay: PolicyOverlay };
 }
 
 /** What code mode's tools need of their session. */
@@ -135,6 +157,12 @@ export interface SessionOptions {
    * `requireApproval`); the first answer wins between it and `host.approvals.answer`. See approvals.ts.
    */
   readonly onApproval?: ApprovalHandler;
+  /**
+   * Who the session serves (an MCP caller the HTTP endpoint authenticated): the first
+   * `principals` entry that fits it lays its overlay over the host's policy, at list and at call
+   * time; approvals name it.
+   */
+  readonly principal?: Principal;
 }
 
 /** Options of one call. */
@@ -201,12 +229,64 @@ function hiddenMessage(name: string, entry: HiddenToolPlanEntry): string {
 }
 
 /**
+ * A principal's view of the host's snapshots: the overlay that fits it, the host's policy with its
+ * deferrals and the approval settings with its rules, worked out once per host snapshot (so a
+ * config reload that changes `principals` applies from the next call).
+ */
+function principalSnapshots(hostSnapshot: () => HostSnapshot, principal: Principal): () => HostSnapshot {
+  let from: HostSnapshot | undefined;
+  let view: HostSnapshot | undefined;
+  return () => {
+    const current = hostSnapshot();
+    if (current !== from || view === undefined) {
+      const overlay = overlayFor(principal, current.principals);
+      view =
+        overlay === undefined
+          ? current
+          : {
+              ...current,
+              policy: overlaidPolicy(current.policy, overlay),
+              ...(overlaidApprovals(current.approvals, overlay) === undefined
+                ? {}
+                : { approvals: overlaidApprovals(current.approvals, overlay) }),
+              overlay: { principal, overlay },
+            };
+      from = current;
+    }
+    return view;
+  };
+}
+
+/** The plan with what the snapshot's overlay keeps from its principal moved to hidden, as `policy-denied`. */
+function narrowed(plan: ToolPlan, snapshot: HostSnapshot): ToolPlan {
+  const { overlay, principal } = snapshot.overlay as NonNullable<HostSnapshot['overlay']>;
+  if (overlay.allow === undefined && overlay.deny === undefined) return plan;
+  const tools = snapshot.registry.tools;
+  const visible: ToolPlan['visible'][number][] = [];
+  const hidden: HiddenToolPlanEntry[] = [...plan.hidden];
+  for (const entry of plan.visible) {
+    const tool = tools.get(entry.descriptor.name);
+    const decision = tool === undefined ? undefined : overlayDecision(overlay, subjectOf(tool), principal);
+    if (decision === undefined || decision.allowed) visible.push(entry);
+    else {
+      hidden.push({
+        descriptor: entry.descriptor,
+        diagnostics: [{ reason: 'policy-denied', message: decision.message }],
+      });
+    }
+  }
+  return { ...plan, visible, hidden };
+}
+
+/**
  * One conversation's view of the tools: which are active, the hooks that run for it, and the
  * write lock those hooks run under. Reads the host's current state at each call, so a call
  * finishes on the Map it started with while the next call sees a rebuilt one.
  */
 export class Session {
   readonly id: string;
+  /** Who the session serves, when it serves someone the host authenticated. */
+  readonly principal: Principal | undefined;
   readonly #snapshot: () => HostSnapshot;
   readonly #hooks = new HookSet();
   readonly #lock = new AsyncMutex();
@@ -230,9 +310,11 @@ export class Session {
   /** `queue`: the host's approval queue (`host.approvals`); a session made alone has its own. */
   constructor(snapshot: () => HostSnapshot, options: SessionOptions = {}, queue = new ApprovalQueue()) {
     this.id = options.id ?? randomUUID();
-    this.#approvals = new SessionApprovals(this.id, options.onApproval, queue);
+    this.principal = options.principal;
+    this.#approvals = new SessionApprovals(this.id, options.onApproval, queue, options.principal?.id);
     const channel = options.channel === undefined ? undefined : channelSnapshots(snapshot, options);
-    this.#snapshot = channel?.snapshot ?? snapshot;
+    const base = channel?.snapshot ?? snapshot;
+    this.#snapshot = options.principal === undefined ? base : principalSnapshots(base, options.principal);
     this.#context = channel?.context ?? options.context ?? {};
     this.#codeModeOption = options.codeMode;
     this.#catalog = new SessionCatalog({
@@ -242,6 +324,17 @@ export class Session {
       check: (name) => this.check(name),
     });
     if (options.activeTools !== undefined) this.setActiveToolsByName(options.activeTools);
+  }
+
+  /** Who owns tool `name` in the current Map (`plugin:weather`, `mcp:github`), for records. */
+  ownerOf(name: string): string | undefined {
+    const tool = this.#snapshot().registry.tools.get(name);
+    return tool === undefined ? undefined : formatOwner(tool.descriptor.owner);
+  }
+
+  /** The MCP clients whose answers count as approvals here: the principal's overlay, else `approvals.mcpClients`. */
+  approvalClients(): readonly string[] {
+    return this.#snapshot().approvals?.mcpClients ?? [];
   }
 
   /** Registers hooks for this session only; they run after the host's hooks. */
@@ -262,7 +355,8 @@ export class Session {
           [CODE_MODE_CONTEXT_KEY]: this.#inCodeMode(snapshot),
         },
       };
-      this.#planCache = { snapshot, plan: planRegistry(snapshot.registry, context) };
+      const plan = planRegistry(snapshot.registry, context);
+      this.#planCache = { snapshot, plan: snapshot.overlay === undefined ? plan : narrowed(plan, snapshot) };
     }
     return this.#planCache.plan;
   }
@@ -448,6 +542,11 @@ export class Session {
     }
     const decision = isAllowedTool(subjectOf(tool), snapshot.policy);
     if (!decision.allowed) return refuse('denied', `Tool "${name}" is denied by policy: ${decision.message}`);
+    if (snapshot.overlay !== undefined) {
+      const { overlay, principal } = snapshot.overlay;
+      const own = overlayDecision(overlay, subjectOf(tool), principal);
+      if (!own.allowed) return refuse('denied', `Tool "${name}" is denied by policy: ${own.message}`);
+    }
     const hidden = this.plan().hidden.find((e) => e.descriptor === tool.descriptor);
     if (hidden !== undefined) return refuse('hidden', hiddenMessage(name, hidden));
     if (isCodeModeTool(tool)) {
@@ -519,9 +618,15 @@ export class Session {
             ...(trace === undefined ? {} : { trace }),
           };
     const end = state.snapshot.track?.();
+    const span = executeToolSpan(name, toolUseId, tool.source, trace);
+    // The call passes on its own span's context, so a bridged server's spans are its children.
+    const traced = span.trace === trace || span.trace === undefined ? ctx : { ...ctx, trace: span.trace };
+    let outcome: CallOutcome | undefined;
     try {
-      return await callTool(tool, toolUseId, input, ctx);
+      outcome = await callTool(tool, toolUseId, input, traced);
+      return outcome;
     } finally {
+      span.end(outcome?.status ?? 'executor-threw', outcome?.durationMs ?? 0);
       end?.();
     }
   }

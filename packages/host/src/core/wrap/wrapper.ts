@@ -72,6 +72,8 @@ export interface ApprovalAsk {
   readonly timeoutMs?: number;
   /** The `tools.approve` pattern that matched (source `config`). */
   readonly pattern?: string;
+  /** The config key of that pattern, when not `tools.approve` (a principal's). */
+  readonly key?: string;
   /** The hook that asked (source `hook`). */
   readonly hook?: string;
 }

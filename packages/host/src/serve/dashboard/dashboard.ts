@@ -69,8 +69,10 @@ function callWatch(
   sessionId: string,
   tool: string,
   input: unknown,
+  principal?: string,
 ): McpCallWatch {
-  hub.publish({ type: 'call', phase: 'start', callId, sessionId, source, tool, input: fold(input) });
+  const who = principal === undefined ? {} : { principal };
+  hub.publish({ type: 'call', phase: 'start', callId, sessionId, ...who, source, tool, input: fold(input) });
   let blockedBy: string | undefined;
   let rewroteBy: string[] | undefined;
   return {
@@ -91,6 +93,7 @@ function callWatch(
         phase: 'end',
         callId,
         sessionId,
+        ...who,
         source,
         tool,
         status,
@@ -329,7 +332,9 @@ export function createDashboard(context: DashboardContext): Dashboard {
     handle,
     refuse,
     watchCall: (info) =>
-      hub.watching ? callWatch(hub, 'mcp', info.callId, info.sessionId, info.tool, info.input) : undefined,
+      hub.watching
+        ? callWatch(hub, 'mcp', info.callId, info.sessionId, info.tool, info.input, info.principal)
+        : undefined,
     close() {
       offChange();
       offError();

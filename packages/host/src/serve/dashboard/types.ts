@@ -94,6 +94,8 @@ export type DashboardEventBody =
       readonly phase: 'start';
       readonly callId: string;
       readonly sessionId: string;
+      /** Who called (`token:ci`, `oauth:alice`), for MCP calls the endpoint authenticated. */
+      readonly principal?: string;
       readonly source: 'mcp' | 'dashboard';
       readonly tool: string;
       readonly input: unknown;
@@ -103,6 +105,8 @@ export type DashboardEventBody =
       readonly phase: 'end';
       readonly callId: string;
       readonly sessionId: string;
+      /** Who called (`token:ci`, `oauth:alice`), for MCP calls the endpoint authenticated. */
+      readonly principal?: string;
       readonly source: 'mcp' | 'dashboard';
       readonly tool: string;
       readonly status: CallStatus;

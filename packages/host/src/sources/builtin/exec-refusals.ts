@@ -16,6 +16,7 @@ const CONTROL_WHY = {
   skills: 'the skills folder: read-only for exec unless builtins.controlFiles.skills is "write"',
   cache: "the host's .toolhost/ folder: read-only for exec, always",
   host: "the host's own code: read-only for exec, always",
+  secret: "the HTTP endpoint's bearer tokens (.toolhost/serve-tokens.json): hidden from exec, always",
 } as const satisfies Record<ControlKind, string>;
 
 /**

@@ -204,7 +204,9 @@ function render(
   }
   const { control, binary, large, unreadable } = info.skipped;
   const parts = [
-    control > 0 ? `${control} host control file (builtins.controlFiles.config)` : '',
+    control > 0
+      ? `${control} host control file (builtins.controlFiles.config opens the config; nothing opens the serve tokens)`
+      : '',
     binary > 0 ? `${binary} binary` : '',
     large > 0 ? `${large} too large` : '',
     unreadable > 0 ? `${unreadable} unreadable` : '',

@@ -366,11 +366,32 @@ describe('reading the control files', () => {
     for (const where of ['.', 'toolhost.config.json', 'config-hard']) {
       const out = textOf(await sb.call('grep', { pattern: 'exec', path: where }));
       expect(out, where).not.toContain('"enabled"');
-      expect(out, where).toContain('host control file (builtins.controlFiles.config)');
+      expect(out, where).toContain('host control file (builtins.controlFiles.config opens the config');
     }
     expect(textOf(await sb.call('grep', { pattern: 'exec' }))).toContain(
       'sub/notes.txt:1:exec is mentioned here',
     );
+  });
+
+  it("the HTTP endpoint's bearer tokens cannot be read, nor searched, nor written, whatever controlFiles opens", async () => {
+    const token = 'th_0123456789abcdefghijklmnopqrstuvwxyzABCDEFG';
+    await fs.mkdir(path.join(sb.root, '.toolhost'));
+    await fs.writeFile(
+      path.join(sb.root, '.toolhost/serve-tokens.json'),
+      `{"tokens":{"default":"${token}"}}\n`,
+    );
+    await fs.symlink('.toolhost/serve-tokens.json', path.join(sb.root, 'tokens-link'));
+    const open: Options = { controlFiles: { config: 'write', plugins: 'write', skills: 'write' } };
+    for (const target of ['.toolhost/serve-tokens.json', 'tokens-link', '.TOOLHOST/Serve-Tokens.json']) {
+      await expect(sb.call('read', { path: target }, open), target).rejects.toThrow(
+        /the HTTP endpoint's bearer tokens .*built-in tools may not read it, since it holds credentials\. No config key opens it/,
+      );
+    }
+    const out = textOf(await sb.call('grep', { pattern: 'th_', path: '.' }, open));
+    expect(out).not.toContain(token);
+    await expect(
+      sb.call('write', { path: '.toolhost/serve-tokens.json', content: '{}' }, open),
+    ).rejects.toThrow(/No config key opens it/);
   });
 
   it('grep searches the config once config: "read" opens it', async () => {

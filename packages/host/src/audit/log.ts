@@ -1,0 +1,123 @@
+/**
+ * The audit trail's file: append-only JSON Lines, one record per line, in a folder of its own
+ * (default `.toolhost/audit/`), one file per serving process (`<machine>-<port>.jsonl`), so
+ * replicas that share a folder never write the same file. Lines are gathered for one turn of the
+ * event loop and written with one `write` to a descriptor opened for appending (mode 0600); at
+ * `maxBytes` the file becomes `<name>.1.jsonl` (the older ones shift up to `keep`, the oldest is
+ * removed) and a new one is started. `close()` writes what is pending.
+ */
+import { closeSync, mkdirSync, openSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
+import * as path from 'node:path';
+
+export interface AuditFileOptions {
+  /** The folder; made when missing. */
+  readonly dir: string;
+  /** The file's name without `.jsonl`. */
+  readonly name: string;
+  /** Size at which the file is rotated, bytes (default 10 MiB). */
+  readonly maxBytes?: number;
+  /** Rotated files kept (default 5). */
+  readonly keep?: number;
+}
+
+export const DEFAULT_AUDIT_MAX_BYTES = 10 * 1024 * 1024;
+export const DEFAULT_AUDIT_KEEP = 5;
+
+export class AuditFile {
+  readonly file: string;
+  readonly #options: Required<AuditFileOptions>;
+  #fd: number | undefined;
+  #size = 0;
+  #pending: string[] = [];
+  #scheduled = false;
+  #closed = false;
+
+  constructor(options: AuditFileOptions) {
+    this.#options = {
+      maxBytes: DEFAULT_AUDIT_MAX_BYTES,
+      keep: DEFAULT_AUDIT_KEEP,
+      ...options,
+    };
+    this.file = path.join(options.dir, `${options.name}.jsonl`);
+  }
+
+  /** Queues one record; written within this turn of the event loop. */
+  append(record: object): void {
+    if (this.#closed) return;
+    this.#pending.push(`${JSON.stringify(record)}\n`);
+    if (this.#scheduled) return;
+    this.#scheduled = true;
+    setImmediate(() => this.flush());
+  }
+
+  /** Writes what is queued now. */
+  flush(): void {
+    this.#scheduled = false;
+    if (this.#pending.length === 0) return;
+    const lines = this.#pending;
+    this.#pending = [];
+    for (const chunk of this.#chunks(lines)) this.#write(chunk);
+  }
+
+  /** The queued lines in runs that each fit the current file (a rotation between two runs). */
+  *#chunks(lines: readonly string[]): Generator<string> {
+    let run = '';
+    let size = this.#open();
+    for (const line of lines) {
+      const bytes = Buffer.byteLength(line);
+      if (run !== '' && size + bytes > this.#options.maxBytes) {
+        yield run;
+        run = '';
+        size = this.#rotate();
+      } else if (run === '' && size > 0 && size + bytes > this.#options.maxBytes) {
+        size = this.#rotate();
+      }
+      run += line;
+      size += bytes;
+    }
+    if (run !== '') yield run;
+  }
+
+  #open(): number {
+    if (this.#fd === undefined) {
+      mkdirSync(this.#options.dir, { recursive: true, mode: 0o700 });
+      this.#fd = openSync(this.file, 'a', 0o600);
+      this.#size = statSync(this.file).size;
+    }
+    return this.#size;
+  }
+
+  #write(chunk: string): void {
+    this.#open();
+    const buffer = Buffer.from(chunk);
+    writeSync(this.#fd as number, buffer);
+    this.#size += buffer.length;
+  }
+
+  /** Shifts `name.jsonl` → `name.1.jsonl` → … → `name.<keep>.jsonl` (dropped), opens a new file. */
+  #rotate(): number {
+    if (this.#fd !== undefined) closeSync(this.#fd);
+    this.#fd = undefined;
+    const { dir, name, keep } = this.#options;
+    const at = (n: number) => path.join(dir, `${name}.${n}.jsonl`);
+    rmSync(at(keep), { force: true });
+    for (let n = keep - 1; n >= 1; n--) {
+      try {
+        renameSync(at(n), at(n + 1));
+      } catch {
+        // Not there yet.
+      }
+    }
+    if (keep >= 1) renameSync(this.file, at(1));
+    else rmSync(this.file, { force: true });
+    return this.#open();
+  }
+
+  close(): void {
+    if (this.#closed) return;
+    this.flush();
+    this.#closed = true;
+    if (this.#fd !== undefined) closeSync(this.#fd);
+    this.#fd = undefined;
+  }
+}

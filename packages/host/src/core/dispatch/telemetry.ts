@@ -1,0 +1,113 @@
+/**
+ * Spans and a metric of tool calls through `@opentelemetry/api`: no-ops unless the embedder (or
+ * config `telemetry.otlp`, telemetry/otlp.ts) registers an SDK. Each wrapped call of a session is
+ * an `execute_tool {name}` span (kind INTERNAL, the GenAI semantic conventions:
+ * `gen_ai.operation.name`, `gen_ai.tool.name`, `gen_ai.tool.call.id` = the model's tool_use id,
+ * `gen_ai.tool.type`, `error.type` when it failed) whose parent is the caller's `traceparent`;
+ * its own context is what the call passes on (a bridged server's `_meta`). A served call's MCP
+ * server span (serve/server.ts) is that parent. The duration goes to the histogram
+ * `gen_ai.execute_tool.duration` (seconds).
+ */
+import {
+  type Context,
+  type Histogram,
+  metrics,
+  ROOT_CONTEXT,
+  type Span,
+  SpanKind,
+  SpanStatusCode,
+  TraceFlags,
+  trace,
+} from '@opentelemetry/api';
+import type { TraceContext } from '../../types.js';
+import type { CallStatus } from '../wrap/wrapper.js';
+
+const SCOPE = 'toolhost';
+const TRACEPARENT = /^00-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})$/;
+
+/** The context whose remote parent `traceparent` names; the root context when it names none. */
+export function parentOf(traceContext: TraceContext | undefined): Context {
+  const match = traceContext === undefined ? null : TRACEPARENT.exec(traceContext.traceparent);
+  if (match === null) return ROOT_CONTEXT;
+  const [, traceId, spanId, flags] = match as unknown as [string, string, string, string];
+  return trace.setSpanContext(ROOT_CONTEXT, {
+    traceId,
+    spanId,
+    traceFlags: Number.parseInt(flags, 16) & TraceFlags.SAMPLED,
+    isRemote: true,
+  });
+}
+
+/** `span`'s context as a W3C trace context (the caller's `tracestate` and `baggage` kept). */
+export function traceContextOf(span: Span, from: TraceContext | undefined): TraceContext | undefined {
+  const context = span.spanContext();
+  if (!trace.isSpanContextValid(context)) return from;
+  const flags = (context.traceFlags & TraceFlags.SAMPLED).toString(16).padStart(2, '0');
+  return { ...from, traceparent: `00-${context.traceId}-${context.spanId}-${flags}` };
+}
+
+/** Starts a span of this scope. */
+export function startSpan(
+  name: string,
+  kind: SpanKind,
+  parent: Context,
+  attributes: Record<string, string | number>,
+): Span {
+  return trace.getTracer(SCOPE).startSpan(name, { kind, attributes }, parent);
+}
+
+/** Why a call failed, for `error.type`; undefined when it succeeded. */
+export function errorTypeOf(status: CallStatus): string | undefined {
+  if (status === 'ok') return undefined;
+  return status === 'tool-error' ? 'tool_error' : status;
+}
+
+let histogram: { provider: unknown; histogram: Histogram } | undefined;
+
+/** The duration histogram of the meter provider registered now. */
+function durations(): Histogram {
+  const provider = metrics.getMeterProvider();
+  if (histogram?.provider !== provider) {
+    histogram = {
+      provider,
+      histogram: provider.getMeter(SCOPE).createHistogram('gen_ai.execute_tool.duration', {
+        description: 'Duration of tool calls, as the wrapper ran them',
+        unit: 's',
+      }),
+    };
+  }
+  return histogram.histogram;
+}
+
+/** One `execute_tool` span, begun: `end` closes it with how the call went. */
+export function executeToolSpan(
+  name: string,
+  toolUseId: string,
+  sourceKind: string,
+  caller: TraceContext | undefined,
+): { readonly trace: TraceContext | undefined; end(status: CallStatus, durationMs: number): void } {
+  const span = startSpan(`execute_tool ${name}`, SpanKind.INTERNAL, parentOf(caller), {
+    'gen_ai.operation.name': 'execute_tool',
+    'gen_ai.tool.name': name,
+    'gen_ai.tool.call.id': toolUseId,
+    'gen_ai.tool.type': sourceKind === 'builtin' ? 'function' : 'extension',
+  });
+  return {
+    trace: traceContextOf(span, caller),
+    end(status, durationMs) {
+      const error = errorTypeOf(status);
+      if (error !== undefined) {
+        span.setAttribute('error.type', error);
+        span.setStatus({ code: SpanStatusCode.ERROR });
+      }
+      span.end();
+      durations().record(durationMs / 1000, {
+        'gen_ai.operation.name': 'execute_tool',
+        'gen_ai.tool.name': name,
+        ...(error === undefined ? {} : { 'error.type': error }),
+      });
+    },
+  };
+}
+
+export { SpanKind, SpanStatusCode };

@@ -1,0 +1,66 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
+import type { Principal } from '../../types.js';
+import { readTokensSync, type ServeToken, tokenFileStamp } from './tokens.js';
+
+/**
+ * Checks a presented bearer token against the project's tokens in constant time: the token is
+ * hashed, and the hash is compared with every known token's hash, all of them, whatever matched
+ * (digests have one length, so no comparison ends early on a shorter or longer guess). The file
+ * is looked at (one `stat`) on every check and read again when it changed, so a rotation or a
+ * removal by `toolhost token` holds from the next request on, in every server of the project.
+ */
+export interface ProjectTokenCheck {
+  /** The principal of `token`, or undefined when it is none of the project's. */
+  check(token: string): Principal | undefined;
+  /** The token of that name now (`default` for the client entries `mcp-config` prints). */
+  token(name: string): string | undefined;
+  /** Every token now. */
+  all(): readonly string[];
+}
+
+interface Known {
+  readonly name: string;
+  readonly token: string;
+  readonly digest: Buffer;
+  readonly principal: Principal;
+}
+
+const digest = (value: string) => createHash('sha256').update(value).digest();
+
+function known(tokens: readonly ServeToken[]): Known[] {
+  return tokens.map(({ name, token }) => ({
+    name,
+    token,
+    digest: digest(token),
+    principal: Object.freeze({ id: `token:${name}`, kind: 'token', tokenName: name }),
+  }));
+}
+
+/** Tokens given in code (`serveHttp({ auth: { tokens: [...] } })`), or the project's file under `root`. */
+export function projectTokenCheck(
+  source: { root: string } | { tokens: readonly ServeToken[] },
+): ProjectTokenCheck {
+  let stamp = '';
+  let tokens: Known[] = 'tokens' in source ? known(source.tokens) : [];
+  const current = (): Known[] => {
+    if ('tokens' in source) return tokens;
+    const now = tokenFileStamp(source.root);
+    if (now !== stamp) {
+      tokens = known(readTokensSync(source.root));
+      stamp = now;
+    }
+    return tokens;
+  };
+  return {
+    check(token) {
+      const given = digest(token);
+      let found: Known | undefined;
+      for (const entry of current()) {
+        if (timingSafeEqual(given, entry.digest) && found === undefined) found = entry;
+      }
+      return found?.principal;
+    },
+    token: (name) => current().find((t) => t.name === name)?.token,
+    all: () => current().map((t) => t.token),
+  };
+}

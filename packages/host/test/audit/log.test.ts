@@ -1,0 +1,71 @@
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { AuditFile } from '../../src/audit/log.js';
+import { readTrail } from '../../src/audit/read.js';
+import { createRedactor } from '../../src/audit/redact.js';
+
+let dir: string;
+beforeEach(async () => {
+  dir = await mkdtemp(path.join(tmpdir(), 'toolhost-audit-log-'));
+});
+afterEach(() => rm(dir, { recursive: true, force: true }));
+
+const record = (n: number) => ({
+  time: new Date(Date.UTC(2026, 0, 1, 0, 0, n)).toISOString(),
+  type: 'call',
+  tool: `t${n}`,
+  pad: 'x'.repeat(60),
+});
+
+describe('the trail file', () => {
+  it('rotates at maxBytes, keeps `keep` older files, drops the oldest, and loses no line of the kept ones', async () => {
+    const file = new AuditFile({ dir, name: 'host-1', maxBytes: 400, keep: 2 });
+    for (let n = 0; n < 20; n++) {
+      file.append(record(n));
+      if (n % 3 === 0) file.flush();
+    }
+    file.close();
+    const names = (await readdir(dir)).sort();
+    expect(names).toEqual(['host-1.1.jsonl', 'host-1.2.jsonl', 'host-1.jsonl']);
+    for (const name of names) {
+      const text = await readFile(path.join(dir, name), 'utf8');
+      expect(Buffer.byteLength(text), name).toBeLessThanOrEqual(400);
+      expect(text.endsWith('\n')).toBe(true);
+    }
+    // What is kept is the newest records, in order, with no gap.
+    const { records, skipped } = await readTrail(dir);
+    expect(skipped).toBe(0);
+    const tools = records.map((r) => r.tool);
+    expect(tools.at(-1)).toBe('t19');
+    const first = Number(tools[0]?.slice(1));
+    expect(tools).toEqual(Array.from({ length: 20 - first }, (_, i) => `t${first + i}`));
+  });
+
+  it('appends to the file a restarted server finds, and reads a line cut short as not a record', async () => {
+    const one = new AuditFile({ dir, name: 'host-1' });
+    one.append(record(1));
+    one.close();
+    const two = new AuditFile({ dir, name: 'host-1' });
+    two.append(record(2));
+    two.close();
+    await (await import('node:fs/promises')).appendFile(path.join(dir, 'host-1.jsonl'), '{"time":"2026');
+    const { records, skipped } = await readTrail(dir);
+    expect(records.map((r) => r.tool)).toEqual(['t1', 't2']);
+    expect(skipped).toBe(1);
+  });
+});
+
+describe('redaction', () => {
+  it('cuts secrets out of every string and key, hides credential-like keys, and hashes without the secrets', () => {
+    const redactor = createRedactor(['s3cr3t-value', 'abc']);
+    expect(
+      redactor.redact({ note: 'x s3cr3t-value y', nested: [{ 's3cr3t-value': 1 }], apiKey: 'plain', n: 3 }),
+    ).toEqual({ note: 'x [redacted] y', nested: [{ '[redacted]': 1 }], apiKey: '[redacted]', n: 3 });
+    // A value shorter than 4 characters is not a secret to cut (it would match everywhere).
+    expect(redactor.redact('abc')).toBe('abc');
+    expect(redactor.hash({ t: 'a s3cr3t-value' })).toBe(redactor.hash({ t: 'a [redacted]' }));
+    expect(redactor.hash({ t: 'a' })).not.toBe(redactor.hash({ t: 'b' }));
+  });
+});
