@@ -7,7 +7,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { createHost, type ToolHost } from '@toolhost/host';
 import type { ProcessSandbox } from '@toolhost/host/internal';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { CLI, cleanEnv, project, startToolhost } from '../cli/cli.js';
+import { CLI, cleanEnv, project, startToolhost, withToken } from '../cli/cli.js';
 
 /** A variable of the environment the host runs with, which the executor must not inherit. */
 const CANARY = 'TOOLHOST_WALLS_CANARY';
@@ -165,7 +165,7 @@ describe('the process that runs plugin code, seen from outside', () => {
     cleanups.push(() => server.stop());
     const [, url = ''] = await server[stream].waitFor(line);
     expect(server[stream].text).toMatch(/two walls: isolates, in an executor process jailed by bubblewrap/);
-    const mcp = await client(new StreamableHTTPClientTransport(new URL(url)));
+    const mcp = await client(new StreamableHTTPClientTransport(new URL(url), withToken(root)));
     const result = await mcp.callTool({ name: 'healthy_echo', arguments: { text: 'http' } });
     expect(text(result)).toBe('echo: http');
     expectJailed(executorUnder(server.child.pid ?? 0), root);
