@@ -64,7 +64,13 @@ export function holdControlPaths(
   const readOnlyOver: JailBind[] = [];
   const pins = new Map<string, JailBind>();
   const hide: string[] = [];
+  // Folders held read-only whatever they hold: a link inside one cannot be replaced.
+  const heldFolders = control
+    .filter((entry) => entry.folder && !entry.writable)
+    .map((entry) => realOrUndefined(entry.absolute))
+    .filter((dir): dir is string => dir !== undefined);
   for (const entry of control) {
+    if (!entry.writable) refuseLinkedControlPath(writable, heldFolders, entry);
     let real = realOrUndefined(entry.absolute);
     const under = writable.find((root) => isInside(root, real ?? entry.absolute));
     if (real === undefined) {
@@ -91,6 +97,78 @@ export function holdControlPaths(
   }
   const byDepth = (a: JailBind, b: JailBind) => a.path.length - b.path.length;
   return { readOnlyOver: readOnlyOver.sort(byDepth), pins: [...pins.values()].sort(byDepth), hide };
+}
+
+/** What each kind of control path is, for {@link JailHoldError}'s message. */
+const CONTROL_NAMES: Readonly<Record<JailControlPath['kind'], string>> = {
+  config: 'the host config file',
+  plugins: 'the plugins folder',
+  skills: 'the skills folder',
+  cache: "the host's .toolhost folder",
+  host: "the host's own code",
+};
+
+/**
+ * A control path a jail cannot hold: it is reached through a symbolic link that is an entry of a
+ * folder the jailed process may write. A mount holds the link's target, never the link: the
+ * process could remove the link and put a file or folder of its own at its name, which the host
+ * would load (a config that widens its policy, a skill, a plugin). The jail is not made.
+ */
+export class JailHoldError extends Error {
+  override readonly name = 'JailHoldError';
+  readonly code = 'jail-hold';
+}
+
+/** Throws {@link JailHoldError} when a symbolic link on the way to `entry` lies in a writable folder. */
+function refuseLinkedControlPath(
+  writable: readonly string[],
+  held: readonly string[],
+  entry: JailControlPath,
+): void {
+  for (const { link, holder } of linksOnTheWay(entry.absolute)) {
+    const under = writable.find((root) => isInside(root, holder));
+    if (under === undefined || held.some((dir) => isInside(dir, holder))) continue;
+    const name = path.relative(under, link) || path.basename(link);
+    throw new JailHoldError(
+      `the jail cannot hold ${CONTROL_NAMES[entry.kind]} read-only: it is reached through the symbolic link ${JSON.stringify(name)}, in a folder the jail may write, which the program could replace with one of its own that the host would load. Replace the link with what it points to`,
+    );
+  }
+}
+
+/**
+ * The symbolic links met resolving `file`, each with the real folder that holds it, in the order
+ * the kernel meets them (the links inside a link's text too), up to the first missing name.
+ */
+function linksOnTheWay(file: string): { link: string; holder: string }[] {
+  const found: { link: string; holder: string }[] = [];
+  const pending = path.resolve(file).split(path.sep).filter(Boolean);
+  let resolved = path.parse(path.resolve(file)).root;
+  let hops = 0;
+  while (pending.length > 0) {
+    const name = pending.shift() as string;
+    if (name === '.') continue;
+    if (name === '..') {
+      resolved = path.dirname(resolved);
+      continue;
+    }
+    const next = path.join(resolved, name);
+    let isLink: boolean;
+    try {
+      isLink = lstatSync(next).isSymbolicLink();
+    } catch {
+      break;
+    }
+    if (!isLink) {
+      resolved = next;
+      continue;
+    }
+    found.push({ link: next, holder: resolved });
+    if (++hops > 40) break;
+    const text = readlinkSync(next);
+    if (path.isAbsolute(text)) resolved = path.parse(text).root;
+    pending.unshift(...text.split(path.sep).filter(Boolean));
+  }
+  return found;
 }
 
 /** Variables of the host a process tool keeps by default: where programs are, who and where it runs. */
