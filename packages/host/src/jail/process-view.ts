@@ -233,6 +233,42 @@ const SYSTEM_DIRS = ['/usr', '/bin', '/sbin', '/lib', '/lib32', '/lib64', '/libx
 const ETC_SECRETS = ['/etc/shadow', '/etc/gshadow', '/etc/shadow-', '/etc/gshadow-', '/etc/sudoers'];
 /** Folders of `/etc` with keys, whose files are covered: the host's SSH keys, sudo's drop-ins. */
 const ETC_SECRET_DIRS = ['/etc/ssh', '/etc/sudoers.d'];
+/** Entries of `/etc` looked at for {@link restrictedFiles} before giving up on the rest (a bound, not a need). */
+const ETC_WALK_LIMIT = 20_000;
+
+/**
+ * The regular files under `dir` that others may not read, or that sit in a folder others may
+ * not enter: what the system keeps from ordinary users by mode alone (TLS and VPN keys, a
+ * database's access rules, old password hashes). A server runs as the host's user, and where
+ * that user owns them (root in a container) it could read every one. Links are not followed.
+ */
+export function restrictedFiles(dir: string, limit = ETC_WALK_LIMIT): string[] {
+  const found: string[] = [];
+  const pending: { dir: string; closed: boolean }[] = [{ dir, closed: false }];
+  let seen = 0;
+  while (pending.length > 0 && seen < limit) {
+    const next = pending.pop() as { dir: string; closed: boolean };
+    let names: string[];
+    try {
+      names = readdirSync(next.dir);
+    } catch {
+      continue;
+    }
+    for (const name of names) {
+      if (++seen > limit) break;
+      const file = path.join(next.dir, name);
+      let stat: ReturnType<typeof lstatSync>;
+      try {
+        stat = lstatSync(file);
+      } catch {
+        continue;
+      }
+      if (stat.isDirectory()) pending.push({ dir: file, closed: next.closed || (stat.mode & 0o001) === 0 });
+      else if (stat.isFile() && (next.closed || (stat.mode & 0o004) === 0)) found.push(file);
+    }
+  }
+  return found;
+}
 
 /** The package managers that start servers, by command name, and the caches they need. */
 const PACKAGE_MANAGERS: Readonly<Record<string, 'npm' | 'uv'>> = {
@@ -306,7 +342,8 @@ export interface ServerViewOptions {
 
 /**
  * A stdio MCP server's view: an empty root with, read-only, the system's program and library
- * folders and `/etc` (password hashes, sudo rules and SSH host keys covered), the install folders
+ * folders and `/etc` (password hashes, sudo rules and SSH host keys covered, and every file of it
+ * that others may not read: {@link restrictedFiles}), the install folders
  * of its command and of the host's Node; a private `/tmp` and a private, empty home (the real
  * home's path, a tmpfs); the cache of the package manager that starts it, writable (`npx`
  * installs the package there); its own `/proc`; and nothing of the project or the home folder but
@@ -348,6 +385,7 @@ export function serverView(options: ServerViewOptions): JailSpec & { readonly un
   const hidden = [
     ...ETC_SECRETS.filter((file) => existsSync(file)),
     ...ETC_SECRET_DIRS.flatMap(filesIn),
+    ...restrictedFiles('/etc'),
     ...held.hide,
     ...control
       .filter((entry) => !entry.folder && !entry.readable)
