@@ -31,7 +31,7 @@ import { approvalMessage, mcpRefusal } from './approval.js';
 interface ApprovalState {
   readonly kind: 'approval';
   readonly tool: string;
-  /** sha256 of the input's JSON: the state never carries the input itself (it is signed, not encrypted). */
+  /** sha256 of the tool's owner, its name and the input's JSON: the state never carries the input itself (it is signed, not encrypted). */
   readonly input: string;
 }
 
@@ -50,8 +50,15 @@ export function approvalStateCodec(key: string | undefined): RequestStateCodec<A
   });
 }
 
-function inputHash(request: Pick<ApprovalRequest, 'tool' | 'input'>): string {
+/**
+ * The hash a state names: of the tool's owner and name and the exact input, so an answer given
+ * for one owner's tool is not taken for another's of the same name (a plugin replaced between
+ * the rounds, another replica).
+ */
+function inputHash(request: Pick<ApprovalRequest, 'owner' | 'tool' | 'input'>): string {
   return createHash('sha256')
+    .update(request.owner)
+    .update('\0')
     .update(request.tool)
     .update('\0')
     .update(JSON.stringify(request.input) ?? 'undefined')
