@@ -72,7 +72,7 @@ export function holdControlPaths(
   for (const entry of control) {
     if (!entry.writable) refuseLinkedControlPath(writable, heldFolders, entry);
     let real = realOrUndefined(entry.absolute);
-    const under = writable.find((root) => isInside(root, real ?? entry.absolute));
+    const under = outermost(writable, real ?? entry.absolute);
     if (real === undefined) {
       if (under === undefined || entry.writable) continue;
       try {
@@ -97,6 +97,20 @@ export function holdControlPaths(
   }
   const byDepth = (a: JailBind, b: JailBind) => a.path.length - b.path.length;
   return { readOnlyOver: readOnlyOver.sort(byDepth), pins: [...pins.values()].sort(byDepth), hide };
+}
+
+/**
+ * The outermost of `writable` that holds `file`: every folder below it on the way to `file` must
+ * be a mount point. A grant of a folder holding the workspace (its parent, the home folder) is
+ * one mount in which the workspace root is a plain folder: held only from the root down, the
+ * root itself could be renamed away and replaced.
+ */
+function outermost(writable: readonly string[], file: string): string | undefined {
+  let found: string | undefined;
+  for (const root of writable) {
+    if (isInside(root, file) && (found === undefined || isInside(root, found))) found = root;
+  }
+  return found;
 }
 
 /** What each kind of control path is, for {@link JailHoldError}'s message. */
@@ -208,12 +222,15 @@ export function execView(options: ExecViewOptions): JailSpec {
     (dir) => existsSync(dir),
   );
   const held = holdControlPaths(writable, options.control);
+  // A folder before what is bound inside it (bubblewrap mounts in order): a grant of the
+  // workspace's parent must not cover the workspace's own mount.
+  const byDepth = [...new Set(writable)].sort((a, b) => a.length - b.length);
   return {
     base: 'host',
     proc: true,
     masks: existsSync('/run') ? ['/run'] : [],
     readOnly: [],
-    readWrite: [...writable.map((dir) => bind(dir)), ...held.pins],
+    readWrite: [...byDepth.map((dir) => bind(dir)), ...held.pins],
     readOnlyOver: held.readOnlyOver,
     hide: held.hide,
     env: {
@@ -401,7 +418,10 @@ export function serverView(options: ServerViewOptions): JailSpec & { readonly un
     symlinks,
     readOnly: [...readOnly, ...reads.map((dir) => bind(dir))],
     masks: [home],
-    readWrite: [...writes.map((dir) => bind(dir)), ...held.pins],
+    readWrite: [
+      ...[...new Set(writes)].sort((a, b) => a.length - b.length).map((dir) => bind(dir)),
+      ...held.pins,
+    ],
     readOnlyOver: held.readOnlyOver,
     hide: [...new Set(hidden)],
     env: {
