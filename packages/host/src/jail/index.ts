@@ -18,6 +18,7 @@ export {
   execView,
   GATE_DIR_IN_JAIL,
   holdControlPaths,
+  JailHoldError,
   PROCESS_TMP_BYTES,
   type ResolvedProcessGrants,
   type ServerViewOptions,

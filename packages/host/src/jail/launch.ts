@@ -3,6 +3,7 @@ import { realpathSync } from 'node:fs';
 import * as path from 'node:path';
 import { builtEntry, PACKAGE_ROOT } from '../util/package.js';
 import { bwrapArgs, SECCOMP_FD } from './bwrap.js';
+import { withoutStrayDescriptors } from './descriptors.js';
 import { GATE_DIR_IN_JAIL } from './process-view.js';
 import { seccompProgram } from './seccomp.js';
 import type { JailSpec, NetGate } from './types.js';
@@ -70,7 +71,8 @@ export function jailLaunch(at: JailAt, spec: JailSpec, argv: readonly string[], 
 
 /**
  * Starts a {@link JailLaunch}: `stdio` for fds 0–2 (and on), the filter on {@link SECCOMP_FD},
- * which bubblewrap reads and closes before the command starts. bubblewrap's own environment is
+ * which bubblewrap reads and closes before the command starts, and `/dev/null` at the number of
+ * every descriptor the host would pass on without meaning to (jail/descriptors.ts). bubblewrap's own environment is
  * the jail's: nothing of the host's either.
  */
 export function spawnJailed(
@@ -82,7 +84,7 @@ export function spawnJailed(
   while (all.length < SECCOMP_FD) all.push('ignore');
   all[SECCOMP_FD] = launch.program === undefined ? 'ignore' : 'pipe';
   const child = spawn(launch.file, [...launch.args], {
-    stdio: all as StdioOptions,
+    stdio: withoutStrayDescriptors(all) as StdioOptions,
     env: { ...launch.env },
     detached,
     windowsHide: true,

@@ -64,9 +64,15 @@ export function holdControlPaths(
   const readOnlyOver: JailBind[] = [];
   const pins = new Map<string, JailBind>();
   const hide: string[] = [];
+  // Folders held read-only whatever they hold: a link inside one cannot be replaced.
+  const heldFolders = control
+    .filter((entry) => entry.folder && !entry.writable)
+    .map((entry) => realOrUndefined(entry.absolute))
+    .filter((dir): dir is string => dir !== undefined);
   for (const entry of control) {
+    if (!entry.writable) refuseLinkedControlPath(writable, heldFolders, entry);
     let real = realOrUndefined(entry.absolute);
-    const under = writable.find((root) => isInside(root, real ?? entry.absolute));
+    const under = outermost(writable, real ?? entry.absolute);
     if (real === undefined) {
       if (under === undefined || entry.writable) continue;
       try {
@@ -91,6 +97,92 @@ export function holdControlPaths(
   }
   const byDepth = (a: JailBind, b: JailBind) => a.path.length - b.path.length;
   return { readOnlyOver: readOnlyOver.sort(byDepth), pins: [...pins.values()].sort(byDepth), hide };
+}
+
+/**
+ * The outermost of `writable` that holds `file`: every folder below it on the way to `file` must
+ * be a mount point. A grant of a folder holding the workspace (its parent, the home folder) is
+ * one mount in which the workspace root is a plain folder: held only from the root down, the
+ * root itself could be renamed away and replaced.
+ */
+function outermost(writable: readonly string[], file: string): string | undefined {
+  let found: string | undefined;
+  for (const root of writable) {
+    if (isInside(root, file) && (found === undefined || isInside(root, found))) found = root;
+  }
+  return found;
+}
+
+/** What each kind of control path is, for {@link JailHoldError}'s message. */
+const CONTROL_NAMES: Readonly<Record<JailControlPath['kind'], string>> = {
+  config: 'the host config file',
+  plugins: 'the plugins folder',
+  skills: 'the skills folder',
+  cache: "the host's .toolhost folder",
+  host: "the host's own code",
+};
+
+/**
+ * A control path a jail cannot hold: it is reached through a symbolic link that is an entry of a
+ * folder the jailed process may write. A mount holds the link's target, never the link: the
+ * process could remove the link and put a file or folder of its own at its name, which the host
+ * would load (a config that widens its policy, a skill, a plugin). The jail is not made.
+ */
+export class JailHoldError extends Error {
+  override readonly name = 'JailHoldError';
+  readonly code = 'jail-hold';
+}
+
+/** Throws {@link JailHoldError} when a symbolic link on the way to `entry` lies in a writable folder. */
+function refuseLinkedControlPath(
+  writable: readonly string[],
+  held: readonly string[],
+  entry: JailControlPath,
+): void {
+  for (const { link, holder } of linksOnTheWay(entry.absolute)) {
+    const under = writable.find((root) => isInside(root, holder));
+    if (under === undefined || held.some((dir) => isInside(dir, holder))) continue;
+    const name = path.relative(under, link) || path.basename(link);
+    throw new JailHoldError(
+      `the jail cannot hold ${CONTROL_NAMES[entry.kind]} read-only: it is reached through the symbolic link ${JSON.stringify(name)}, in a folder the jail may write, which the program could replace with one of its own that the host would load. Replace the link with what it points to`,
+    );
+  }
+}
+
+/**
+ * The symbolic links met resolving `file`, each with the real folder that holds it, in the order
+ * the kernel meets them (the links inside a link's text too), up to the first missing name.
+ */
+function linksOnTheWay(file: string): { link: string; holder: string }[] {
+  const found: { link: string; holder: string }[] = [];
+  const pending = path.resolve(file).split(path.sep).filter(Boolean);
+  let resolved = path.parse(path.resolve(file)).root;
+  let hops = 0;
+  while (pending.length > 0) {
+    const name = pending.shift() as string;
+    if (name === '.') continue;
+    if (name === '..') {
+      resolved = path.dirname(resolved);
+      continue;
+    }
+    const next = path.join(resolved, name);
+    let isLink: boolean;
+    try {
+      isLink = lstatSync(next).isSymbolicLink();
+    } catch {
+      break;
+    }
+    if (!isLink) {
+      resolved = next;
+      continue;
+    }
+    found.push({ link: next, holder: resolved });
+    if (++hops > 40) break;
+    const text = readlinkSync(next);
+    if (path.isAbsolute(text)) resolved = path.parse(text).root;
+    pending.unshift(...text.split(path.sep).filter(Boolean));
+  }
+  return found;
 }
 
 /** Variables of the host a process tool keeps by default: where programs are, who and where it runs. */
@@ -130,12 +222,15 @@ export function execView(options: ExecViewOptions): JailSpec {
     (dir) => existsSync(dir),
   );
   const held = holdControlPaths(writable, options.control);
+  // A folder before what is bound inside it (bubblewrap mounts in order): a grant of the
+  // workspace's parent must not cover the workspace's own mount.
+  const byDepth = [...new Set(writable)].sort((a, b) => a.length - b.length);
   return {
     base: 'host',
     proc: true,
     masks: existsSync('/run') ? ['/run'] : [],
     readOnly: [],
-    readWrite: [...writable.map((dir) => bind(dir)), ...held.pins],
+    readWrite: [...byDepth.map((dir) => bind(dir)), ...held.pins],
     readOnlyOver: held.readOnlyOver,
     hide: held.hide,
     env: {
@@ -155,6 +250,42 @@ const SYSTEM_DIRS = ['/usr', '/bin', '/sbin', '/lib', '/lib32', '/lib64', '/libx
 const ETC_SECRETS = ['/etc/shadow', '/etc/gshadow', '/etc/shadow-', '/etc/gshadow-', '/etc/sudoers'];
 /** Folders of `/etc` with keys, whose files are covered: the host's SSH keys, sudo's drop-ins. */
 const ETC_SECRET_DIRS = ['/etc/ssh', '/etc/sudoers.d'];
+/** Entries of `/etc` looked at for {@link restrictedFiles} before giving up on the rest (a bound, not a need). */
+const ETC_WALK_LIMIT = 20_000;
+
+/**
+ * The regular files under `dir` that others may not read, or that sit in a folder others may
+ * not enter: what the system keeps from ordinary users by mode alone (TLS and VPN keys, a
+ * database's access rules, old password hashes). A server runs as the host's user, and where
+ * that user owns them (root in a container) it could read every one. Links are not followed.
+ */
+export function restrictedFiles(dir: string, limit = ETC_WALK_LIMIT): string[] {
+  const found: string[] = [];
+  const pending: { dir: string; closed: boolean }[] = [{ dir, closed: false }];
+  let seen = 0;
+  while (pending.length > 0 && seen < limit) {
+    const next = pending.pop() as { dir: string; closed: boolean };
+    let names: string[];
+    try {
+      names = readdirSync(next.dir);
+    } catch {
+      continue;
+    }
+    for (const name of names) {
+      if (++seen > limit) break;
+      const file = path.join(next.dir, name);
+      let stat: ReturnType<typeof lstatSync>;
+      try {
+        stat = lstatSync(file);
+      } catch {
+        continue;
+      }
+      if (stat.isDirectory()) pending.push({ dir: file, closed: next.closed || (stat.mode & 0o001) === 0 });
+      else if (stat.isFile() && (next.closed || (stat.mode & 0o004) === 0)) found.push(file);
+    }
+  }
+  return found;
+}
 
 /** The package managers that start servers, by command name, and the caches they need. */
 const PACKAGE_MANAGERS: Readonly<Record<string, 'npm' | 'uv'>> = {
@@ -228,7 +359,8 @@ export interface ServerViewOptions {
 
 /**
  * A stdio MCP server's view: an empty root with, read-only, the system's program and library
- * folders and `/etc` (password hashes, sudo rules and SSH host keys covered), the install folders
+ * folders and `/etc` (password hashes, sudo rules and SSH host keys covered, and every file of it
+ * that others may not read: {@link restrictedFiles}), the install folders
  * of its command and of the host's Node; a private `/tmp` and a private, empty home (the real
  * home's path, a tmpfs); the cache of the package manager that starts it, writable (`npx`
  * installs the package there); its own `/proc`; and nothing of the project or the home folder but
@@ -270,6 +402,7 @@ export function serverView(options: ServerViewOptions): JailSpec & { readonly un
   const hidden = [
     ...ETC_SECRETS.filter((file) => existsSync(file)),
     ...ETC_SECRET_DIRS.flatMap(filesIn),
+    ...restrictedFiles('/etc'),
     ...held.hide,
     ...control
       .filter((entry) => !entry.folder && !entry.readable)
@@ -285,7 +418,10 @@ export function serverView(options: ServerViewOptions): JailSpec & { readonly un
     symlinks,
     readOnly: [...readOnly, ...reads.map((dir) => bind(dir))],
     masks: [home],
-    readWrite: [...writes.map((dir) => bind(dir)), ...held.pins],
+    readWrite: [
+      ...[...new Set(writes)].sort((a, b) => a.length - b.length).map((dir) => bind(dir)),
+      ...held.pins,
+    ],
     readOnlyOver: held.readOnlyOver,
     hide: [...new Set(hidden)],
     env: {

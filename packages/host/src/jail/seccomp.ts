@@ -10,11 +10,13 @@
  * - new namespaces and mounts (the usual way from a user namespace to a kernel bug): `unshare`,
  *   `setns`, `clone` with any `CLONE_NEW*` flag, `clone3` (whose flags sit behind a pointer a
  *   filter cannot read: `ENOSYS`, so libc falls back to `clone`), `mount`, `umount2`,
- *   `pivot_root`, `chroot` and the new mount API (`open_tree`, `move_mount`, `fsopen`, …);
+ *   `pivot_root`, `chroot` and the new mount API (`open_tree`, `open_tree_attr`, `move_mount`,
+ *   `fsopen`, …);
  * - kernel surfaces with a record of privilege escalations: `bpf`, `perf_event_open`,
  *   `userfaultfd`, `io_uring_*` (which also runs work the filter never sees), `keyctl`,
  *   `add_key`, `request_key`, `open_by_handle_at`, `name_to_handle_at`, `lookup_dcookie`,
- *   `fanotify_init`, `quotactl`, `personality`, `modify_ldt`, `iopl`, `ioperm`, `uselib`;
+ *   `fanotify_init`, `quotactl`, `quotactl_fd`, `personality`, `modify_ldt`, `iopl`, `ioperm`,
+ *   `uselib`;
  * - the machine's own state: modules, `kexec`, `reboot`, `swapon/off`, `acct`, `syslog`, the
  *   clock, `sethostname`, `setdomainname`, `vhangup`;
  * - sockets other than `AF_UNIX` (the jail has its own network namespace already: this keeps a
@@ -47,6 +49,8 @@ const shared = {
   fsmount: 432,
   fspick: 433,
   mount_setattr: 442,
+  open_tree_attr: 467,
+  quotactl_fd: 443,
   io_uring_setup: 425,
   io_uring_enter: 426,
   io_uring_register: 427,
@@ -173,6 +177,7 @@ export const DENIED_SYSCALLS: readonly string[] = [
   'fsmount',
   'fspick',
   'mount_setattr',
+  'open_tree_attr',
   'kexec_load',
   'kexec_file_load',
   'init_module',
@@ -202,6 +207,7 @@ export const DENIED_SYSCALLS: readonly string[] = [
   'lookup_dcookie',
   'fanotify_init',
   'quotactl',
+  'quotactl_fd',
   'vhangup',
   'sethostname',
   'setdomainname',

@@ -1,6 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { realpathSync } from 'node:fs';
 import { constants } from 'node:os';
+import { withoutStrayDescriptors } from '../jail/descriptors.js';
 import {
   bwrapArgs,
   executorJail,
@@ -66,8 +67,9 @@ export function spawnExecutor(
     child = spawn(
       placement.bwrap,
       [...bwrapArgs(spec), process.execPath, ...NODE_FLAGS, script],
-      // bubblewrap's own environment is what its PID 1 keeps: nothing of the host's either.
-      { stdio, env: { ...spec.env } },
+      // bubblewrap's own environment is what its PID 1 keeps: nothing of the host's either; and
+      // no descriptor the host inherited reaches the jail (jail/descriptors.ts).
+      { stdio: withoutStrayDescriptors(stdio), env: { ...spec.env } },
     );
     if (program !== undefined) {
       const pipe = (child.stdio as unknown as (NodeJS.WritableStream | null)[])[SECCOMP_FD];

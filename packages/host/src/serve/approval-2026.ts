@@ -33,7 +33,7 @@ export interface ApprovalState {
   readonly tool: string;
   /** Who was asked (the principal's id), so another caller cannot continue the call with it. */
   readonly principal?: string;
-  /** sha256 of the input's JSON: the state never carries the input itself (it is signed, not encrypted). */
+  /** sha256 of the tool's owner, its name and the input's JSON: the state never carries the input itself (it is signed, not encrypted). */
   readonly input: string;
 }
 
@@ -52,8 +52,15 @@ export function approvalStateCodec(key: string | undefined): RequestStateCodec<A
   });
 }
 
-function inputHash(request: Pick<ApprovalRequest, 'tool' | 'input'>): string {
+/**
+ * The hash a state names: of the tool's owner and name and the exact input, so an answer given
+ * for one owner's tool is not taken for another's of the same name (a plugin replaced between
+ * the rounds, another replica).
+ */
+function inputHash(request: Pick<ApprovalRequest, 'owner' | 'tool' | 'input'>): string {
   return createHash('sha256')
+    .update(request.owner)
+    .update('\0')
     .update(request.tool)
     .update('\0')
     .update(JSON.stringify(request.input) ?? 'undefined')

@@ -161,28 +161,60 @@ function existsFile(file: string): boolean {
 }
 
 /**
- * Where the running host's code lives: its own package, the SDK's, and — when it is installed
- * under a `node_modules` folder, as in a project that depends on it — that whole folder, since
- * every dependency the host loads (zod, esbuild, isolated-vm, …) is there too. A model that could
- * write them would change what the host runs on its next start.
+ * Where the running host's code lives: its own package, the SDK's, and every folder the host loads
+ * its dependencies (zod, esbuild, isolated-vm, …) from, since a model that could write them would
+ * change what the host runs on its next start (esbuild's binary, at the next plugin build).
  */
 function hostCodeFolders(): string[] {
-  const folders = new Set<string>();
+  const packages: string[] = [];
   const own = packageFolder(fileURLToPath(import.meta.url));
-  if (own !== undefined) folders.add(own);
+  if (own !== undefined) packages.push(own);
   try {
     const sdk = packageFolder(createRequire(import.meta.url).resolve('@toolhost/plugin-sdk'));
-    if (sdk !== undefined) folders.add(sdk);
+    if (sdk !== undefined) packages.push(sdk);
   } catch {
     // Not resolvable from here (an unusual install): the host's own package is still protected.
   }
-  for (const folder of [...folders]) {
-    const real = realpathSync(folder);
+  return hostCodeFoldersOf(packages);
+}
+
+/**
+ * The host-code folders for the host's and the SDK's package folders: each as found and as its
+ * real path; the outermost `node_modules` folder on that real path (the project's, where npm
+ * installs the host and its dependencies; in a pnpm store, `node_modules/.pnpm/…` holds every
+ * package beside the host's); and every `node_modules` folder Node looks in from there (the
+ * real path's ancestors'): in a checkout, npm workspaces or `npm link`, the host's package is in
+ * no `node_modules` at all, and its dependencies are in the one of a folder above it.
+ */
+export function hostCodeFoldersOf(packages: readonly string[]): string[] {
+  const folders = new Set<string>();
+  const marker = `${path.sep}node_modules${path.sep}`;
+  for (const folder of packages) {
+    folders.add(folder);
+    let real: string;
+    try {
+      real = realpathSync(folder);
+    } catch {
+      continue;
+    }
     folders.add(real);
-    const at = real.lastIndexOf(`${path.sep}node_modules${path.sep}`);
-    if (at >= 0) folders.add(real.slice(0, at + `${path.sep}node_modules`.length));
+    const at = real.indexOf(marker);
+    if (at >= 0) folders.add(real.slice(0, at + marker.length - 1));
+    for (let dir = real; ; dir = path.dirname(dir)) {
+      const modules = path.basename(dir) === 'node_modules' ? dir : path.join(dir, 'node_modules');
+      if (existsFolder(modules)) folders.add(modules);
+      if (path.dirname(dir) === dir) break;
+    }
   }
   return [...folders];
+}
+
+function existsFolder(dir: string): boolean {
+  try {
+    return statSync(dir).isDirectory();
+  } catch {
+    return false;
+  }
 }
 
 const HOST_CODE = hostCodeFolders();

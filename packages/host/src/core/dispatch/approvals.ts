@@ -65,6 +65,8 @@ export interface PendingApproval {
   readonly principal?: string;
   readonly toolUseId: string;
   readonly tool: string;
+  /** Whose tool it is (`plugin:good`, `mcp:files`, `core`): a tool of another owner under the same name is another tool. */
+  readonly owner: string;
   /** A copy of exactly the input that will run if approved. */
   readonly input: unknown;
   readonly title: string;
@@ -422,6 +424,7 @@ export class SessionApprovals {
       ...(this.#principal === undefined ? {} : { principal: this.#principal }),
       toolUseId,
       tool: name,
+      owner: formatOwner(tool.descriptor.owner),
       input: JSON.parse(json),
       title: ask.title,
       ...(ask.description === undefined ? {} : { description: ask.description }),

@@ -14,7 +14,8 @@
  *   `‹` and `›`; backticks (which open and close code spans and fences) become `'`;
  * - text a person reviewing the prompt would not see: bidi controls (U+202A–202E, U+2066–2069,
  *   U+200E/F, U+061C), zero-width and other format characters (Cf, among them the tag
- *   characters U+E0000–E007F that smuggle ASCII invisibly) and variation selectors are removed;
+ *   characters U+E0000–E007F that smuggle ASCII invisibly), variation selectors and every other
+ *   default-ignorable code point (the Hangul fillers U+115F, U+1160, U+3164, U+FFA0) are removed;
  * - length: at most `max` characters (code points), the last one `…` when it was cut.
  *
  * What it cannot do: words stay words. A description may still *say* "ignore the user"; the
@@ -23,8 +24,11 @@
 
 /** Controls and separators that break or move a line: a space in their place. */
 const BREAKS = /[\p{Cc}\p{Zl}\p{Zp}]/gu;
-/** Invisible characters (format characters, variation selectors): removed. */
-const INVISIBLE = /[\p{Cf}\p{Variation_Selector}]/gu;
+/**
+ * Invisible characters (format characters, variation selectors, and every other code point
+ * Unicode says to show as nothing: the Hangul fillers, which are letters by category): removed.
+ */
+const INVISIBLE = /[\p{Cf}\p{Variation_Selector}\p{Default_Ignorable_Code_Point}]/gu;
 /** Markdown's block markers at the start of a line. */
 const LEADING_MARKUP = /^(?:[#>\-+*=_~|]|\d{1,9}[.)](?=\s|$)|\s)+/u;
 

@@ -10,6 +10,8 @@
  * - A meta tool's name (the tools through which the session reaches the others) belongs to that
  *   meta tool alone: nothing, config or code, may take it. A code-mode session whose `run_code`
  *   were a plugin's would have no tools at all.
+ * - A name of the bridged servers' namespace (`mcp__<server>__<tool>`) is the bridge's: a plugin's
+ *   or channel's tool there would pass policy meant for a server and be called as its tool.
  * The loser is hidden with `override-refused`, saying what would allow it (or that nothing would).
  */
 import type { HiddenToolPlanEntry } from '@toolhost/plugin-sdk';
@@ -39,6 +41,18 @@ const META_TOOLS: ReadonlyMap<string, string | undefined> = new Map([
 /** True for the name of a meta tool. */
 export function isMetaToolName(name: string): boolean {
   return META_TOOLS.has(name);
+}
+
+/** How the bridge names a bridged server's tools: `mcp__<server>__<tool>`. */
+const BRIDGED_PREFIX = 'mcp__';
+
+/**
+ * Whether `name` is in the bridged servers' namespace, in any case: a plugin's or channel's
+ * `mcp__github__create_issue` would pass `tools.allow: ["mcp__github__*"]`, meant for that
+ * server, and be called as its tool when the server is down or lacks one of that name.
+ */
+function isBridgedName(name: string): boolean {
+  return name.slice(0, BRIDGED_PREFIX.length).toLowerCase() === BRIDGED_PREFIX;
 }
 
 /** Sources that take a built-in's name only by the operator's consent. */
@@ -71,6 +85,9 @@ export function nameRefusal(
     const owner = META_TOOLS.get(name);
     if (owner !== undefined && tool.source === 'builtin' && tool.sourceId === owner) return undefined;
     return `${what}: "${name}" is the name of a toolhost meta tool, which no other tool may take whatever the config; rename the tool`;
+  }
+  if ((tool.source === 'plugin' || tool.source === 'channel') && isBridgedName(name)) {
+    return `${what}: "${name}" is in the namespace of bridged MCP servers' tools (${BRIDGED_PREFIX}<server>__<tool>), which only the bridge gives and config speaks of (tools.allow, approvals); rename the tool`;
   }
   if (!builtinNames.has(name) || !NEEDS_CONSENT.has(tool.source) || consented?.includes(name) === true)
     return undefined;
