@@ -120,6 +120,7 @@ const CONTROL_NAMES: Readonly<Record<JailControlPath['kind'], string>> = {
   skills: 'the skills folder',
   cache: "the host's .toolhost folder",
   host: "the host's own code",
+  secret: "the serve endpoint's token file",
 };
 
 /**
