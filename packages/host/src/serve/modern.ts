@@ -8,7 +8,8 @@ import { lazyValidator, type McpServeOptions, type ModernApprovals, registerTool
  * MCP 2026-07-28 (the SDK's "modern" era): no initialize and no session. Each request carries its
  * version, capabilities and client in `_meta`, and any instance can answer it, so one server's
  * 2026 requests share one host session: `tools/list` is the same for every client and connection
- * (the spec's MUST), and nothing a request does changes what another lists.
+ * (the spec's MUST), and nothing a request does changes what another lists (a tool search
+ * returns what it found; `call_tool` runs it).
  */
 
 /**
@@ -47,8 +48,11 @@ export function createModernServing(host: ToolHost, options: McpServeOptions): M
     calls: new Map(),
     codec: approvalStateCodec(host.config.serve?.requestStateKey),
   };
+  // A search returns definitions and loads nothing: a search by one client must not change what
+  // the others list. What it found is called through call_tool.
   const session = host.session({
     ...options.session,
+    searchLoads: false,
     onApproval:
       options.session?.onApproval ??
       modernApprover(approvals.calls, () => host.config.approvals?.mcpClients ?? []),

@@ -41,6 +41,7 @@ import {
 } from './adapters/openai.js';
 import { type ApprovalHandler, ApprovalQueue, type ApprovalSettings, SessionApprovals } from './approvals.js';
 import { type ChannelOptions, channelSnapshots } from './channel.js';
+import { parseCallToolInput } from './deferral.js';
 import {
   type ActivationResult,
   type DeferralModes,
@@ -135,6 +136,12 @@ export interface SessionOptions {
    * `requireApproval`); the first answer wins between it and `host.approvals.answer`. See approvals.ts.
    */
   readonly onApproval?: ApprovalHandler;
+  /**
+   * False: `tool_search` returns what it finds and loads nothing, so this session's list never
+   * changes as a side effect of a search; its finds are called through `call_tool`. For a session
+   * many clients share (MCP 2026-07-28). Default true.
+   */
+  readonly searchLoads?: boolean;
 }
 
 /** Options of one call. */
@@ -240,6 +247,7 @@ export class Session {
       active: () => this.#active,
       descriptors: () => this.descriptors(),
       check: (name) => this.check(name),
+      searchLoads: options.searchLoads ?? true,
     });
     if (options.activeTools !== undefined) this.setActiveToolsByName(options.activeTools);
   }
@@ -417,7 +425,7 @@ export class Session {
    */
   check(name: string): ToolCheck {
     const snapshot = this.#snapshot();
-    if (this.#catalog.isSearch(name, snapshot)) return CALLABLE;
+    if (this.#catalog.isSearch(name, snapshot) || this.#catalog.isCallTool(name, snapshot)) return CALLABLE;
     return this.#callable(name, this.#stateFor(snapshot)).check;
   }
 
@@ -499,6 +507,7 @@ export class Session {
         durationMs: 0,
       };
     }
+    if (this.#catalog.isCallTool(name, snapshot)) return this.#callThrough(input, toolUseId, options);
     const state = this.#stateFor(snapshot);
     const found = this.#callable(name, state);
     const { check } = found;
@@ -524,6 +533,19 @@ export class Session {
     } finally {
       end?.();
     }
+  }
+
+  /**
+   * `call_tool {name, arguments}`: the named tool's own call, under its own policy, activity,
+   * hooks and approval; hooks see that tool, not `call_tool`. A bad input or a refusal is an
+   * `is_error` result, as for a direct call.
+   */
+  #callThrough(input: unknown, toolUseId: string, options: CallOptions): Promise<CallOutcome> {
+    const parsed = parseCallToolInput(input);
+    if (!parsed.ok) {
+      return Promise.resolve({ result: errorResult(parsed.message), status: 'blocked', durationMs: 0 });
+    }
+    return this.call(parsed.name, parsed.arguments, toolUseId, options);
   }
 
   /** The call state for `snapshot`, made anew when the snapshot or the session's hooks changed. */
