@@ -59,6 +59,7 @@ const SCENARIOS_2026 = [
   'tools-call-with-progress',
   'caching',
   'http-header-validation',
+  'http-custom-header-server-validation',
   'dns-rebinding-protection',
 ];
 

@@ -26,6 +26,7 @@ import { type HttpSession, type McpSessionClose, SessionTable } from './http-ses
 import { createModernServer, createModernServing } from './modern.js';
 import { toWebRequest, writeWebResponse } from './node-web.js';
 import { type OriginCheck, originRule } from './origins.js';
+import { paramHeaderRejection } from './param-headers.js';
 import { createMcpServer, type McpServeOptions } from './server.js';
 
 /** How `serveHttp` listens and how long its MCP sessions live. */
@@ -212,6 +213,7 @@ export async function serveHttp(host: ToolHost, options: McpHttpOptions = {}): P
     legacy: 'reject',
     onerror: () => {},
   });
+  const toolSchema = (name: string) => host.snapshot().registry.tools.get(name)?.descriptor.inputSchema;
   // Listens to the host from the first 2026 request on: a server only 2025 clients use holds
   // no listener beyond its sessions'.
   let stopModern: (() => void) | undefined;
@@ -311,6 +313,8 @@ export async function serveHttp(host: ToolHost, options: McpHttpOptions = {}): P
         const request = toWebRequest(req, res);
         if (!(await isLegacyRequest(request, body.value))) {
           stopModern ??= host.on('change', () => modernHandler.notify.toolsChanged());
+          const mismatch = paramHeaderRejection(body.value, request.headers, toolSchema);
+          if (mismatch !== undefined) return writeWebResponse(res, mismatch);
           return writeWebResponse(res, await modernHandler.fetch(request, { parsedBody: body.value }));
         }
       }
