@@ -38,12 +38,15 @@ export interface ModernServing {
   readonly session: Session;
   readonly options: McpServeOptions;
   readonly approvals: ModernApprovals;
+  /** `approvals.mcpClients` in force. */
+  readonly clients: () => readonly string[];
   /** Stops listening to the host. */
   readonly dispose: () => void;
 }
 
 /** The shared state of one serve's 2026-07-28 requests: its host session. */
 export function createModernServing(host: ToolHost, options: McpServeOptions): ModernServing {
+  const clients = () => host.config.approvals?.mcpClients ?? [];
   const approvals: ModernApprovals = {
     calls: new Map(),
     codec: approvalStateCodec(host.config.serve?.requestStateKey),
@@ -53,11 +56,9 @@ export function createModernServing(host: ToolHost, options: McpServeOptions): M
   const session = host.session({
     ...options.session,
     searchLoads: false,
-    onApproval:
-      options.session?.onApproval ??
-      modernApprover(approvals.calls, () => host.config.approvals?.mcpClients ?? []),
+    onApproval: options.session?.onApproval ?? modernApprover(approvals.calls, clients),
   });
-  return { session, options, approvals, dispose: () => {} };
+  return { session, options, approvals, clients, dispose: () => {} };
 }
 
 /** An SDK server for 2026-07-28 requests (per request over HTTP, per connection over stdio). */
@@ -73,7 +74,7 @@ export function createModernServer(serving: ModernServing): Server {
       requestState: { verify: serving.approvals.codec.verify },
     },
   );
-  registerToolHandlers(server, serving.session, options, undefined, serving.approvals);
+  registerToolHandlers(server, serving.session, options, serving.clients, undefined, serving.approvals);
   // The 2026 lists are cacheable and carry cache fields; a client that asks gets empty ones.
   server.setRequestHandler('prompts/list', async () => ({ prompts: [] }));
   server.setRequestHandler('resources/list', async () => ({ resources: [] }));

@@ -12,9 +12,10 @@ import type { Session, SessionOptions } from '../core/dispatch/session.js';
 import { errorResult } from '../core/wrap/results.js';
 import type { CallObserver, CallOutcome } from '../core/wrap/wrapper.js';
 import type { ToolHost } from '../host/host.js';
-import type { TraceContext } from '../types.js';
+import type { InputAsker, TraceContext } from '../types.js';
 import { mcpApprover } from './approval.js';
-import { approvalInputRequired, type approvalStateCodec, type ModernCall } from './approval-2026.js';
+import { type approvalStateCodec, type ModernCall, modernCall, roundEnd, roundOf } from './approval-2026.js';
+import { legacyAsker, modernAsker } from './ask.js';
 
 /** How a host is offered as an MCP server. */
 export interface McpServeOptions {
@@ -109,7 +110,7 @@ export function createMcpServer(
       }),
   });
 
-  registerToolHandlers(server, session, options, calls);
+  registerToolHandlers(server, session, options, () => host.config.approvals?.mcpClients ?? [], calls);
 
   const sendListChanged = () => notifyListChanged(() => void server.sendToolListChanged().catch(() => {}));
   const stop = host.on('change', sendListChanged);
@@ -133,6 +134,8 @@ export function registerToolHandlers(
   server: Server,
   session: Session,
   options: McpServeOptions,
+  /** `approvals.mcpClients` in force: who may be sent a tool's form (`ctx.ask`). */
+  clients: () => readonly string[],
   calls?: Map<string, RequestId>,
   /** 2026-07-28: the calls in flight (an approval asks through its request) and the state's seal. */
   modern?: ModernApprovals,
@@ -154,14 +157,19 @@ export function registerToolHandlers(
       watch?.end?.({ result: errorResult(check.message), status: 'blocked', durationMs: 0 });
       throw Object.assign(new Error(check.message), { code: ProtocolErrorCode.InvalidParams });
     }
-    const observer = callObserver(name, ctx, watch);
+    const args = request.params.arguments ?? {};
+    const running: ModernCall | undefined = modern === undefined ? undefined : modernCall(ctx, name, args);
+    const observer = callObserver(name, ctx, watch, (requests, optional) =>
+      running === undefined
+        ? legacyAsker(server, ctx, clients)(requests, optional)
+        : modernAsker(roundOf(running), clients)(requests, optional),
+    );
     const toolUseId = String(requestId);
     calls?.set(toolUseId, requestId);
-    const running: ModernCall | undefined = modern === undefined ? undefined : { ctx };
     if (running !== undefined) modern?.calls.set(toolUseId, running);
     let outcome: CallOutcome;
     try {
-      outcome = await session.call(name, request.params.arguments ?? {}, toolUseId, {
+      outcome = await session.call(name, args, toolUseId, {
         signal: ctx.mcpReq.signal,
         observer,
         ...traceOf(ctx),
@@ -171,9 +179,10 @@ export function registerToolHandlers(
       modern?.calls.delete(toolUseId);
     }
     watch?.end?.(outcome);
-    // The call stopped at its approval gate to ask the person: the answer comes with the retry.
-    if (running?.asked !== undefined && modern !== undefined) {
-      return approvalInputRequired(running.asked, modern.codec, ctx) as Promise<CallToolResult>;
+    // The round stopped at an approval or an ask: the answers come with the retry.
+    if (running !== undefined && modern !== undefined) {
+      const ended = await roundEnd(running, modern.codec, name, args);
+      if (ended !== undefined) return ended as CallToolResult;
     }
     return toCallToolResult(outcome);
   });
@@ -208,10 +217,16 @@ export function toCallToolResult({ result }: CallOutcome): CallToolResult {
  * stream (before its response); log lines only at or above the level the client asked for
  * (`logging/setLevel` on a 2025 connection, the request's `logLevel` on 2026-07-28).
  */
-function callObserver(name: string, ctx: ServerContext, watch: McpCallWatch | undefined): CallObserver {
+function callObserver(
+  name: string,
+  ctx: ServerContext,
+  watch: McpCallWatch | undefined,
+  ask: InputAsker,
+): CallObserver {
   const progressToken = ctx.mcpReq._meta?.progressToken;
   const hook = watch?.hook;
   return {
+    ask,
     ...(hook === undefined ? {} : { hook: (hookName, verdict) => hook.call(watch, hookName, verdict) }),
     log: (level, message, data) => {
       watch?.log?.(level, message, data);
