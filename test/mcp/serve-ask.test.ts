@@ -69,7 +69,13 @@ describe("a plugin's ctx.ask over MCP", () => {
     }));
     client.setRequestHandler(ListRootsRequestSchema, async () => ({ roots: [{ uri: 'file:///work' }] }));
     await client.connect(clientSide);
-    return { client, close: async () => (dispose(), await client.close()) };
+    return {
+      client,
+      close: async () => {
+        dispose();
+        await client.close();
+      },
+    };
   }
 
   it('2025-11-25: asks a listed client for a form, a completion and its roots at once', async () => {
