@@ -89,6 +89,12 @@ export interface ToolExecutor {
     input: unknown,
     call: { readonly toolUseId: string; readonly sessionId: string; readonly signal: AbortSignal },
   ): Promise<readonly InputIssue[] | undefined>;
+  /**
+   * Reads a resource the tool points at (an MCP Apps tool's `ui://` page, named by its
+   * descriptor's `meta.ui.resourceUri`) from where the tool lives: a bridged server's
+   * `resources/read` result. Only bridged tools have it.
+   */
+  readResource?(uri: string): Promise<unknown>;
 }
 
 /** A tool in the registry Map: its descriptor, where it came from, and how to run it. */

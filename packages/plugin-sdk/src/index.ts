@@ -60,6 +60,7 @@ export type {
   ToolDescriptor,
   ToolDiagnostic,
   ToolExecutorRef,
+  ToolIcon,
   ToolLogger,
   ToolOwnerRef,
   ToolPlan,

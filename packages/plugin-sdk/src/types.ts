@@ -117,6 +117,21 @@ export interface ToolDescriptor {
    * reason and severity shown to the approver. Config can add approvals, never lift this one.
    */
   readonly requireApproval?: ToolApprovalRequirement;
+  /** Icons for clients to show (MCP's `icons`): kept from a bridged server's tool. */
+  readonly icons?: readonly ToolIcon[];
+  /**
+   * MCP's `_meta` of the tool, as a bridged server sent it (an MCP Apps tool's
+   * `ui.resourceUri`, say); served again as the tool's `_meta`.
+   */
+  readonly meta?: Readonly<Record<string, unknown>>;
+}
+
+/** An icon of a tool (MCP's `Icon`). */
+export interface ToolIcon {
+  readonly src: string;
+  readonly mimeType?: string;
+  readonly sizes?: readonly string[];
+  readonly theme?: 'light' | 'dark';
 }
 
 /** How bad a call needing approval could be, as shown to the approver. */
@@ -252,6 +267,8 @@ export interface ToolResult {
   readonly isError?: boolean;
   /** Structured output matching the tool's `outputSchema`. */
   readonly structuredContent?: Readonly<Record<string, unknown>>;
+  /** MCP's `_meta` of the result, as a bridged server sent it; served again as the result's `_meta`. */
+  readonly meta?: Readonly<Record<string, unknown>>;
 }
 
 /** Codes of {@link ToolPlanContractError}, sorted. */

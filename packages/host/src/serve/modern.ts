@@ -1,6 +1,7 @@
 import { type CacheHint, Server } from '@modelcontextprotocol/server';
 import type { Session } from '../core/dispatch/session.js';
 import type { ToolHost } from '../host/host.js';
+import { registerAppResources } from './app-resources.js';
 import { approvalStateCodec, modernApprover } from './approval-2026.js';
 import { lazyValidator, type McpServeOptions, type ModernApprovals, registerToolHandlers } from './server.js';
 
@@ -23,14 +24,17 @@ type Cacheable =
   | 'server/discover'
   | 'prompts/list'
   | 'resources/list'
-  | 'resources/templates/list';
+  | 'resources/templates/list'
+  | 'resources/read';
 const CACHE_HINTS: Partial<Record<Cacheable, CacheHint>> = {
   'tools/list': { ttlMs: 0, cacheScope: 'private' },
   'server/discover': { ttlMs: 3_600_000, cacheScope: 'public' },
-  // toolhost serves tools only; these lists are empty and stay so.
+  // toolhost lists no prompts or resources (it reads MCP Apps pages, resources/read).
   'prompts/list': { ttlMs: 3_600_000, cacheScope: 'public' },
   'resources/list': { ttlMs: 3_600_000, cacheScope: 'public' },
   'resources/templates/list': { ttlMs: 3_600_000, cacheScope: 'public' },
+  // An MCP Apps page, read from the server of the tool that points at it: as fresh as that server.
+  'resources/read': { ttlMs: 0, cacheScope: 'private' },
 };
 
 /** What every 2026-07-28 request of one serve shares. */
@@ -40,6 +44,7 @@ export interface ModernServing {
   readonly approvals: ModernApprovals;
   /** `approvals.mcpClients` in force. */
   readonly clients: () => readonly string[];
+  readonly host: ToolHost;
   /** Stops listening to the host. */
   readonly dispose: () => void;
 }
@@ -58,7 +63,7 @@ export function createModernServing(host: ToolHost, options: McpServeOptions): M
     searchLoads: false,
     onApproval: options.session?.onApproval ?? modernApprover(approvals.calls, clients),
   });
-  return { session, options, approvals, clients, dispose: () => {} };
+  return { session, options, approvals, clients, host, dispose: () => {} };
 }
 
 /** An SDK server for 2026-07-28 requests (per request over HTTP, per connection over stdio). */
@@ -77,7 +82,7 @@ export function createModernServer(serving: ModernServing): Server {
   registerToolHandlers(server, serving.session, options, serving.clients, undefined, serving.approvals);
   // The 2026 lists are cacheable and carry cache fields; a client that asks gets empty ones.
   server.setRequestHandler('prompts/list', async () => ({ prompts: [] }));
-  server.setRequestHandler('resources/list', async () => ({ resources: [] }));
+  registerAppResources(server, serving.session, serving.host, true);
   server.setRequestHandler('resources/templates/list', async () => ({ resourceTemplates: [] }));
   return server;
 }

@@ -13,6 +13,7 @@ import { errorResult } from '../core/wrap/results.js';
 import type { CallObserver, CallOutcome } from '../core/wrap/wrapper.js';
 import type { ToolHost } from '../host/host.js';
 import type { InputAsker, TraceContext } from '../types.js';
+import { registerAppResources } from './app-resources.js';
 import { mcpApprover } from './approval.js';
 import { type approvalStateCodec, type ModernCall, modernCall, roundEnd, roundOf } from './approval-2026.js';
 import { legacyAsker, modernAsker } from './ask.js';
@@ -95,7 +96,10 @@ export function createMcpServer(
 ): McpConnection {
   const server = new Server(
     { name: options.name ?? 'toolhost', version: options.version ?? '0.1.0' },
-    { capabilities: { tools: { listChanged: true }, logging: {} }, jsonSchemaValidator: lazyValidator() },
+    {
+      capabilities: { tools: { listChanged: true }, logging: {}, resources: {} },
+      jsonSchemaValidator: lazyValidator(),
+    },
   );
   // Approvals are asked of the client (elicitation), unless the embedding answers them itself.
   const calls = new Map<string, RequestId>();
@@ -111,6 +115,7 @@ export function createMcpServer(
   });
 
   registerToolHandlers(server, session, options, () => host.config.approvals?.mcpClients ?? [], calls);
+  registerAppResources(server, session, host, true);
 
   const sendListChanged = () => notifyListChanged(() => void server.sendToolListChanged().catch(() => {}));
   const stop = host.on('change', sendListChanged);
@@ -237,6 +242,7 @@ export function toCallToolResult({ result }: CallOutcome): CallToolResult {
     content: result.content as CallToolResult['content'],
     ...(result.isError === true ? { isError: true } : {}),
     ...(result.structuredContent === undefined ? {} : { structuredContent: result.structuredContent }),
+    ...(result.meta === undefined ? {} : { _meta: result.meta }),
   };
 }
 

@@ -358,6 +358,7 @@ export class ServerLink {
         executor: {
           ref: { kind: 'mcp', serverId: this.name, toolName: tool.name },
           run: (input, ctx) => this.#call(tool.name, input, ctx),
+          readResource: (uri) => this.#readResource(uri),
         },
         timeout: this.settings.callTimeout,
       });
@@ -367,6 +368,15 @@ export class ServerLink {
     this.#blocked = blocked;
     this.#warnings = warnings;
     return true;
+  }
+
+  /** `resources/read` of `uri` on this server (the serve side checked that a tool points at it). */
+  async #readResource(uri: string): Promise<unknown> {
+    const session = this.#session;
+    if (session === undefined || this.#state !== 'connected') {
+      throw new Error(`MCP server "${this.name}" is unavailable: ${this.#reason ?? 'not connected'}`);
+    }
+    return session.client.readResource({ uri }, { timeout: this.settings.callTimeout.ms });
   }
 
   async #call(toolName: string, input: unknown, ctx: ExecutionContext): Promise<ToolResult> {
