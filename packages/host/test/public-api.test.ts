@@ -104,6 +104,7 @@ const PUBLIC_TYPES = [
   'HostMcpOptions',
   'HostOptions',
   'InFlightRecorder',
+  'InputAsker',
   'InputCheck',
   'InputIssue',
   'JailMode',
@@ -168,6 +169,7 @@ const PUBLIC_TYPES = [
   'ToolhostConfig',
   'ToolhostConfigInput',
   'ToolsOptions',
+  'TraceContext',
   'Walls',
 ];
 
