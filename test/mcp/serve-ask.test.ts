@@ -22,7 +22,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const fixture = path.resolve(here, '../fixtures/plugins/conformance');
-const text = (result: { content: unknown }) => (result.content as { text: string }[])[0]?.text;
+const text = (result: unknown) => ((result as { content: unknown }).content as { text: string }[])[0]?.text;
 
 describe("a plugin's ctx.ask over MCP", () => {
   let root: string;
@@ -107,9 +107,12 @@ describe("a plugin's ctx.ask over MCP", () => {
     client.setRequestHandler('elicitation/create', async (request) => {
       const message = (request.params as { message: string }).message;
       asked.push(message);
+      const content: Record<string, string> = message.startsWith('Step 1')
+        ? { name: 'Ada' }
+        : { color: 'blue' };
       return {
-        action: 'accept',
-        content: message.startsWith('Step 1') ? { name: 'Ada' } : { color: 'blue' },
+        action: 'accept' as const,
+        content,
       };
     });
     await client.connect(new StreamableHTTPClientTransport(new URL(served.url)));
