@@ -27,13 +27,7 @@ const requestSchema = z.discriminatedUnion('method', [
 ]);
 const askSchema = z.object({
   requests: z
-    .record(
-      z
-        .string()
-        .regex(/^[A-Za-z0-9_.-]{1,64}$/, 'a key is 1 to 64 letters, digits, "_", "." or "-"')
-        .refine((key) => key !== APPROVAL_INPUT_KEY, `"${APPROVAL_INPUT_KEY}" is the host's own key`),
-      requestSchema,
-    )
+    .record(z.string(), requestSchema)
     .refine((r) => Object.keys(r).length > 0, 'ask for at least one thing')
     .refine((r) => Object.keys(r).length <= MAX_REQUESTS, `at most ${MAX_REQUESTS} requests at once`),
   optional: z.boolean().optional(),
@@ -43,6 +37,18 @@ const askSchema = z.object({
 function parseAsk(args: unknown): { requests: Record<string, InputRequest>; optional: boolean } {
   const parsed = askSchema.safeParse(args);
   if (!parsed.success) throw new Error(`ctx.ask: ${issuesText(zodIssues(parsed.error))}`);
+  for (const key of Object.keys(parsed.data.requests)) {
+    if (key === APPROVAL_INPUT_KEY) {
+      throw new Error(
+        `ctx.ask: at "requests.${key}": "${key}" is the host's own key (its approval form); use another`,
+      );
+    }
+    if (!/^[A-Za-z0-9_.-]{1,64}$/.test(key)) {
+      throw new Error(
+        `ctx.ask: at "requests": the key ${JSON.stringify(key.slice(0, 80))} must be 1 to 64 letters, digits, "_", "." or "-"`,
+      );
+    }
+  }
   if (JSON.stringify(parsed.data.requests).length > MAX_REQUESTS_CHARS) {
     throw new Error(`ctx.ask: the requests are over ${MAX_REQUESTS_CHARS} characters of JSON`);
   }
