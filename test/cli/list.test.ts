@@ -137,3 +137,27 @@ describe('toolhost list with a plugin tool named like a built-in', () => {
     }
   });
 });
+
+describe('toolhost list with deferred tools', () => {
+  it('says which tools are deferred and how a client reaches them, in the table and in --json', async () => {
+    const { root, dispose } = await project(['healthy'], { tools: { defer: ['healthy_*', 'grep'] } });
+    try {
+      const { code, stdout } = await toolhost(['list', '--root', root]);
+      expect(code).toBe(0);
+      expect(stdout).toMatch(/^ {2}healthy_echo +deferred +plugin +plugin:healthy +/m);
+      expect(stdout).toMatch(/^ {2}grep +deferred +core +/m);
+      expect(stdout).toMatch(/^ {2}read {2,}core +core +/m);
+      expect(stdout).toContain(
+        'Deferred (2): not listed up front; a client finds them with tool_search and calls them by name or through call_tool (tools.defer, tools.catalog)',
+      );
+      const json = JSON.parse((await toolhost(['list', '--json', '--root', root])).stdout) as ListJson;
+      expect(json.visible.filter((t) => t.deferred === true).map((t) => t.name)).toEqual([
+        'grep',
+        'healthy_echo',
+      ]);
+      expect(json.visible.find((t) => t.name === 'read')).not.toHaveProperty('deferred');
+    } finally {
+      await dispose();
+    }
+  });
+});

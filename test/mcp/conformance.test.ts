@@ -59,7 +59,22 @@ const SCENARIOS_2026 = [
   'tools-call-with-progress',
   'caching',
   'http-header-validation',
+  'http-custom-header-server-validation',
   'dns-rebinding-protection',
+  'input-required-result-basic-elicitation',
+  'input-required-result-basic-sampling',
+  'input-required-result-basic-list-roots',
+  'input-required-result-request-state',
+  'input-required-result-multiple-input-requests',
+  'input-required-result-multi-round',
+  'input-required-result-missing-input-response',
+  'input-required-result-non-tool-request',
+  'input-required-result-result-type',
+  'input-required-result-unsupported-methods',
+  'input-required-result-tampered-state',
+  'input-required-result-capability-check',
+  'input-required-result-ignore-extra-params',
+  'input-required-result-validate-input',
 ];
 
 /**
@@ -67,13 +82,8 @@ const SCENARIOS_2026 = [
  * (or a new failure) shows up here.
  */
 const KNOWN_FAILURES: Record<string, readonly string[]> = {
-  // `test_missing_capability` needs a tool that requires the client's `sampling`: toolhost has
-  // none. `test_streaming_elicitation` needs ctx.elicit over input_required (not built yet).
-  'server-stateless': [
-    'sep-2575-server-rejects-undeclared-capability',
-    'sep-2575-missing-capability-http-400',
-    'sep-2575-http-server-no-independent-requests-on-stream',
-  ],
+  // It asks prompts/get of a prompt that needs input; toolhost serves tools, and no prompts.
+  'input-required-result-non-tool-request': ['sep-2322-non-tool-incomplete'],
 };
 
 /** Runs one scenario; returns the ids of its failed checks and its summary line. */
@@ -85,7 +95,8 @@ async function scenario(url: string, name: string, version: string, cwd: string)
   ).catch((error: { stdout?: string }) => ({ stdout: error.stdout ?? '' }));
   // biome-ignore lint/suspicious/noControlCharactersInRegex: the CLI colours its output
   const plain = stdout.replace(/\x1b\[[0-9;]*m/g, '');
-  const failed = [...plain.matchAll(/\[([a-z0-9-]+)\s*\] FAILURE/g)].map((m) => m[1] as string);
+  // A WARNING is a SHOULD the server missed (re-asking for a missing answer, say): counted too.
+  const failed = [...plain.matchAll(/\[([a-z0-9-]+)\s*\] (?:FAILURE|WARNING)/g)].map((m) => m[1] as string);
   const summary = /Passed: (\d+)\/(\d+), (\d+) failed/.exec(plain);
   return { failed: [...new Set(failed)].sort(), summary: summary?.[0], ran: summary !== null };
 }
@@ -107,6 +118,8 @@ describe('the MCP conformance suite against toolhost serve --http', () => {
       configFile: false,
       cache: false,
       sandbox: 'inline',
+      // The suite's client may be sent the test tools' forms (ctx.elicit).
+      approvals: { mcpClients: ['conformance-test-client'] },
       customTools: [
         defineTool({
           name: 'test_trigger_tool_change',

@@ -114,6 +114,30 @@ describe('MCP 2026-07-28 approvals over input_required', () => {
     await client.close();
   });
 
+  it('asks for a call through call_tool as for the direct call, naming the tool it runs', async () => {
+    ran.length = 0;
+    const asked: string[] = [];
+    const client = new Client(
+      { name: 'approver', version: '1.0.0' },
+      { versionNegotiation: { mode: { pin: VERSION } }, capabilities: { elicitation: { form: {} } } },
+    );
+    client.setRequestHandler('elicitation/create', async (request) => {
+      asked.push((request.params as { message: string }).message);
+      return { action: 'accept', content: { decision: 'allow-once' } };
+    });
+    await client.connect(new StreamableHTTPClientTransport(new URL(a.url)));
+    const result = await client.callTool({
+      name: 'call_tool',
+      arguments: { name: 'deploy', arguments: { env: 'qa' } },
+    });
+    expect(result.content).toEqual([{ type: 'text', text: 'deployed qa' }]);
+    expect(asked).toHaveLength(1);
+    expect(asked[0]).toContain('deploy');
+    expect(asked[0]).toContain('Input: {"env":"qa"}');
+    expect(ran).toEqual(['qa']);
+    await client.close();
+  });
+
   it('does not run a declined call', async () => {
     ran.length = 0;
     const client = new Client(

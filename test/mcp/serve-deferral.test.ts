@@ -1,5 +1,6 @@
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
-import { createHost, type ToolHost } from '@toolhost/host';
+import { createHost, serveHttp, type ToolHost } from '@toolhost/host';
 import { defineTool } from '@toolhost/plugin-sdk';
 import { afterEach, describe, expect, it } from 'vitest';
 import * as z from 'zod';
@@ -36,7 +37,7 @@ describe('deferred tools served over MCP: the tool_search meta-tool', () => {
     closers.unshift(close);
 
     const listed = await client.listTools();
-    expect(listed.tools.map((t) => t.name)).toEqual(['weather_now', 'tool_search']);
+    expect(listed.tools.map((t) => t.name)).toEqual(['weather_now', 'tool_search', 'call_tool']);
 
     const changed = new Promise<void>((resolve) =>
       client.setNotificationHandler(ToolListChangedNotificationSchema, () => resolve()),
@@ -54,6 +55,7 @@ describe('deferred tools served over MCP: the tool_search meta-tool', () => {
     expect(relisted.tools.map((t) => t.name)).toEqual([
       'weather_now',
       'tool_search',
+      'call_tool',
       'github_list_pulls',
       'github_create_issue',
     ]);
@@ -84,6 +86,103 @@ describe('deferred tools served over MCP: the tool_search meta-tool', () => {
     expect(bad.content).toEqual([
       { type: 'text', text: 'Invalid input for tool "tool_search": at "query": must be a non-empty string' },
     ]);
-    expect((await client.listTools()).tools.map((t) => t.name)).toEqual(['weather_now', 'tool_search']);
+    expect((await client.listTools()).tools.map((t) => t.name)).toEqual([
+      'weather_now',
+      'tool_search',
+      'call_tool',
+    ]);
+  });
+});
+
+describe('deferral for clients that cache the tool list: tool_search + call_tool', () => {
+  const closers: (() => Promise<void>)[] = [];
+  afterEach(async () => {
+    for (const close of closers.splice(0)) await close();
+  });
+
+  it("a 2026-07-28 client's search changes no client's tools/list, and call_tool runs what it found under policy and hooks", async () => {
+    const host = await createHost({
+      configFile: false,
+      pluginsDir: false,
+      builtins: false,
+      customTools,
+      tools: { defer: ['github_*'], deny: ['github_delete_repo'] },
+    });
+    closers.push(() => host.close());
+    const seen: string[] = [];
+    host.addHooks({ name: 'audit', beforeToolCall: (event) => void seen.push(event.toolName) });
+    const served = await serveHttp(host);
+    closers.unshift(() => served.close());
+    const pinned = () =>
+      new Client(
+        { name: 'pinned', version: '1.0.0' },
+        { versionNegotiation: { mode: { pin: '2026-07-28' } } },
+      );
+    const searcher = pinned();
+    const other = pinned();
+    await searcher.connect(new StreamableHTTPClientTransport(new URL(served.url)));
+    await other.connect(new StreamableHTTPClientTransport(new URL(served.url)));
+    const before = (await other.listTools()).tools.map((t) => t.name);
+    expect(before).toEqual(['weather_now', 'tool_search', 'call_tool']);
+
+    const found = await searcher.callTool({
+      name: 'tool_search',
+      arguments: { query: 'github pull requests' },
+    });
+    const names = (found.structuredContent as { tools: { name: string }[] }).tools.map((t) => t.name);
+    expect(names).toEqual(['github_list_pulls', 'github_create_issue']);
+    expect((await searcher.listTools()).tools.map((t) => t.name)).toEqual(before);
+    expect((await other.listTools()).tools.map((t) => t.name)).toEqual(before);
+
+    const call = await other.callTool({
+      name: 'call_tool',
+      arguments: { name: 'github_list_pulls', arguments: {} },
+    });
+    expect(call.content).toEqual([{ type: 'text', text: 'ran github_list_pulls' }]);
+    expect(seen).toContain('github_list_pulls');
+    expect(seen).not.toContain('call_tool');
+
+    const denied = await other.callTool({ name: 'call_tool', arguments: { name: 'github_delete_repo' } });
+    expect(denied.isError).toBe(true);
+    expect(JSON.stringify(denied.content)).toMatch(/denied by tools\.deny/);
+    await searcher.close();
+    await other.close();
+  });
+
+  it('a 2025-11-25 client lists call_tool beside tool_search and calls a deferred tool through it without listing again', async () => {
+    const host = await createHost({
+      configFile: false,
+      pluginsDir: false,
+      builtins: false,
+      customTools,
+      tools: { defer: ['github_*'] },
+    });
+    closers.push(() => host.close());
+    const { client, close } = await connect(host);
+    closers.unshift(close);
+    expect((await client.listTools()).tools.map((t) => t.name)).toEqual([
+      'weather_now',
+      'tool_search',
+      'call_tool',
+    ]);
+    const call = await client.callTool({
+      name: 'call_tool',
+      arguments: { name: 'github_create_issue', arguments: {} },
+    });
+    expect(call.content).toEqual([{ type: 'text', text: 'ran github_create_issue' }]);
+    const bad = await client.callTool({ name: 'call_tool', arguments: { arguments: {} } });
+    expect(bad.isError).toBe(true);
+    expect(bad.content).toEqual([
+      {
+        type: 'text',
+        text: 'Invalid input for tool "call_tool": at "name": must be the name of a tool (a non-empty string)',
+      },
+    ]);
+    const nested = await client.callTool({
+      name: 'call_tool',
+      arguments: { name: 'call_tool', arguments: {} },
+    });
+    expect(nested.isError).toBe(true);
+    expect(JSON.stringify(nested.content)).toContain('call_tool cannot call itself');
   });
 });

@@ -25,7 +25,7 @@ describe("a plugin tool's deferLoading", () => {
     const host = await h.hostFor(root, { configFile: false });
     const session = host.session();
     expect(session.deferredTools()).toEqual(['rare_seldom']);
-    expect(session.tools('mcp').map((t) => t.name)).toEqual(['rare_often', 'tool_search']);
+    expect(session.tools('mcp').map((t) => t.name)).toEqual(['rare_often', 'tool_search', 'call_tool']);
     expect(session.search('archive project').map((hit) => hit.name)).toEqual(['rare_seldom']);
     expect((await session.call('rare_seldom', {})).result.content).toEqual([
       { type: 'text', text: 'seldom' },

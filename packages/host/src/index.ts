@@ -77,6 +77,7 @@ export type {
   Disposer,
   ExecutionContext,
   HookApprovalRequest,
+  InputAsker,
   InputCheck,
   InputIssue,
   Principal,

@@ -3,6 +3,8 @@ import type {
   AvailabilityContext,
   CallSignal,
   HiddenToolPlanEntry,
+  InputAnswer,
+  InputRequest,
   ToolDescriptor,
   ToolExecutorRef,
   ToolLogger,
@@ -38,7 +40,19 @@ export interface ExecutionContext {
   progress(done: number, total?: number, message?: string): void;
   /** The W3C trace context the call came with (an MCP request's `_meta`), passed on to bridged calls. */
   readonly trace?: TraceContext;
+  /** Asks the client of the MCP request the call came with (`ctx.ask`); absent for other calls. */
+  readonly ask?: InputAsker;
 }
+
+/**
+ * Asks an MCP client `requests` at once (a form, a completion, its roots) and resolves with the
+ * answers by key; `optional`: a request the client cannot take is answered `{refused}` instead
+ * of failing the ask. See serve/ask.ts.
+ */
+export type InputAsker = (
+  requests: Readonly<Record<string, InputRequest>>,
+  optional: boolean,
+) => Promise<Record<string, InputAnswer>>;
 
 /** W3C trace context, as MCP carries it in `_meta` (`traceparent`, `tracestate`, `baggage`). */
 export interface TraceContext {
@@ -96,6 +110,12 @@ export interface ToolExecutor {
     input: unknown,
     call: { readonly toolUseId: string; readonly sessionId: string; readonly signal: AbortSignal },
   ): Promise<readonly InputIssue[] | undefined>;
+  /**
+   * Reads a resource the tool points at (an MCP Apps tool's `ui://` page, named by its
+   * descriptor's `meta.ui.resourceUri`) from where the tool lives: a bridged server's
+   * `resources/read` result. Only bridged tools have it.
+   */
+  readResource?(uri: string): Promise<unknown>;
 }
 
 /** A tool in the registry Map: its descriptor, where it came from, and how to run it. */

@@ -105,6 +105,7 @@ const PUBLIC_TYPES = [
   'HostOptions',
   'HttpAuthOptions',
   'InFlightRecorder',
+  'InputAsker',
   'InputCheck',
   'InputIssue',
   'JailMode',

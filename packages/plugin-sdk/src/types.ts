@@ -117,6 +117,21 @@ export interface ToolDescriptor {
    * reason and severity shown to the approver. Config can add approvals, never lift this one.
    */
   readonly requireApproval?: ToolApprovalRequirement;
+  /** Icons for clients to show (MCP's `icons`): kept from a bridged server's tool. */
+  readonly icons?: readonly ToolIcon[];
+  /**
+   * MCP's `_meta` of the tool, as a bridged server sent it (an MCP Apps tool's
+   * `ui.resourceUri`, say); served again as the tool's `_meta`.
+   */
+  readonly meta?: Readonly<Record<string, unknown>>;
+}
+
+/** An icon of a tool (MCP's `Icon`). */
+export interface ToolIcon {
+  readonly src: string;
+  readonly mimeType?: string;
+  readonly sizes?: readonly string[];
+  readonly theme?: 'light' | 'dark';
 }
 
 /** How bad a call needing approval could be, as shown to the approver. */
@@ -252,6 +267,8 @@ export interface ToolResult {
   readonly isError?: boolean;
   /** Structured output matching the tool's `outputSchema`. */
   readonly structuredContent?: Readonly<Record<string, unknown>>;
+  /** MCP's `_meta` of the result, as a bridged server sent it; served again as the result's `_meta`. */
+  readonly meta?: Readonly<Record<string, unknown>>;
 }
 
 /** Codes of {@link ToolPlanContractError}, sorted. */
@@ -337,6 +354,32 @@ export interface PluginFs {
   rename(from: string, to: string): Promise<void>;
 }
 
+/**
+ * A question for the client of the MCP request a call came with: a form for the person
+ * (`elicitation/create`, form mode), a completion from the client's model
+ * (`sampling/createMessage`), or the client's roots (`roots/list`). See `ctx.ask`.
+ */
+export type InputRequest =
+  | {
+      readonly method: 'elicitation/create';
+      readonly params: { readonly message: string; readonly requestedSchema: JsonSchema };
+    }
+  | { readonly method: 'sampling/createMessage'; readonly params: Readonly<Record<string, unknown>> }
+  | { readonly method: 'roots/list'; readonly params?: Readonly<Record<string, never>> };
+
+/** A form's answer: `accept` with the content, `decline` or `cancel` (MCP's `ElicitResult`). */
+export interface ElicitAnswer {
+  readonly action: 'accept' | 'decline' | 'cancel';
+  readonly content?: Readonly<Record<string, unknown>>;
+}
+
+/**
+ * The answer to one `InputRequest`: the client's result as MCP defines it (`ElicitAnswer`, a
+ * `CreateMessageResult`, a `ListRootsResult`), or, for an optional request the client cannot
+ * answer (it did not declare the capability), `{refused}` saying why.
+ */
+export type InputAnswer = Readonly<Record<string, unknown>> | { readonly refused: string };
+
 /** What a failed `ctx.fs` or `ctx.fetch` call rejects with: an `Error` with a `code`. */
 export interface CapabilityFailure extends Error {
   readonly code: string;
@@ -365,4 +408,24 @@ export interface ToolContext<Config = unknown> {
   readonly env: { get(name: string): string | undefined };
   /** Resolves after `ms`; a sleep still pending when the call ends never resolves. */
   readonly sleep: (ms: number) => Promise<void>;
+  /**
+   * Asks the client of the MCP request this call came with, all `requests` at once, keyed by
+   * names of the tool's choosing; resolves with the answers by the same keys. Over MCP
+   * 2025-11-25 the server sends the client each request; over 2026-07-28 the call ends with an
+   * `input_required` result and is run again from its start when the client answers (answers of
+   * earlier rounds are kept in the sealed `requestState`), so code before an ask must be safe to
+   * run again. The client must be listed in `approvals.mcpClients` and have declared the
+   * capability (elicitation, sampling, roots); otherwise this rejects (over 2026-07-28 a missing
+   * capability fails the request with MissingRequiredClientCapability), unless `optional`, which
+   * answers such a request with `{refused}` and asks the others.
+   */
+  readonly ask: (
+    requests: Readonly<Record<string, InputRequest>>,
+    options?: { readonly optional?: boolean },
+  ) => Promise<Record<string, InputAnswer>>;
+  /** Asks the person one form (`ctx.ask` of one `elicitation/create` under `key`, default `elicit`). */
+  readonly elicit: (
+    params: { readonly message: string; readonly requestedSchema: JsonSchema },
+    key?: string,
+  ) => Promise<ElicitAnswer>;
 }

@@ -23,9 +23,6 @@ import type { Server } from 'node:http';
 import { createServer, type LookupFunction, type Server as NetServer } from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { createHttpProxyServer } from '@anthropic-ai/sandbox-runtime/dist/sandbox/http-proxy.js';
-import { ResolvedAddressDeniedError } from '@anthropic-ai/sandbox-runtime/dist/sandbox/resolved-address-guard.js';
-import { createSocksProxyServer } from '@anthropic-ai/sandbox-runtime/dist/sandbox/socks-proxy.js';
 import type { NetGate } from '../jail/index.js';
 import { GATE_HTTP_SOCKET, GATE_SOCKS_SOCKET } from '../jail/index.js';
 import {
@@ -119,11 +116,39 @@ export class GateRules {
   }
 }
 
+/**
+ * sandbox-runtime's proxies, loaded when the first gate opens: with its dependencies (node-forge
+ * among them) it is ≈ 70 modules and 200 ms of a start, which a host with no network grant
+ * would pay for nothing.
+ */
+let runtime:
+  | Promise<{
+      createHttpProxyServer: typeof import('@anthropic-ai/sandbox-runtime/dist/sandbox/http-proxy.js').createHttpProxyServer;
+      createSocksProxyServer: typeof import('@anthropic-ai/sandbox-runtime/dist/sandbox/socks-proxy.js').createSocksProxyServer;
+      ResolvedAddressDeniedError: typeof import('@anthropic-ai/sandbox-runtime/dist/sandbox/resolved-address-guard.js').ResolvedAddressDeniedError;
+    }>
+  | undefined;
+
+function sandboxRuntime() {
+  runtime ??= Promise.all([
+    import('@anthropic-ai/sandbox-runtime/dist/sandbox/http-proxy.js'),
+    import('@anthropic-ai/sandbox-runtime/dist/sandbox/socks-proxy.js'),
+    import('@anthropic-ai/sandbox-runtime/dist/sandbox/resolved-address-guard.js'),
+  ]).then(([http, socks, guard]) => ({
+    createHttpProxyServer: http.createHttpProxyServer,
+    createSocksProxyServer: socks.createSocksProxyServer,
+    ResolvedAddressDeniedError: guard.ResolvedAddressDeniedError,
+  }));
+  return runtime;
+}
+
 /** Opens the gate for one jailed process; `onRefused` hears every refused connection. */
 export async function openNetGate(
   grants: readonly string[],
   onRefused: (refusal: GateRefusal) => void,
 ): Promise<NetGate> {
+  const { createHttpProxyServer, createSocksProxyServer, ResolvedAddressDeniedError } =
+    await sandboxRuntime();
   const rules = new GateRules(grants);
   const dir = mkdtempSync(path.join(os.tmpdir(), 'toolhost-net-'));
   const token = randomBytes(16).toString('hex');
@@ -132,7 +157,8 @@ export async function openNetGate(
     if (refusal !== undefined) onRefused(refusal);
     return refusal === undefined;
   };
-  const lookupFor = (port: number): LookupFunction => guardedLookup(rules, port, onRefused);
+  const lookupFor = (port: number): LookupFunction =>
+    guardedLookup(rules, port, onRefused, ResolvedAddressDeniedError);
   const http: Server = createHttpProxyServer({
     filter,
     lookupFor,
@@ -185,6 +211,7 @@ function guardedLookup(
   rules: GateRules,
   port: number,
   onRefused: (refusal: GateRefusal) => void,
+  ResolvedAddressDeniedError: new (host: string, why: string, addresses: string[]) => Error,
 ): LookupFunction {
   return ((hostname: string, options: LookupOptions | LookupAllOptions, callback: LookupCallback) => {
     const url = destination(hostname, port);

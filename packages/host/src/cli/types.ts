@@ -60,6 +60,8 @@ export interface ListedTool {
   readonly executor: string;
   /** JSON Schema (2020-12) of the input object. */
   readonly inputSchema: JsonSchema;
+  /** Present (true) when a session defers it: reached through `tool_search` and `call_tool`. */
+  readonly deferred?: true;
 }
 
 export interface ListedHiddenTool {

@@ -2,6 +2,7 @@
 import * as path from 'node:path';
 import type { ToolPlan } from '@toolhost/plugin-sdk';
 import { formatExecutor, formatOwner } from '../core/refs.js';
+import type { ToolHost } from '../host/host.js';
 import type { HostChange } from '../host/types.js';
 import type { IsolateStats } from '../sandbox/types.js';
 import type { PluginReport } from '../sources/plugins/manager.js';
@@ -24,6 +25,7 @@ export function listJson(
   plan: ToolPlan,
   plugins: readonly PluginReport[],
   isolates: IsolateStats,
+  deferred: ReadonlySet<string> = new Set(),
 ): Omit<ListJson, 'skills' | 'walls'> {
   return {
     visible: plan.visible.map(({ descriptor, executor }) => ({
@@ -33,6 +35,7 @@ export function listJson(
       kind: executor.kind,
       executor: formatExecutor(executor),
       inputSchema: descriptor.inputSchema,
+      ...(deferred.has(descriptor.name) ? { deferred: true as const } : {}),
     })),
     hidden: plan.hidden.map(({ descriptor, diagnostics }) => ({
       name: descriptor.name,
@@ -74,14 +77,30 @@ function summary(description: string, max = 60): string {
  * The plan as tables: visible tools with their executor kind (core, plugin, channel, mcp), owner
  * and executor; hidden ones with their reasons; plugins.
  */
-export function planLines(plan: ToolPlan, plugins: readonly PluginReport[], style: Style): string[] {
+/** The tools a new session of `host` defers (what an MCP client reaches through tool_search). */
+export function deferredOf(host: ToolHost): ReadonlySet<string> {
+  return new Set(host.session().deferredTools());
+}
+
+/**
+ * The plan as tables. `deferred`: the visible tools a session defers (a column says which, only
+ * when there are some, and a line says how a client reaches them).
+ */
+export function planLines(
+  plan: ToolPlan,
+  plugins: readonly PluginReport[],
+  style: Style,
+  deferred: ReadonlySet<string> = new Set(),
+): string[] {
   const lines: string[] = [];
   lines.push(style.bold(`Visible tools (${plan.visible.length})`));
   if (plan.visible.length === 0) lines.push(style.dim('  none'));
+  const marked = plan.visible.some(({ descriptor }) => deferred.has(descriptor.name));
   lines.push(
     ...table(
       plan.visible.map(({ descriptor, executor }) => [
         style.green(descriptor.name),
+        ...(marked ? [deferred.has(descriptor.name) ? style.yellow('deferred') : ''] : []),
         executor.kind,
         formatOwner(descriptor.owner),
         style.dim(formatExecutor(executor)),
@@ -89,6 +108,14 @@ export function planLines(plan: ToolPlan, plugins: readonly PluginReport[], styl
       ]),
     ),
   );
+  if (marked) {
+    const count = plan.visible.filter(({ descriptor }) => deferred.has(descriptor.name)).length;
+    lines.push(
+      style.dim(
+        `  Deferred (${count}): not listed up front; a client finds them with tool_search and calls them by name or through call_tool (tools.defer, tools.catalog)`,
+      ),
+    );
+  }
   if (plan.hidden.length > 0) {
     lines.push('', style.bold(`Hidden tools (${plan.hidden.length})`));
     lines.push(

@@ -29,6 +29,7 @@ import { type HttpSession, type McpSessionClose, SessionTable } from './http-ses
 import { ModernPrincipals } from './modern-principals.js';
 import { toWebRequest, writeWebResponse } from './node-web.js';
 import { type OriginCheck, originRule } from './origins.js';
+import { paramHeaderRejection } from './param-headers.js';
 import { RateLimiter } from './rate-limit.js';
 import { createMcpServer, type McpServeOptions } from './server.js';
 
@@ -247,6 +248,7 @@ export async function serveHttp(host: ToolHost, options: McpHttpOptions = {}): P
   const modern = new ModernPrincipals(host, serveOptions, {
     call: (call) => audit?.call(call),
   });
+  const toolSchema = (name: string) => host.snapshot().registry.tools.get(name)?.descriptor.inputSchema;
 
   const initialize = async (
     req: IncomingMessage,
@@ -394,6 +396,8 @@ export async function serveHttp(host: ToolHost, options: McpHttpOptions = {}): P
       if (sessionId === undefined) {
         const request = toWebRequest(req, res);
         if (!(await isLegacyRequest(request, body.value))) {
+          const mismatch = paramHeaderRejection(body.value, request.headers, toolSchema);
+          if (mismatch !== undefined) return writeWebResponse(res, mismatch);
           const handler = modern.handlerFor(principal);
           return writeWebResponse(res, await handler.fetch(request, { parsedBody: body.value }));
         }

@@ -3,14 +3,16 @@ import type { AuditSink } from '../audit/trail.js';
 import type { Session } from '../core/dispatch/session.js';
 import type { ToolHost } from '../host/host.js';
 import type { Principal } from '../types.js';
+import { registerAppResources } from './app-resources.js';
 import { approvalStateCodec, modernApprover } from './approval-2026.js';
 import { lazyValidator, type McpServeOptions, type ModernApprovals, registerToolHandlers } from './server.js';
 
 /**
  * MCP 2026-07-28 (the SDK's "modern" era): no initialize and no session. Each request carries its
  * version, capabilities and client in `_meta`, and any instance can answer it, so one server's
- * 2026 requests share one host session: `tools/list` is the same for every client and connection
- * (the spec's MUST), and nothing a request does changes what another lists.
+ * 2026 requests of one principal share one host session: `tools/list` is the same for every
+ * client and connection of the same authorization (the spec's MUST), and nothing a request does
+ * changes what another lists (a tool search returns what it found; `call_tool` runs it).
  */
 
 /**
@@ -24,14 +26,17 @@ type Cacheable =
   | 'server/discover'
   | 'prompts/list'
   | 'resources/list'
-  | 'resources/templates/list';
+  | 'resources/templates/list'
+  | 'resources/read';
 const CACHE_HINTS: Partial<Record<Cacheable, CacheHint>> = {
   'tools/list': { ttlMs: 0, cacheScope: 'private' },
   'server/discover': { ttlMs: 3_600_000, cacheScope: 'public' },
-  // toolhost serves tools only; these lists are empty and stay so.
+  // toolhost lists no prompts or resources (it reads MCP Apps pages, resources/read).
   'prompts/list': { ttlMs: 3_600_000, cacheScope: 'public' },
   'resources/list': { ttlMs: 3_600_000, cacheScope: 'public' },
   'resources/templates/list': { ttlMs: 3_600_000, cacheScope: 'public' },
+  // An MCP Apps page, read from the server of the tool that points at it: as fresh as that server.
+  'resources/read': { ttlMs: 0, cacheScope: 'private' },
 };
 
 /** What every 2026-07-28 request of one serve shares. */
@@ -41,6 +46,9 @@ export interface ModernServing {
   readonly approvals: ModernApprovals;
   /** Where its calls are recorded. */
   readonly audit?: AuditSink;
+  /** `approvals.mcpClients` in force (the principal's overlay's, else the config's). */
+  readonly clients: () => readonly string[];
+  readonly host: ToolHost;
   /** Stops listening to the host. */
   readonly dispose: () => void;
 }
@@ -59,14 +67,24 @@ export function createModernServing(
   audit?: AuditSink,
 ): ModernServing {
   const approvals: ModernApprovals = { calls: new Map(), codec };
+  const clients = () => session.approvalClients();
+  // A search returns definitions and loads nothing: a search by one client must not change what
+  // the others of the principal list. What it found is called through call_tool.
   const session: Session = host.session({
     ...options.session,
     ...(principal === undefined ? {} : { principal }),
-    onApproval:
-      options.session?.onApproval ??
-      modernApprover(approvals.calls, () => session.approvalClients(), principal?.id),
+    searchLoads: false,
+    onApproval: options.session?.onApproval ?? modernApprover(approvals.calls, clients),
   });
-  return { session, options, approvals, ...(audit === undefined ? {} : { audit }), dispose: () => {} };
+  return {
+    session,
+    options,
+    approvals,
+    clients,
+    host,
+    ...(audit === undefined ? {} : { audit }),
+    dispose: () => {},
+  };
 }
 
 /** An SDK server for 2026-07-28 requests (per request over HTTP, per connection over stdio). */
@@ -82,10 +100,18 @@ export function createModernServer(serving: ModernServing): Server {
       requestState: { verify: serving.approvals.codec.verify },
     },
   );
-  registerToolHandlers(server, serving.session, options, undefined, serving.approvals, serving.audit);
+  registerToolHandlers(
+    server,
+    serving.session,
+    options,
+    serving.clients,
+    undefined,
+    serving.approvals,
+    serving.audit,
+  );
   // The 2026 lists are cacheable and carry cache fields; a client that asks gets empty ones.
   server.setRequestHandler('prompts/list', async () => ({ prompts: [] }));
-  server.setRequestHandler('resources/list', async () => ({ resources: [] }));
+  registerAppResources(server, serving.session, serving.host, true);
   server.setRequestHandler('resources/templates/list', async () => ({ resourceTemplates: [] }));
   return server;
 }

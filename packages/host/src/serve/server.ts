@@ -16,9 +16,11 @@ import { parentOf, SpanKind, SpanStatusCode, startSpan, traceContextOf } from '.
 import { errorResult } from '../core/wrap/results.js';
 import type { CallObserver, CallOutcome } from '../core/wrap/wrapper.js';
 import type { ToolHost } from '../host/host.js';
-import type { Principal, TraceContext } from '../types.js';
+import type { InputAsker, Principal, TraceContext } from '../types.js';
+import { registerAppResources } from './app-resources.js';
 import { mcpApprover } from './approval.js';
-import { approvalInputRequired, type approvalStateCodec, type ModernCall } from './approval-2026.js';
+import { type approvalStateCodec, type ModernCall, modernCall, roundEnd, roundOf } from './approval-2026.js';
+import { legacyAsker, modernAsker } from './ask.js';
 
 /** How a host is offered as an MCP server. */
 export interface McpServeOptions {
@@ -109,7 +111,10 @@ export function createMcpServer(
   const { principal } = served;
   const server = new Server(
     { name: options.name ?? 'toolhost', version: options.version ?? '0.1.0' },
-    { capabilities: { tools: { listChanged: true }, logging: {} }, jsonSchemaValidator: lazyValidator() },
+    {
+      capabilities: { tools: { listChanged: true }, logging: {}, resources: {} },
+      jsonSchemaValidator: lazyValidator(),
+    },
   );
   // Approvals are asked of the client (elicitation), unless the embedding answers them itself.
   const calls = new Map<string, RequestId>();
@@ -126,7 +131,16 @@ export function createMcpServer(
       }),
   });
 
-  registerToolHandlers(server, session, options, calls, undefined, served.audit);
+  registerToolHandlers(
+    server,
+    session,
+    options,
+    () => session.approvalClients(),
+    calls,
+    undefined,
+    served.audit,
+  );
+  registerAppResources(server, session, host, true);
 
   const sendListChanged = () => notifyListChanged(() => void server.sendToolListChanged().catch(() => {}));
   const stop = host.on('change', sendListChanged);
@@ -150,6 +164,8 @@ export function registerToolHandlers(
   server: Server,
   session: Session,
   options: McpServeOptions,
+  /** `approvals.mcpClients` in force: who may be sent a tool's form (`ctx.ask`). */
+  clients: () => readonly string[],
   calls?: Map<string, RequestId>,
   /** 2026-07-28: the calls in flight (an approval asks through its request) and the state's seal. */
   modern?: ModernApprovals,
@@ -193,10 +209,17 @@ export function registerToolHandlers(
       record?.(check.refusal, 'refused', 0);
       throw Object.assign(new Error(check.message), { code: ProtocolErrorCode.InvalidParams });
     }
-    const observer = callObserver(name, ctx, watch);
+    const args = request.params.arguments ?? {};
+    const running: ModernCall | undefined =
+      modern === undefined ? undefined : modernCall(ctx, name, args, session.principal?.id);
+    const writes: ProgressWrites = {};
+    const observer = callObserver(name, ctx, watch, writes, (requests, optional) =>
+      running === undefined
+        ? legacyAsker(server, ctx, clients)(requests, optional)
+        : modernAsker(roundOf(running), clients)(requests, optional),
+    );
     const toolUseId = String(requestId);
     calls?.set(toolUseId, requestId);
-    const running: ModernCall | undefined = modern === undefined ? undefined : { ctx };
     if (running !== undefined) modern?.calls.set(toolUseId, running);
     // The MCP server span of the request (its parent: the caller's traceparent); the call's
     // execute_tool span is its child.
@@ -212,7 +235,7 @@ export function registerToolHandlers(
     traceId = trace?.traceparent.split('-')[1] ?? traceId;
     let outcome: CallOutcome;
     try {
-      outcome = await session.call(name, request.params.arguments ?? {}, toolUseId, {
+      outcome = await session.call(name, args, toolUseId, {
         signal: ctx.mcpReq.signal,
         observer,
         ...(trace === undefined ? {} : { trace }),
@@ -227,12 +250,17 @@ export function registerToolHandlers(
     }
     span.end();
     watch?.end?.(outcome);
-    const asking = running?.asked !== undefined && modern !== undefined;
-    record?.('allowed', asking ? 'input-required' : outcome.status, outcome.durationMs);
-    // The call stopped at its approval gate to ask the person: the answer comes with the retry.
-    if (running?.asked !== undefined && modern !== undefined) {
-      return approvalInputRequired(running.asked, modern.codec, ctx) as Promise<CallToolResult>;
+    if (writes.last !== undefined) await progressFlushed(writes);
+    // The round stopped at an approval or an ask: the answers come with the retry.
+    if (running !== undefined && modern !== undefined) {
+      const ended = await roundEnd(running, modern.codec, name, args);
+      if (ended !== undefined) {
+        const asking = !('isError' in ended && ended.isError === true);
+        record?.('allowed', asking ? 'input-required' : 'tool-error', outcome.durationMs);
+        return ended as CallToolResult;
+      }
     }
+    record?.('allowed', outcome.status, outcome.durationMs);
     return toCallToolResult(outcome);
   });
 }
@@ -279,12 +307,41 @@ function traceOf(ctx: ServerContext): { trace?: TraceContext } {
   };
 }
 
+/** The last progress notification a call sent, while it runs. */
+interface ProgressWrites {
+  last?: Promise<void>;
+  /** When the last one was written (`performance.now()`). */
+  at?: number;
+}
+
+/**
+ * How long a result waits after its call's last progress notification was written. The SDK
+ * clients (v1 and v2) handle a notification a microtask later but a response at once, so a
+ * progress notification read in the same chunk as its call's result finds its handler gone and
+ * is dropped (typescript-sdk #2580): the notification must reach the client in an earlier read.
+ * Separate writes are not enough (a quick tool's progress and result were both in the pipe
+ * before the client read, 128–202 of 300 delivered over stdio); a gap after the last write is.
+ * Measured over stdio on this 2-core machine at load 4–5 (a quick plugin tool, the SDK v1
+ * client): 1 ms delivered 97 %, 2 ms 99.8 %, 3 ms 99–100 %, 5 ms 100 % of 600. A client whose
+ * own thread is busy reads later: LangChain's adapters under vitest still lost one at 5 ms, so
+ * 10. It stays a bet on the client's reading, not a guarantee. Only a call that sent progress in
+ * its last 10 ms pays, and only the rest of the 10 ms.
+ */
+const PROGRESS_GAP_MS = 10;
+
+async function progressFlushed(writes: ProgressWrites): Promise<void> {
+  await writes.last;
+  const wait = PROGRESS_GAP_MS - (performance.now() - (writes.at ?? 0));
+  if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+}
+
 /** An outcome as MCP's `tools/call` result. */
 export function toCallToolResult({ result }: CallOutcome): CallToolResult {
   return {
     content: result.content as CallToolResult['content'],
     ...(result.isError === true ? { isError: true } : {}),
     ...(result.structuredContent === undefined ? {} : { structuredContent: result.structuredContent }),
+    ...(result.meta === undefined ? {} : { _meta: result.meta }),
   };
 }
 
@@ -293,10 +350,17 @@ export function toCallToolResult({ result }: CallOutcome): CallToolResult {
  * stream (before its response); log lines only at or above the level the client asked for
  * (`logging/setLevel` on a 2025 connection, the request's `logLevel` on 2026-07-28).
  */
-function callObserver(name: string, ctx: ServerContext, watch: McpCallWatch | undefined): CallObserver {
+function callObserver(
+  name: string,
+  ctx: ServerContext,
+  watch: McpCallWatch | undefined,
+  writes: ProgressWrites,
+  ask: InputAsker,
+): CallObserver {
   const progressToken = ctx.mcpReq._meta?.progressToken;
   const hook = watch?.hook;
   return {
+    ask,
     ...(hook === undefined ? {} : { hook: (hookName, verdict) => hook.call(watch, hookName, verdict) }),
     log: (level, message, data) => {
       watch?.log?.(level, message, data);
@@ -315,7 +379,12 @@ function callObserver(name: string, ctx: ServerContext, watch: McpCallWatch | un
               ...(total === undefined ? {} : { total }),
               ...(message === undefined ? {} : { message }),
             };
-            void ctx.mcpReq.notify({ method: 'notifications/progress', params }).catch(() => {});
+            writes.last = ctx.mcpReq
+              .notify({ method: 'notifications/progress', params })
+              .catch(() => {})
+              .then(() => {
+                writes.at = performance.now();
+              });
           },
         }),
   };

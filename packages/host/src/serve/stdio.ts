@@ -28,6 +28,12 @@ export interface McpStdioOptions extends McpServeOptions {
    * restarted server says why, and that its tools may have changed.
    */
   readonly announce?: string;
+  /**
+   * The early answers' handover (early-stdio.ts): the id of the client's `initialize`, replayed
+   * on `stdin` to this server, whose response must not reach the client a second time; and
+   * whether the list the client was answered with differs from the host's (then `list_changed`).
+   */
+  readonly handover?: { readonly initializeId?: string | number; readonly listChanged: boolean };
 }
 
 /** What `serveStdio` tells of the requests in flight. */
@@ -53,6 +59,7 @@ export async function serveStdio(
   const wire = new WireTransport(
     new StdioServerTransport(stdin, options.stdout ?? process.stdout),
     options.inFlight,
+    options.handover?.initializeId,
   );
   const disposers = new Set<() => void>();
   let resolveClosed!: () => void;
@@ -101,6 +108,9 @@ export async function serveStdio(
     },
     { transport: wire, onerror: () => {} },
   );
+  if (options.handover?.listChanged === true) {
+    await wire.send({ jsonrpc: '2.0', method: 'notifications/tools/list_changed' });
+  }
   if (options.announce !== undefined) {
     // No initialize comes first: the client initialized the process this one replaces.
     await wire.send({
@@ -124,10 +134,17 @@ class WireTransport implements Transport {
   closed: () => void = () => {};
   readonly #inner: StdioServerTransport;
   readonly #inFlight: InFlightRecorder | undefined;
+  /** The replayed `initialize` the client already had an answer to (early-stdio.ts). */
+  #answered: string | number | undefined;
 
-  constructor(inner: StdioServerTransport, inFlight: InFlightRecorder | undefined) {
+  constructor(
+    inner: StdioServerTransport,
+    inFlight: InFlightRecorder | undefined,
+    answered: string | number | undefined,
+  ) {
     this.#inner = inner;
     this.#inFlight = inFlight;
+    this.#answered = answered;
     inner.onmessage = (message) => {
       if (inFlight !== undefined) track(message, inFlight);
       this.onmessage?.(message);
@@ -144,6 +161,16 @@ class WireTransport implements Transport {
   }
 
   send(message: JSONRPCMessage, _options?: TransportSendOptions): Promise<void> {
+    if (
+      this.#answered !== undefined &&
+      !('method' in message) &&
+      'id' in message &&
+      message.id === this.#answered
+    ) {
+      this.#answered = undefined;
+      this.#inFlight?.answered(message.id);
+      return Promise.resolve();
+    }
     const sent = this.#inner.send(message);
     // After the write (synchronous on pipes, files and terminals): a process that dies in between
     // leaves the request recorded, and its client may hear twice of it, never not at all.

@@ -9,6 +9,7 @@ import type * as z from 'zod';
 import type { ExecutionContext, InputCheck, RegisteredTool } from '../types.js';
 import { sleepUnlessAborted } from '../util/sleep.js';
 import { zodIssues } from '../util/zod-issues.js';
+import { askThrough, elicitThrough } from './ask.js';
 
 /** Checks a value against a zod schema, as an {@link InputCheck}. */
 export function checkWithZod(schema: z.ZodType, value: unknown): InputCheck {
@@ -70,6 +71,11 @@ class InProcessContext implements ToolContext {
     this.#call.progress(done, total, message);
 
   readonly sleep = (ms: number): Promise<void> => sleepUnlessAborted(ms, this.#call.signal);
+
+  readonly ask: ToolContext['ask'] = (requests, options) =>
+    askThrough(this.#call.ask, { requests, optional: options?.optional === true });
+
+  readonly elicit: ToolContext['elicit'] = (params, key) => elicitThrough(this.#call.ask, params, key);
 }
 
 /** How an in-process tool enters the registry. */

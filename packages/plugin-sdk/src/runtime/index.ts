@@ -404,6 +404,15 @@ function contextFor(req: CallRequest, state: CallState, config: unknown) {
       },
     },
     sleep: (ms: number) => request(callId, 'sleep', { ms: +ms }).then(() => undefined),
+    ask: (requests: unknown, options?: { optional?: boolean }) =>
+      request(callId, 'ask', { requests, optional: options?.optional === true }),
+    elicit: (params: unknown, key?: string) => {
+      const name = key === undefined ? 'elicit' : StringCtor(key);
+      return request(callId, 'ask', {
+        requests: { [name]: { method: 'elicitation/create', params } },
+        optional: false,
+      }).then((answers) => (answers as Record<string, unknown>)[name]);
+    },
   };
 }
 

@@ -14,7 +14,7 @@ import { skillLines } from '../skills-view.js';
 import { toolJailLine, toolJails, toolSubject } from '../tool-jails.js';
 import { EXIT } from '../types.js';
 import { version } from '../version.js';
-import { clock, planLines, shownPath } from '../view.js';
+import { clock, deferredOf, planLines, shownPath } from '../view.js';
 import { wallsLine } from '../walls.js';
 
 /**
@@ -91,7 +91,7 @@ export async function dev(argv: readonly string[], io: Io): Promise<number> {
     async () => {
       io.out.write(
         `${[
-          ...planLines(host.plan(), host.plugins, style),
+          ...planLines(host.plan(), host.plugins, style, deferredOf(host)),
           ...skillLines(host.skills(), style),
           ...warningLines(warnings(), style),
         ].join('\n')}\n\n`,

@@ -5,7 +5,7 @@ import { openHost, resolveProject } from '../project.js';
 import { listedSkills, skillLines } from '../skills-view.js';
 import { toolJails } from '../tool-jails.js';
 import { EXIT } from '../types.js';
-import { listJson, planLines, shownPath } from '../view.js';
+import { deferredOf, listJson, planLines, shownPath } from '../view.js';
 
 export async function list(argv: readonly string[], io: Io): Promise<number> {
   const { values } = parseCommand('list', argv, { ...COMMON_OPTIONS, json: { type: 'boolean' } });
@@ -16,7 +16,7 @@ export async function list(argv: readonly string[], io: Io): Promise<number> {
     if (values.json === true) {
       // stdout is the JSON alone, for scripts; the warnings go where a person still sees them.
       const json = {
-        ...listJson(host.plan(), host.plugins, await host.isolates()),
+        ...listJson(host.plan(), host.plugins, await host.isolates(), deferredOf(host)),
         skills: listedSkills(host.skills()),
         walls: host.walls,
         // exec's and each MCP server's: jailed and with what, or why not.
@@ -29,7 +29,7 @@ export async function list(argv: readonly string[], io: Io): Promise<number> {
       const style = styleFor(io.out);
       io.out.write(
         `${[
-          ...planLines(host.plan(), host.plugins, style),
+          ...planLines(host.plan(), host.plugins, style, deferredOf(host)),
           ...skillLines(host.skills(), style),
           ...warningLines(warnings, style),
         ].join('\n')}\n`,

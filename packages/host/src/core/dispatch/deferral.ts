@@ -1,6 +1,6 @@
 import type { ToolDescriptor } from '@toolhost/plugin-sdk';
 import type { RegisteredTool, ToolPolicy } from '../../types.js';
-import { TOOL_SEARCH_NAME } from '../register/names.js';
+import { CALL_TOOL_NAME, TOOL_SEARCH_NAME } from '../register/names.js';
 import { matchesPattern, type PolicySubject, subjectOf } from '../register/policy.js';
 import type { SearchableTool } from '../search/index.js';
 
@@ -16,8 +16,9 @@ import type { SearchableTool } from '../search/index.js';
  *      new tool never reshuffles which others are loaded, and the prompt cache keeps its prefix.
  */
 
-// The search tool a session adds (MCP, Chat Completions, Anthropic client search): a meta tool's name.
-export { TOOL_SEARCH_NAME };
+// The search tool a session adds (MCP, Chat Completions, Anthropic client search) and the
+// call-through it adds over MCP: meta tools' names.
+export { CALL_TOOL_NAME, TOOL_SEARCH_NAME };
 
 /** Most results one search may ask for (Anthropic's own search returns 3–5). */
 export const MAX_SEARCH_LIMIT = 10;
@@ -107,18 +108,90 @@ export const TOOL_SEARCH_INPUT = {
   additionalProperties: false,
 } as const;
 
-/** The search tool as a descriptor; `loads` says whether what it finds joins the tool list. */
-export function toolSearchDescriptor(loads: boolean): ToolDescriptor {
+/**
+ * How a search hands over what it finds: `load` adds the tools to the session's list (and a
+ * listening client hears of it); `return` only returns their definitions, to be called through
+ * `call_tool`, so the list never changes as a side effect (MCP 2026-07-28, where every client
+ * shares the list); `available` is the native searches' (the API makes them callable).
+ */
+export type SearchHandover = 'load' | 'return' | 'available';
+
+const SEARCH_DESCRIPTIONS: Record<SearchHandover, string> = {
+  load: `Finds tools that are not in your tool list yet. The tools found are added to your list and can be called at once; their names, descriptions and input schemas are returned.`,
+  return: `Finds tools that are not in your tool list and returns their names, descriptions and input schemas. Call one through ${CALL_TOOL_NAME} {name, arguments}.`,
+  available: 'Finds tools that are not in your tool list yet; the tools found become available to call.',
+};
+
+/** The search tool as a descriptor; `withCallTool`: `call_tool` is listed beside it. */
+export function toolSearchDescriptor(handover: SearchHandover, withCallTool = false): ToolDescriptor {
+  const also =
+    withCallTool && handover === 'load'
+      ? ` If your list does not show them yet, call them through ${CALL_TOOL_NAME}.`
+      : '';
   return {
     name: TOOL_SEARCH_NAME,
-    description: loads
-      ? 'Finds tools that are not in your tool list yet. The tools found are added to your list and can be called at once; their names, descriptions and input schemas are returned.'
-      : 'Finds tools that are not in your tool list yet; the tools found become available to call.',
+    description: SEARCH_DESCRIPTIONS[handover] + also,
     inputSchema: TOOL_SEARCH_INPUT as unknown as ToolDescriptor['inputSchema'],
     owner: { kind: 'core' },
     executor: { kind: 'core', executorId: `session/${TOOL_SEARCH_NAME}` },
     annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
   };
+}
+
+/** The input schema of `call_tool`. */
+export const CALL_TOOL_INPUT = {
+  type: 'object',
+  properties: {
+    name: {
+      type: 'string',
+      minLength: 1,
+      description: `The tool's name, as ${TOOL_SEARCH_NAME} returned it`,
+    },
+    arguments: { type: 'object', description: "The tool's input, as its input schema says" },
+  },
+  required: ['name'],
+  additionalProperties: false,
+} as const;
+
+/**
+ * `call_tool`: runs any tool the session may call by name. MCP clients that cache their tool
+ * list (most agent frameworks do, within a turn or for good) never see what a search loads; they
+ * reach it through this. No annotations: what it does is the named tool's.
+ */
+export function callToolDescriptor(): ToolDescriptor {
+  return {
+    name: CALL_TOOL_NAME,
+    description: `Calls a tool by name with its arguments, such as one that ${TOOL_SEARCH_NAME} found. The same rules apply as when the tool is called directly.`,
+    inputSchema: CALL_TOOL_INPUT as unknown as ToolDescriptor['inputSchema'],
+    owner: { kind: 'core' },
+    executor: { kind: 'core', executorId: `session/${CALL_TOOL_NAME}` },
+  };
+}
+
+/** A `call_tool` input, checked: the tool's name and arguments, or what is wrong. */
+export function parseCallToolInput(
+  input: unknown,
+): { ok: true; name: string; arguments: unknown } | { ok: false; message: string } {
+  const fail = (path: string, problem: string) => ({
+    ok: false as const,
+    message: `Invalid input for tool "${CALL_TOOL_NAME}": at "${path}": ${problem}`,
+  });
+  if (typeof input !== 'object' || input === null || Array.isArray(input)) {
+    return fail('(root)', 'must be an object {name, arguments?}');
+  }
+  const { name, arguments: args, ...rest } = input as { name?: unknown; arguments?: unknown };
+  if (typeof name !== 'string' || name.trim() === '') {
+    return fail('name', 'must be the name of a tool (a non-empty string)');
+  }
+  if (args !== undefined && (typeof args !== 'object' || args === null || Array.isArray(args))) {
+    return fail('arguments', "must be an object (the tool's input)");
+  }
+  const extra = Object.keys(rest)[0];
+  if (extra !== undefined)
+    return fail(extra, 'is not a key of call_tool (put the tool\'s input under "arguments")');
+  if (name === CALL_TOOL_NAME)
+    return { ok: false, message: `${CALL_TOOL_NAME} cannot call itself: name the tool to run` };
+  return { ok: true, name, arguments: args ?? {} };
 }
 
 /**

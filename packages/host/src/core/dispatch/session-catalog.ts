@@ -23,8 +23,11 @@ import {
   toOpenAITool,
 } from './adapters/openai.js';
 import {
+  CALL_TOOL_NAME,
+  callToolDescriptor,
   deferredNames,
   parseSearchInput,
+  type SearchHandover,
   searchableOf,
   TOOL_SEARCH_INPUT,
   TOOL_SEARCH_NAME,
@@ -60,7 +63,9 @@ export interface ToolShapes {
 /**
  * How deferred tools are handed over, by shape (see `session.tools(shape, {deferral})`):
  * - `meta` (the default, every shape): deferred tools are left out and a `tool_search` tool is
- *   added; what it finds is loaded into this session's list (MCP clients get `list_changed`).
+ *   added; what it finds is loaded into this session's list (MCP clients get `list_changed`),
+ *   unless the session's searches only return definitions (`SessionOptions.searchLoads: false`).
+ *   The MCP shape adds `call_tool` beside it, for clients that cache their list.
  * - `none`: every tool, nothing deferred.
  * - Anthropic `native-bm25` / `native-regex`: deferred tools carry `defer_loading: true` beside
  *   Anthropic's server-side search tool (beta `advanced-tool-use-2025-11-20`).
@@ -126,6 +131,8 @@ export interface CatalogOwner {
   /** The descriptors the session hands the model (see `Session.descriptors`). */
   descriptors(): readonly ToolDescriptor[];
   check(name: string): { readonly ok: boolean };
+  /** False: a search returns definitions and loads nothing (the list never changes by a search). */
+  readonly searchLoads: boolean;
 }
 
 /**
@@ -169,15 +176,17 @@ export class SessionCatalog {
     const catalog = this.#current();
     const convert = shapeConverters[shape] as (d: ToolDescriptor) => DeferredToolShapes[K];
     if (mode === 'none' || catalog.deferred.size === 0) return catalog.descriptors.map(convert);
-    if (mode === 'meta') return this.#metaList(catalog).map(convert);
+    if (mode === 'meta') return this.#metaList(catalog, shape === 'mcp').map(convert);
     return this.#nativeList(shape, mode, catalog) as DeferredToolShapes[K][];
   }
 
   /**
    * Meta mode: the tools not deferred (plan order), then the search tool, then what searches
    * loaded (load order), so the list only ever grows at its end and prompt caches keep hitting.
+   * `withCallTool` (MCP): `call_tool` follows the search tool, so a client that cached its list
+   * still reaches what a search found.
    */
-  #metaList(catalog: Catalog): ToolDescriptor[] {
+  #metaList(catalog: Catalog, withCallTool: boolean): ToolDescriptor[] {
     const byName = new Map<string, ToolDescriptor>();
     const list: ToolDescriptor[] = [];
     for (const d of catalog.descriptors) {
@@ -189,7 +198,8 @@ export class SessionCatalog {
         `A tool named "${TOOL_SEARCH_NAME}" exists in this session, so its tool search cannot be added; rename that tool or use {deferral: 'none'}`,
       );
     }
-    list.push(toolSearchDescriptor(true));
+    list.push(toolSearchDescriptor(this.#handover(), withCallTool));
+    if (withCallTool) list.push(callToolDescriptor());
     for (const name of this.#loaded) {
       const d = byName.get(name);
       if (d !== undefined) list.push(d);
@@ -215,7 +225,7 @@ export class SessionCatalog {
             `A tool named "${TOOL_SEARCH_NAME}" exists in this session, so its tool search cannot be added; rename that tool or use a native search`,
           );
         }
-        list.push(toAnthropicTool(toolSearchDescriptor(false)));
+        list.push(toAnthropicTool(toolSearchDescriptor('available')));
       }
       return list;
     }
@@ -233,10 +243,14 @@ export class SessionCatalog {
     list.push({
       type: 'tool_search',
       execution: 'client',
-      description: toolSearchDescriptor(false).description,
+      description: toolSearchDescriptor('available').description,
       parameters: TOOL_SEARCH_INPUT as unknown as OpenAIResponsesTool['parameters'],
     });
     return list;
+  }
+
+  #handover(): SearchHandover {
+    return this.#owner.searchLoads ? 'load' : 'return';
   }
 
   #shadowsSearch(catalog: Catalog): boolean {
@@ -352,7 +366,7 @@ export class SessionCatalog {
    */
   searchTool(): RegisteredTool {
     this.#metaSearchTool ??= {
-      descriptor: toolSearchDescriptor(true),
+      descriptor: toolSearchDescriptor(this.#handover()),
       source: 'builtin',
       sourceId: 'builtin',
       executor: {
@@ -369,11 +383,14 @@ export class SessionCatalog {
     return this.#metaSearchTool;
   }
 
-  /** Meta mode's `tool_search`: finds deferred tools, loads them, and returns their definitions. */
+  /**
+   * Meta mode's `tool_search`: finds deferred tools, loads them (unless this session's searches
+   * only return), and returns their definitions.
+   */
   #metaSearch({ query, limit }: { query: string; limit: number }): ToolResult {
     const hits = this.#searchDeferred(query, limit);
     if (hits.length === 0) return { content: [{ type: 'text', text: `No tool matches "${query}"` }] };
-    this.load(hits.map((h) => h.name));
+    if (this.#owner.searchLoads) this.load(hits.map((h) => h.name));
     const byName = new Map(this.#current().descriptors.map((d) => [d.name, d]));
     const found = hits.flatMap((hit) => {
       const d = byName.get(hit.name);
@@ -387,6 +404,11 @@ export class SessionCatalog {
   /** True when `name` is the session's own search tool (no tool of the Map has its name). */
   isSearch(name: string, snapshot: CatalogSnapshot): boolean {
     return name === TOOL_SEARCH_NAME && !snapshot.registry.tools.has(name);
+  }
+
+  /** True when `name` is the session's `call_tool` (no tool of the Map has its name). */
+  isCallTool(name: string, snapshot: CatalogSnapshot): boolean {
+    return name === CALL_TOOL_NAME && !snapshot.registry.tools.has(name);
   }
 
   /**

@@ -50,6 +50,7 @@ import {
 } from './adapters/openai.js';
 import { type ApprovalHandler, ApprovalQueue, type ApprovalSettings, SessionApprovals } from './approvals.js';
 import { type ChannelOptions, channelSnapshots } from './channel.js';
+import { parseCallToolInput } from './deferral.js';
 import {
   overlaidApprovals,
   overlaidPolicy,
@@ -163,6 +164,12 @@ export interface SessionOptions {
    * time; approvals name it.
    */
   readonly principal?: Principal;
+  /**
+   * False: `tool_search` returns what it finds and loads nothing, so this session's list never
+   * changes as a side effect of a search; its finds are called through `call_tool`. For a session
+   * many clients share (MCP 2026-07-28). Default true.
+   */
+  readonly searchLoads?: boolean;
 }
 
 /** Options of one call. */
@@ -322,6 +329,7 @@ export class Session {
       active: () => this.#active,
       descriptors: () => this.descriptors(),
       check: (name) => this.check(name),
+      searchLoads: options.searchLoads ?? true,
     });
     if (options.activeTools !== undefined) this.setActiveToolsByName(options.activeTools);
   }
@@ -511,7 +519,7 @@ export class Session {
    */
   check(name: string): ToolCheck {
     const snapshot = this.#snapshot();
-    if (this.#catalog.isSearch(name, snapshot)) return CALLABLE;
+    if (this.#catalog.isSearch(name, snapshot) || this.#catalog.isCallTool(name, snapshot)) return CALLABLE;
     return this.#callable(name, this.#stateFor(snapshot)).check;
   }
 
@@ -598,6 +606,7 @@ export class Session {
         durationMs: 0,
       };
     }
+    if (this.#catalog.isCallTool(name, snapshot)) return this.#callThrough(input, toolUseId, options);
     const state = this.#stateFor(snapshot);
     const found = this.#callable(name, state);
     const { check } = found;
@@ -629,6 +638,19 @@ export class Session {
       span.end(outcome?.status ?? 'executor-threw', outcome?.durationMs ?? 0);
       end?.();
     }
+  }
+
+  /**
+   * `call_tool {name, arguments}`: the named tool's own call, under its own policy, activity,
+   * hooks and approval; hooks see that tool, not `call_tool`. A bad input or a refusal is an
+   * `is_error` result, as for a direct call.
+   */
+  #callThrough(input: unknown, toolUseId: string, options: CallOptions): Promise<CallOutcome> {
+    const parsed = parseCallToolInput(input);
+    if (!parsed.ok) {
+      return Promise.resolve({ result: errorResult(parsed.message), status: 'blocked', durationMs: 0 });
+    }
+    return this.call(parsed.name, parsed.arguments, toolUseId, options);
   }
 
   /** The call state for `snapshot`, made anew when the snapshot or the session's hooks changed. */

@@ -23,10 +23,13 @@ import { SKILL_TOOL_NAME, SKILLS_SOURCE_ID } from './skills.js';
 /** The name of the search tool a session adds when some tool is deferred. */
 export const TOOL_SEARCH_NAME = 'tool_search';
 
+/** The name of the call-through a session offers over MCP beside its search (see core/dispatch/deferral.ts). */
+export const CALL_TOOL_NAME = 'call_tool';
+
 /**
  * Every meta tool's name, with the built-in source that alone may hold it in the Map; `undefined`
- * for the ones a session adds itself (never in the Map). `call_tool` is the name the design gives
- * deferral's call-through over MCP; Anthropic's server-side searches are named in the tool list.
+ * for the ones a session adds itself (never in the Map). `call_tool` is deferral's call-through
+ * over MCP; Anthropic's server-side searches are named in the tool list.
  */
 const META_TOOLS: ReadonlyMap<string, string | undefined> = new Map([
   [SKILL_TOOL_NAME, SKILLS_SOURCE_ID],
@@ -35,7 +38,7 @@ const META_TOOLS: ReadonlyMap<string, string | undefined> = new Map([
   [TOOL_SEARCH_NAME, undefined],
   ['tool_search_tool_bm25', undefined],
   ['tool_search_tool_regex', undefined],
-  ['call_tool', undefined],
+  [CALL_TOOL_NAME, undefined],
 ]);
 
 /** True for the name of a meta tool. */

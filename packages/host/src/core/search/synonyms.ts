@@ -75,4 +75,5 @@ export const SYNONYM_GROUPS: readonly (readonly string[])[] = [
   ['elevation', 'altitude', 'sea level', 'height above'],
   ['init', 'initialize', 'initialise', 'start new'],
   ['block', 'blocks', 'content block'],
+  ['size', 'sizes', 'how big', 'how large', 'bytes'],
 ];

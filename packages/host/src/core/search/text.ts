@@ -86,21 +86,32 @@ for (const group of SYNONYM_GROUPS) {
   }
 }
 
-/** A web address in the text says "url" even when the words around it do not. */
-const URL_LIKE = /\b(?:https?|ftp):\/\/|\bwww\.[a-z0-9-]+\./i;
-/** So does a file name ("notes.txt", "config.yaml") say "file". */
+/**
+ * A web address in the text says "url" even when the words around it do not, and says it where
+ * it stands, so "open https://…" reads as "open url".
+ */
+const URL_LIKE = /\b(?:https?|ftp):\/\/\S*|\bwww\.[a-z0-9-]+\.\S*/gi;
+/** So does a file name ("notes.txt", "config.yaml", and the well-known ones without a dot) say "file". */
 const FILE_LIKE =
-  /[\w-]\.(?:txt|md|markdown|json|jsonc|ya?ml|toml|ini|env|csv|tsv|log|lock|xml|html?|css|scss|[cm]?[jt]sx?|py|rb|go|rs|java|kt|swift|c|h|cc|cpp|hpp|cs|php|sh|bash|zsh|sql|png|jpe?g|gif|svg|webp|pdf|zip|gz|tar|wasm)\b/i;
+  /\b(?:readme|license|licence|makefile|dockerfile|gemfile|procfile)\b|[\w-]+\.(?:txt|md|markdown|json|jsonc|ya?ml|toml|ini|env|csv|tsv|log|lock|xml|html?|css|scss|[cm]?[jt]sx?|py|rb|go|rs|java|kt|swift|c|h|cc|cpp|hpp|cs|php|sh|bash|zsh|sql|png|jpe?g|gif|svg|webp|pdf|zip|gz|tar|wasm)\b/gi;
+
+/** The text with "url" before each web address and "file" before each file name. */
+function markAddresses(text: string): string {
+  // One test each first: most text has neither, and then nothing is copied.
+  URL_LIKE.lastIndex = 0;
+  FILE_LIKE.lastIndex = 0;
+  let marked = text;
+  if (URL_LIKE.test(marked)) marked = marked.replace(URL_LIKE, ' url $& ');
+  if (FILE_LIKE.test(marked)) marked = marked.replace(FILE_LIKE, ' file $& ');
+  return marked;
+}
 
 /**
  * Text → index terms: split, stem, phrases and synonyms folded to one term per meaning, stop words
  * dropped. The same function serves tool text and queries, so both meet in the same vocabulary.
  */
 export function analyze(text: string, stemCache?: Map<string, string>): string[] {
-  const words = splitWords(text);
-  const head = text.length > MAX_TEXT ? text.slice(0, MAX_TEXT) : text;
-  if (URL_LIKE.test(head)) words.push('url');
-  if (FILE_LIKE.test(head)) words.push('file');
+  const words = splitWords(markAddresses(text.length > MAX_TEXT ? text.slice(0, MAX_TEXT) : text));
   const stems = stemCache ? words.map((w) => cachedStem(w, stemCache)) : words.map(stem);
   const terms: string[] = [];
   for (let i = 0; i < stems.length; i++) {

@@ -1,4 +1,4 @@
-import { FIELD_NAMES, FIELDS, fieldTexts } from './fields.js';
+import { FIELD_NAMES, FIELDS, fieldTexts, termPairs } from './fields.js';
 import { analyze } from './text.js';
 import type { SearchableTool, SearchHit, ToolIndex } from './types.js';
 
@@ -31,7 +31,10 @@ export function createToolIndex(tools: readonly SearchableTool[]): ToolIndex {
   const stems = new Map<string, string>();
   const analysed = docs.map((doc) => {
     const texts = fieldTexts(doc);
-    return FIELD_NAMES.map((f) => analyze(texts[f], stems));
+    const name = analyze(texts.name, stems);
+    return FIELD_NAMES.map((f) =>
+      f === 'name' ? name : f === 'namePairs' ? termPairs(name) : analyze(texts[f], stems),
+    );
   });
   const avgLength = FIELD_NAMES.map((_, f) => {
     let total = 0;
@@ -67,7 +70,9 @@ export function createToolIndex(tools: readonly SearchableTool[]): ToolIndex {
     search(query: string, limit = DEFAULT_LIMIT): SearchHit[] {
       const max = Number.isFinite(limit) ? Math.max(0, Math.floor(limit)) : DEFAULT_LIMIT;
       if (typeof query !== 'string' || max === 0) return [];
-      const terms = [...new Set(analyze(query))].slice(0, MAX_QUERY_TERMS);
+      const analysed = analyze(query);
+      const terms = [...new Set(analysed)].slice(0, MAX_QUERY_TERMS);
+      terms.push(...new Set(termPairs(analysed.slice(0, MAX_QUERY_TERMS))));
       const scores = new Map<number, number>();
       for (const term of terms) {
         for (const p of postings.get(term) ?? []) scores.set(p.doc, (scores.get(p.doc) ?? 0) + p.score);

@@ -16,6 +16,7 @@ import type {
   BeforeToolCallResult,
   ExecutionContext,
   HookApprovalRequest,
+  InputAsker,
   InputCheck,
   InputIssue,
   RegisteredTool,
@@ -43,6 +44,8 @@ export interface CallObserver {
   progress?(done: number, total?: number, message?: string): void;
   /** A before-hook's verdict that changed the call: it blocked it (or failed, which blocks), or rewrote its input. */
   hook?(name: string, verdict: 'block' | 'rewrite'): void;
+  /** Asks the client the call came from (`ctx.ask`), when it came from an MCP client. */
+  readonly ask?: InputAsker;
 }
 
 /** Everything the wrapper needs besides the tool: the session's lock and hooks, limits, observers. */
@@ -340,6 +343,7 @@ class Execution implements ExecutionContext {
   readonly sessionId: string;
   readonly log: ToolLogger;
   readonly trace: TraceContext | undefined;
+  readonly ask: InputAsker | undefined;
   readonly #control: CancelSource;
   readonly #observer: CallObserver | undefined;
 
@@ -348,6 +352,7 @@ class Execution implements ExecutionContext {
     this.sessionId = ctx.sessionId;
     this.log = loggerFor(ctx.observer);
     this.trace = ctx.trace;
+    this.ask = ctx.observer?.ask;
     this.#control = control;
     this.#observer = ctx.observer;
   }

@@ -20,6 +20,7 @@ import {
   sdkCode,
   toBridgedResult,
 } from './bridge-tools.js';
+import { ProgressTap } from './progress-tap.js';
 import type { ServerJail } from './server-jail.js';
 import type { McpServerConfig, McpServerState, McpServerStatus } from './types.js';
 
@@ -103,6 +104,8 @@ export class ServerLink {
   #refreshAgain = false;
   /** The jail of the current (or last) stdio connection. */
   #jail: ServerJail | undefined;
+  /** Progress of this link's calls, read at the transport. */
+  readonly #progress = new ProgressTap();
 
   constructor(
     readonly name: string,
@@ -208,6 +211,7 @@ export class ServerLink {
     let tools: Tool[];
     try {
       await client.connect(channel.transport, { timeout: this.settings.connectTimeoutMs });
+      this.#progress.attach(channel.transport);
       tools = await listTools(client, this.settings.connectTimeoutMs);
       // A `list_changed` that came while connecting may describe a list newer than the one read.
       while (this.#refreshAgain && this.#epoch === epoch) {
@@ -354,6 +358,7 @@ export class ServerLink {
         executor: {
           ref: { kind: 'mcp', serverId: this.name, toolName: tool.name },
           run: (input, ctx) => this.#call(tool.name, input, ctx),
+          readResource: (uri) => this.#readResource(uri),
         },
         timeout: this.settings.callTimeout,
       });
@@ -363,6 +368,15 @@ export class ServerLink {
     this.#blocked = blocked;
     this.#warnings = warnings;
     return true;
+  }
+
+  /** `resources/read` of `uri` on this server (the serve side checked that a tool points at it). */
+  async #readResource(uri: string): Promise<unknown> {
+    const session = this.#session;
+    if (session === undefined || this.#state !== 'connected') {
+      throw new Error(`MCP server "${this.name}" is unavailable: ${this.#reason ?? 'not connected'}`);
+    }
+    return session.client.readResource({ uri }, { timeout: this.settings.callTimeout.ms });
   }
 
   async #call(toolName: string, input: unknown, ctx: ExecutionContext): Promise<ToolResult> {
@@ -382,19 +396,17 @@ export class ServerLink {
     ctx.signal.addEventListener('abort', cancel, { once: true });
     const timeout = this.settings.callTimeout;
     const mark = session.channel.jail?.mark() ?? 0;
+    const progress = this.#progress.open((p) => ctx.progress(p.progress, p.total, p.message));
     try {
       const raw = await session.client.callTool(
         {
           name: toolName,
           ...(input === undefined ? {} : { arguments: input as Record<string, unknown> }),
           // The caller's trace goes on to the server, so its spans join the same trace.
-          ...(ctx.trace === undefined ? {} : { _meta: { ...ctx.trace } }),
+          _meta: { ...ctx.trace, progressToken: progress.token },
         },
-        {
-          signal: controller.signal,
-          timeout: timeout.ms,
-          onprogress: (p) => ctx.progress(p.progress, p.total, p.message),
-        },
+        // No onprogress: the tap reads this call's progress at the transport (progress-tap.ts).
+        { signal: controller.signal, timeout: timeout.ms },
       );
       const result = toBridgedResult(this.name, toolName, raw);
       return withRefusals(result, session.channel.jail, mark);
@@ -420,6 +432,7 @@ export class ServerLink {
       if (sdkCode(error) === REQUEST_TIMEOUT) throw callStopped('timeout', message);
       throw new Error(message, { cause: error });
     } finally {
+      progress.close();
       ctx.signal.removeEventListener('abort', cancel);
     }
   }

@@ -40,10 +40,30 @@ function annotationsOf(tool: Tool): ToolAnnotations | undefined {
   return Object.keys(picked).length === 0 ? undefined : picked;
 }
 
+const iconSchema = z.object({
+  src: z.string().max(8192),
+  mimeType: z.string().max(200).optional(),
+  sizes: z.array(z.string().max(50)).max(20).optional(),
+  theme: z.enum(['light', 'dark']).optional(),
+});
+const iconsSchema = z.array(iconSchema).max(20);
+/** Largest `_meta` kept from a server, as JSON: it is sent again with every `tools/list`. */
+const MAX_META_CHARS = 16 * 1024;
+
+/** A server's `_meta` object, kept when it is a plain object of bounded size. */
+export function metaOf(value: unknown): Readonly<Record<string, unknown>> | undefined {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return undefined;
+  const json = JSON.stringify(value);
+  if (json === undefined || json.length > MAX_META_CHARS) return undefined;
+  return JSON.parse(json) as Record<string, unknown>;
+}
+
 /** The descriptor of a server's tool, under its bridged `name`; the executor keeps the original. */
 export function bridgedDescriptor(serverId: string, tool: Tool, name: string): ToolDescriptor {
   const title = tool.title ?? tool.annotations?.title;
   const annotations = annotationsOf(tool);
+  const icons = iconsSchema.safeParse((tool as { icons?: unknown }).icons);
+  const meta = metaOf((tool as { _meta?: unknown })._meta);
   return {
     name,
     ...(title === undefined ? {} : { title }),
@@ -53,6 +73,8 @@ export function bridgedDescriptor(serverId: string, tool: Tool, name: string): T
     owner: { kind: 'mcp', serverId },
     executor: { kind: 'mcp', serverId, toolName: tool.name },
     ...(annotations === undefined ? {} : { annotations }),
+    ...(icons.success && icons.data.length > 0 ? { icons: icons.data } : {}),
+    ...(meta === undefined ? {} : { meta }),
   };
 }
 
@@ -64,8 +86,8 @@ const annotationsSchema = z.object({
 
 /**
  * Checks what a server answered to `tools/call` and keeps what a `ToolResult` carries: every kind of
- * content block (with its annotations), `isError` and `structuredContent`. Anything else (`_meta`,
- * unknown fields) is dropped. Throws when the answer is not a tool result.
+ * content block (with its annotations), `isError`, `structuredContent` and `_meta` (as `meta`).
+ * Unknown fields are dropped. Throws when the answer is not a tool result.
  */
 export function toBridgedResult(serverId: string, toolName: string, raw: unknown): ToolResult {
   const parsed = toolResultSchema.safeParse(raw);
@@ -87,7 +109,13 @@ export function toBridgedResult(serverId: string, toolName: string, raw: unknown
     ...(parsed.data.structuredContent === undefined
       ? {}
       : { structuredContent: parsed.data.structuredContent }),
+    ...resultMeta((raw as { _meta?: unknown })._meta),
   };
+}
+
+function resultMeta(value: unknown): { meta?: Readonly<Record<string, unknown>> } {
+  const meta = metaOf(value);
+  return meta === undefined ? {} : { meta };
 }
 
 /** The message of anything thrown, with its cause's when that says more (`fetch failed`: why). */

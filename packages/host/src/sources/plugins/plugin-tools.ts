@@ -14,11 +14,13 @@ import type {
   AfterToolCallResult,
   BeforeToolCallResult,
   ExecutionContext,
+  InputAsker,
   RegisteredTool,
   ToolHooks,
 } from '../../types.js';
 import type { Cancellation } from '../../util/cancel.js';
 import { issuesText } from '../../util/zod-issues.js';
+import { askThrough } from '../ask.js';
 import { afterVerdictSchema, beforeVerdictSchema, callReplySchema, hookReplySchema } from './replies.js';
 
 /** The descriptor the host builds from a plugin's manifest entry. */
@@ -166,7 +168,7 @@ export function pluginTools(plugin: LoadedPlugin): RegisteredTool[] {
     const descriptor = pluginDescriptor(plugin.id, tool);
     const request = (
       input: unknown,
-      call: { toolUseId: string; sessionId: string },
+      call: { toolUseId: string; sessionId: string; ask?: InputAsker | undefined },
       cancel: Cancellation,
       sinks: CallSinks,
       checkOnly: boolean,
@@ -187,7 +189,11 @@ export function pluginTools(plugin: LoadedPlugin): RegisteredTool[] {
           logs: plugin.logs,
           ...(checkOnly ? { checkOnly: true as const } : {}),
         },
-        (capability, args, signal) => plugin.capabilities.invoke(capability, args, signal),
+        // ctx.ask goes to the MCP request the call came with, not to the plugin's grants.
+        (capability, args, signal) =>
+          capability === 'ask'
+            ? askThrough(call.ask, args)
+            : plugin.capabilities.invoke(capability, args, signal),
         sinks,
         cancel,
       );

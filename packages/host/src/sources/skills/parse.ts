@@ -5,18 +5,21 @@
  * keeps working. The file is not trusted: the YAML library throws on some inputs (too many
  * aliases, an alias to no anchor), and those throws are problems too.
  */
-import {
-  isAlias,
-  isMap,
-  isScalar,
-  LineCounter,
-  parseDocument,
-  visit,
-  type Document as YamlDocument,
-} from 'yaml';
+import { createRequire } from 'node:module';
+import type { LineCounter, Document as YamlDocument } from 'yaml';
 import * as z from 'zod';
 import type { SkillArgMode } from '../../core/dispatch/skills.js';
 import { SKILL_TOOL_NAME } from '../../core/dispatch/skills.js';
+
+/**
+ * The YAML library, loaded on the first SKILL.md: it is ≈ 70 modules, and a host whose project
+ * has no skills should not pay for them at every start.
+ */
+let yamlModule: typeof import('yaml') | undefined;
+function yaml(): typeof import('yaml') {
+  yamlModule ??= createRequire(import.meta.url)('yaml') as typeof import('yaml');
+  return yamlModule;
+}
 
 /** The values `os` takes: Node's `process.platform` names. */
 export const PLATFORMS = [
@@ -149,6 +152,7 @@ function aliasProblem(doc: YamlDocument): { readonly at: number; readonly proble
   const anchors = new Set<string>();
   let count = 0;
   let found: { readonly at: number; readonly problem: string } | undefined;
+  const { visit, isAlias } = yaml();
   visit(doc, {
     Node(_key, node) {
       if (!isAlias(node)) {
@@ -205,6 +209,7 @@ function parseChecked(text: string, shown: string, folder: string): ParsedSkill 
       ],
     };
   }
+  const { LineCounter, parseDocument, isMap, isScalar } = yaml();
   const counter = new LineCounter();
   const doc = parseDocument(parts.yaml, { lineCounter: counter, prettyErrors: true });
   if (doc.errors.length > 0) {

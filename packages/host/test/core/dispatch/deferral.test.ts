@@ -102,14 +102,20 @@ describe('meta mode (MCP, Chat Completions, any loop)', () => {
     session.onToolsChanged(() => {
       changes += 1;
     });
-    expect(names(session.tools('mcp'))).toEqual(['weather_now', 'tool_search']);
+    expect(names(session.tools('mcp'))).toEqual(['weather_now', 'tool_search', 'call_tool']);
     const outcome = await session.call('tool_search', { query: 'create github issue', limit: 1 });
     expect(outcome.result.isError).toBeUndefined();
     expect(JSON.parse(text(outcome.result))).toEqual([
       expect.objectContaining({ name: 'github_create_issue', inputSchema: expect.any(Object) }),
     ]);
     expect(changes).toBe(1);
-    expect(names(session.tools('mcp'))).toEqual(['weather_now', 'tool_search', 'github_create_issue']);
+    expect(names(session.tools('mcp'))).toEqual([
+      'weather_now',
+      'tool_search',
+      'call_tool',
+      'github_create_issue',
+    ]);
+    // call_tool is MCP's: a loop that reads the list every turn sees what a search loaded.
     expect(names(session.tools('openai').map((t) => t.function))).toEqual([
       'weather_now',
       'tool_search',
@@ -118,6 +124,37 @@ describe('meta mode (MCP, Chat Completions, any loop)', () => {
     // Searching again for a tool already loaded changes nothing.
     await session.call('tool_search', { query: 'create github issue', limit: 1 });
     expect(changes).toBe(1);
+  });
+
+  it('with searchLoads false a search returns definitions, loads nothing and changes no list; call_tool runs them', async () => {
+    const snapshot = snapshotOf(catalog(), { defer: ['github_*'] });
+    const session = new Session(() => snapshot, { searchLoads: false });
+    let changes = 0;
+    session.onToolsChanged(() => {
+      changes += 1;
+    });
+    const before = names(session.tools('mcp'));
+    const outcome = await session.call('tool_search', { query: 'create github issue', limit: 1 });
+    expect(JSON.parse(text(outcome.result))).toEqual([
+      expect.objectContaining({ name: 'github_create_issue' }),
+    ]);
+    expect(changes).toBe(0);
+    expect(session.loadedTools()).toEqual([]);
+    expect(names(session.tools('mcp'))).toEqual(before);
+    const called = await session.call('call_tool', { name: 'github_create_issue', arguments: {} });
+    expect(text(called.result)).toBe('ran github_create_issue');
+  });
+
+  it("call_tool refuses what a direct call refuses, in the direct call's words", async () => {
+    const session = sessionOf({ defer: ['github_*'], deny: ['github_list_pulls'] });
+    const direct = await session.call('github_list_pulls', {});
+    const through = await session.call('call_tool', { name: 'github_list_pulls' });
+    expect(through.result).toEqual(direct.result);
+    expect(through.status).toBe('blocked');
+    const extra = await session.call('call_tool', { name: 'weather_now', city: 'Oslo' });
+    expect(text(extra.result)).toBe(
+      'Invalid input for tool "call_tool": at "city": is not a key of call_tool (put the tool\'s input under "arguments")',
+    );
   });
 
   it('a deferred tool is callable before any search: deferral changes what is shown, not what may be called', async () => {

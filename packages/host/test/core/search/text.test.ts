@@ -43,6 +43,11 @@ describe('analyze', () => {
     expect(analyze('msg the db')).toEqual(analyze('message database'));
   });
 
+  it('reads a web address as "url" where it stands, so a phrase around it matches', () => {
+    expect(analyze('open https://news.ycombinator.com')).toEqual(expect.arrayContaining(analyze('open url')));
+    expect(analyze('open https://example.com')).toContain(analyze('navigate')[0]);
+  });
+
   it('drops stop words', () => {
     expect(analyze('please show me the logs')).toEqual(analyze('show logs'));
   });
@@ -51,5 +56,7 @@ describe('analyze', () => {
     expect(analyze('https://example.com')).toContain('url');
     expect(analyze('notes.txt')).toEqual(expect.arrayContaining(analyze('file')));
     expect(analyze('example.com')).not.toEqual(expect.arrayContaining(analyze('file')));
+    expect(analyze('open the README')).toEqual(expect.arrayContaining(analyze('file')));
+    expect(analyze('how big is it')).toEqual(analyze('size'));
   });
 });

@@ -38,7 +38,7 @@ describe('bridgedToolName', () => {
 });
 
 describe('toBridgedResult', () => {
-  it('keeps content, isError and structuredContent; drops unknown fields', () => {
+  it('keeps content, isError, structuredContent and _meta; drops unknown fields', () => {
     expect(
       toBridgedResult('srv', 't', {
         content: [{ type: 'text', text: 'x', extra: 1 }],
@@ -46,7 +46,12 @@ describe('toBridgedResult', () => {
         structuredContent: { a: 1 },
         _meta: { b: 2 },
       }),
-    ).toEqual({ content: [{ type: 'text', text: 'x' }], isError: true, structuredContent: { a: 1 } });
+    ).toEqual({
+      content: [{ type: 'text', text: 'x' }],
+      isError: true,
+      structuredContent: { a: 1 },
+      meta: { b: 2 },
+    });
   });
 
   it('keeps valid block annotations and drops invalid ones', () => {

@@ -80,7 +80,7 @@ server.setRequestHandler(CallToolRequestSchema, async (request) => {
           { type: 'audio', data: 'AAAA', mimeType: 'audio/wav' },
         ],
         structuredContent: { word: args && args.word },
-        _meta: { dropped: true },
+        _meta: { dropped: true }, // the name is from when the bridge dropped it; it is kept now
       };
     case 'add-tool':
       tools.push({ name: 'beta', description: 'Added later', inputSchema: object });
@@ -605,7 +605,7 @@ describe('a fixture server with odd tools', () => {
     });
   });
 
-  it('keeps every block type, annotations and structured content; drops _meta', async () => {
+  it("keeps every block type, annotations, structured content and the result's _meta", async () => {
     const bridge = open(changeLog());
     await bridge.update({ fx: config() });
     const result = await call(bridge, 'fx', 'mcp__fx__alpha', { word: 'hello' });
@@ -620,6 +620,7 @@ describe('a fixture server with odd tools', () => {
         { type: 'audio', data: 'AAAA', mimeType: 'audio/wav' },
       ],
       structuredContent: { word: 'hello' },
+      meta: { dropped: true },
     });
     expect(toolOf(bridge, 'fx', 'mcp__fx__alpha').descriptor.title).toBe('Alpha');
   });

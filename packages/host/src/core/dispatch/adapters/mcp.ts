@@ -1,4 +1,10 @@
-import type { JsonSchema, ToolAnnotations, ToolDescriptor, ToolExecutorRef } from '@toolhost/plugin-sdk';
+import type {
+  JsonSchema,
+  ToolAnnotations,
+  ToolDescriptor,
+  ToolExecutorRef,
+  ToolIcon,
+} from '@toolhost/plugin-sdk';
 
 /** A tool as MCP `tools/list` describes it. */
 export interface McpTool {
@@ -8,8 +14,9 @@ export interface McpTool {
   readonly inputSchema: JsonSchema;
   readonly outputSchema?: JsonSchema;
   readonly annotations?: ToolAnnotations;
-  /** `toolhost/executor`: where calls land (`core`, `plugin`, `channel`, `mcp`). */
-  readonly _meta?: { readonly [EXECUTOR_META_KEY]: ToolExecutorRef['kind'] };
+  readonly icons?: readonly ToolIcon[];
+  /** `toolhost/executor`: where calls land (`core`, `plugin`, `channel`, `mcp`); beside a bridged tool's own `_meta`. */
+  readonly _meta?: { readonly [EXECUTOR_META_KEY]: ToolExecutorRef['kind']; readonly [key: string]: unknown };
 }
 
 /** The `_meta` key of `tools/list` entries naming the executor kind (a prefixed key, as MCP asks). */
@@ -24,8 +31,9 @@ export function toMcpTool(descriptor: ToolDescriptor): McpTool {
     inputSchema: descriptor.inputSchema,
     ...(descriptor.outputSchema === undefined ? {} : { outputSchema: descriptor.outputSchema }),
     ...(descriptor.annotations === undefined ? {} : { annotations: descriptor.annotations }),
+    ...(descriptor.icons === undefined ? {} : { icons: descriptor.icons }),
     ...(descriptor.executor === undefined
       ? {}
-      : { _meta: { [EXECUTOR_META_KEY]: descriptor.executor.kind } }),
+      : { _meta: { ...descriptor.meta, [EXECUTOR_META_KEY]: descriptor.executor.kind } }),
   };
 }

@@ -1,0 +1,53 @@
+// Spawn → first answers of `toolhost serve` over stdio, as an MCP client starting it sees them:
+// `initialize` answered, and the first `tools/list` answered, in ms from spawn. Warm: the
+// project was served before (its kept tool list and the plugin manifest cache are there); cold:
+// both removed first. The project is this checkout with its example plugins (plugins/), as
+// `npm start` serves it. Goal: first tools/list ≤ 300 ms warm.
+// Run: `npm run build && node bench/serve-start.mjs` (BENCH_RUNS, default 7 per kind).
+import { rmSync } from 'node:fs';
+import * as path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+
+const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const CLI = path.join(REPO, 'packages/host/bin/toolhost.js');
+const RUNS = Number(process.env.BENCH_RUNS ?? 7);
+
+async function once() {
+  const start = performance.now();
+  const client = new Client({ name: 'serve-start-bench', version: '1.0.0' });
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: ['--no-node-snapshot', CLI, 'serve', '--root', REPO],
+    env: { ...process.env },
+    stderr: 'ignore',
+  });
+  await client.connect(transport);
+  const initialized = performance.now() - start;
+  const { tools } = await client.listTools();
+  const listed = performance.now() - start;
+  await client.close();
+  return { initialized, listed, tools: tools.length };
+}
+
+const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+const show = (label, runs) =>
+  console.log(
+    `${label.padEnd(6)} initialize p50 ${median(runs.map((r) => r.initialized)).toFixed(0)} ms, first tools/list p50 ${median(runs.map((r) => r.listed)).toFixed(0)} ms (min ${Math.min(...runs.map((r) => r.listed)).toFixed(0)}, max ${Math.max(...runs.map((r) => r.listed)).toFixed(0)}; ${runs[0].tools} tools; ${runs.length} runs)`,
+  );
+
+const cold = [];
+const warm = [];
+for (let i = 0; i < RUNS; i++) {
+  rmSync(path.join(REPO, '.toolhost', 'serve-tools.json'), { force: true });
+  rmSync(path.join(REPO, '.toolhost', 'cache'), { recursive: true, force: true });
+  cold.push(await once());
+  warm.push(await once());
+}
+console.log('toolhost serve over stdio, spawn → first answers (this checkout, its example plugins)');
+show('cold', cold);
+show('warm', warm);
+const p50 = median(warm.map((r) => r.listed));
+console.log(`goal: first tools/list ≤ 300 ms warm ${p50 <= 300 ? '✓' : '✗'}`);
+if (process.env.BENCH_STRICT === '1' && p50 > 300) process.exit(1);
