@@ -86,7 +86,7 @@ describe('a 2026 approval and the owner of its tool', () => {
       approvals: { mcpClients: ['approver'] },
       serve: { requestStateKey: 'k'.repeat(40) },
     });
-    server = await serveHttp(host);
+    server = await serveHttp(host, { auth: { allowUnauthenticated: true } });
     const first = await rawCall(server.url, 1, {});
     expect(first.result?.resultType).toBe('input_required');
     const requestState = first.result?.requestState as string;
