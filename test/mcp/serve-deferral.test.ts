@@ -111,7 +111,7 @@ describe('deferral for clients that cache the tool list: tool_search + call_tool
     closers.push(() => host.close());
     const seen: string[] = [];
     host.addHooks({ name: 'audit', beforeToolCall: (event) => void seen.push(event.toolName) });
-    const served = await serveHttp(host);
+    const served = await serveHttp(host, { auth: { allowUnauthenticated: true } });
     closers.unshift(() => served.close());
     const pinned = () =>
       new Client(
