@@ -1,22 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import type {
-  AvailabilityContext,
-  HiddenReason,
-  HiddenToolPlanEntry,
-  ToolDescriptor,
-  ToolPlan,
-} from '@toolhost/plugin-sdk';
-import { type CodeModeLimits, resolveLimits } from '../../config/limits.js';
-import type {
-  Disposer,
-  Principal,
-  RegisteredTool,
-  Registry,
-  ToolHooks,
-  ToolPolicy,
-  TraceContext,
-} from '../../types.js';
-import { messageOf } from '../../util/errors.js';
+import type { HiddenToolPlanEntry, ToolDescriptor, ToolPlan } from '@toolhost/plugin-sdk';
+import { resolveLimits } from '../../config/limits.js';
+import type { Disposer, Principal, RegisteredTool, ToolHooks } from '../../types.js';
 import { AsyncMutex } from '../../util/lock.js';
 import { planRegistry } from '../filter/plan.js';
 import { formatOwner } from '../refs.js';
@@ -25,13 +10,7 @@ import { isAllowedTool, subjectOf } from '../register/policy.js';
 import type { SearchHit } from '../search/index.js';
 import { HookSet } from '../wrap/hooks.js';
 import { errorResult } from '../wrap/results.js';
-import {
-  type CallLimits,
-  type CallObserver,
-  type CallOutcome,
-  callTool,
-  type WrapperContext,
-} from '../wrap/wrapper.js';
+import { type CallOutcome, callTool, type WrapperContext } from '../wrap/wrapper.js';
 import {
   type AnthropicContentBlock,
   type AnthropicToolResultBlock,
@@ -39,7 +18,6 @@ import {
   toAnthropicToolResult,
 } from './adapters/anthropic.js';
 import {
-  type OpenAIFunctionCall,
   type OpenAIFunctionCallOutput,
   type OpenAIResponseItem,
   type OpenAIToolCall,
@@ -48,25 +26,35 @@ import {
   toOpenAIFunctionCallOutput,
   toOpenAIToolMessage,
 } from './adapters/openai.js';
-import { type ApprovalHandler, ApprovalQueue, type ApprovalSettings, SessionApprovals } from './approvals.js';
-import { type ChannelOptions, channelSnapshots } from './channel.js';
-import { parseCallToolInput } from './deferral.js';
 import {
-  overlaidApprovals,
-  overlaidPolicy,
-  overlayDecision,
-  overlayFor,
-  type PolicyOverlay,
-  type PrincipalRule,
-} from './principals.js';
+  functionCallsOf,
+  type ParsedCall,
+  parseFunctionCall,
+  parseOpenAIToolCall,
+  parseToolUse,
+  toolUsesOf,
+} from './adapters/requests.js';
+import { ApprovalQueue, SessionApprovals } from './approvals.js';
+import { channelSnapshots } from './channel.js';
+import { parseCallToolInput } from './deferral.js';
+import { narrowed, principalSnapshots } from './principal-view.js';
+import { overlayDecision } from './principals.js';
+import { systemPromptSection } from './prompt-section.js';
 import {
   type ActivationResult,
-  type DeferralModes,
   type DeferredToolShapes,
   SessionCatalog,
   type ToolShapes,
   type ToolsOptions,
 } from './session-catalog.js';
+import type {
+  CallOptions,
+  CodeModeSettings,
+  HostSnapshot,
+  SessionOptions,
+  ToolCheck,
+  ToolRefusal,
+} from './session-types.js';
 import {
   isSkillTool,
   runSkill,
@@ -84,123 +72,19 @@ export type {
   ToolShapes,
   ToolsOptions,
 } from './session-catalog.js';
-
-/** What a session reads from its host at the start of each call: one consistent state. */
-export interface HostSnapshot {
-  /** Increases with every rebuild of the Map. */
-  readonly version: number;
-  readonly registry: Registry;
-  readonly policy: ToolPolicy;
-  /** Availability facts of the host; the session adds its own `context`. */
-  readonly availability: AvailabilityContext;
-  readonly limits: CallLimits;
-  /** Host-wide hooks; they run before the session's own. */
-  readonly hooks: readonly ToolHooks[];
-  /** Code mode's default for sessions and its limits (`tools.codeMode`, `limits.codeMode`). */
-  readonly codeMode?: CodeModeSettings;
-  /** `tools.approve` and `approvals` of the config. */
-  readonly approvals?: ApprovalSettings;
-  /** Set once the host is closing or closed: every call is refused. */
-  readonly closed?: boolean;
-  /** Marks a call in flight (so the host can drain before closing); returns its end. */
-  readonly track?: () => () => void;
-  /** The skills of the `skills/` folder (core/dispatch/skills.ts). */
-  readonly skills?: SkillCatalog;
-  /** Config `principals`: who gets which policy overlay (core/dispatch/principals.ts). */
-  readonly principals?: readonly PrincipalRule[];
-  /** Set in a principal's view of the snapshot: the overlay that fits it, if any. */
-  readonly overlay?: { readonly principal: Principal; readonly overlay: PolicyOverlay };
-}
-
-/** What code mode's tools need of their session. */
-export interface CodeModeSession {
-  /** The tools a script may call now (active and visible), code mode's own excluded. */
-  callableDescriptors(): readonly ToolDescriptor[];
-  /** A call through the session's full wrapper (policy, availability, hooks, validation, limits). */
-  call(name: string, input: unknown, options: { readonly signal: AbortSignal }): Promise<CallOutcome>;
-  limits(): CodeModeLimits;
-}
-
-/** Whether sessions use code mode unless they say, the limits of its scripts, and its tools. */
-export interface CodeModeSettings {
-  readonly enabled: boolean;
-  readonly limits: CodeModeLimits;
-  /** Makes a session's code-mode tools (`run_code`, `describe_tools`); given by the host (code-mode/). */
-  readonly tools?: (session: CodeModeSession) => readonly RegisteredTool[];
-}
+export type {
+  CallOptions,
+  CodeModeSession,
+  CodeModeSettings,
+  HostSnapshot,
+  SessionOptions,
+  ToolCheck,
+  ToolRefusal,
+} from './session-types.js';
 
 const DEFAULT_CODE_MODE: CodeModeSettings = { enabled: false, limits: resolveLimits(undefined).codeMode };
 const NO_CODE_TOOLS = (): readonly RegisteredTool[] => [];
 const NO_SKILLS: SkillCatalog = new Map();
-
-/** How `host.session(options)` sets up a session. */
-export interface SessionOptions {
-  /** Session id passed to hooks and executors; a random UUID by default. */
-  readonly id?: string;
-  /** Names to activate; by default every visible tool is active, following changes. */
-  readonly activeTools?: readonly string[];
-  /** Per-session facts for `context(key, equals)` availability signals. */
-  readonly context?: Readonly<Record<string, unknown>>;
-  /**
-   * Code mode: the model gets `run_code` (a script calling the session's tools as async
-   * functions, each call through the full wrapper) and `describe_tools` instead of every tool.
-   * Default: the config's `tools.codeMode`.
-   */
-  readonly codeMode?: boolean;
-  /**
-   * The channel the session runs on: its tools (owner `channel:<id>`, executor kind `channel`)
-   * join this session's view of the Map, the sender is injected into them, and `context.channel`
-   * is the channel id (see core/dispatch/channel.ts).
-   */
-  readonly channel?: ChannelOptions;
-  /**
-   * Answers calls that need approval (`tools.approve`, a descriptor's `requireApproval`, a hook's
-   * `requireApproval`); the first answer wins between it and `host.approvals.answer`. See approvals.ts.
-   */
-  readonly onApproval?: ApprovalHandler;
-  /**
-   * Who the session serves (an MCP caller the HTTP endpoint authenticated): the first
-   * `principals` entry that fits it lays its overlay over the host's policy, at list and at call
-   * time; approvals name it.
-   */
-  readonly principal?: Principal;
-  /**
-   * False: `tool_search` returns what it finds and loads nothing, so this session's list never
-   * changes as a side effect of a search; its finds are called through `call_tool`. For a session
-   * many clients share (MCP 2026-07-28). Default true.
-   */
-  readonly searchLoads?: boolean;
-}
-
-/** Options of one call. */
-export interface CallOptions {
-  /** Aborts the call; the executor's `ctx.signal` follows it. */
-  readonly signal?: AbortSignal;
-  /** Receives the executor's log lines and progress. */
-  readonly observer?: CallObserver;
-  /** The caller's trace context (an MCP request's `traceparent`), passed on to bridged calls. */
-  readonly trace?: TraceContext;
-}
-
-/** Why a tool cannot be called now. */
-export type ToolRefusal = 'denied' | 'hidden' | 'inactive' | 'unknown';
-
-/** The answer of `Session.check`. */
-export type ToolCheck =
-  | { readonly ok: true }
-  | { readonly ok: false; readonly refusal: ToolRefusal; readonly message: string };
-
-/**
- * Why a hidden tool is worth telling the model about: something the user can supply, or a server
- * that is down for now. Other reasons (policy, a disabled or broken plugin, the session's context)
- * are the operator's or the developer's business, and naming those tools would only invite calls.
- */
-const PROMPT_REASONS: ReadonlySet<HiddenReason> = new Set<HiddenReason>([
-  'auth-missing',
-  'config-missing',
-  'env-missing',
-  'mcp-unavailable',
-]);
 
 /** Ids for calls made without one: unique in this process, and cheaper than a UUID per call. */
 const callIdPrefix = `toolu_host_${randomBytes(6).toString('hex')}_`;
@@ -233,56 +117,6 @@ function isCodeModeEntry(tools: ReadonlyMap<string, RegisteredTool>, descriptor:
 function hiddenMessage(name: string, entry: HiddenToolPlanEntry): string {
   const reasons = entry.diagnostics.map((d) => `${d.reason}: ${d.message}`).join('; ');
   return `Tool "${name}" is not available: ${reasons}`;
-}
-
-/**
- * A principal's view of the host's snapshots: the overlay that fits it, the host's policy with its
- * deferrals and the approval settings with its rules, worked out once per host snapshot (so a
- * config reload that changes `principals` applies from the next call).
- */
-function principalSnapshots(hostSnapshot: () => HostSnapshot, principal: Principal): () => HostSnapshot {
-  let from: HostSnapshot | undefined;
-  let view: HostSnapshot | undefined;
-  return () => {
-    const current = hostSnapshot();
-    if (current !== from || view === undefined) {
-      const overlay = overlayFor(principal, current.principals);
-      view =
-        overlay === undefined
-          ? current
-          : {
-              ...current,
-              policy: overlaidPolicy(current.policy, overlay),
-              ...(overlaidApprovals(current.approvals, overlay) === undefined
-                ? {}
-                : { approvals: overlaidApprovals(current.approvals, overlay) }),
-              overlay: { principal, overlay },
-            };
-      from = current;
-    }
-    return view;
-  };
-}
-
-/** The plan with what the snapshot's overlay keeps from its principal moved to hidden, as `policy-denied`. */
-function narrowed(plan: ToolPlan, snapshot: HostSnapshot): ToolPlan {
-  const { overlay, principal } = snapshot.overlay as NonNullable<HostSnapshot['overlay']>;
-  if (overlay.allow === undefined && overlay.deny === undefined) return plan;
-  const tools = snapshot.registry.tools;
-  const visible: ToolPlan['visible'][number][] = [];
-  const hidden: HiddenToolPlanEntry[] = [...plan.hidden];
-  for (const entry of plan.visible) {
-    const tool = tools.get(entry.descriptor.name);
-    const decision = tool === undefined ? undefined : overlayDecision(overlay, subjectOf(tool), principal);
-    if (decision === undefined || decision.allowed) visible.push(entry);
-    else {
-      hidden.push({
-        descriptor: entry.descriptor,
-        diagnostics: [{ reason: 'policy-denied', message: decision.message }],
-      });
-    }
-  }
-  return { ...plan, visible, hidden };
 }
 
 /**
@@ -493,23 +327,8 @@ export class Session {
    * nothing to say, so it can be appended to any system prompt.
    */
   systemPromptSection(): string {
-    const active = this.#active;
-    const lines: string[] = [];
-    for (const { descriptor, diagnostics } of this.plan().hidden) {
-      if (active !== undefined && !active.has(descriptor.name)) continue;
-      if (diagnostics.length === 0 || !diagnostics.every((d) => PROMPT_REASONS.has(d.reason))) continue;
-      const summary = (descriptor.description.split('\n')[0] ?? '').trim();
-      const why = diagnostics.map((d) => d.message).join('; ');
-      lines.push(`- ${descriptor.name}${summary === '' ? '' : ` (${summary})`}: ${why}`);
-    }
     const skills = skillsPromptSection(this.#snapshot().skills ?? NO_SKILLS, (tool) => this.check(tool).ok);
-    if (lines.length === 0) return skills;
-    const hidden = [
-      '## Tools not available now',
-      'These tools exist but cannot be called yet. If the user asks for what one does, say what it needs:',
-      ...lines,
-    ].join('\n');
-    return skills === '' ? hidden : `${hidden}\n\n${skills}`;
+    return systemPromptSection(this.plan(), this.#active, skills);
   }
 
   /**
@@ -683,18 +502,16 @@ export class Session {
 
   /** Answers one Anthropic `tool_use` block with its `tool_result` block. Never throws. */
   async dispatch(block: AnthropicToolUseBlock, options: CallOptions = {}): Promise<AnthropicToolResultBlock> {
-    const id = typeof block?.id === 'string' ? block.id : '';
-    if (id === '' || typeof block.name !== 'string' || block.name === '') {
-      return toAnthropicToolResult(
-        id,
-        errorResult('Malformed tool_use block: it needs a non-empty "id" and "name"'),
-      );
+    const parsed = parseToolUse(block);
+    if (!parsed.ok) return toAnthropicToolResult(parsed.id, errorResult(parsed.message));
+    if (
+      this.#catalog.searchAnswer === 'references' &&
+      this.#catalog.isSearch(parsed.name, this.#snapshot())
+    ) {
+      return this.toolSearchResult(parsed.id, parsed.input);
     }
-    if (this.#catalog.searchAnswer === 'references' && this.#catalog.isSearch(block.name, this.#snapshot())) {
-      return this.toolSearchResult(id, block.input);
-    }
-    const outcome = await this.call(block.name, block.input, id, options);
-    return toAnthropicToolResult(id, outcome.result);
+    const outcome = await this.call(parsed.name, parsed.input, parsed.id, options);
+    return toAnthropicToolResult(parsed.id, outcome.result);
   }
 
   /**
@@ -707,12 +524,7 @@ export class Session {
     options: CallOptions = {},
   ): Promise<AnthropicToolResultBlock[]> {
     // Generic so that both the SDK's block interfaces and object literals with more fields fit.
-    if (!Array.isArray(content)) return [];
-    const uses = (content as readonly AnthropicContentBlock[]).filter(
-      (block): block is AnthropicToolUseBlock =>
-        typeof block === 'object' && block !== null && block.type === 'tool_use',
-    );
-    return Promise.all(uses.map((block) => this.dispatch(block, options)));
+    return Promise.all(toolUsesOf(content).map((block) => this.dispatch(block, options)));
   }
 
   /**
@@ -720,28 +532,8 @@ export class Session {
    * than `function` (a `custom` tool call) is answered with an error naming it. Never throws.
    */
   async dispatchOpenAI(toolCall: OpenAIToolCall, options: CallOptions = {}): Promise<OpenAIToolMessage> {
-    const id = typeof toolCall?.id === 'string' ? toolCall.id : '';
-    const type: unknown = toolCall?.type;
-    if (id !== '' && typeof type === 'string' && type !== 'function') {
-      return toOpenAIToolMessage(
-        id,
-        errorResult(`Tool calls of type "${type}" are not supported here: every tool is a function tool`),
-      );
-    }
-    const fn: unknown = toolCall?.function;
-    const name = typeof fn === 'object' && fn !== null ? (fn as { name?: unknown }).name : undefined;
-    const args =
-      typeof fn === 'object' && fn !== null ? (fn as { arguments?: unknown }).arguments : undefined;
-    if (id === '' || typeof name !== 'string' || name === '' || typeof args !== 'string') {
-      return toOpenAIToolMessage(
-        id,
-        errorResult(
-          'Malformed tool call: it needs an "id", and a "function" with a "name" and "arguments" string',
-        ),
-      );
-    }
-    const outcome = await this.#callWithArguments(name, args, id, options);
-    return toOpenAIToolMessage(id, outcome.result);
+    const parsed = parseOpenAIToolCall(toolCall);
+    return toOpenAIToolMessage(parsed.id, (await this.#callParsed(parsed, options)).result);
   }
 
   /**
@@ -753,27 +545,10 @@ export class Session {
     output: readonly Item[],
     options: CallOptions = {},
   ): Promise<OpenAIFunctionCallOutput[]> {
-    if (!Array.isArray(output)) return [];
-    const calls = (output as readonly OpenAIResponseItem[]).filter(
-      (item): item is OpenAIFunctionCall =>
-        typeof item === 'object' && item !== null && item.type === 'function_call',
-    );
     return Promise.all(
-      calls.map(async (call) => {
-        const id = typeof call.call_id === 'string' ? call.call_id : '';
-        if (
-          id === '' ||
-          typeof call.name !== 'string' ||
-          call.name === '' ||
-          typeof call.arguments !== 'string'
-        ) {
-          return toOpenAIFunctionCallOutput(
-            id,
-            errorResult('Malformed function_call: it needs a "call_id", a "name" and an "arguments" string'),
-          );
-        }
-        const outcome = await this.#callWithArguments(call.name, call.arguments, id, options);
-        return toOpenAIFunctionCallOutput(id, outcome.result);
+      functionCallsOf(output).map(async (call) => {
+        const parsed = parseFunctionCall(call);
+        return toOpenAIFunctionCallOutput(parsed.id, (await this.#callParsed(parsed, options)).result);
       }),
     );
   }
@@ -788,18 +563,11 @@ export class Session {
     return this.#catalog.openAIToolSearch(output);
   }
 
-  /** Calls `name` with OpenAI's JSON-string arguments (empty means `{}`); bad JSON is an error result. */
-  #callWithArguments(name: string, args: string, id: string, options: CallOptions): Promise<CallOutcome> {
-    let input: unknown;
-    try {
-      input = JSON.parse(args === '' ? '{}' : args);
-    } catch (error) {
-      return Promise.resolve({
-        result: errorResult(`The arguments of "${name}" are not valid JSON: ${messageOf(error)}`),
-        status: 'invalid-input',
-        durationMs: 0,
-      });
+  /** A parsed request item's call, or its error result when it could not be read. */
+  #callParsed(parsed: ParsedCall, options: CallOptions): Promise<CallOutcome> {
+    if (!parsed.ok) {
+      return Promise.resolve({ result: errorResult(parsed.message), status: 'invalid-input', durationMs: 0 });
     }
-    return this.call(name, input, id, options);
+    return this.call(parsed.name, parsed.input, parsed.id, options);
   }
 }
