@@ -132,6 +132,34 @@ export interface RegisteredTool {
    * `limits.timeoutMs` for this tool, higher or lower; the wrapper enforces it (limits.ts).
    */
   readonly timeout?: OwnDeadline;
+  /**
+   * Makes the copy of this entry that one session runs, for a tool whose work calls back into the
+   * session that runs it (code mode's `run_code`, the `skill` tool). The Map holds the entry for
+   * policy, the plan and listings; once policy and the plan admit it, a session calls the copy
+   * this makes for it (made again when the session's state changes: a new Map, hooks, active
+   * set). The copy keeps the entry's name; what it calls goes through that session's checks.
+   */
+  readonly bindToSession?: (session: SessionBinding) => RegisteredTool;
+}
+
+/**
+ * What a tool bound to one session may ask of that session (`RegisteredTool.bindToSession`).
+ * Every call goes through the session's full wrapper, so a bound tool never reaches a tool that
+ * session could not call, and never runs under another session's context.
+ */
+export interface SessionBinding {
+  /** The session's id. */
+  readonly id: string;
+  /** The tools the session may call now (active and visible), in plan order, code mode's own left out. */
+  callableDescriptors(): readonly ToolDescriptor[];
+  /** Whether the session may call `name` now; the message is written for the model. */
+  check(name: string): { readonly ok: true } | { readonly ok: false; readonly message: string };
+  /** A call through the session (policy, availability, active set, hooks, approval, limits). */
+  call(
+    name: string,
+    input: unknown,
+    options: { readonly signal?: AbortSignal },
+  ): Promise<{ readonly result: ToolResult }>;
 }
 
 /** One source's contribution to a registry build. */

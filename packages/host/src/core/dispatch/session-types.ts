@@ -1,15 +1,7 @@
 /** The shapes a session is made of and answers with: its host's snapshot, its options, its checks. */
-import type { AvailabilityContext, ToolDescriptor } from '@toolhost/plugin-sdk';
-import type { CodeModeLimits } from '../../config/limits.js';
-import type {
-  Principal,
-  RegisteredTool,
-  Registry,
-  ToolHooks,
-  ToolPolicy,
-  TraceContext,
-} from '../../types.js';
-import type { CallLimits, CallObserver, CallOutcome } from '../wrap/wrapper.js';
+import type { AvailabilityContext } from '@toolhost/plugin-sdk';
+import type { Principal, Registry, ToolHooks, ToolPolicy, TraceContext } from '../../types.js';
+import type { CallLimits, CallObserver } from '../wrap/wrapper.js';
 import type { ApprovalHandler, ApprovalSettings } from './approvals.js';
 import type { ChannelOptions } from './channel.js';
 import type { PolicyOverlay, PrincipalRule } from './principals.js';
@@ -42,21 +34,12 @@ export interface HostSnapshot {
   readonly overlay?: { readonly principal: Principal; readonly overlay: PolicyOverlay };
 }
 
-/** What code mode's tools need of their session. */
-export interface CodeModeSession {
-  /** The tools a script may call now (active and visible), code mode's own excluded. */
-  callableDescriptors(): readonly ToolDescriptor[];
-  /** A call through the session's full wrapper (policy, availability, hooks, validation, limits). */
-  call(name: string, input: unknown, options: { readonly signal: AbortSignal }): Promise<CallOutcome>;
-  limits(): CodeModeLimits;
-}
-
-/** Whether sessions use code mode unless they say, the limits of its scripts, and its tools. */
+/**
+ * Whether sessions use code mode unless they say (`tools.codeMode`). Code mode's tools and their
+ * limits are code-mode/'s: the Map's entries, each session's copy bound through `bindToSession`.
+ */
 export interface CodeModeSettings {
   readonly enabled: boolean;
-  readonly limits: CodeModeLimits;
-  /** Makes a session's code-mode tools (`run_code`, `describe_tools`); given by the host (code-mode/). */
-  readonly tools?: (session: CodeModeSession) => readonly RegisteredTool[];
 }
 
 /** How `host.session(options)` sets up a session. */

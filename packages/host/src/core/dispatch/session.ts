@@ -1,68 +1,30 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { HiddenToolPlanEntry, ToolDescriptor, ToolPlan } from '@toolhost/plugin-sdk';
-import { resolveLimits } from '../../config/limits.js';
-import type { Disposer, Principal, RegisteredTool, ToolHooks } from '../../types.js';
+import type { Disposer, Principal, RegisteredTool, SessionBinding, ToolHooks } from '../../types.js';
 import { AsyncMutex } from '../../util/lock.js';
 import { planRegistry } from '../filter/plan.js';
 import { formatOwner } from '../refs.js';
-import { CODE_MODE_CONTEXT_KEY, isCodeModeTool } from '../register/code-mode.js';
+import { isCodeModeTool } from '../register/code-mode.js';
 import { isAllowedTool, subjectOf } from '../register/policy.js';
-import type { SearchHit } from '../search/index.js';
 import { HookSet } from '../wrap/hooks.js';
 import { errorResult } from '../wrap/results.js';
 import { type CallOutcome, callTool, type WrapperContext } from '../wrap/wrapper.js';
-import {
-  type AnthropicContentBlock,
-  type AnthropicToolResultBlock,
-  type AnthropicToolUseBlock,
-  toAnthropicToolResult,
-} from './adapters/anthropic.js';
-import {
-  type OpenAIFunctionCallOutput,
-  type OpenAIResponseItem,
-  type OpenAIToolCall,
-  type OpenAIToolMessage,
-  type OpenAIToolSearchOutput,
-  toOpenAIFunctionCallOutput,
-  toOpenAIToolMessage,
-} from './adapters/openai.js';
-import {
-  functionCallsOf,
-  type ParsedCall,
-  parseFunctionCall,
-  parseOpenAIToolCall,
-  parseToolUse,
-  toolUsesOf,
-} from './adapters/requests.js';
 import { ApprovalQueue, SessionApprovals } from './approvals.js';
 import { channelSnapshots } from './channel.js';
+import {
+  callableDescriptorsOf,
+  codeModeDescriptors,
+  inCodeMode,
+  sessionAvailability,
+} from './code-mode-view.js';
 import { parseCallToolInput } from './deferral.js';
 import { narrowed, principalSnapshots } from './principal-view.js';
 import { overlayDecision } from './principals.js';
 import { systemPromptSection } from './prompt-section.js';
-import {
-  type ActivationResult,
-  type DeferredToolShapes,
-  SessionCatalog,
-  type ToolShapes,
-  type ToolsOptions,
-} from './session-catalog.js';
-import type {
-  CallOptions,
-  CodeModeSettings,
-  HostSnapshot,
-  SessionOptions,
-  ToolCheck,
-  ToolRefusal,
-} from './session-types.js';
-import {
-  isSkillTool,
-  runSkill,
-  type SkillCatalog,
-  type SkillSession,
-  skillsPromptSection,
-  skillToolFor,
-} from './skills.js';
+import type { ActivationResult } from './session-catalog.js';
+import { SessionDispatch } from './session-dispatch.js';
+import type { CallOptions, HostSnapshot, SessionOptions, ToolCheck, ToolRefusal } from './session-types.js';
+import { runSkill, type SkillCatalog, type SkillSession, skillsPromptSection } from './skills.js';
 import { executeToolSpan } from './telemetry.js';
 
 export type {
@@ -74,7 +36,6 @@ export type {
 } from './session-catalog.js';
 export type {
   CallOptions,
-  CodeModeSession,
   CodeModeSettings,
   HostSnapshot,
   SessionOptions,
@@ -82,8 +43,6 @@ export type {
   ToolRefusal,
 } from './session-types.js';
 
-const DEFAULT_CODE_MODE: CodeModeSettings = { enabled: false, limits: resolveLimits(undefined).codeMode };
-const NO_CODE_TOOLS = (): readonly RegisteredTool[] => [];
 const NO_SKILLS: SkillCatalog = new Map();
 
 /** Ids for calls made without one: unique in this process, and cheaper than a UUID per call. */
@@ -102,17 +61,11 @@ interface CallState {
   readonly snapshot: HostSnapshot;
   readonly sessionHooks: readonly ToolHooks[];
   readonly wrapper: WrapperContext;
-  /** Tools that passed every check (policy, plan, active set); refusals are not kept. */
+  /** Tools that passed every check (policy, plan, active set), bound to this session; refusals are not kept. */
   readonly callable: Map<string, RegisteredTool>;
 }
 
 const CALLABLE: ToolCheck = Object.freeze({ ok: true });
-
-/** True when `descriptor` is the Map's entry of one of code mode's own tools. */
-function isCodeModeEntry(tools: ReadonlyMap<string, RegisteredTool>, descriptor: ToolDescriptor): boolean {
-  const tool = tools.get(descriptor.name);
-  return tool !== undefined && tool.descriptor === descriptor && isCodeModeTool(tool);
-}
 
 function hiddenMessage(name: string, entry: HiddenToolPlanEntry): string {
   const reasons = entry.diagnostics.map((d) => `${d.reason}: ${d.message}`).join('; ');
@@ -122,9 +75,11 @@ function hiddenMessage(name: string, entry: HiddenToolPlanEntry): string {
 /**
  * One conversation's view of the tools: which are active, the hooks that run for it, and the
  * write lock those hooks run under. Reads the host's current state at each call, so a call
- * finishes on the Map it started with while the next call sees a rebuilt one.
+ * finishes on the Map it started with while the next call sees a rebuilt one. Its providers'
+ * dispatch (`dispatch`, `dispatchOpenAI`…) comes from {@link SessionDispatch}, its deferral
+ * methods (`tools`, `search`, `load`…) from {@link SessionDeferral}.
  */
-export class Session {
+export class Session extends SessionDispatch {
   readonly id: string;
   /** Who the session serves, when it serves someone the host authenticated. */
   readonly principal: Principal | undefined;
@@ -136,20 +91,15 @@ export class Session {
   #planCache: { snapshot: HostSnapshot; plan: ToolPlan } | undefined;
   #callState: CallState | undefined;
   readonly #codeModeOption: boolean | undefined;
-  #codeTools: { snapshot: HostSnapshot; tools: ReadonlyMap<string, RegisteredTool> } | undefined;
-  /** Deferral: what is deferred, what searches loaded, and each client's shape of the list. */
-  readonly #catalog: SessionCatalog;
   readonly #approvals: SessionApprovals;
-  /** This session's `skill` tool, bound to it (see core/dispatch/skills.ts), per Map entry. */
-  #skillTool: { base: RegisteredTool; own: RegisteredTool } | undefined;
-  readonly #skillSession: SkillSession = {
-    skills: () => this.#snapshot().skills ?? NO_SKILLS,
-    check: (name) => this.check(name),
-    call: (name, input, options) => this.call(name, input, undefined, options),
-  };
+  /** What the Map's tools that bind to their session get of this one (`RegisteredTool.bindToSession`). */
+  readonly #binding: SessionBinding;
+  /** What a skill a person invokes runs through (see core/dispatch/skills.ts). */
+  readonly #skillSession: SkillSession;
 
   /** `queue`: the host's approval queue (`host.approvals`); a session made alone has its own. */
   constructor(snapshot: () => HostSnapshot, options: SessionOptions = {}, queue = new ApprovalQueue()) {
+    super(options.searchLoads ?? true);
     this.id = options.id ?? randomUUID();
     this.principal = options.principal;
     this.#approvals = new SessionApprovals(this.id, options.onApproval, queue, options.principal?.id);
@@ -158,14 +108,26 @@ export class Session {
     this.#snapshot = options.principal === undefined ? base : principalSnapshots(base, options.principal);
     this.#context = channel?.context ?? options.context ?? {};
     this.#codeModeOption = options.codeMode;
-    this.#catalog = new SessionCatalog({
-      snapshot: () => this.#snapshot(),
-      active: () => this.#active,
-      descriptors: () => this.descriptors(),
+    this.#binding = {
+      id: this.id,
+      callableDescriptors: () => this.callableDescriptors(),
       check: (name) => this.check(name),
-      searchLoads: options.searchLoads ?? true,
-    });
+      call: (name, input, options) => this.call(name, input, undefined, options),
+    };
+    this.#skillSession = {
+      skills: () => this.#snapshot().skills ?? NO_SKILLS,
+      check: (name) => this.check(name),
+      call: (name, input, options) => this.call(name, input, undefined, options),
+    };
     if (options.activeTools !== undefined) this.setActiveToolsByName(options.activeTools);
+  }
+
+  protected catalogSnapshot(): HostSnapshot {
+    return this.#snapshot();
+  }
+
+  protected activeSet(): ReadonlySet<string> | undefined {
+    return this.#active;
   }
 
   /** Who owns tool `name` in the current Map (`plugin:weather`, `mcp:github`), for records. */
@@ -184,20 +146,12 @@ export class Session {
     return this.#hooks.add(hooks);
   }
 
-  /** The plan as this session sees it (host facts plus the session's context). */
+  /** The plan as this session sees it (host facts plus the session's context and code-mode switch). */
   plan(): ToolPlan {
     const snapshot = this.#snapshot();
     if (this.#planCache?.snapshot !== snapshot) {
-      // The session's own code-mode switch decides where code mode's tools are visible.
-      const context = {
-        ...snapshot.availability,
-        context: {
-          ...snapshot.availability.context,
-          ...this.#context,
-          [CODE_MODE_CONTEXT_KEY]: this.#inCodeMode(snapshot),
-        },
-      };
-      const plan = planRegistry(snapshot.registry, context);
+      const facts = sessionAvailability(snapshot, this.#context, inCodeMode(this.#codeModeOption, snapshot));
+      const plan = planRegistry(snapshot.registry, facts);
       this.#planCache = { snapshot, plan: snapshot.overlay === undefined ? plan : narrowed(plan, snapshot) };
     }
     return this.#planCache.plan;
@@ -229,35 +183,8 @@ export class Session {
    */
   descriptors(): readonly ToolDescriptor[] {
     const snapshot = this.#snapshot();
-    if (!this.#inCodeMode(snapshot)) return this.callableDescriptors();
-    // Code mode's tools as the plan admits them: policy may have denied one or both.
-    const tools = snapshot.registry.tools;
-    return this.plan()
-      .visible.filter((entry) => isCodeModeEntry(tools, entry.descriptor))
-      .map((entry) => entry.descriptor);
-  }
-
-  /** Whether this session is in code mode: its own option, else the host's `tools.codeMode`. */
-  #inCodeMode(snapshot: HostSnapshot): boolean {
-    return this.#codeModeOption ?? (snapshot.codeMode ?? DEFAULT_CODE_MODE).enabled;
-  }
-
-  /**
-   * This session's own code-mode tools (their executors call its tools) when it is in code mode,
-   * made once per snapshot. The Map's entries decide whether they may be called.
-   */
-  #codeModeTools(snapshot: HostSnapshot): ReadonlyMap<string, RegisteredTool> | undefined {
-    const settings = snapshot.codeMode ?? DEFAULT_CODE_MODE;
-    if (!this.#inCodeMode(snapshot)) return undefined;
-    if (this.#codeTools?.snapshot !== snapshot) {
-      const tools = (settings.tools ?? NO_CODE_TOOLS)({
-        callableDescriptors: () => this.callableDescriptors(),
-        call: (name, input, { signal }) => this.call(name, input, undefined, { signal }),
-        limits: () => settings.limits,
-      });
-      this.#codeTools = { snapshot, tools: new Map(tools.map((tool) => [tool.descriptor.name, tool])) };
-    }
-    return this.#codeTools.tools;
+    if (!inCodeMode(this.#codeModeOption, snapshot)) return this.callableDescriptors();
+    return codeModeDescriptors(this.plan(), snapshot.registry.tools);
   }
 
   /**
@@ -265,65 +192,13 @@ export class Session {
    * code mode's own (they are what a code-mode session hands the model, see {@link descriptors}).
    */
   callableDescriptors(): readonly ToolDescriptor[] {
-    const active = this.#active;
-    const tools = this.#snapshot().registry.tools;
-    return this.plan()
-      .visible.filter(
-        (entry) =>
-          (active === undefined || active.has(entry.descriptor.name)) &&
-          !isCodeModeEntry(tools, entry.descriptor),
-      )
-      .map((entry) => entry.descriptor);
+    return callableDescriptorsOf(this.plan(), this.#snapshot().registry.tools, this.#active);
   }
 
   /**
-   * The active, visible tools in the shape a model API or MCP client takes, deferred tools handed
-   * over as `options.deferral` says (see {@link DeferralModes}). An unknown shape or mode (a typo,
-   * or a name from plain JavaScript) throws a TypeError listing the valid ones.
-   */
-  tools<K extends keyof ToolShapes>(shape: K): ToolShapes[K][];
-  tools<K extends keyof ToolShapes>(shape: K, options: ToolsOptions<K>): DeferredToolShapes[K][];
-  tools<K extends keyof ToolShapes>(shape: K, options: ToolsOptions<K> = {}): DeferredToolShapes[K][] {
-    return this.#catalog.list(shape, options);
-  }
-
-  /** The names of this session's tools deferred now, in plan order; deferral never changes what may be called. */
-  deferredTools(): string[] {
-    return this.#catalog.deferred();
-  }
-
-  /** Names a tool search has loaded into this session's list, in load order. */
-  loadedTools(): string[] {
-    return this.#catalog.loaded();
-  }
-
-  /** Searches the tools this session may call now, deferred or not, best first; loads nothing. */
-  search(query: string, limit = 5): SearchHit[] {
-    return this.#catalog.search(query, limit);
-  }
-
-  /** Loads deferred tools into this session's list; names that cannot be called now are skipped. */
-  load(names: readonly string[]): ActivationResult {
-    return this.#catalog.load(names);
-  }
-
-  /** Calls `listener` whenever a search or `load` adds tools to this session's list. */
-  onToolsChanged(listener: () => void): Disposer {
-    return this.#catalog.onChanged(listener);
-  }
-
-  /** The Anthropic client-side search answer: `tool_reference` blocks naming what matched. */
-  toolSearchResult(toolUseId: string, input: unknown): AnthropicToolResultBlock {
-    return this.#catalog.toolSearchResult(toolUseId, input);
-  }
-
-  /**
-   * What the model cannot learn from the tool list itself: tools of this session that exist but
-   * cannot be called now for a reason the user can fix (a missing environment variable,
-   * credential or config value) or that will pass (an MCP server that is down), each with its
-   * description's first line and why. The visible tools' names, descriptions and schemas are not
-   * repeated: the API already hands them to the model. Then the skills the model may use in this
-   * session, by name and description (core/dispatch/skills.ts). An empty string when there is
+   * What the model cannot learn from the tool list itself (prompt-section.ts): the tools of this
+   * session that cannot be called now for a reason the user can fix or that will pass, then the
+   * skills the model may use here (core/dispatch/skills.ts). An empty string when there is
    * nothing to say, so it can be appended to any system prompt.
    */
   systemPromptSection(): string {
@@ -338,7 +213,7 @@ export class Session {
    */
   check(name: string): ToolCheck {
     const snapshot = this.#snapshot();
-    if (this.#catalog.isSearch(name, snapshot) || this.#catalog.isCallTool(name, snapshot)) return CALLABLE;
+    if (this.catalog.isSearch(name, snapshot) || this.catalog.isCallTool(name, snapshot)) return CALLABLE;
     return this.#callable(name, this.#stateFor(snapshot)).check;
   }
 
@@ -379,22 +254,18 @@ export class Session {
     if (isCodeModeTool(tool)) {
       // Admitted by policy and the plan (so this session is in code mode); the active set limits
       // what its scripts call, not code mode itself. It runs this session's own copy.
-      const own = this.#codeModeTools(snapshot)?.get(name);
-      return own === undefined
+      return tool.bindToSession === undefined
         ? refuse('hidden', `Tool "${name}" is not available: this session is not in code mode`)
-        : { check: CALLABLE, tool: own };
+        : { check: CALLABLE, tool: tool.bindToSession(this.#binding) };
     }
     if (this.#active !== undefined && !this.#active.has(name)) {
       return refuse('inactive', `Tool "${name}" is not active in this session`);
     }
-    return { check: CALLABLE, tool: isSkillTool(tool) ? this.#ownSkillTool(tool) : tool };
-  }
-
-  /** The `skill` tool as this session runs it: a dispatching skill calls through this session. */
-  #ownSkillTool(base: RegisteredTool): RegisteredTool {
-    if (this.#skillTool?.base !== base)
-      this.#skillTool = { base, own: skillToolFor(base, this.#skillSession) };
-    return this.#skillTool.own;
+    // A tool whose work calls back into its session runs this session's copy (types.ts).
+    return {
+      check: CALLABLE,
+      tool: tool.bindToSession === undefined ? tool : tool.bindToSession(this.#binding),
+    };
   }
 
   /**
@@ -425,12 +296,12 @@ export class Session {
         durationMs: 0,
       };
     }
-    if (this.#catalog.isCallTool(name, snapshot)) return this.#callThrough(input, toolUseId, options);
+    if (this.catalog.isCallTool(name, snapshot)) return this.#callThrough(input, toolUseId, options);
     const state = this.#stateFor(snapshot);
     const found = this.#callable(name, state);
     const { check } = found;
     let tool = found.tool;
-    if (!check.ok && this.#catalog.isSearch(name, state.snapshot)) tool = this.#catalog.searchTool();
+    if (!check.ok && this.catalog.isSearch(name, state.snapshot)) tool = this.catalog.searchTool();
     else if (!check.ok || tool === undefined) {
       const message = check.ok ? `Tool "${name}" cannot be called` : check.message;
       return { result: errorResult(message), status: 'blocked', durationMs: 0 };
@@ -498,76 +369,5 @@ export class Session {
     };
     this.#callState = fresh;
     return fresh;
-  }
-
-  /** Answers one Anthropic `tool_use` block with its `tool_result` block. Never throws. */
-  async dispatch(block: AnthropicToolUseBlock, options: CallOptions = {}): Promise<AnthropicToolResultBlock> {
-    const parsed = parseToolUse(block);
-    if (!parsed.ok) return toAnthropicToolResult(parsed.id, errorResult(parsed.message));
-    if (
-      this.#catalog.searchAnswer === 'references' &&
-      this.#catalog.isSearch(parsed.name, this.#snapshot())
-    ) {
-      return this.toolSearchResult(parsed.id, parsed.input);
-    }
-    const outcome = await this.call(parsed.name, parsed.input, parsed.id, options);
-    return toAnthropicToolResult(parsed.id, outcome.result);
-  }
-
-  /**
-   * Runs every `tool_use` block of an assistant message concurrently and returns their
-   * `tool_result` blocks in the order of the blocks. Other content (and anything that is not a
-   * block at all) is ignored; content that is not an array has no tool_use blocks.
-   */
-  async dispatchAll<Block extends AnthropicContentBlock>(
-    content: readonly Block[],
-    options: CallOptions = {},
-  ): Promise<AnthropicToolResultBlock[]> {
-    // Generic so that both the SDK's block interfaces and object literals with more fields fit.
-    return Promise.all(toolUsesOf(content).map((block) => this.dispatch(block, options)));
-  }
-
-  /**
-   * Answers one OpenAI Chat Completions tool call with its `tool` message. A call of another type
-   * than `function` (a `custom` tool call) is answered with an error naming it. Never throws.
-   */
-  async dispatchOpenAI(toolCall: OpenAIToolCall, options: CallOptions = {}): Promise<OpenAIToolMessage> {
-    const parsed = parseOpenAIToolCall(toolCall);
-    return toOpenAIToolMessage(parsed.id, (await this.#callParsed(parsed, options)).result);
-  }
-
-  /**
-   * Runs every `function_call` item of an OpenAI Responses API output concurrently and returns
-   * their `function_call_output` items in the order of the calls, ready to go into the next
-   * request's `input`. Other items (messages, reasoning…) are ignored. Never throws.
-   */
-  async dispatchOpenAIResponses<Item extends OpenAIResponseItem>(
-    output: readonly Item[],
-    options: CallOptions = {},
-  ): Promise<OpenAIFunctionCallOutput[]> {
-    return Promise.all(
-      functionCallsOf(output).map(async (call) => {
-        const parsed = parseFunctionCall(call);
-        return toOpenAIFunctionCallOutput(parsed.id, (await this.#callParsed(parsed, options)).result);
-      }),
-    );
-  }
-
-  /**
-   * Answers every client-executed `tool_search_call` item of a Responses API output with its
-   * `tool_search_output` item (for `tools('openai-responses', {deferral: 'client'})`). Never throws.
-   */
-  dispatchOpenAIToolSearch<Item extends OpenAIResponseItem>(
-    output: readonly Item[],
-  ): OpenAIToolSearchOutput[] {
-    return this.#catalog.openAIToolSearch(output);
-  }
-
-  /** A parsed request item's call, or its error result when it could not be read. */
-  #callParsed(parsed: ParsedCall, options: CallOptions): Promise<CallOutcome> {
-    if (!parsed.ok) {
-      return Promise.resolve({ result: errorResult(parsed.message), status: 'invalid-input', durationMs: 0 });
-    }
-    return this.call(parsed.name, parsed.input, parsed.id, options);
   }
 }
