@@ -6,6 +6,7 @@ import type {
   InputAnswer,
   InputRequest,
   ToolDescriptor,
+  ToolDiagnostic,
   ToolExecutorRef,
   ToolLogger,
   ToolResult,
@@ -169,6 +170,17 @@ export interface ToolSource {
   readonly tools: readonly RegisteredTool[];
   /** Tools the source knows of but cannot offer (a plugin that failed to load, a server that is down). */
   readonly unavailable?: readonly HiddenToolPlanEntry[];
+  /**
+   * The built-in names its tools may take, and the setting that lists them (a channel's
+   * `channel.overrides`); a plugin's come from policy (`plugins.<id>.overrides`).
+   */
+  readonly overrides?: { readonly key: string; readonly names: readonly string[] };
+  /**
+   * Its tools that take their name in the merge but are not offered, each with why (a channel's
+   * owner-only tool for a sender who is not the owner): the tool it replaced stays replaced, so
+   * no other source's tool can catch calls meant for it.
+   */
+  readonly withheld?: ReadonlyMap<string, ToolDiagnostic>;
 }
 
 /** Why the host asks a source to refresh. */

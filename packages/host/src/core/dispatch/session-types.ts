@@ -1,6 +1,6 @@
 /** The shapes a session is made of and answers with: its host's snapshot, its options, its checks. */
 import type { AvailabilityContext } from '@toolhost/plugin-sdk';
-import type { Principal, Registry, ToolHooks, ToolPolicy, TraceContext } from '../../types.js';
+import type { Principal, Registry, ToolHooks, ToolPolicy, ToolSource, TraceContext } from '../../types.js';
 import type { CallLimits, CallObserver } from '../wrap/wrapper.js';
 import type { ApprovalHandler, ApprovalSettings } from './approvals.js';
 import type { ChannelOptions } from './channel.js';
@@ -12,6 +12,8 @@ export interface HostSnapshot {
   /** Increases with every rebuild of the Map. */
   readonly version: number;
   readonly registry: Registry;
+  /** The contributions the Map was built from: a channel session builds its own Map from them. */
+  readonly sources?: readonly ToolSource[];
   readonly policy: ToolPolicy;
   /** Availability facts of the host; the session adds its own `context`. */
   readonly availability: AvailabilityContext;

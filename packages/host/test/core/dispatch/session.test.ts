@@ -440,7 +440,9 @@ describe('a tool that binds to its session (RegisteredTool.bindToSession)', () =
     const snapshot = snapshotOf([relay(), inner]);
     const open = new Session(() => snapshot, { id: 'open' });
     const narrow = new Session(() => snapshot, { id: 'narrow', activeTools: ['relay'] });
-    expect(text((await open.call('relay', {})).result)).toBe(`open: ${text((await open.call('inner', {})).result)}`);
+    expect(text((await open.call('relay', {})).result)).toBe(
+      `open: ${text((await open.call('inner', {})).result)}`,
+    );
     expect(text((await narrow.call('relay', {})).result)).toBe(
       'narrow: Tool "inner" is not active in this session',
     );
