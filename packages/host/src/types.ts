@@ -181,6 +181,11 @@ export interface ToolSource {
    * no other source's tool can catch calls meant for it.
    */
   readonly withheld?: ReadonlyMap<string, ToolDiagnostic>;
+  /**
+   * Its tools have a switch of their own (code mode, the skills folder): an allow list that
+   * leaves them all out is then no mistake, and gets no `allow-matches-nothing` warning.
+   */
+  readonly optIn?: boolean;
 }
 
 /** Why the host asks a source to refresh. */

@@ -13,7 +13,7 @@ export class CodeModeSource implements SourceAdapter {
 
   constructor(placement?: CodePlacement) {
     this.#contribution = [
-      { kind: 'builtin', id: CODE_MODE_SOURCE_ID, tools: codeModeRegistryTools(placement) },
+      { kind: 'builtin', id: CODE_MODE_SOURCE_ID, tools: codeModeRegistryTools(placement), optIn: true },
     ];
   }
 

@@ -1,19 +1,3 @@
-import { createHash, randomUUID } from 'node:crypto';
-import type { RegisteredTool } from '../../types.js';
-import { parseFrozen } from '../../util/frozen-json.js';
-import { formatOwner } from '../refs.js';
-import { matchesPattern, subjectOf } from '../register/policy.js';
-import { errorResult } from '../wrap/results.js';
-import type { ApprovalAsk, ApprovalGate, ApprovalVerdict, CallStatus } from '../wrap/wrapper.js';
-import type { ApprovalQueue } from './approval-queue.js';
-import {
-  type ApprovalHandler,
-  type ApprovalRule,
-  type ApprovalSettings,
-  NO_APPROVALS,
-  type PendingApproval,
-} from './approval-types.js';
-
 /**
  * Approvals: a person approves a risky call before it runs.
  *
@@ -35,20 +19,25 @@ import {
  * again — or only that exact input, with `scope: 'input'`; it answers later asks of that tool from
  * any source (config, descriptor, hook) at once.
  */
+import { createHash, randomUUID } from 'node:crypto';
+import type { RegisteredTool } from '../../types.js';
+import { parseFrozen } from '../../util/frozen-json.js';
+import { formatOwner } from '../refs.js';
+import { matchesPattern, subjectOf } from '../register/policy.js';
+import { errorResult } from '../wrap/results.js';
+import type { ApprovalAsk, ApprovalGate, ApprovalVerdict, CallStatus } from '../wrap/wrapper.js';
+import type { ApprovalQueue } from './approval-queue.js';
+import {
+  type ApprovalHandler,
+  type ApprovalRule,
+  type ApprovalSettings,
+  NO_APPROVALS,
+  type PendingApproval,
+} from './approval-types.js';
 
 export { ApprovalQueue } from './approval-queue.js';
-export type {
-  ApprovalAnswer,
-  ApprovalChoice,
-  ApprovalDecision,
-  ApprovalEvent,
-  ApprovalHandler,
-  ApprovalRequest,
-  ApprovalRule,
-  ApprovalSettings,
-  ApprovalSource,
-  PendingApproval,
-} from './approval-types.js';
+// The shapes stay importable from here, where the order of one call is told.
+export type * from './approval-types.js';
 export { DEFAULT_APPROVAL_TIMEOUT_MS, NO_APPROVALS } from './approval-types.js';
 
 /** The exact text hashed and shown; undefined for an input JSON cannot hold (a cycle, a BigInt). */

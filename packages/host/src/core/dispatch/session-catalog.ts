@@ -1,3 +1,8 @@
+/**
+ * One session's deferral state: which of its tools are deferred, what its searches loaded, the
+ * search indexes, the meta `tool_search` it runs like any tool, and the list each client takes
+ * (tool-shapes.ts says the shapes). `SessionDeferral` is its face on the session.
+ */
 import type { ToolDescriptor, ToolResult } from '@toolhost/plugin-sdk';
 import type { Disposer, RegisteredTool, Registry, ToolPolicy } from '../../types.js';
 import { createToolIndex, type SearchHit, type ToolIndex } from '../search/index.js';

@@ -9,10 +9,8 @@ import type {
 } from '../../types.js';
 import { checkAvailabilityExpression } from '../filter/availability.js';
 import { formatOwner } from '../refs.js';
-import { CODE_MODE_SOURCE_ID } from './code-mode.js';
 import { nameRefusal, overrideWarnings, refusedName } from './names.js';
 import { isAllowedTool, matchesPattern, type PolicySubject, subjectOf } from './policy.js';
-import { SKILLS_SOURCE_ID } from './skills.js';
 
 /** Merge order: a later source replaces an earlier one's tool of the same name. */
 export const SOURCE_ORDER: readonly ToolSourceKind[] = ['builtin', 'plugin', 'mcp', 'custom', 'channel'];
@@ -135,14 +133,9 @@ export function buildRegistry(sources: readonly ToolSource[], policy: ToolPolicy
         excluded.push({ descriptor: tool.descriptor, diagnostics: [withheld] });
       }
     }
-    // Not for code mode's tools: most hosts never turn code mode on, and an allow list that leaves
-    // it out is then exactly right (the plan still says why each is hidden).
-    if (
-      admitted === 0 &&
-      shutOutByAllow > 0 &&
-      source.id !== CODE_MODE_SOURCE_ID &&
-      source.id !== SKILLS_SOURCE_ID
-    ) {
+    // Not for a source with its own switch (code mode: most hosts never turn it on, and an allow
+    // list that leaves it out is then exactly right; the plan still says why each is hidden).
+    if (admitted === 0 && shutOutByAllow > 0 && source.optIn !== true) {
       diagnostics.push({
         level: 'warning',
         code: 'allow-matches-nothing',

@@ -156,7 +156,7 @@ export class SkillSource implements SourceAdapter {
     this.#catalog = catalog;
     const usable = skills.some((skill) => isInvocable(skill, 'model'));
     this.#contribution = usable
-      ? [{ kind: 'builtin', id: SKILLS_SOURCE_ID, tools: [skillRegistryTool(catalog)] }]
+      ? [{ kind: 'builtin', id: SKILLS_SOURCE_ID, tools: [skillRegistryTool(catalog)], optIn: true }]
       : [];
     return true;
   }
