@@ -46,7 +46,7 @@ export abstract class SessionDeferral {
 
   /**
    * The active, visible tools in the shape a model API or MCP client takes, deferred tools handed
-   * over as `options.deferral` says (see {@link DeferralModes}). An unknown shape or mode (a typo,
+   * over as `options.deferral` says (see `DeferralModes`). An unknown shape or mode (a typo,
    * or a name from plain JavaScript) throws a TypeError listing the valid ones.
    */
   tools<K extends keyof ToolShapes>(shape: K): ToolShapes[K][];

@@ -76,8 +76,8 @@ function hiddenMessage(name: string, entry: HiddenToolPlanEntry): string {
  * One conversation's view of the tools: which are active, the hooks that run for it, and the
  * write lock those hooks run under. Reads the host's current state at each call, so a call
  * finishes on the Map it started with while the next call sees a rebuilt one. Its providers'
- * dispatch (`dispatch`, `dispatchOpenAI`…) comes from {@link SessionDispatch}, its deferral
- * methods (`tools`, `search`, `load`…) from {@link SessionDeferral}.
+ * dispatch (`dispatch`, `dispatchOpenAI`…) comes from `SessionDispatch`, its deferral
+ * methods (`tools`, `search`, `load`…) from `SessionDeferral`.
  */
 export class Session extends SessionDispatch {
   readonly id: string;
