@@ -33,7 +33,7 @@ import {
   type ToolsOptions,
 } from './tool-shapes.js';
 
-/** What a catalog needs of a host snapshot (session.ts's `CatalogSnapshot` is one). */
+/** What a catalog needs of a host snapshot (a session's `HostSnapshot` is one). */
 export interface CatalogSnapshot {
   readonly registry: Registry;
   readonly policy: ToolPolicy;
