@@ -6,6 +6,7 @@ import type {
   InputAnswer,
   InputRequest,
   ToolDescriptor,
+  ToolDiagnostic,
   ToolExecutorRef,
   ToolLogger,
   ToolResult,
@@ -132,6 +133,34 @@ export interface RegisteredTool {
    * `limits.timeoutMs` for this tool, higher or lower; the wrapper enforces it (limits.ts).
    */
   readonly timeout?: OwnDeadline;
+  /**
+   * Makes the copy of this entry that one session runs, for a tool whose work calls back into the
+   * session that runs it (code mode's `run_code`, the `skill` tool). The Map holds the entry for
+   * policy, the plan and listings; once policy and the plan admit it, a session calls the copy
+   * this makes for it (made again when the session's state changes: a new Map, hooks, active
+   * set). The copy keeps the entry's name; what it calls goes through that session's checks.
+   */
+  readonly bindToSession?: (session: SessionBinding) => RegisteredTool;
+}
+
+/**
+ * What a tool bound to one session may ask of that session (`RegisteredTool.bindToSession`).
+ * Every call goes through the session's full wrapper, so a bound tool never reaches a tool that
+ * session could not call, and never runs under another session's context.
+ */
+export interface SessionBinding {
+  /** The session's id. */
+  readonly id: string;
+  /** The tools the session may call now (active and visible), in plan order, code mode's own left out. */
+  callableDescriptors(): readonly ToolDescriptor[];
+  /** Whether the session may call `name` now; the message is written for the model. */
+  check(name: string): { readonly ok: true } | { readonly ok: false; readonly message: string };
+  /** A call through the session (policy, availability, active set, hooks, approval, limits). */
+  call(
+    name: string,
+    input: unknown,
+    options: { readonly signal?: AbortSignal },
+  ): Promise<{ readonly result: ToolResult }>;
 }
 
 /** One source's contribution to a registry build. */
@@ -141,6 +170,22 @@ export interface ToolSource {
   readonly tools: readonly RegisteredTool[];
   /** Tools the source knows of but cannot offer (a plugin that failed to load, a server that is down). */
   readonly unavailable?: readonly HiddenToolPlanEntry[];
+  /**
+   * The built-in names its tools may take, and the setting that lists them (a channel's
+   * `channel.overrides`); a plugin's come from policy (`plugins.<id>.overrides`).
+   */
+  readonly overrides?: { readonly key: string; readonly names: readonly string[] };
+  /**
+   * Its tools that take their name in the merge but are not offered, each with why (a channel's
+   * owner-only tool for a sender who is not the owner): the tool it replaced stays replaced, so
+   * no other source's tool can catch calls meant for it.
+   */
+  readonly withheld?: ReadonlyMap<string, ToolDiagnostic>;
+  /**
+   * Its tools have a switch of their own (code mode, the skills folder): an allow list that
+   * leaves them all out is then no mistake, and gets no `allow-matches-nothing` warning.
+   */
+  readonly optIn?: boolean;
 }
 
 /** Why the host asks a source to refresh. */

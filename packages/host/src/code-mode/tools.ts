@@ -2,7 +2,6 @@ import type { AvailabilityExpression, ToolDescriptor, ToolResult } from '@toolho
 import { defineTool } from '@toolhost/plugin-sdk';
 import * as z from 'zod';
 import { type CodeModeLimits, resolveLimits } from '../config/limits.js';
-import type { CodeModeSession } from '../core/dispatch/session.js';
 import {
   CODE_MODE_CONTEXT_KEY,
   CODE_MODE_SOURCE_ID,
@@ -15,7 +14,7 @@ import { scriptLimitHint } from '../sandbox/script-outcomes.js';
 import { inProcessTool } from '../sources/in-process.js';
 import type { RegisteredTool } from '../types.js';
 import { accessor, signatureOf } from './signatures.js';
-import type { CodeOutcome, CodeRunner, CodeToolReply } from './types.js';
+import type { CodeModeSession, CodeOutcome, CodeRunner, CodeToolReply } from './types.js';
 
 export { DESCRIBE_TOOLS, RUN_CODE };
 
@@ -188,12 +187,34 @@ const NO_PLACEMENT: CodeRunner = async () => ({
   message: 'run_code runs only inside a session in code mode',
 });
 
+/** Where a session's scripts run and under which limits, read when a session binds its copy. */
+export interface CodePlacement {
+  /** The host's sandbox (`Sandbox.runScript`). */
+  readonly runScript: CodeRunner;
+  /** `limits.codeMode` in force. */
+  readonly limits: () => CodeModeLimits;
+}
+
 /**
- * Code mode's tools as the Map holds them, for policy, the plan and listings. A session in code
- * mode calls its own copies (see {@link codeModeTools}), with the same descriptors.
+ * Code mode's tools as the Map holds them, for policy, the plan and listings. With `placement`
+ * each entry binds to the session that calls it (`bindToSession`): that session runs its own
+ * copy (see {@link codeModeTools}), with the same descriptor, whose scripts call its tools.
+ * Without it (no sandbox to run scripts in) a session has no copy and refuses them.
  */
-export function codeModeRegistryTools(): readonly RegisteredTool[] {
-  return codeModeTools(DETACHED, NO_PLACEMENT);
+export function codeModeRegistryTools(placement?: CodePlacement): readonly RegisteredTool[] {
+  return codeModeTools(DETACHED, NO_PLACEMENT).map((entry) => {
+    if (placement === undefined) return entry;
+    const name = entry.descriptor.name;
+    return {
+      ...entry,
+      bindToSession: (session) => {
+        const own = codeModeTools({ ...session, limits: placement.limits }, placement.runScript).find(
+          (tool) => tool.descriptor.name === name,
+        ) as RegisteredTool;
+        return { ...own, descriptor: entry.descriptor };
+      },
+    };
+  });
 }
 
 /**

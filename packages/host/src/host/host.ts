@@ -170,7 +170,10 @@ export class ToolHost {
     // The sources, in merge order (built-in, code mode, skills, plugins, MCP, custom); one more is one more line here.
     const sources: SourceAdapter[] = [
       builtin,
-      new CodeModeSource(),
+      new CodeModeSource({
+        runScript: (source, options) => this.#sandbox.get().runScript(source, options),
+        limits: () => settings().limitsTable.codeMode,
+      }),
       ...(this.#skills ? [this.#skills] : []),
       ...(this.#plugins ? [this.#plugins] : []),
       this.#mcp,
@@ -316,10 +319,7 @@ export class ToolHost {
   #settle(): EffectiveSettings {
     return effectiveSettings(
       this.#config,
-      {
-        ...(this.#availability === undefined ? {} : { availability: this.#availability }),
-        runScript: (source, options) => this.#sandbox.get().runScript(source, options),
-      },
+      this.#availability === undefined ? {} : { availability: this.#availability },
       process.env,
     );
   }

@@ -50,14 +50,13 @@ function build(
 ): Built {
   const holds = sources.flatMap((source) => (source.hold === undefined ? [] : [source.hold()]));
   const facts = Object.assign({}, ...sources.map((source) => source.facts?.() ?? {}));
+  const contributions = sources.flatMap((source) => source.contributions());
   return {
     holds,
     snapshot: {
       version,
-      registry: buildRegistry(
-        sources.flatMap((source) => source.contributions()),
-        settings.policy,
-      ),
+      registry: buildRegistry(contributions, settings.policy),
+      sources: contributions,
       policy: settings.policy,
       availability: { ...settings.availability, ...facts },
       limits: settings.limits,

@@ -1,5 +1,4 @@
 import type { AvailabilityContext } from '@toolhost/plugin-sdk';
-import { type CodeRunner, codeModeTools } from '../code-mode/index.js';
 import { type CallLimits, type LimitsTable, resolveLimits } from '../config/limits.js';
 import type { ToolhostConfig } from '../config/schema.js';
 import { type ApprovalSettings, DEFAULT_APPROVAL_TIMEOUT_MS } from '../core/dispatch/approvals.js';
@@ -14,8 +13,6 @@ import type { ToolPolicy } from '../types.js';
 export interface SettingOverrides {
   /** Availability facts; replace the config's `signals`. */
   readonly availability?: AvailabilityContext;
-  /** Where code mode's scripts run (the host's sandbox); without it, sessions get no `run_code` of their own. */
-  readonly runScript?: CodeRunner;
 }
 
 /** Everything the host derives from the config and the API options. */
@@ -25,7 +22,7 @@ export interface EffectiveSettings {
   /** Every limit, resolved by the one rule of limits.ts. */
   readonly limitsTable: LimitsTable;
   readonly limits: CallLimits;
-  /** Code mode: whether sessions use it unless they say, and its limits. */
+  /** Code mode: whether sessions use it unless they say. */
   readonly codeMode: CodeModeSettings;
   /** `tools.approve` and `approvals`. */
   readonly approvals: ApprovalSettings;
@@ -102,7 +99,6 @@ export function effectiveSettings(
   const replaceable = overridesOf(config);
   const limitsTable = resolveLimits(config.limits);
   const codeMode = config.tools?.codeMode ?? false;
-  const runScript = overrides.runScript;
   const availability = overrides.availability ?? {
     env: envOf(config, env),
     ...(config.signals?.auth === undefined ? {} : { auth: config.signals.auth }),
@@ -121,11 +117,7 @@ export function effectiveSettings(
     },
     limitsTable,
     limits: limitsTable.call,
-    codeMode: {
-      enabled: codeMode,
-      limits: limitsTable.codeMode,
-      ...(runScript === undefined ? {} : { tools: (session) => codeModeTools(session, runScript) }),
-    },
+    codeMode: { enabled: codeMode },
     approvals: {
       rules: (config.tools?.approve ?? []).map((entry) =>
         typeof entry === 'string' ? { tool: entry } : entry,

@@ -1,14 +1,3 @@
-import { createHash, randomUUID } from 'node:crypto';
-import type { ApprovalSeverity } from '@toolhost/plugin-sdk';
-import type { Disposer, RegisteredTool } from '../../types.js';
-import { messageOf } from '../../util/errors.js';
-import { parseFrozen } from '../../util/frozen-json.js';
-import { Listeners } from '../../util/listeners.js';
-import { formatOwner } from '../refs.js';
-import { matchesPattern, subjectOf } from '../register/policy.js';
-import { errorResult } from '../wrap/results.js';
-import type { ApprovalAsk, ApprovalGate, ApprovalVerdict, CallStatus } from '../wrap/wrapper.js';
-
 /**
  * Approvals: a person approves a risky call before it runs.
  *
@@ -30,254 +19,26 @@ import type { ApprovalAsk, ApprovalGate, ApprovalVerdict, CallStatus } from '../
  * again — or only that exact input, with `scope: 'input'`; it answers later asks of that tool from
  * any source (config, descriptor, hook) at once.
  */
+import { createHash, randomUUID } from 'node:crypto';
+import type { RegisteredTool } from '../../types.js';
+import { parseFrozen } from '../../util/frozen-json.js';
+import { formatOwner } from '../refs.js';
+import { matchesPattern, subjectOf } from '../register/policy.js';
+import { errorResult } from '../wrap/results.js';
+import type { ApprovalAsk, ApprovalGate, ApprovalVerdict, CallStatus } from '../wrap/wrapper.js';
+import type { ApprovalQueue } from './approval-queue.js';
+import {
+  type ApprovalHandler,
+  type ApprovalRule,
+  type ApprovalSettings,
+  NO_APPROVALS,
+  type PendingApproval,
+} from './approval-types.js';
 
-/**
- * The answers a person (or a program on their behalf) can give; `cancelled`: they dismissed the
- * question without deciding (an MCP client's `cancel`), which refuses the call like a deny.
- */
-export type ApprovalChoice = 'allow-once' | 'allow-always' | 'deny' | 'cancelled';
-
-/** How an approval ended: a choice, `timeout` (nobody answered), or `cancelled` (by the caller, or dismissed). */
-export type ApprovalDecision = ApprovalChoice | 'timeout';
-
-/** Where the demand for approval came from. */
-export type ApprovalSource = 'config' | 'descriptor' | 'hook';
-
-/** An answer: a choice, or a choice with a reason (shown to the model on a deny) and who gave it. */
-export type ApprovalAnswer =
-  | ApprovalChoice
-  | {
-      readonly decision: ApprovalChoice;
-      /** Why; a deny's reason reaches the model. */
-      readonly reason?: string;
-      /** What `allow-always` covers: the tool (default) or only this exact input. */
-      readonly scope?: 'tool' | 'input';
-      /** Who answered, for the `approval` event (default: `onApproval`, or `answer`'s `by`). */
-      readonly by?: string;
-    };
-
-/** A call waiting for approval, as the queue shows it. */
-export interface PendingApproval {
-  /** Answer it with `host.approvals.answer(id, …)`. */
-  readonly id: string;
-  readonly sessionId: string;
-  /** Who the session serves (`token:ci`, `oauth:alice`), when the HTTP endpoint authenticated them. */
-  readonly principal?: string;
-  readonly toolUseId: string;
-  readonly tool: string;
-  /** Whose tool it is (`plugin:good`, `mcp:files`, `core`): a tool of another owner under the same name is another tool. */
-  readonly owner: string;
-  /** A copy of exactly the input that will run if approved. */
-  readonly input: unknown;
-  readonly title: string;
-  readonly description?: string;
-  readonly severity: ApprovalSeverity;
-  /** Why approval is needed (the config entry's or the descriptor's reason). */
-  readonly reason?: string;
-  readonly source: ApprovalSource;
-  /** The `tools.approve` pattern that matched (source `config`). */
-  readonly pattern?: string;
-  /** The hook that asked (source `hook`). */
-  readonly hook?: string;
-  /** How long it waits for an answer before it is refused, ms. */
-  readonly timeoutMs: number;
-  /** `Date.now()` when it was asked. */
-  readonly requestedAt: number;
-}
-
-/** What `onApproval` receives: the pending approval and a signal aborted once it is decided anyhow. */
-export interface ApprovalRequest extends PendingApproval {
-  /** Aborted when someone else answered, on timeout, or when the caller cancelled. */
-  readonly signal: AbortSignal;
-}
-
-/** Answers approvals of one session (`host.session({ onApproval })`). */
-export type ApprovalHandler = (request: ApprovalRequest) => Promise<ApprovalAnswer>;
-
-/** Every approval is observable: when it is asked and how it ended. */
-export type ApprovalEvent =
-  | { readonly type: 'requested'; readonly approval: PendingApproval }
-  | {
-      readonly type: 'decided';
-      readonly approval: PendingApproval;
-      readonly decision: ApprovalDecision;
-      /** Who decided: `onApproval`, an `answer`'s `by`, `timeout`, `caller`, or `remembered` (an earlier allow-always). */
-      readonly by: string;
-      readonly reason?: string;
-      /** How long the call waited for the decision, ms. */
-      readonly waitedMs: number;
-    };
-
-/** Config `tools.approve` and `approvals`, resolved. */
-export interface ApprovalSettings {
-  readonly rules: readonly ApprovalRule[];
-  /** Default wait for a decision, ms. */
-  readonly timeoutMs: number;
-  /** MCP clients whose elicitation answers count (clientInfo.name patterns). */
-  readonly mcpClients: readonly string[];
-}
-
-/** One `tools.approve` entry (or a principal's, `principals.<name>.tools.approve`). */
-export interface ApprovalRule {
-  readonly tool: string;
-  /** The config key the rule is under; default `tools.approve`. */
-  readonly key?: string;
-  readonly reason?: string;
-  readonly severity?: ApprovalSeverity;
-}
-
-/**
- * A minute: long enough for a person to read a request and answer, short enough that an agent
- * does not hang on an unattended terminal, and the request timeout MCP SDK clients use by default.
- */
-export const DEFAULT_APPROVAL_TIMEOUT_MS = 60_000;
-
-export const NO_APPROVALS: ApprovalSettings = {
-  rules: [],
-  timeoutMs: DEFAULT_APPROVAL_TIMEOUT_MS,
-  mcpClients: [],
-};
-
-const CHOICES: ReadonlySet<unknown> = new Set<ApprovalChoice>([
-  'allow-once',
-  'allow-always',
-  'deny',
-  'cancelled',
-]);
-
-interface Settled {
-  readonly decision: ApprovalDecision;
-  readonly by: string;
-  readonly reason?: string;
-  readonly scope?: 'tool' | 'input';
-}
-
-/** An answer in one shape, or what is wrong with it. */
-function normalize(answer: unknown, by: string): Settled | string {
-  if (CHOICES.has(answer)) return { decision: answer as ApprovalChoice, by };
-  if (typeof answer !== 'object' || answer === null) {
-    return `an answer is "allow-once", "allow-always", "deny", "cancelled" or { decision, reason?, scope?, by? }, not ${JSON.stringify(answer)}`;
-  }
-  const { decision, reason, scope, by: who } = answer as Record<string, unknown>;
-  if (!CHOICES.has(decision)) {
-    return `decision must be "allow-once", "allow-always", "deny" or "cancelled", not ${JSON.stringify(decision)}`;
-  }
-  if (reason !== undefined && typeof reason !== 'string') return 'reason must be a string';
-  if (scope !== undefined && scope !== 'tool' && scope !== 'input') return 'scope must be "tool" or "input"';
-  if (who !== undefined && (typeof who !== 'string' || who === '')) return 'by must be a non-empty string';
-  return {
-    decision: decision as ApprovalChoice,
-    by: (who as string | undefined) ?? by,
-    ...(reason === undefined || reason === '' ? {} : { reason: reason as string }),
-    ...(scope === undefined ? {} : { scope: scope as 'tool' | 'input' }),
-  };
-}
-
-interface Open {
-  readonly approval: PendingApproval;
-  settle(settled: Settled): void;
-}
-
-/**
- * The host's approvals waiting for an answer, and the events of every approval. The first answer
- * wins, whether the session's `onApproval` or `answer` (a dashboard, an operator) gives it.
- */
-export class ApprovalQueue {
-  readonly #open = new Map<string, Open>();
-  readonly #events = new Listeners<ApprovalEvent>();
-
-  /** Approvals waiting now, oldest first. */
-  pending(): readonly PendingApproval[] {
-    return [...this.#open.values()].map((open) => open.approval);
-  }
-
-  /**
-   * Answers the approval `id` on behalf of `by`. True when this answer decided it; false when it
-   * was already decided (or never existed). An answer of the wrong shape is a TypeError.
-   */
-  answer(id: string, answer: ApprovalAnswer, by: string): boolean {
-    if (typeof by !== 'string' || by === '')
-      throw new TypeError('approvals.answer: `by` must name who answers');
-    const settled = normalize(answer, by);
-    if (typeof settled === 'string') throw new TypeError(`approvals.answer: ${settled}`);
-    const open = this.#open.get(id);
-    if (open === undefined) return false;
-    open.settle(settled);
-    return true;
-  }
-
-  /** Listens for `requested` and `decided` events; the disposer stops. */
-  on(listener: (event: ApprovalEvent) => void): Disposer {
-    return this.#events.add(listener);
-  }
-
-  /** True when someone listens, and so might answer through the queue. */
-  get watched(): boolean {
-    return this.#events.size > 0;
-  }
-
-  /** Records a decision taken without asking (an earlier allow-always). */
-  recall(approval: PendingApproval): void {
-    this.#events.emit({ type: 'decided', approval, decision: 'allow-always', by: 'remembered', waitedMs: 0 });
-  }
-
-  /** Asks: `handler` (if any) and the queue's answerers race; timeout and `signal` end it too. */
-  ask(
-    approval: PendingApproval,
-    signal: AbortSignal,
-    handler: ApprovalHandler | undefined,
-  ): Promise<Settled> {
-    const started = performance.now();
-    const controller = new AbortController();
-    return new Promise<Settled>((resolve) => {
-      let done = false;
-      const onAbort = () => settle({ decision: 'cancelled', by: 'caller' });
-      const timer = setTimeout(() => settle({ decision: 'timeout', by: 'timeout' }), approval.timeoutMs);
-      timer.unref();
-      const settle = (settled: Settled): void => {
-        if (done) return;
-        done = true;
-        clearTimeout(timer);
-        signal.removeEventListener('abort', onAbort);
-        this.#open.delete(approval.id);
-        controller.abort(new Error(`approval ${approval.id} ended: ${settled.decision}`));
-        this.#events.emit({
-          type: 'decided',
-          approval,
-          decision: settled.decision,
-          by: settled.by,
-          ...(settled.reason === undefined ? {} : { reason: settled.reason }),
-          waitedMs: performance.now() - started,
-        });
-        resolve(settled);
-      };
-      if (signal.aborted) {
-        onAbort();
-        return;
-      }
-      signal.addEventListener('abort', onAbort, { once: true });
-      this.#open.set(approval.id, { approval, settle });
-      this.#events.emit({ type: 'requested', approval });
-      if (handler === undefined || done) return;
-      const request: ApprovalRequest = { ...approval, signal: controller.signal };
-      // Fail closed: a handler that throws or answers nonsense denies, saying so.
-      Promise.resolve()
-        .then(() => handler(request))
-        .then(
-          (answer) => {
-            const settled = normalize(answer, 'onApproval');
-            settle(
-              typeof settled === 'string'
-                ? { decision: 'deny', by: 'onApproval', reason: `onApproval answered wrongly: ${settled}` }
-                : settled,
-            );
-          },
-          (error: unknown) =>
-            settle({ decision: 'deny', by: 'onApproval', reason: `onApproval failed: ${messageOf(error)}` }),
-        );
-    });
-  }
-}
+export { ApprovalQueue } from './approval-queue.js';
+// The shapes stay importable from here, where the order of one call is told.
+export type * from './approval-types.js';
+export { DEFAULT_APPROVAL_TIMEOUT_MS, NO_APPROVALS } from './approval-types.js';
 
 /** The exact text hashed and shown; undefined for an input JSON cannot hold (a cycle, a BigInt). */
 function serialize(input: unknown): string | undefined {

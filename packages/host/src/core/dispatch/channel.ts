@@ -8,13 +8,13 @@
 import {
   type AvailabilityExpression,
   type ContentBlock,
-  type HiddenToolPlanEntry,
   type JsonSchema,
   normalizeToolReturn,
   TOOL_NAME_PATTERN,
   type ToolAnnotations,
   type ToolApprovalRequirement,
   type ToolDescriptor,
+  type ToolDiagnostic,
   type ToolExecutorRef,
   type ToolResult,
   toJsonSchema,
@@ -25,14 +25,12 @@ import type {
   InputCheck,
   RegisteredTool,
   Registry,
-  RegistryDiagnostic,
   ToolPolicy,
+  ToolSource,
 } from '../../types.js';
 import { zodIssues } from '../../util/zod-issues.js';
-import { checkAvailabilityExpression } from '../filter/availability.js';
 import { formatOwner } from '../refs.js';
-import { builtinNamesOf, nameRefusal, overrideWarnings, refusedName } from '../register/names.js';
-import { isAllowedTool, subjectOf } from '../register/policy.js';
+import { buildRegistry } from '../register/registry.js';
 
 /** Who wrote the message the session answers, as the embedding app knows them. */
 export interface ChannelSender {
@@ -294,87 +292,75 @@ export function prepareChannel(options: ChannelOptions): PreparedChannel {
 }
 
 /**
- * The host's registry with the channel's tools merged in, for one policy. The host's Map is copied
- * once per snapshot (the session caches the result), never per call.
- * - Policy: a denied channel tool stays out, `policy-denied`, like any tool.
- * - A built-in's name (unless `channel.overrides` names it) or a meta tool's: the channel tool
- *   stays out, `override-refused` (core/register/names.ts), and the host's tool keeps the name.
- * - Owner-only: for a sender who is not the owner, the tool stays out with `owner-only`.
- * - A name taken by a host tool: the channel tool wins and the host tool is `overridden` (the
- *   channel comes last in the merge order). A plugin or server that adds a tool of that name later
- *   can then never catch calls meant for the channel, which carry what the channel's user said.
- *   An owner-only tool keeps its name in the channel even for a non-owner, for the same reason.
+ * The channel's tools as one more source of the registry (core/register/registry.ts), merged last:
+ * policy, the name rule and the built-ins' names (unless `channel.overrides` names one) apply to
+ * them as to every tool. A name taken by a host tool: the channel tool wins and the host tool is
+ * `overridden`, so a plugin or server that adds a tool of that name later can never catch calls
+ * meant for the channel, which carry what the channel's user said. For a sender who is not the
+ * owner, an owner-only tool is withheld (`owner-only`) and keeps its name for the same reason.
  */
-export function withChannelTools(registry: Registry, channel: PreparedChannel, policy: ToolPolicy): Registry {
-  if (channel.tools.length === 0) return registry;
-  const tools = new Map(registry.tools);
-  const excluded: HiddenToolPlanEntry[] = [...registry.excluded];
-  const diagnostics: RegistryDiagnostic[] = [...registry.diagnostics];
+export function channelContribution(channel: PreparedChannel): ToolSource {
   const owner = formatOwner({ kind: 'channel', channelId: channel.id });
-  const builtinNames = builtinNamesOf(registry);
-  diagnostics.push(...overrideWarnings('channel.overrides', channel.overrides, builtinNames));
-  for (const tool of channel.tools) {
-    const name = tool.descriptor.name;
-    const decision = isAllowedTool(subjectOf(tool), policy);
-    if (!decision.allowed) {
-      excluded.push({
-        descriptor: tool.descriptor,
-        diagnostics: [{ reason: 'policy-denied', message: decision.message }],
-      });
-      diagnostics.push({ level: 'info', code: 'policy-denied', toolName: name, message: decision.message });
-      continue;
-    }
-    const refusal = nameRefusal(tool, builtinNames, channel.overrides);
-    if (refusal !== undefined) {
-      const { entry, diagnostic } = refusedName(tool, refusal);
-      excluded.push(entry);
-      diagnostics.push(diagnostic);
-      continue;
-    }
-    for (const problem of checkAvailabilityExpression(tool.descriptor.availability)) {
-      diagnostics.push({
-        level: 'warning',
-        code: 'unsupported-availability',
-        toolName: name,
-        message: `tool "${name}" of ${owner}: ${problem.message}; it stays hidden until fixed`,
+  const withheld = new Map<string, ToolDiagnostic>();
+  if (!channel.call.sender.isOwner) {
+    for (const name of channel.ownerOnly) {
+      withheld.set(name, {
+        reason: 'owner-only',
+        message: `"${name}" of ${owner} is for the channel's owner only, and sender "${channel.call.sender.id}" is not the owner`,
       });
     }
-    const earlier = tools.get(name);
-    if (earlier !== undefined) {
-      const message = `"${name}" of ${owner} replaces "${name}" of ${formatOwner(earlier.descriptor.owner)} in this channel's sessions (channel tools come last: built-in → plugin → mcp → custom → channel)`;
-      excluded.push({ descriptor: earlier.descriptor, diagnostics: [{ reason: 'overridden', message }] });
-      diagnostics.push({ level: 'warning', code: 'tool-overridden', toolName: name, message });
-    }
-    if (channel.ownerOnly.has(name) && !channel.call.sender.isOwner) {
-      tools.delete(name);
-      excluded.push({
-        descriptor: tool.descriptor,
-        diagnostics: [
-          {
-            reason: 'owner-only',
-            message: `"${name}" of ${owner} is for the channel's owner only, and sender "${channel.call.sender.id}" is not the owner`,
-          },
-        ],
-      });
-      continue;
-    }
-    tools.set(name, tool);
   }
-  return { tools, excluded, diagnostics };
+  return {
+    kind: 'channel',
+    id: channel.id,
+    tools: channel.tools,
+    overrides: { key: 'channel.overrides', names: channel.overrides },
+    ...(withheld.size === 0 ? {} : { withheld }),
+  };
 }
 
 /**
- * A channel session's view of its host: the host's snapshot with the channel's tools merged into
- * the Map, made again only when the host's snapshot changes (a rebuild, a hook added), and the
+ * The contributions `snapshot`'s Map was built from. A snapshot made by hand without them (a
+ * test's) stands for them with its Map's tools, by source, and what it kept out.
+ */
+function contributionsOf(snapshot: ChannelHostSnapshot): readonly ToolSource[] {
+  if (snapshot.sources !== undefined) return snapshot.sources;
+  const bySource = new Map<string, RegisteredTool[]>();
+  for (const tool of snapshot.registry.tools.values()) {
+    const key = `${tool.source}\u0000${tool.sourceId}`;
+    bySource.set(key, [...(bySource.get(key) ?? []), tool]);
+  }
+  const sources = [...bySource.values()].map(
+    (tools): ToolSource => ({
+      kind: tools[0]?.source ?? 'custom',
+      id: tools[0]?.sourceId ?? 'custom',
+      tools,
+    }),
+  );
+  return [...sources, { kind: 'custom', id: 'excluded', tools: [], unavailable: snapshot.registry.excluded }];
+}
+
+/** What a channel session reads of its host's snapshot. */
+interface ChannelHostSnapshot {
+  readonly registry: Registry;
+  readonly policy: ToolPolicy;
+  readonly sources?: readonly ToolSource[];
+}
+
+/**
+ * A channel session's view of its host: the host's snapshot with a Map of its own, built by the
+ * one registry builder from the host's contributions and the channel's, made again only when the
+ * host's snapshot changes (a rebuild, a hook added), and the
  * session's availability context with `channel` set to the channel id. Checks the channel when
  * called, so a malformed one throws before the session exists.
  */
-export function channelSnapshots<S extends { readonly registry: Registry; readonly policy: ToolPolicy }>(
+export function channelSnapshots<S extends ChannelHostSnapshot>(
   hostSnapshot: () => S,
   options: { readonly channel?: ChannelOptions; readonly context?: Readonly<Record<string, unknown>> },
 ): { snapshot: () => S; context: Readonly<Record<string, unknown>> } | undefined {
   if (options.channel === undefined) return undefined;
   const channel = prepareChannel(options.channel);
+  const contribution = channelContribution(channel);
   const given = options.context?.[CHANNEL_CONTEXT_KEY];
   if (given !== undefined && given !== channel.id) {
     fail(
@@ -387,7 +373,8 @@ export function channelSnapshots<S extends { readonly registry: Registry; readon
   const snapshot = (): S => {
     const current = hostSnapshot();
     if (current !== from || view === undefined) {
-      view = { ...current, registry: withChannelTools(current.registry, channel, current.policy) };
+      const registry = buildRegistry([...contributionsOf(current), contribution], current.policy);
+      view = { ...current, registry };
       from = current;
     }
     return view;

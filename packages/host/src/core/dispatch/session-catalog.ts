@@ -1,27 +1,19 @@
+/**
+ * One session's deferral state: which of its tools are deferred, what its searches loaded, the
+ * search indexes, the meta `tool_search` it runs like any tool, and the list each client takes
+ * (tool-shapes.ts says the shapes). `SessionDeferral` is its face on the session.
+ */
 import type { ToolDescriptor, ToolResult } from '@toolhost/plugin-sdk';
 import type { Disposer, RegisteredTool, Registry, ToolPolicy } from '../../types.js';
 import { createToolIndex, type SearchHit, type ToolIndex } from '../search/index.js';
 import { errorResult } from '../wrap/results.js';
+import { type AnthropicToolResultBlock, toAnthropicToolResult } from './adapters/anthropic.js';
 import {
-  type AnthropicTool,
-  type AnthropicToolEntry,
-  type AnthropicToolResultBlock,
-  toAnthropicDeferredTool,
-  toAnthropicTool,
-  toAnthropicToolResult,
-} from './adapters/anthropic.js';
-import { type McpTool, toMcpTool } from './adapters/mcp.js';
-import {
-  type OpenAIFunctionTool,
   type OpenAIResponseItem,
-  type OpenAIResponsesTool,
-  type OpenAIResponsesToolEntry,
-  type OpenAIToolSearchCall,
   type OpenAIToolSearchOutput,
   toOpenAIResponsesDeferredTool,
-  toOpenAIResponsesTool,
-  toOpenAITool,
 } from './adapters/openai.js';
+import { clientToolSearchCallsOf } from './adapters/requests.js';
 import {
   CALL_TOOL_NAME,
   callToolDescriptor,
@@ -29,16 +21,25 @@ import {
   parseSearchInput,
   type SearchHandover,
   searchableOf,
-  TOOL_SEARCH_INPUT,
   TOOL_SEARCH_NAME,
   toolSearchDescriptor,
 } from './deferral.js';
+import {
+  type DeferredToolShapes,
+  deferralModes,
+  nativeList,
+  shapeConverters,
+  type ToolShapes,
+  type ToolsOptions,
+} from './tool-shapes.js';
 
-/** What a catalog needs of a host snapshot (session.ts's `CatalogSnapshot` is one). */
+/** What a catalog needs of a host snapshot (a session's `HostSnapshot` is one). */
 export interface CatalogSnapshot {
   readonly registry: Registry;
   readonly policy: ToolPolicy;
 }
+
+export type { DeferralModes, DeferredToolShapes, ToolShapes, ToolsOptions } from './tool-shapes.js';
 
 /** The outcome of activating or loading tools by name. */
 export interface ActivationResult {
@@ -47,61 +48,6 @@ export interface ActivationResult {
   /** Names that exist nowhere, or (for `load`) cannot be called now: skipped. */
   readonly skipped: readonly string[];
 }
-
-/** The tool shapes a session can hand to a model or client, by the name `session.tools(name)` takes. */
-export interface ToolShapes {
-  /** Anthropic Messages API `tools`. */
-  anthropic: AnthropicTool;
-  /** OpenAI Chat Completions `tools`. */
-  openai: OpenAIFunctionTool;
-  /** OpenAI Responses API `tools`. */
-  'openai-responses': OpenAIResponsesTool;
-  /** MCP `tools/list` entries. */
-  mcp: McpTool;
-}
-
-/**
- * How deferred tools are handed over, by shape (see `session.tools(shape, {deferral})`):
- * - `meta` (the default, every shape): deferred tools are left out and a `tool_search` tool is
- *   added; what it finds is loaded into this session's list (MCP clients get `list_changed`),
- *   unless the session's searches only return definitions (`SessionOptions.searchLoads: false`).
- *   The MCP shape adds `call_tool` beside it, for clients that cache their list.
- * - `none`: every tool, nothing deferred.
- * - Anthropic `native-bm25` / `native-regex`: deferred tools carry `defer_loading: true` beside
- *   Anthropic's server-side search tool (beta `advanced-tool-use-2025-11-20`).
- * - Anthropic `client`: the same `defer_loading` tools beside an ordinary `tool_search` tool that
- *   `dispatch` answers with `tool_reference` blocks.
- * - OpenAI Responses `hosted`: `defer_loading: true` plus `{type: 'tool_search'}`; `client`: the
- *   deferred tools are left out, a client-executed `tool_search` is added, and
- *   `dispatchOpenAIToolSearch` answers its `tool_search_call` items.
- */
-export interface DeferralModes {
-  anthropic: 'meta' | 'none' | 'native-bm25' | 'native-regex' | 'client';
-  openai: 'meta' | 'none';
-  'openai-responses': 'meta' | 'none' | 'hosted' | 'client';
-  mcp: 'meta' | 'none';
-}
-
-/** What `session.tools(shape, options)` returns, by shape: the tools, deferred ones, and search tools. */
-export interface DeferredToolShapes {
-  anthropic: AnthropicToolEntry;
-  openai: OpenAIFunctionTool;
-  'openai-responses': OpenAIResponsesToolEntry;
-  mcp: McpTool;
-}
-
-/** Options of `session.tools(shape, options)`. */
-export interface ToolsOptions<K extends keyof ToolShapes> {
-  /** How deferred tools are handed over; default `meta`. */
-  readonly deferral?: DeferralModes[K];
-}
-
-const deferralModes: { [K in keyof ToolShapes]: readonly DeferralModes[K][] } = {
-  anthropic: ['meta', 'none', 'native-bm25', 'native-regex', 'client'],
-  openai: ['meta', 'none'],
-  'openai-responses': ['meta', 'none', 'hosted', 'client'],
-  mcp: ['meta', 'none'],
-};
 
 /**
  * What a session works out once per snapshot and active set about deferral: which of its tools
@@ -115,13 +61,6 @@ interface Catalog {
   all?: ToolIndex;
   deferredOnly?: ToolIndex;
 }
-
-const shapeConverters: { [K in keyof ToolShapes]: (descriptor: ToolDescriptor) => ToolShapes[K] } = {
-  anthropic: toAnthropicTool,
-  openai: toOpenAITool,
-  'openai-responses': toOpenAIResponsesTool,
-  mcp: toMcpTool,
-};
 
 /** What a session's catalog reads of its session, each time it is asked. */
 export interface CatalogOwner {
@@ -177,7 +116,13 @@ export class SessionCatalog {
     const convert = shapeConverters[shape] as (d: ToolDescriptor) => DeferredToolShapes[K];
     if (mode === 'none' || catalog.deferred.size === 0) return catalog.descriptors.map(convert);
     if (mode === 'meta') return this.#metaList(catalog, shape === 'mcp').map(convert);
-    return this.#nativeList(shape, mode, catalog) as DeferredToolShapes[K][];
+    return nativeList(
+      shape,
+      mode,
+      catalog.descriptors,
+      catalog.deferred,
+      this.#shadowsSearch(catalog),
+    ) as DeferredToolShapes[K][];
   }
 
   /**
@@ -204,48 +149,6 @@ export class SessionCatalog {
       const d = byName.get(name);
       if (d !== undefined) list.push(d);
     }
-    return list;
-  }
-
-  #nativeList(shape: keyof ToolShapes, mode: string, catalog: Catalog): unknown[] {
-    const { descriptors, deferred } = catalog;
-    if (shape === 'anthropic') {
-      const list: AnthropicToolEntry[] = descriptors.map((d) =>
-        deferred.has(d.name) ? toAnthropicDeferredTool(d) : toAnthropicTool(d),
-      );
-      // The search tool is never deferred, so at least one tool always stays loaded (the API
-      // refuses a request whose tools are all deferred).
-      if (mode === 'native-bm25')
-        list.push({ type: 'tool_search_tool_bm25_20251119', name: 'tool_search_tool_bm25' });
-      else if (mode === 'native-regex') {
-        list.push({ type: 'tool_search_tool_regex_20251119', name: 'tool_search_tool_regex' });
-      } else {
-        if (this.#shadowsSearch(catalog)) {
-          throw new TypeError(
-            `A tool named "${TOOL_SEARCH_NAME}" exists in this session, so its tool search cannot be added; rename that tool or use a native search`,
-          );
-        }
-        list.push(toAnthropicTool(toolSearchDescriptor('available')));
-      }
-      return list;
-    }
-    // openai-responses
-    if (mode === 'hosted') {
-      const list: OpenAIResponsesToolEntry[] = descriptors.map((d) =>
-        deferred.has(d.name) ? toOpenAIResponsesDeferredTool(d) : toOpenAIResponsesTool(d),
-      );
-      list.push({ type: 'tool_search' });
-      return list;
-    }
-    const list: OpenAIResponsesToolEntry[] = descriptors
-      .filter((d) => !deferred.has(d.name))
-      .map(toOpenAIResponsesTool);
-    list.push({
-      type: 'tool_search',
-      execution: 'client',
-      description: toolSearchDescriptor('available').description,
-      parameters: TOOL_SEARCH_INPUT as unknown as OpenAIResponsesTool['parameters'],
-    });
     return list;
   }
 
@@ -418,14 +321,7 @@ export class SessionCatalog {
    * bad arguments give an output with no tools.
    */
   openAIToolSearch<Item extends OpenAIResponseItem>(output: readonly Item[]): OpenAIToolSearchOutput[] {
-    if (!Array.isArray(output)) return [];
-    const calls = (output as readonly OpenAIResponseItem[]).filter(
-      (item): item is OpenAIToolSearchCall =>
-        typeof item === 'object' &&
-        item !== null &&
-        item.type === 'tool_search_call' &&
-        (item as OpenAIToolSearchCall).execution === 'client',
-    );
+    const calls = clientToolSearchCallsOf(output);
     if (calls.length === 0) return [];
     const byName = new Map(this.#current().descriptors.map((d) => [d.name, d]));
     return calls.map((call) => {

@@ -1,80 +1,30 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import type {
-  AvailabilityContext,
-  HiddenReason,
-  HiddenToolPlanEntry,
-  ToolDescriptor,
-  ToolPlan,
-} from '@toolhost/plugin-sdk';
-import { type CodeModeLimits, resolveLimits } from '../../config/limits.js';
-import type {
-  Disposer,
-  Principal,
-  RegisteredTool,
-  Registry,
-  ToolHooks,
-  ToolPolicy,
-  TraceContext,
-} from '../../types.js';
-import { messageOf } from '../../util/errors.js';
+import type { HiddenToolPlanEntry, ToolDescriptor, ToolPlan } from '@toolhost/plugin-sdk';
+import type { Disposer, Principal, RegisteredTool, SessionBinding, ToolHooks } from '../../types.js';
 import { AsyncMutex } from '../../util/lock.js';
 import { planRegistry } from '../filter/plan.js';
 import { formatOwner } from '../refs.js';
-import { CODE_MODE_CONTEXT_KEY, isCodeModeTool } from '../register/code-mode.js';
+import { isCodeModeTool } from '../register/code-mode.js';
 import { isAllowedTool, subjectOf } from '../register/policy.js';
-import type { SearchHit } from '../search/index.js';
 import { HookSet } from '../wrap/hooks.js';
 import { errorResult } from '../wrap/results.js';
+import { type CallOutcome, callTool, type WrapperContext } from '../wrap/wrapper.js';
+import { ApprovalQueue, SessionApprovals } from './approvals.js';
+import { channelSnapshots } from './channel.js';
 import {
-  type CallLimits,
-  type CallObserver,
-  type CallOutcome,
-  callTool,
-  type WrapperContext,
-} from '../wrap/wrapper.js';
-import {
-  type AnthropicContentBlock,
-  type AnthropicToolResultBlock,
-  type AnthropicToolUseBlock,
-  toAnthropicToolResult,
-} from './adapters/anthropic.js';
-import {
-  type OpenAIFunctionCall,
-  type OpenAIFunctionCallOutput,
-  type OpenAIResponseItem,
-  type OpenAIToolCall,
-  type OpenAIToolMessage,
-  type OpenAIToolSearchOutput,
-  toOpenAIFunctionCallOutput,
-  toOpenAIToolMessage,
-} from './adapters/openai.js';
-import { type ApprovalHandler, ApprovalQueue, type ApprovalSettings, SessionApprovals } from './approvals.js';
-import { type ChannelOptions, channelSnapshots } from './channel.js';
+  callableDescriptorsOf,
+  codeModeDescriptors,
+  inCodeMode,
+  sessionAvailability,
+} from './code-mode-view.js';
 import { parseCallToolInput } from './deferral.js';
-import {
-  overlaidApprovals,
-  overlaidPolicy,
-  overlayDecision,
-  overlayFor,
-  type PolicyOverlay,
-  type PrincipalRule,
-} from './principals.js';
-import {
-  type ActivationResult,
-  type DeferralModes,
-  type DeferredToolShapes,
-  SessionCatalog,
-  type ToolShapes,
-  type ToolsOptions,
-} from './session-catalog.js';
-import {
-  isSkillTool,
-  runSkill,
-  type SkillCatalog,
-  type SkillSession,
-  skillsPromptSection,
-  skillToolFor,
-} from './skills.js';
+import { narrowed, principalSnapshots } from './principal-view.js';
+import { overlayDecision } from './principals.js';
+import { systemPromptSection } from './prompt-section.js';
+import type { ActivationResult } from './session-catalog.js';
+import { SessionDispatch } from './session-dispatch.js';
+import type { CallOptions, HostSnapshot, SessionOptions, ToolCheck, ToolRefusal } from './session-types.js';
+import { runSkill, type SkillCatalog, type SkillSession, skillsPromptSection } from './skills.js';
 import { executeToolSpan } from './telemetry.js';
 
 export type {
@@ -84,123 +34,16 @@ export type {
   ToolShapes,
   ToolsOptions,
 } from './session-catalog.js';
+export type {
+  CallOptions,
+  CodeModeSettings,
+  HostSnapshot,
+  SessionOptions,
+  ToolCheck,
+  ToolRefusal,
+} from './session-types.js';
 
-/** What a session reads from its host at the start of each call: one consistent state. */
-export interface HostSnapshot {
-  /** Increases with every rebuild of the Map. */
-  readonly version: number;
-  readonly registry: Registry;
-  readonly policy: ToolPolicy;
-  /** Availability facts of the host; the session adds its own `context`. */
-  readonly availability: AvailabilityContext;
-  readonly limits: CallLimits;
-  /** Host-wide hooks; they run before the session's own. */
-  readonly hooks: readonly ToolHooks[];
-  /** Code mode's default for sessions and its limits (`tools.codeMode`, `limits.codeMode`). */
-  readonly codeMode?: CodeModeSettings;
-  /** `tools.approve` and `approvals` of the config. */
-  readonly approvals?: ApprovalSettings;
-  /** Set once the host is closing or closed: every call is refused. */
-  readonly closed?: boolean;
-  /** Marks a call in flight (so the host can drain before closing); returns its end. */
-  readonly track?: () => () => void;
-  /** The skills of the `skills/` folder (core/dispatch/skills.ts). */
-  readonly skills?: SkillCatalog;
-  /** Config `principals`: who gets which policy overlay (core/dispatch/principals.ts). */
-  readonly principals?: readonly PrincipalRule[];
-  /** Set in a principal's view of the snapshot: the overlay that fits it, if any. */
-  readonly overlay?: { readonly principal: Principal; readonly overlay: PolicyOverlay };
-}
-
-/** What code mode's tools need of their session. */
-export interface CodeModeSession {
-  /** The tools a script may call now (active and visible), code mode's own excluded. */
-  callableDescriptors(): readonly ToolDescriptor[];
-  /** A call through the session's full wrapper (policy, availability, hooks, validation, limits). */
-  call(name: string, input: unknown, options: { readonly signal: AbortSignal }): Promise<CallOutcome>;
-  limits(): CodeModeLimits;
-}
-
-/** Whether sessions use code mode unless they say, the limits of its scripts, and its tools. */
-export interface CodeModeSettings {
-  readonly enabled: boolean;
-  readonly limits: CodeModeLimits;
-  /** Makes a session's code-mode tools (`run_code`, `describe_tools`); given by the host (code-mode/). */
-  readonly tools?: (session: CodeModeSession) => readonly RegisteredTool[];
-}
-
-const DEFAULT_CODE_MODE: CodeModeSettings = { enabled: false, limits: resolveLimits(undefined).codeMode };
-const NO_CODE_TOOLS = (): readonly RegisteredTool[] => [];
 const NO_SKILLS: SkillCatalog = new Map();
-
-/** How `host.session(options)` sets up a session. */
-export interface SessionOptions {
-  /** Session id passed to hooks and executors; a random UUID by default. */
-  readonly id?: string;
-  /** Names to activate; by default every visible tool is active, following changes. */
-  readonly activeTools?: readonly string[];
-  /** Per-session facts for `context(key, equals)` availability signals. */
-  readonly context?: Readonly<Record<string, unknown>>;
-  /**
-   * Code mode: the model gets `run_code` (a script calling the session's tools as async
-   * functions, each call through the full wrapper) and `describe_tools` instead of every tool.
-   * Default: the config's `tools.codeMode`.
-   */
-  readonly codeMode?: boolean;
-  /**
-   * The channel the session runs on: its tools (owner `channel:<id>`, executor kind `channel`)
-   * join this session's view of the Map, the sender is injected into them, and `context.channel`
-   * is the channel id (see core/dispatch/channel.ts).
-   */
-  readonly channel?: ChannelOptions;
-  /**
-   * Answers calls that need approval (`tools.approve`, a descriptor's `requireApproval`, a hook's
-   * `requireApproval`); the first answer wins between it and `host.approvals.answer`. See approvals.ts.
-   */
-  readonly onApproval?: ApprovalHandler;
-  /**
-   * Who the session serves (an MCP caller the HTTP endpoint authenticated): the first
-   * `principals` entry that fits it lays its overlay over the host's policy, at list and at call
-   * time; approvals name it.
-   */
-  readonly principal?: Principal;
-  /**
-   * False: `tool_search` returns what it finds and loads nothing, so this session's list never
-   * changes as a side effect of a search; its finds are called through `call_tool`. For a session
-   * many clients share (MCP 2026-07-28). Default true.
-   */
-  readonly searchLoads?: boolean;
-}
-
-/** Options of one call. */
-export interface CallOptions {
-  /** Aborts the call; the executor's `ctx.signal` follows it. */
-  readonly signal?: AbortSignal;
-  /** Receives the executor's log lines and progress. */
-  readonly observer?: CallObserver;
-  /** The caller's trace context (an MCP request's `traceparent`), passed on to bridged calls. */
-  readonly trace?: TraceContext;
-}
-
-/** Why a tool cannot be called now. */
-export type ToolRefusal = 'denied' | 'hidden' | 'inactive' | 'unknown';
-
-/** The answer of `Session.check`. */
-export type ToolCheck =
-  | { readonly ok: true }
-  | { readonly ok: false; readonly refusal: ToolRefusal; readonly message: string };
-
-/**
- * Why a hidden tool is worth telling the model about: something the user can supply, or a server
- * that is down for now. Other reasons (policy, a disabled or broken plugin, the session's context)
- * are the operator's or the developer's business, and naming those tools would only invite calls.
- */
-const PROMPT_REASONS: ReadonlySet<HiddenReason> = new Set<HiddenReason>([
-  'auth-missing',
-  'config-missing',
-  'env-missing',
-  'mcp-unavailable',
-]);
 
 /** Ids for calls made without one: unique in this process, and cheaper than a UUID per call. */
 const callIdPrefix = `toolu_host_${randomBytes(6).toString('hex')}_`;
@@ -218,17 +61,11 @@ interface CallState {
   readonly snapshot: HostSnapshot;
   readonly sessionHooks: readonly ToolHooks[];
   readonly wrapper: WrapperContext;
-  /** Tools that passed every check (policy, plan, active set); refusals are not kept. */
+  /** Tools that passed every check (policy, plan, active set), bound to this session; refusals are not kept. */
   readonly callable: Map<string, RegisteredTool>;
 }
 
 const CALLABLE: ToolCheck = Object.freeze({ ok: true });
-
-/** True when `descriptor` is the Map's entry of one of code mode's own tools. */
-function isCodeModeEntry(tools: ReadonlyMap<string, RegisteredTool>, descriptor: ToolDescriptor): boolean {
-  const tool = tools.get(descriptor.name);
-  return tool !== undefined && tool.descriptor === descriptor && isCodeModeTool(tool);
-}
 
 function hiddenMessage(name: string, entry: HiddenToolPlanEntry): string {
   const reasons = entry.diagnostics.map((d) => `${d.reason}: ${d.message}`).join('; ');
@@ -236,61 +73,13 @@ function hiddenMessage(name: string, entry: HiddenToolPlanEntry): string {
 }
 
 /**
- * A principal's view of the host's snapshots: the overlay that fits it, the host's policy with its
- * deferrals and the approval settings with its rules, worked out once per host snapshot (so a
- * config reload that changes `principals` applies from the next call).
- */
-function principalSnapshots(hostSnapshot: () => HostSnapshot, principal: Principal): () => HostSnapshot {
-  let from: HostSnapshot | undefined;
-  let view: HostSnapshot | undefined;
-  return () => {
-    const current = hostSnapshot();
-    if (current !== from || view === undefined) {
-      const overlay = overlayFor(principal, current.principals);
-      view =
-        overlay === undefined
-          ? current
-          : {
-              ...current,
-              policy: overlaidPolicy(current.policy, overlay),
-              ...(overlaidApprovals(current.approvals, overlay) === undefined
-                ? {}
-                : { approvals: overlaidApprovals(current.approvals, overlay) }),
-              overlay: { principal, overlay },
-            };
-      from = current;
-    }
-    return view;
-  };
-}
-
-/** The plan with what the snapshot's overlay keeps from its principal moved to hidden, as `policy-denied`. */
-function narrowed(plan: ToolPlan, snapshot: HostSnapshot): ToolPlan {
-  const { overlay, principal } = snapshot.overlay as NonNullable<HostSnapshot['overlay']>;
-  if (overlay.allow === undefined && overlay.deny === undefined) return plan;
-  const tools = snapshot.registry.tools;
-  const visible: ToolPlan['visible'][number][] = [];
-  const hidden: HiddenToolPlanEntry[] = [...plan.hidden];
-  for (const entry of plan.visible) {
-    const tool = tools.get(entry.descriptor.name);
-    const decision = tool === undefined ? undefined : overlayDecision(overlay, subjectOf(tool), principal);
-    if (decision === undefined || decision.allowed) visible.push(entry);
-    else {
-      hidden.push({
-        descriptor: entry.descriptor,
-        diagnostics: [{ reason: 'policy-denied', message: decision.message }],
-      });
-    }
-  }
-  return { ...plan, visible, hidden };
-}
-
-/**
  * One conversation's view of the tools: which are active, the hooks that run for it, and the
  * write lock those hooks run under. Reads the host's current state at each call, so a call
- * finishes on the Map it started with while the next call sees a rebuilt one.
+ * finishes on the Map it started with while the next call sees a rebuilt one. Its providers'
+ * dispatch (`dispatch`, `dispatchOpenAI`…) comes from `SessionDispatch`, its deferral
+ * methods (`tools`, `search`, `load`…) from `SessionDeferral`.
  */
-export class Session {
+export class Session extends SessionDispatch {
   readonly id: string;
   /** Who the session serves, when it serves someone the host authenticated. */
   readonly principal: Principal | undefined;
@@ -302,20 +91,15 @@ export class Session {
   #planCache: { snapshot: HostSnapshot; plan: ToolPlan } | undefined;
   #callState: CallState | undefined;
   readonly #codeModeOption: boolean | undefined;
-  #codeTools: { snapshot: HostSnapshot; tools: ReadonlyMap<string, RegisteredTool> } | undefined;
-  /** Deferral: what is deferred, what searches loaded, and each client's shape of the list. */
-  readonly #catalog: SessionCatalog;
   readonly #approvals: SessionApprovals;
-  /** This session's `skill` tool, bound to it (see core/dispatch/skills.ts), per Map entry. */
-  #skillTool: { base: RegisteredTool; own: RegisteredTool } | undefined;
-  readonly #skillSession: SkillSession = {
-    skills: () => this.#snapshot().skills ?? NO_SKILLS,
-    check: (name) => this.check(name),
-    call: (name, input, options) => this.call(name, input, undefined, options),
-  };
+  /** What the Map's tools that bind to their session get of this one (`RegisteredTool.bindToSession`). */
+  readonly #binding: SessionBinding;
+  /** What a skill a person invokes runs through (see core/dispatch/skills.ts). */
+  readonly #skillSession: SkillSession;
 
   /** `queue`: the host's approval queue (`host.approvals`); a session made alone has its own. */
   constructor(snapshot: () => HostSnapshot, options: SessionOptions = {}, queue = new ApprovalQueue()) {
+    super(options.searchLoads ?? true);
     this.id = options.id ?? randomUUID();
     this.principal = options.principal;
     this.#approvals = new SessionApprovals(this.id, options.onApproval, queue, options.principal?.id);
@@ -324,14 +108,26 @@ export class Session {
     this.#snapshot = options.principal === undefined ? base : principalSnapshots(base, options.principal);
     this.#context = channel?.context ?? options.context ?? {};
     this.#codeModeOption = options.codeMode;
-    this.#catalog = new SessionCatalog({
-      snapshot: () => this.#snapshot(),
-      active: () => this.#active,
-      descriptors: () => this.descriptors(),
+    this.#binding = {
+      id: this.id,
+      callableDescriptors: () => this.callableDescriptors(),
       check: (name) => this.check(name),
-      searchLoads: options.searchLoads ?? true,
-    });
+      call: (name, input, options) => this.call(name, input, undefined, options),
+    };
+    this.#skillSession = {
+      skills: () => this.#snapshot().skills ?? NO_SKILLS,
+      check: (name) => this.check(name),
+      call: (name, input, options) => this.call(name, input, undefined, options),
+    };
     if (options.activeTools !== undefined) this.setActiveToolsByName(options.activeTools);
+  }
+
+  protected catalogSnapshot(): HostSnapshot {
+    return this.#snapshot();
+  }
+
+  protected activeSet(): ReadonlySet<string> | undefined {
+    return this.#active;
   }
 
   /** Who owns tool `name` in the current Map (`plugin:weather`, `mcp:github`), for records. */
@@ -350,20 +146,12 @@ export class Session {
     return this.#hooks.add(hooks);
   }
 
-  /** The plan as this session sees it (host facts plus the session's context). */
+  /** The plan as this session sees it (host facts plus the session's context and code-mode switch). */
   plan(): ToolPlan {
     const snapshot = this.#snapshot();
     if (this.#planCache?.snapshot !== snapshot) {
-      // The session's own code-mode switch decides where code mode's tools are visible.
-      const context = {
-        ...snapshot.availability,
-        context: {
-          ...snapshot.availability.context,
-          ...this.#context,
-          [CODE_MODE_CONTEXT_KEY]: this.#inCodeMode(snapshot),
-        },
-      };
-      const plan = planRegistry(snapshot.registry, context);
+      const facts = sessionAvailability(snapshot, this.#context, inCodeMode(this.#codeModeOption, snapshot));
+      const plan = planRegistry(snapshot.registry, facts);
       this.#planCache = { snapshot, plan: snapshot.overlay === undefined ? plan : narrowed(plan, snapshot) };
     }
     return this.#planCache.plan;
@@ -395,35 +183,8 @@ export class Session {
    */
   descriptors(): readonly ToolDescriptor[] {
     const snapshot = this.#snapshot();
-    if (!this.#inCodeMode(snapshot)) return this.callableDescriptors();
-    // Code mode's tools as the plan admits them: policy may have denied one or both.
-    const tools = snapshot.registry.tools;
-    return this.plan()
-      .visible.filter((entry) => isCodeModeEntry(tools, entry.descriptor))
-      .map((entry) => entry.descriptor);
-  }
-
-  /** Whether this session is in code mode: its own option, else the host's `tools.codeMode`. */
-  #inCodeMode(snapshot: HostSnapshot): boolean {
-    return this.#codeModeOption ?? (snapshot.codeMode ?? DEFAULT_CODE_MODE).enabled;
-  }
-
-  /**
-   * This session's own code-mode tools (their executors call its tools) when it is in code mode,
-   * made once per snapshot. The Map's entries decide whether they may be called.
-   */
-  #codeModeTools(snapshot: HostSnapshot): ReadonlyMap<string, RegisteredTool> | undefined {
-    const settings = snapshot.codeMode ?? DEFAULT_CODE_MODE;
-    if (!this.#inCodeMode(snapshot)) return undefined;
-    if (this.#codeTools?.snapshot !== snapshot) {
-      const tools = (settings.tools ?? NO_CODE_TOOLS)({
-        callableDescriptors: () => this.callableDescriptors(),
-        call: (name, input, { signal }) => this.call(name, input, undefined, { signal }),
-        limits: () => settings.limits,
-      });
-      this.#codeTools = { snapshot, tools: new Map(tools.map((tool) => [tool.descriptor.name, tool])) };
-    }
-    return this.#codeTools.tools;
+    if (!inCodeMode(this.#codeModeOption, snapshot)) return this.callableDescriptors();
+    return codeModeDescriptors(this.plan(), snapshot.registry.tools);
   }
 
   /**
@@ -431,85 +192,18 @@ export class Session {
    * code mode's own (they are what a code-mode session hands the model, see {@link descriptors}).
    */
   callableDescriptors(): readonly ToolDescriptor[] {
-    const active = this.#active;
-    const tools = this.#snapshot().registry.tools;
-    return this.plan()
-      .visible.filter(
-        (entry) =>
-          (active === undefined || active.has(entry.descriptor.name)) &&
-          !isCodeModeEntry(tools, entry.descriptor),
-      )
-      .map((entry) => entry.descriptor);
+    return callableDescriptorsOf(this.plan(), this.#snapshot().registry.tools, this.#active);
   }
 
   /**
-   * The active, visible tools in the shape a model API or MCP client takes, deferred tools handed
-   * over as `options.deferral` says (see {@link DeferralModes}). An unknown shape or mode (a typo,
-   * or a name from plain JavaScript) throws a TypeError listing the valid ones.
-   */
-  tools<K extends keyof ToolShapes>(shape: K): ToolShapes[K][];
-  tools<K extends keyof ToolShapes>(shape: K, options: ToolsOptions<K>): DeferredToolShapes[K][];
-  tools<K extends keyof ToolShapes>(shape: K, options: ToolsOptions<K> = {}): DeferredToolShapes[K][] {
-    return this.#catalog.list(shape, options);
-  }
-
-  /** The names of this session's tools deferred now, in plan order; deferral never changes what may be called. */
-  deferredTools(): string[] {
-    return this.#catalog.deferred();
-  }
-
-  /** Names a tool search has loaded into this session's list, in load order. */
-  loadedTools(): string[] {
-    return this.#catalog.loaded();
-  }
-
-  /** Searches the tools this session may call now, deferred or not, best first; loads nothing. */
-  search(query: string, limit = 5): SearchHit[] {
-    return this.#catalog.search(query, limit);
-  }
-
-  /** Loads deferred tools into this session's list; names that cannot be called now are skipped. */
-  load(names: readonly string[]): ActivationResult {
-    return this.#catalog.load(names);
-  }
-
-  /** Calls `listener` whenever a search or `load` adds tools to this session's list. */
-  onToolsChanged(listener: () => void): Disposer {
-    return this.#catalog.onChanged(listener);
-  }
-
-  /** The Anthropic client-side search answer: `tool_reference` blocks naming what matched. */
-  toolSearchResult(toolUseId: string, input: unknown): AnthropicToolResultBlock {
-    return this.#catalog.toolSearchResult(toolUseId, input);
-  }
-
-  /**
-   * What the model cannot learn from the tool list itself: tools of this session that exist but
-   * cannot be called now for a reason the user can fix (a missing environment variable,
-   * credential or config value) or that will pass (an MCP server that is down), each with its
-   * description's first line and why. The visible tools' names, descriptions and schemas are not
-   * repeated: the API already hands them to the model. Then the skills the model may use in this
-   * session, by name and description (core/dispatch/skills.ts). An empty string when there is
+   * What the model cannot learn from the tool list itself (prompt-section.ts): the tools of this
+   * session that cannot be called now for a reason the user can fix or that will pass, then the
+   * skills the model may use here (core/dispatch/skills.ts). An empty string when there is
    * nothing to say, so it can be appended to any system prompt.
    */
   systemPromptSection(): string {
-    const active = this.#active;
-    const lines: string[] = [];
-    for (const { descriptor, diagnostics } of this.plan().hidden) {
-      if (active !== undefined && !active.has(descriptor.name)) continue;
-      if (diagnostics.length === 0 || !diagnostics.every((d) => PROMPT_REASONS.has(d.reason))) continue;
-      const summary = (descriptor.description.split('\n')[0] ?? '').trim();
-      const why = diagnostics.map((d) => d.message).join('; ');
-      lines.push(`- ${descriptor.name}${summary === '' ? '' : ` (${summary})`}: ${why}`);
-    }
     const skills = skillsPromptSection(this.#snapshot().skills ?? NO_SKILLS, (tool) => this.check(tool).ok);
-    if (lines.length === 0) return skills;
-    const hidden = [
-      '## Tools not available now',
-      'These tools exist but cannot be called yet. If the user asks for what one does, say what it needs:',
-      ...lines,
-    ].join('\n');
-    return skills === '' ? hidden : `${hidden}\n\n${skills}`;
+    return systemPromptSection(this.plan(), this.#active, skills);
   }
 
   /**
@@ -519,7 +213,7 @@ export class Session {
    */
   check(name: string): ToolCheck {
     const snapshot = this.#snapshot();
-    if (this.#catalog.isSearch(name, snapshot) || this.#catalog.isCallTool(name, snapshot)) return CALLABLE;
+    if (this.catalog.isSearch(name, snapshot) || this.catalog.isCallTool(name, snapshot)) return CALLABLE;
     return this.#callable(name, this.#stateFor(snapshot)).check;
   }
 
@@ -560,22 +254,18 @@ export class Session {
     if (isCodeModeTool(tool)) {
       // Admitted by policy and the plan (so this session is in code mode); the active set limits
       // what its scripts call, not code mode itself. It runs this session's own copy.
-      const own = this.#codeModeTools(snapshot)?.get(name);
-      return own === undefined
+      return tool.bindToSession === undefined
         ? refuse('hidden', `Tool "${name}" is not available: this session is not in code mode`)
-        : { check: CALLABLE, tool: own };
+        : { check: CALLABLE, tool: tool.bindToSession(this.#binding) };
     }
     if (this.#active !== undefined && !this.#active.has(name)) {
       return refuse('inactive', `Tool "${name}" is not active in this session`);
     }
-    return { check: CALLABLE, tool: isSkillTool(tool) ? this.#ownSkillTool(tool) : tool };
-  }
-
-  /** The `skill` tool as this session runs it: a dispatching skill calls through this session. */
-  #ownSkillTool(base: RegisteredTool): RegisteredTool {
-    if (this.#skillTool?.base !== base)
-      this.#skillTool = { base, own: skillToolFor(base, this.#skillSession) };
-    return this.#skillTool.own;
+    // A tool whose work calls back into its session runs this session's copy (types.ts).
+    return {
+      check: CALLABLE,
+      tool: tool.bindToSession === undefined ? tool : tool.bindToSession(this.#binding),
+    };
   }
 
   /**
@@ -606,12 +296,12 @@ export class Session {
         durationMs: 0,
       };
     }
-    if (this.#catalog.isCallTool(name, snapshot)) return this.#callThrough(input, toolUseId, options);
+    if (this.catalog.isCallTool(name, snapshot)) return this.#callThrough(input, toolUseId, options);
     const state = this.#stateFor(snapshot);
     const found = this.#callable(name, state);
     const { check } = found;
     let tool = found.tool;
-    if (!check.ok && this.#catalog.isSearch(name, state.snapshot)) tool = this.#catalog.searchTool();
+    if (!check.ok && this.catalog.isSearch(name, state.snapshot)) tool = this.catalog.searchTool();
     else if (!check.ok || tool === undefined) {
       const message = check.ok ? `Tool "${name}" cannot be called` : check.message;
       return { result: errorResult(message), status: 'blocked', durationMs: 0 };
@@ -679,127 +369,5 @@ export class Session {
     };
     this.#callState = fresh;
     return fresh;
-  }
-
-  /** Answers one Anthropic `tool_use` block with its `tool_result` block. Never throws. */
-  async dispatch(block: AnthropicToolUseBlock, options: CallOptions = {}): Promise<AnthropicToolResultBlock> {
-    const id = typeof block?.id === 'string' ? block.id : '';
-    if (id === '' || typeof block.name !== 'string' || block.name === '') {
-      return toAnthropicToolResult(
-        id,
-        errorResult('Malformed tool_use block: it needs a non-empty "id" and "name"'),
-      );
-    }
-    if (this.#catalog.searchAnswer === 'references' && this.#catalog.isSearch(block.name, this.#snapshot())) {
-      return this.toolSearchResult(id, block.input);
-    }
-    const outcome = await this.call(block.name, block.input, id, options);
-    return toAnthropicToolResult(id, outcome.result);
-  }
-
-  /**
-   * Runs every `tool_use` block of an assistant message concurrently and returns their
-   * `tool_result` blocks in the order of the blocks. Other content (and anything that is not a
-   * block at all) is ignored; content that is not an array has no tool_use blocks.
-   */
-  async dispatchAll<Block extends AnthropicContentBlock>(
-    content: readonly Block[],
-    options: CallOptions = {},
-  ): Promise<AnthropicToolResultBlock[]> {
-    // Generic so that both the SDK's block interfaces and object literals with more fields fit.
-    if (!Array.isArray(content)) return [];
-    const uses = (content as readonly AnthropicContentBlock[]).filter(
-      (block): block is AnthropicToolUseBlock =>
-        typeof block === 'object' && block !== null && block.type === 'tool_use',
-    );
-    return Promise.all(uses.map((block) => this.dispatch(block, options)));
-  }
-
-  /**
-   * Answers one OpenAI Chat Completions tool call with its `tool` message. A call of another type
-   * than `function` (a `custom` tool call) is answered with an error naming it. Never throws.
-   */
-  async dispatchOpenAI(toolCall: OpenAIToolCall, options: CallOptions = {}): Promise<OpenAIToolMessage> {
-    const id = typeof toolCall?.id === 'string' ? toolCall.id : '';
-    const type: unknown = toolCall?.type;
-    if (id !== '' && typeof type === 'string' && type !== 'function') {
-      return toOpenAIToolMessage(
-        id,
-        errorResult(`Tool calls of type "${type}" are not supported here: every tool is a function tool`),
-      );
-    }
-    const fn: unknown = toolCall?.function;
-    const name = typeof fn === 'object' && fn !== null ? (fn as { name?: unknown }).name : undefined;
-    const args =
-      typeof fn === 'object' && fn !== null ? (fn as { arguments?: unknown }).arguments : undefined;
-    if (id === '' || typeof name !== 'string' || name === '' || typeof args !== 'string') {
-      return toOpenAIToolMessage(
-        id,
-        errorResult(
-          'Malformed tool call: it needs an "id", and a "function" with a "name" and "arguments" string',
-        ),
-      );
-    }
-    const outcome = await this.#callWithArguments(name, args, id, options);
-    return toOpenAIToolMessage(id, outcome.result);
-  }
-
-  /**
-   * Runs every `function_call` item of an OpenAI Responses API output concurrently and returns
-   * their `function_call_output` items in the order of the calls, ready to go into the next
-   * request's `input`. Other items (messages, reasoning…) are ignored. Never throws.
-   */
-  async dispatchOpenAIResponses<Item extends OpenAIResponseItem>(
-    output: readonly Item[],
-    options: CallOptions = {},
-  ): Promise<OpenAIFunctionCallOutput[]> {
-    if (!Array.isArray(output)) return [];
-    const calls = (output as readonly OpenAIResponseItem[]).filter(
-      (item): item is OpenAIFunctionCall =>
-        typeof item === 'object' && item !== null && item.type === 'function_call',
-    );
-    return Promise.all(
-      calls.map(async (call) => {
-        const id = typeof call.call_id === 'string' ? call.call_id : '';
-        if (
-          id === '' ||
-          typeof call.name !== 'string' ||
-          call.name === '' ||
-          typeof call.arguments !== 'string'
-        ) {
-          return toOpenAIFunctionCallOutput(
-            id,
-            errorResult('Malformed function_call: it needs a "call_id", a "name" and an "arguments" string'),
-          );
-        }
-        const outcome = await this.#callWithArguments(call.name, call.arguments, id, options);
-        return toOpenAIFunctionCallOutput(id, outcome.result);
-      }),
-    );
-  }
-
-  /**
-   * Answers every client-executed `tool_search_call` item of a Responses API output with its
-   * `tool_search_output` item (for `tools('openai-responses', {deferral: 'client'})`). Never throws.
-   */
-  dispatchOpenAIToolSearch<Item extends OpenAIResponseItem>(
-    output: readonly Item[],
-  ): OpenAIToolSearchOutput[] {
-    return this.#catalog.openAIToolSearch(output);
-  }
-
-  /** Calls `name` with OpenAI's JSON-string arguments (empty means `{}`); bad JSON is an error result. */
-  #callWithArguments(name: string, args: string, id: string, options: CallOptions): Promise<CallOutcome> {
-    let input: unknown;
-    try {
-      input = JSON.parse(args === '' ? '{}' : args);
-    } catch (error) {
-      return Promise.resolve({
-        result: errorResult(`The arguments of "${name}" are not valid JSON: ${messageOf(error)}`),
-        status: 'invalid-input',
-        durationMs: 0,
-      });
-    }
-    return this.call(name, input, id, options);
   }
 }

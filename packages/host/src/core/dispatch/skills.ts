@@ -3,12 +3,12 @@
  * a name, a description, instructions, and optionally a tool it dispatches to. The `skill` tool is
  * a built-in of its own source (`skills`, group `skills`) in the Map like every tool, so
  * allow/deny, availability, the active set, hooks and approvals apply to it. What it runs is made
- * per session (see {@link skillToolFor}): a skill that dispatches calls its tool through the
- * invoking session's `call`, so it can never reach a tool that session could not call, and never
- * runs under another session's context.
+ * per session (see {@link skillToolFor}, the entry's `bindToSession`): a skill that dispatches
+ * calls its tool through the invoking session's `call`, so it can never reach a tool that session
+ * could not call, and never runs under another session's context.
  */
 import type { ToolDiagnostic, ToolResult } from '@toolhost/plugin-sdk';
-import type { ExecutionContext, RegisteredTool, ToolExecutor } from '../../types.js';
+import type { ExecutionContext, RegisteredTool, SessionBinding, ToolExecutor } from '../../types.js';
 import { SKILL_TOOL_NAME } from '../register/skills.js';
 import { errorResult } from '../wrap/results.js';
 import type { CallOutcome } from '../wrap/wrapper.js';
@@ -55,14 +55,15 @@ export type SkillCatalog = ReadonlyMap<string, Skill>;
 /** Who asks for a skill: the model through the `skill` tool, or a person through the app. */
 export type SkillCaller = 'model' | 'user';
 
-/** What running a skill needs of its session. */
-export interface SkillSession {
-  /** The catalog of the snapshot in force. */
+/**
+ * What running a skill needs of its session: its checks and calls, and the catalog of the
+ * snapshot in force. `Outcome`: what the session's calls resolve with.
+ */
+export interface SkillSession<Outcome extends { readonly result: ToolResult } = CallOutcome>
+  extends Pick<SessionBinding, 'check'> {
   skills(): SkillCatalog;
-  /** Whether the session may call `name` now; the message is the model's. */
-  check(name: string): { readonly ok: true } | { readonly ok: false; readonly message: string };
   /** A call through the session's full wrapper (policy, availability, active set, hooks). */
-  call(name: string, input: unknown, options: { readonly signal?: AbortSignal }): Promise<CallOutcome>;
+  call(name: string, input: unknown, options: { readonly signal?: AbortSignal }): Promise<Outcome>;
 }
 
 /** The most characters of a skill's description the model's prompt shows. */
@@ -97,13 +98,13 @@ function instructionsResult(skill: Skill, args: string): ToolResult {
  * (unknown, hidden, not for this caller, a tool the session cannot call) are `is_error` results
  * that say which. Never throws.
  */
-export async function runSkill(
-  session: SkillSession,
+export async function runSkill<Outcome extends { readonly result: ToolResult }>(
+  session: SkillSession<Outcome>,
   name: string,
   args: string,
   caller: SkillCaller,
   options: { readonly signal?: AbortSignal } = {},
-): Promise<CallOutcome> {
+): Promise<Outcome | CallOutcome> {
   const catalog = session.skills();
   const skill = catalog.get(name);
   if (skill === undefined) {
@@ -144,10 +145,20 @@ export function parseSkillInput(
 
 /**
  * The `skill` tool of one session: the Map's entry (same descriptor, policy and limits) with an
- * executor bound to `session`. The wrapper has validated the input against the descriptor's
- * schema before `run`.
+ * executor bound to `session`, reading `catalog` (the one the entry was made from, so the one of
+ * that Map's snapshot). The wrapper has validated the input against the descriptor's schema
+ * before `run`.
  */
-export function skillToolFor(tool: RegisteredTool, session: SkillSession): RegisteredTool {
+export function skillToolFor(
+  tool: RegisteredTool,
+  catalog: SkillCatalog,
+  binding: SessionBinding,
+): RegisteredTool {
+  const session: SkillSession<{ readonly result: ToolResult }> = {
+    skills: () => catalog,
+    check: (name) => binding.check(name),
+    call: (name, input, options) => binding.call(name, input, options),
+  };
   const executor: ToolExecutor = {
     ref: tool.executor.ref,
     async run(input: unknown, ctx: ExecutionContext): Promise<ToolResult> {

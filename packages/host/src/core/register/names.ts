@@ -15,7 +15,7 @@
  * The loser is hidden with `override-refused`, saying what would allow it (or that nothing would).
  */
 import type { HiddenToolPlanEntry } from '@toolhost/plugin-sdk';
-import type { RegisteredTool, Registry, RegistryDiagnostic } from '../../types.js';
+import type { RegisteredTool, RegistryDiagnostic } from '../../types.js';
 import { formatOwner } from '../refs.js';
 import { CODE_MODE_SOURCE_ID, DESCRIBE_TOOLS, RUN_CODE } from './code-mode.js';
 import { SKILL_TOOL_NAME, SKILLS_SOURCE_ID } from './skills.js';
@@ -136,16 +136,4 @@ export function overrideWarnings(
     }
   }
   return warnings;
-}
-
-/**
- * The names the built-ins offer in `registry`, admitted or not: the built-ins in the Map and those
- * kept out (denied, disabled, replaced by a custom tool), all owned by `core`.
- */
-export function builtinNamesOf(registry: Registry): Set<string> {
-  const names = new Set<string>();
-  for (const tool of registry.tools.values()) if (tool.source === 'builtin') names.add(tool.descriptor.name);
-  for (const entry of registry.excluded)
-    if (entry.descriptor.owner.kind === 'core') names.add(entry.descriptor.name);
-  return names;
 }

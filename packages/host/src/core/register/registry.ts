@@ -9,10 +9,8 @@ import type {
 } from '../../types.js';
 import { checkAvailabilityExpression } from '../filter/availability.js';
 import { formatOwner } from '../refs.js';
-import { CODE_MODE_SOURCE_ID } from './code-mode.js';
 import { nameRefusal, overrideWarnings, refusedName } from './names.js';
 import { isAllowedTool, matchesPattern, type PolicySubject, subjectOf } from './policy.js';
-import { SKILLS_SOURCE_ID } from './skills.js';
 
 /** Merge order: a later source replaces an earlier one's tool of the same name. */
 export const SOURCE_ORDER: readonly ToolSourceKind[] = ['builtin', 'plugin', 'mcp', 'custom', 'channel'];
@@ -27,8 +25,16 @@ function withExecutorRef(tool: RegisteredTool): RegisteredTool {
   return { ...tool, descriptor: { ...tool.descriptor, executor: tool.executor.ref } };
 }
 
-/** The built-in names the operator let `tool`'s plugin take (`plugins.<id>.overrides`). */
-function consentOf(tool: RegisteredTool, policy: ToolPolicy): readonly string[] | undefined {
+/**
+ * The built-in names `tool` may take: its source's own list (`channel.overrides`), or the ones the
+ * operator let its plugin take (`plugins.<id>.overrides`).
+ */
+function consentOf(
+  tool: RegisteredTool,
+  source: ToolSource,
+  policy: ToolPolicy,
+): readonly string[] | undefined {
+  if (source.overrides !== undefined) return source.overrides.names;
   const overrides = policy.overrides;
   if (tool.source !== 'plugin' || overrides === undefined || !Object.hasOwn(overrides, tool.sourceId))
     return undefined;
@@ -41,8 +47,17 @@ function sourceLabel(source: ToolSource): string {
     : `${source.kind} "${source.id}"`;
 }
 
+/** Why a later tool replaced an earlier one; a channel's replaces only in its sessions' Maps. */
+function overrideMessage(name: string, winner: RegisteredTool, loser: RegisteredTool): string {
+  const won = `"${name}" of ${formatOwner(winner.descriptor.owner)} replaces "${name}" of ${formatOwner(loser.descriptor.owner)}`;
+  return winner.source === 'channel'
+    ? `${won} in this channel's sessions (channel tools come last: built-in → plugin → mcp → custom → channel)`
+    : `${won} (later sources win: built-in → plugin → mcp → custom)`;
+}
+
 /**
- * Builds the tool Map from every source: built-in → plugin → mcp → custom, a fresh Map each time.
+ * Builds the tool Map from every source: built-in → plugin → mcp → custom → channel (a channel
+ * session's own Map, core/dispatch/channel.ts), a fresh Map each time.
  * A tool whose name breaks the one name rule (`TOOL_NAME_PATTERN`) never enters it (`invalid-name`).
  * Policy is the next gate: a denied tool stays out of the Map and is recorded as excluded with
  * `policy-denied`. Then the host's own names (names.ts): a plugin, MCP or channel tool named like
@@ -63,6 +78,8 @@ export function buildRegistry(sources: readonly ToolSource[], policy: ToolPolicy
   );
 
   for (const source of ordered) {
+    if (source.overrides !== undefined)
+      diagnostics.push(...overrideWarnings(source.overrides.key, source.overrides.names, builtinNames));
     let admitted = 0;
     let shutOutByAllow = 0;
     for (const given of source.tools) {
@@ -87,7 +104,7 @@ export function buildRegistry(sources: readonly ToolSource[], policy: ToolPolicy
         diagnostics.push({ level: 'info', code: 'policy-denied', toolName: name, message: decision.message });
         continue;
       }
-      const refusal = nameRefusal(tool, builtinNames, consentOf(tool, policy));
+      const refusal = nameRefusal(tool, builtinNames, consentOf(tool, source, policy));
       if (refusal !== undefined) {
         const { entry, diagnostic } = refusedName(tool, refusal);
         excluded.push(entry);
@@ -105,22 +122,20 @@ export function buildRegistry(sources: readonly ToolSource[], policy: ToolPolicy
       }
       const earlier = tools.get(name);
       if (earlier !== undefined) {
-        const winner = formatOwner(tool.descriptor.owner);
-        const loser = formatOwner(earlier.descriptor.owner);
-        const message = `"${name}" of ${winner} replaces "${name}" of ${loser} (later sources win: built-in → plugin → mcp → custom)`;
+        const message = overrideMessage(name, tool, earlier);
         excluded.push({ descriptor: earlier.descriptor, diagnostics: [{ reason: 'overridden', message }] });
         diagnostics.push({ level: 'warning', code: 'tool-overridden', toolName: name, message });
       }
-      tools.set(name, tool);
+      const withheld = source.withheld?.get(name);
+      if (withheld === undefined) tools.set(name, tool);
+      else {
+        tools.delete(name);
+        excluded.push({ descriptor: tool.descriptor, diagnostics: [withheld] });
+      }
     }
-    // Not for code mode's tools: most hosts never turn code mode on, and an allow list that leaves
-    // it out is then exactly right (the plan still says why each is hidden).
-    if (
-      admitted === 0 &&
-      shutOutByAllow > 0 &&
-      source.id !== CODE_MODE_SOURCE_ID &&
-      source.id !== SKILLS_SOURCE_ID
-    ) {
+    // Not for a source with its own switch (code mode: most hosts never turn it on, and an allow
+    // list that leaves it out is then exactly right; the plan still says why each is hidden).
+    if (admitted === 0 && shutOutByAllow > 0 && source.optIn !== true) {
       diagnostics.push({
         level: 'warning',
         code: 'allow-matches-nothing',

@@ -9,6 +9,7 @@ import {
   type Skill,
   type SkillCatalog,
   skillPromptLine,
+  skillToolFor,
 } from '../../core/dispatch/skills.js';
 import { errorResult } from '../../core/wrap/results.js';
 import type { RefreshReason, RegisteredTool, SourceAdapter, ToolSource } from '../../types.js';
@@ -47,7 +48,10 @@ const SKILL_INPUT_SCHEMA = {
   additionalProperties: false,
 } as const;
 
-/** The `skill` tool as the Map holds it; sessions run their own copy (core/dispatch/skills.ts). */
+/**
+ * The `skill` tool as the Map holds it; each session that calls it runs its own copy, bound to
+ * it (`bindToSession`, core/dispatch/skills.ts).
+ */
 function skillRegistryTool(catalog: SkillCatalog): RegisteredTool {
   const lines = [...catalog.values()].filter((skill) => isInvocable(skill, 'model')).map(skillPromptLine);
   const descriptor: ToolDescriptor = {
@@ -61,7 +65,7 @@ function skillRegistryTool(catalog: SkillCatalog): RegisteredTool {
     owner: { kind: 'core' },
     executor: { kind: 'core', executorId: SKILL_TOOL_NAME },
   };
-  return {
+  const entry: RegisteredTool = {
     descriptor,
     source: 'builtin',
     sourceId: SKILLS_SOURCE_ID,
@@ -70,7 +74,9 @@ function skillRegistryTool(catalog: SkillCatalog): RegisteredTool {
       ref: { kind: 'core', executorId: SKILL_TOOL_NAME },
       run: async () => errorResult('The skill tool runs only inside a session'),
     },
+    bindToSession: (session) => skillToolFor(entry, catalog, session),
   };
+  return entry;
 }
 
 /**
@@ -150,7 +156,7 @@ export class SkillSource implements SourceAdapter {
     this.#catalog = catalog;
     const usable = skills.some((skill) => isInvocable(skill, 'model'));
     this.#contribution = usable
-      ? [{ kind: 'builtin', id: SKILLS_SOURCE_ID, tools: [skillRegistryTool(catalog)] }]
+      ? [{ kind: 'builtin', id: SKILLS_SOURCE_ID, tools: [skillRegistryTool(catalog)], optIn: true }]
       : [];
     return true;
   }

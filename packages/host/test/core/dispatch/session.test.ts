@@ -414,3 +414,37 @@ describe('Session.dispatchOpenAIResponses', () => {
     expect(await session.dispatchOpenAIResponses(null as unknown as [])).toEqual([]);
   });
 });
+
+describe('a tool that binds to its session (RegisteredTool.bindToSession)', () => {
+  /** `relay` calls `inner` through whatever session it is bound to, and says which session that is. */
+  function relay(): RegisteredTool {
+    const entry = fakeTool('relay', 'custom');
+    return {
+      ...entry,
+      executor: { ...entry.executor, run: async () => ({ content: [{ type: 'text', text: 'unbound' }] }) },
+      bindToSession: (session) => ({
+        ...entry,
+        executor: {
+          ...entry.executor,
+          run: async () => {
+            const inner = await session.call('inner', {}, {});
+            return { content: [{ type: 'text', text: `${session.id}: ${text(inner.result)}` }] };
+          },
+        },
+      }),
+    };
+  }
+
+  it("runs the calling session's own copy, whose calls meet that session's checks", async () => {
+    const inner = fakeTool('inner', 'custom');
+    const snapshot = snapshotOf([relay(), inner]);
+    const open = new Session(() => snapshot, { id: 'open' });
+    const narrow = new Session(() => snapshot, { id: 'narrow', activeTools: ['relay'] });
+    expect(text((await open.call('relay', {})).result)).toBe(
+      `open: ${text((await open.call('inner', {})).result)}`,
+    );
+    expect(text((await narrow.call('relay', {})).result)).toBe(
+      'narrow: Tool "inner" is not active in this session',
+    );
+  });
+});

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { buildRegistry } from '../../../src/core/register/registry.js';
+import type { RegisteredTool } from '../../../src/types.js';
 import { fakeTool, source } from '../../helpers.js';
 
 describe('buildRegistry', () => {
@@ -270,5 +271,53 @@ describe('buildRegistry', () => {
     );
     expect(registry.tools.size).toBe(0);
     expect(registry.excluded[0]?.diagnostics[0]?.reason).toBe('plugin-load-failed');
+  });
+
+  describe('a channel contribution, merged last like every source', () => {
+    function channelTool(name: string): RegisteredTool {
+      const tool = fakeTool(name, 'channel', 'slack:C1');
+      return {
+        ...tool,
+        descriptor: { ...tool.descriptor, owner: { kind: 'channel', channelId: 'slack:C1' } },
+      };
+    }
+
+    it("takes a built-in's name only when its own overrides name it, and says so where they are set", () => {
+      const sources = (names: readonly string[]) => [
+        source('builtin', 'builtin', [fakeTool('ls'), fakeTool('read')]),
+        {
+          ...source('channel', 'slack:C1', [channelTool('ls'), channelTool('read')]),
+          overrides: { key: 'channel.overrides', names },
+        },
+      ];
+      const registry = buildRegistry(sources(['ls', 'typo']), {});
+      expect(registry.tools.get('ls')?.source).toBe('channel');
+      expect(registry.tools.get('read')?.source).toBe('builtin');
+      expect(registry.excluded.find((e) => e.descriptor.name === 'ls')?.diagnostics[0]?.message).toBe(
+        '"ls" of channel:slack:C1 replaces "ls" of core in this channel\'s sessions (channel tools come last: built-in → plugin → mcp → custom → channel)',
+      );
+      expect(registry.diagnostics).toContainEqual({
+        level: 'warning',
+        code: 'override-matches-nothing',
+        toolName: 'typo',
+        message: 'channel.overrides names "typo", which no built-in tool of this host has (a typo?)',
+      });
+    });
+
+    it('a withheld tool keeps its name: it stays out with its reason, and the tool it replaced stays replaced', () => {
+      const withheld = new Map([['kick', { reason: 'owner-only' as const, message: 'for the owner only' }]]);
+      const registry = buildRegistry(
+        [
+          source('custom', 'custom', [fakeTool('kick', 'custom')]),
+          { ...source('channel', 'slack:C1', [channelTool('kick')]), withheld },
+        ],
+        {},
+      );
+      expect(registry.tools.has('kick')).toBe(false);
+      expect(registry.excluded.map((e) => [e.descriptor.owner.kind, e.diagnostics[0]?.reason])).toEqual([
+        ['custom', 'overridden'],
+        ['channel', 'owner-only'],
+      ]);
+    });
   });
 });
