@@ -42,7 +42,7 @@ describe("a quick plugin tool's progress reaches the SDK client", () => {
     root = await mkdtemp(path.join(tmpdir(), 'toolhost-progress-'));
     await cp(fixture, path.join(root, 'plugins', 'quick-progress'), { recursive: true });
     host = await createHost({ root, builtins: false, configFile: false, cache: false, sandbox: 'inline' });
-    served = await serveHttp(host);
+    served = await serveHttp(host, { auth: { allowUnauthenticated: true } });
   });
 
   afterAll(async () => {
