@@ -4,7 +4,9 @@ import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { createHost, type McpHttpServer, type McpPrompt, serveHttp, type ToolHost } from '@toolhost/host';
 import { createMcpServer } from '@toolhost/host/internal';
+import { defineTool } from '@toolhost/plugin-sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import * as z from 'zod';
 
 /**
  * Prompts an embedding serves through McpServeOptions.prompts: listed, and their ctx.ask sent to
@@ -33,6 +35,38 @@ const greet: McpPrompt = {
     };
   },
 };
+/** A raw 2026-07-28 request, as a client sends it (envelope and headers). */
+async function raw(url: string, method: string, params: Record<string, unknown>) {
+  const response = await fetch(url, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      'mcp-protocol-version': '2026-07-28',
+      'mcp-method': method,
+      'mcp-name': String(params.name),
+    },
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method,
+      params: {
+        ...params,
+        _meta: {
+          'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+          'io.modelcontextprotocol/clientInfo': { name: 'person-app', version: '1' },
+          'io.modelcontextprotocol/clientCapabilities': { elicitation: { form: {} } },
+        },
+      },
+    }),
+  });
+  const text = await response.text();
+  const line = text.startsWith('{')
+    ? text
+    : (text.split('\n').find((l) => l.startsWith('data: ')) ?? '').slice(6);
+  return JSON.parse(line) as { result?: Record<string, unknown>; error?: { code: number; message: string } };
+}
+
 const textOf = (result: { messages: { content: unknown }[] }) =>
   (result.messages[0]?.content as { text?: string } | undefined)?.text;
 
@@ -46,6 +80,10 @@ describe('prompts of the embedding over MCP', () => {
       pluginsDir: false,
       configFile: false,
       approvals: { mcpClients: ['person-app'] },
+      // A tool of the prompt's name: a prompt's state must not continue it.
+      customTools: [
+        defineTool({ name: 'greet', description: 'Greets', input: z.object({}), execute: () => 'hi' }),
+      ],
     });
     served = await serveHttp(host, { auth: { allowUnauthenticated: true }, prompts: [greet] });
   });
@@ -103,6 +141,24 @@ describe('prompts of the embedding over MCP', () => {
     );
     expect(asked).toEqual([]);
     await client.close();
+  });
+
+  it("2026-07-28: a prompt round's requestState does not continue a tools/call, even of its name", async () => {
+    const round = await raw(served.url, 'prompts/get', { name: 'greet', arguments: { who: 'Ada' } });
+    expect(round.result?.resultType).toBe('input_required');
+    const requestState = round.result?.requestState;
+    expect(typeof requestState).toBe('string');
+    const replayed = await raw(served.url, 'tools/call', { name: 'greet', arguments: {}, requestState });
+    expect(replayed.error?.code).toBe(-32602);
+    const again = await raw(served.url, 'prompts/get', {
+      name: 'greet',
+      arguments: { who: 'Ada' },
+      requestState,
+      inputResponses: { tone: { action: 'accept', content: { tone: 'gently' } } },
+    });
+    expect(again.result?.messages).toEqual([
+      { role: 'user', content: { type: 'text', text: 'Greet Ada, gently' } },
+    ]);
   });
 
   it('2025-11-25: asks the client on the request and answers with the prompt', async () => {
