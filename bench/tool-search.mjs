@@ -4,9 +4,16 @@
 // (bench/fixtures/tool-queries.json; "tune" and the held-out third reported apart). Then the index
 // build time for the catalogue and for 1,000 tools. Run after `npm run build`:
 //   node bench/tool-search.mjs            (VERBOSE=1 lists the misses)
+// SEARCH_MODULE=/tmp/x.mjs measures another build of the search (see bench/tool-search-cv.mjs).
 import { performance } from 'node:perf_hooks';
-import { createToolIndex } from '../packages/host/dist/core/search/index.js';
+import { pathToFileURL } from 'node:url';
 import { catalog, createBaseline, queries, recall, catalogTools as tools } from './lib/search-recall.mjs';
+
+const { createToolIndex } = await import(
+  process.env.SEARCH_MODULE
+    ? pathToFileURL(process.env.SEARCH_MODULE).href
+    : '../packages/host/dist/core/search/index.js'
+);
 
 const baseline = createBaseline(tools);
 const ours = createToolIndex(tools);

@@ -14,7 +14,8 @@ import * as z from 'zod';
  * The official MCP conformance suite (`@modelcontextprotocol/conformance`, pre-release line)
  * against `toolhost serve --http`, on both revisions, with the suite's test tools written as a
  * plugin (`test/fixtures/plugins/conformance`) and its one host-side hook
- * (`test_trigger_tool_change`, which changes the tool list) as a custom tool.
+ * (`test_trigger_tool_change`, which changes the tool list) as a custom tool; its one prompt
+ * (`test_input_required_result_prompt`) through serveHttp's `prompts` option.
  */
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -81,10 +82,7 @@ const SCENARIOS_2026 = [
  * Checks that fail today, by scenario, each with why. The test asserts the exact list, so a fix
  * (or a new failure) shows up here.
  */
-const KNOWN_FAILURES: Record<string, readonly string[]> = {
-  // It asks prompts/get of a prompt that needs input; toolhost serves tools, and no prompts.
-  'input-required-result-non-tool-request': ['sep-2322-non-tool-incomplete'],
-};
+const KNOWN_FAILURES: Record<string, readonly string[]> = {};
 
 /** Runs one scenario; returns the ids of its failed checks and its summary line. */
 async function scenario(url: string, name: string, version: string, cwd: string) {
@@ -146,6 +144,35 @@ describe('the MCP conformance suite against toolhost serve --http', () => {
     });
     served = await serveHttp(host, {
       auth: { allowUnauthenticated: true },
+      // input-required-result-non-tool-request: a prompt that asks (prompts/get, input_required),
+      // served through the embedding option, as an application would add its own.
+      prompts: [
+        {
+          name: 'test_input_required_result_prompt',
+          description: 'Asks what context to use, then answers with it',
+          get: async (_args, ctx) => {
+            const { user_context } = await ctx.ask({
+              user_context: {
+                method: 'elicitation/create',
+                params: {
+                  message: 'What context should the prompt use?',
+                  requestedSchema: {
+                    type: 'object',
+                    properties: { context: { type: 'string' } },
+                    required: ['context'],
+                  },
+                },
+              },
+            });
+            const context = (user_context as { content?: { context?: unknown } }).content?.context;
+            return {
+              messages: [
+                { role: 'user', content: { type: 'text', text: `Use this context: ${String(context)}` } },
+              ],
+            };
+          },
+        },
+      ],
     });
   });
 

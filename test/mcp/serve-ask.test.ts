@@ -40,7 +40,7 @@ describe("a plugin's ctx.ask over MCP", () => {
       sandbox: 'process',
       approvals: { mcpClients: ['person-app'] },
     });
-    served = await serveHttp(host);
+    served = await serveHttp(host, { auth: { allowUnauthenticated: true } });
   });
 
   afterAll(async () => {

@@ -191,6 +191,7 @@ export type { DashboardEvent, DashboardOptions } from './serve/dashboard/index.j
 export type { McpHttpOptions, McpHttpServer } from './serve/http.js';
 export { serveHttp } from './serve/http.js';
 export type { McpSessionClose, McpSessionCloseReason } from './serve/http-sessions.js';
+export type { McpPrompt, McpPromptArgument, McpPromptContext } from './serve/prompts.js';
 export type { McpServeOptions } from './serve/server.js';
 export type { InFlightRecorder, McpStdioOptions } from './serve/stdio.js';
 export { serveStdio } from './serve/stdio.js';

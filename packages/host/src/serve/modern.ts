@@ -5,6 +5,7 @@ import type { ToolHost } from '../host/host.js';
 import type { Principal } from '../types.js';
 import { registerAppResources } from './app-resources.js';
 import { approvalStateCodec, modernApprover } from './approval-2026.js';
+import { registerPrompts } from './prompts.js';
 import { lazyValidator, type McpServeOptions, type ModernApprovals, registerToolHandlers } from './server.js';
 
 /**
@@ -31,7 +32,8 @@ type Cacheable =
 const CACHE_HINTS: Partial<Record<Cacheable, CacheHint>> = {
   'tools/list': { ttlMs: 0, cacheScope: 'private' },
   'server/discover': { ttlMs: 3_600_000, cacheScope: 'public' },
-  // toolhost lists no prompts or resources (it reads MCP Apps pages, resources/read).
+  // toolhost lists no resources (it reads MCP Apps pages, resources/read); prompts are the
+  // embedding's, fixed for the life of the serve.
   'prompts/list': { ttlMs: 3_600_000, cacheScope: 'public' },
   'resources/list': { ttlMs: 3_600_000, cacheScope: 'public' },
   'resources/templates/list': { ttlMs: 3_600_000, cacheScope: 'public' },
@@ -109,8 +111,14 @@ export function createModernServer(serving: ModernServing): Server {
     serving.approvals,
     serving.audit,
   );
-  // The 2026 lists are cacheable and carry cache fields; a client that asks gets empty ones.
-  server.setRequestHandler('prompts/list', async () => ({ prompts: [] }));
+  // The 2026 lists are cacheable and carry cache fields; a client that asks gets empty ones
+  // (prompts: the embedding's, McpServeOptions.prompts, else none).
+  registerPrompts(server, {
+    prompts: options.prompts ?? [],
+    clients: serving.clients,
+    principal: serving.session.principal?.id,
+    modern: serving.approvals,
+  });
   registerAppResources(server, serving.session, serving.host, true);
   server.setRequestHandler('resources/templates/list', async () => ({ resourceTemplates: [] }));
   return server;

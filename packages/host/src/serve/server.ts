@@ -21,6 +21,7 @@ import { registerAppResources } from './app-resources.js';
 import { mcpApprover } from './approval.js';
 import { type approvalStateCodec, type ModernCall, modernCall, roundEnd, roundOf } from './approval-2026.js';
 import { legacyAsker, modernAsker } from './ask.js';
+import { type McpPrompt, registerPrompts } from './prompts.js';
 
 /** How a host is offered as an MCP server. */
 export interface McpServeOptions {
@@ -34,6 +35,11 @@ export interface McpServeOptions {
    * and progress as they come, and how it ended. A refused call ends `blocked` at once.
    */
   readonly watchCall?: (call: McpCallInfo) => McpCallWatch | undefined;
+  /**
+   * Prompts the embedding serves beside the host's tools (`prompts/list`, `prompts/get`); their
+   * `ctx.ask` takes part in the same rounds as a tool's (serve/prompts.ts). None by default.
+   */
+  readonly prompts?: readonly McpPrompt[];
 }
 
 /** Which call a {@link McpServeOptions.watchCall} watcher sees. */
@@ -112,7 +118,12 @@ export function createMcpServer(
   const server = new Server(
     { name: options.name ?? 'toolhost', version: options.version ?? '0.1.0' },
     {
-      capabilities: { tools: { listChanged: true }, logging: {}, resources: {} },
+      capabilities: {
+        tools: { listChanged: true },
+        logging: {},
+        resources: {},
+        ...(options.prompts === undefined ? {} : { prompts: {} }),
+      },
       jsonSchemaValidator: lazyValidator(),
     },
   );
@@ -141,6 +152,13 @@ export function createMcpServer(
     served.audit,
   );
   registerAppResources(server, session, host, true);
+  if (options.prompts !== undefined) {
+    registerPrompts(server, {
+      prompts: options.prompts,
+      clients: () => session.approvalClients(),
+      principal: session.principal?.id,
+    });
+  }
 
   const sendListChanged = () => notifyListChanged(() => void server.sendToolListChanged().catch(() => {}));
   const stop = host.on('change', sendListChanged);

@@ -76,4 +76,6 @@ export const SYNONYM_GROUPS: readonly (readonly string[])[] = [
   ['init', 'initialize', 'initialise', 'start new'],
   ['block', 'blocks', 'content block'],
   ['size', 'sizes', 'how big', 'how large', 'bytes'],
+  ['run', 'execute', 'exec'],
+  ['write', 'save'],
 ];

@@ -8,7 +8,8 @@ const STOP_WORDS = new Set(
   (
     'a an the and or of to in on at for from with by into onto as is are be been was were it its this that ' +
     'these those i me my we our you your can could would should will please want need like some any ' +
-    'do does did just also then there here which what when where who how so if but not no yes'
+    'do does did just also then there here which what when where who how so if but not no yes ' +
+    'he she they them their his her him us has have had am about than too very via own such'
   ).split(' '),
 );
 

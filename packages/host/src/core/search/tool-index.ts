@@ -1,4 +1,4 @@
-import { FIELD_NAMES, FIELDS, fieldTexts, termPairs } from './fields.js';
+import { FIELD_NAMES, FIELDS, type FieldName, fieldTexts, termPairs } from './fields.js';
 import { analyze } from './text.js';
 import type { SearchableTool, SearchHit, ToolIndex } from './types.js';
 
@@ -32,9 +32,14 @@ export function createToolIndex(tools: readonly SearchableTool[]): ToolIndex {
   const analysed = docs.map((doc) => {
     const texts = fieldTexts(doc);
     const name = analyze(texts.name, stems);
-    return FIELD_NAMES.map((f) =>
-      f === 'name' ? name : f === 'namePairs' ? termPairs(name) : analyze(texts[f], stems),
-    );
+    const description = analyze(texts.description, stems);
+    const derived: Partial<Record<FieldName, string[]>> = {
+      name,
+      namePairs: termPairs(name),
+      description,
+      descriptionPairs: termPairs(description),
+    };
+    return FIELD_NAMES.map((f) => derived[f] ?? analyze(texts[f], stems));
   });
   const avgLength = FIELD_NAMES.map((_, f) => {
     let total = 0;

@@ -52,6 +52,17 @@ describe('analyze', () => {
     expect(analyze('please show me the logs')).toEqual(analyze('show logs'));
   });
 
+  it('drops pronouns, forms of "have" and other function words too', () => {
+    expect(analyze('they have logs about him')).toEqual(analyze('logs'));
+    expect(analyze('she has her own logs, such logs, via us')).toEqual(analyze('logs logs'));
+  });
+
+  it('folds the verbs tools say one thing with: run / execute / exec, write / save', () => {
+    expect(analyze('execute the build')).toEqual(analyze('run the build'));
+    expect(analyze('exec the build')).toEqual(analyze('run the build'));
+    expect(analyze('save text')).toEqual(analyze('write text'));
+  });
+
   it('reads a web address as "url" and a file name as "file"', () => {
     expect(analyze('https://example.com')).toContain('url');
     expect(analyze('notes.txt')).toEqual(expect.arrayContaining(analyze('file')));

@@ -60,6 +60,30 @@ describe('fields', () => {
     expect(names(tools, 'shade')).toEqual(['inspect']);
   });
 
+  it("finds a tool by a parameter's enum value, nested in array items too", () => {
+    const convert = tool('convert', 'Turns one thing into another.', {
+      inputSchema: {
+        type: 'object',
+        properties: {
+          format: { type: 'string', enum: ['webp', 'avif'] },
+          extras: { type: 'array', items: { type: 'string', enum: ['grayscale'] } },
+        },
+      },
+    });
+    const tools = [tool('other', 'Does something else.'), convert];
+    expect(names(tools, 'avif')).toEqual(['convert']);
+    expect(names(tools, 'grayscale')).toEqual(['convert']);
+  });
+
+  it('adjacent words of the description count as a pair, as the query says them', () => {
+    // The same words in both descriptions (a tie, won by name); only z's says "close issue".
+    const tools = [
+      tool('tool_a', 'Issue labels; close windows.'),
+      tool('tool_z', 'Close issues; label windows.'),
+    ];
+    expect(names(tools, 'close issue')[0]).toBe('tool_z');
+  });
+
   it('finds a tool by a parameter name', () => {
     const tools = [
       tool('a_lookup', 'Looks up.'),
