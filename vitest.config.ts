@@ -45,8 +45,8 @@ export default defineConfig({
         test: {
           name: 'dashboard (chromium)',
           include: ['test/dashboard/browser/**/*.test.ts'],
-          testTimeout: 30_000,
-          hookTimeout: 60_000,
+          testTimeout: 90_000,
+          hookTimeout: 120_000,
         },
       },
       // The security suite once more with every plugin it does not place itself in the executor
@@ -70,7 +70,7 @@ export default defineConfig({
     maxWorkers: availableParallelism(),
     fileParallelism: true,
     // Hang guards, not bounds: generous, because a loaded machine slows every file.
-    testTimeout: 30_000,
-    hookTimeout: 30_000,
+    testTimeout: 60_000,
+    hookTimeout: 60_000,
   },
 });

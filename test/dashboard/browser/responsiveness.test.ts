@@ -84,7 +84,7 @@ describe('dashboard: responsiveness', () => {
     // Every call's end reached the page (a start and an end each).
     await expect
       .poll(async () => Number(await page.locator('#event-count').getAttribute('data-total')), {
-        timeout: 15_000,
+        timeout: 60_000,
       })
       .toBeGreaterThanOrEqual(2 * CALLS);
     expect(await page.evaluate(EVENT_ROWS)).toBeLessThanOrEqual(300);
