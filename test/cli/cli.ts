@@ -89,30 +89,43 @@ export function toolhost(
   });
 }
 
+/** In-process runs one at a time: a run may move this process's working folder. */
+let inProcessTurn: Promise<unknown> = Promise.resolve();
+
 /**
  * Runs `toolhost ...args` in this process: the CLI's own `run` (what the built bin calls), with an
  * output that collects what each stream is written (escaped as on a pipe: no terminal, no colour).
  * No process start, and the command's modules are the TypeScript sources. For tests of what a
- * command prints for its arguments: it sees this process's working folder (the repository, as
- * `toolhost()` does by default) and environment, and no standard input, so a test that needs
- * `cwd`, `env` or `stdin`, and the tests of the process itself (exit on a signal, the bin, the
- * snapshot restart), keep `toolhost()`.
+ * command prints for its arguments, in `cwd` (default: this process's, the repository, as
+ * `toolhost()`'s). Runs wait for each other, since `cwd` is the process's. The command sees this
+ * process's environment and no standard input, so a test that needs `env` or `stdin`, and the
+ * tests of the process itself (exit on a signal, the bin, the snapshot restart), keep `toolhost()`.
  */
-export async function toolhostInProcess(args: readonly string[]): Promise<Run> {
-  const [{ run }, { outputFor }] = await Promise.all([
-    import('../../packages/host/src/cli/run.js'),
-    import('../../packages/host/src/cli/io.js'),
-  ]);
-  const written = { stdout: '', stderr: '' };
-  const collect = (stream: 'stdout' | 'stderr') => {
-    const sink = (text: string) => {
-      written[stream] += text;
-      return true;
+export function toolhostInProcess(args: readonly string[], options: { cwd?: string } = {}): Promise<Run> {
+  const turn = inProcessTurn.then(async () => {
+    const [{ run }, { outputFor }] = await Promise.all([
+      import('../../packages/host/src/cli/run.js'),
+      import('../../packages/host/src/cli/io.js'),
+    ]);
+    const written = { stdout: '', stderr: '' };
+    const collect = (stream: 'stdout' | 'stderr') => {
+      const sink = (text: string) => {
+        written[stream] += text;
+        return true;
+      };
+      return outputFor({ write: sink as NodeJS.WriteStream['write'] }, {});
     };
-    return outputFor({ write: sink as NodeJS.WriteStream['write'] }, {});
-  };
-  const code = await run(args, { out: collect('stdout'), err: collect('stderr') });
-  return { code, ...written };
+    const before = process.cwd();
+    if (options.cwd !== undefined) process.chdir(options.cwd);
+    try {
+      const code = await run(args, { out: collect('stdout'), err: collect('stderr') });
+      return { code, ...written };
+    } finally {
+      process.chdir(before);
+    }
+  });
+  inProcessTurn = turn.catch(() => {});
+  return turn;
 }
 
 /** A temp project: `plugins/<name>/` copied from each fixture or example plugin, and an optional config. */
