@@ -1,8 +1,28 @@
+import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
 
 // Tests import workspace packages from their TypeScript sources (the `@toolhost/source` export
 // condition), so a test run never sees a stale `dist/`.
 const conditions = ['@toolhost/source', 'import', 'module', 'node', 'default'];
+
+/**
+ * The security files the second security run ("security (process sandbox)") skips. The rule: a
+ * file runs twice only if it holds plugins in the suite's sandbox (`SECURITY_SANDBOX`, named or
+ * through `useHarness().start` without a sandbox of its own). These never do: they make their
+ * own hosts in a sandbox they name, test pure code, or (build-confinement) stop every attack in
+ * the bundler before an isolate exists. test/security/mode.test.ts checks the list against it.
+ */
+export const SANDBOX_INDEPENDENT = [
+  'test/security/build-confinement.test.ts',
+  'test/security/redteam/control-links.test.ts',
+  'test/security/redteam/exec-parent-grant.test.ts',
+  'test/security/redteam/host-dependencies.test.ts',
+  'test/security/redteam/inherited-descriptors.test.ts',
+  'test/security/redteam/prompt-line-invisible.test.ts',
+  'test/security/redteam/request-state-owner.test.ts',
+  'test/security/redteam/seccomp-mount-api.test.ts',
+  'test/security/redteam/server-etc-secrets.test.ts',
+];
 
 export default defineConfig({
   resolve: { conditions },
@@ -25,8 +45,8 @@ export default defineConfig({
         test: {
           name: 'dashboard (chromium)',
           include: ['test/dashboard/browser/**/*.test.ts'],
-          testTimeout: 30_000,
-          hookTimeout: 60_000,
+          testTimeout: 90_000,
+          hookTimeout: 120_000,
         },
       },
       // The security suite once more with every plugin it does not place itself in the executor
@@ -36,6 +56,7 @@ export default defineConfig({
         test: {
           name: 'security (process sandbox)',
           include: ['test/security/**/*.test.ts'],
+          exclude: ['**/node_modules/**', '**/dist/**', ...SANDBOX_INDEPENDENT],
           env: { TOOLHOST_SECURITY_SANDBOX: 'process' },
         },
       },
@@ -43,6 +64,13 @@ export default defineConfig({
     // isolated-vm requires it on Node >= 20 (V8 heap sharing with Node's snapshot corrupts isolates).
     pool: 'forks',
     execArgv: ['--no-node-snapshot'],
-    testTimeout: 20_000,
+    // One test file per core, all of them: Vitest's default leaves one core idle, and on two
+    // cores that is one worker. No test may depend on running alone (no wall-clock bounds; timing
+    // lives in bench/), so a neighbour's load can slow a file but not fail it.
+    maxWorkers: availableParallelism(),
+    fileParallelism: true,
+    // Hang guards, not bounds: generous, because a loaded machine slows every file.
+    testTimeout: 60_000,
+    hookTimeout: 60_000,
   },
 });

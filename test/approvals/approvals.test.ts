@@ -8,7 +8,7 @@ import {
   type ToolhostConfigInput,
 } from '@toolhost/host';
 import { defineTool } from '@toolhost/plugin-sdk';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import * as z from 'zod';
 
 /** Inputs the executor ran with, so a test can tell that nothing ran. */
@@ -50,6 +50,7 @@ async function hostWith(config: ToolhostConfigInput = {}) {
 }
 
 afterEach(async () => {
+  vi.restoreAllMocks();
   await host?.close();
   host = undefined;
 });
@@ -503,13 +504,23 @@ describe('who answers', () => {
     const h = await hostWith({ tools: { approve: ['echo'] } });
     const events: ApprovalEvent[] = [];
     h.on('approval', (event) => events.push(event));
-    const session = h.session({ id: 's-1', onApproval: async () => 'allow-once' });
+    // The person takes 90 s to decide: a clock the test moves, so waitedMs is checked exactly.
+    const realNow = performance.now.bind(performance);
+    let decidingMs = 0;
+    vi.spyOn(performance, 'now').mockImplementation(() => realNow() + decidingMs);
+    const session = h.session({
+      id: 's-1',
+      onApproval: async () => {
+        decidingMs += 90_000;
+        return 'allow-once';
+      },
+    });
     await session.call('echo', { text: 'x' }, 'toolu_7');
     expect(events.map((e) => e.type)).toEqual(['requested', 'decided']);
     const [requested, decided] = events;
     expect(requested?.approval).toMatchObject({ sessionId: 's-1', toolUseId: 'toolu_7', tool: 'echo' });
     expect(decided).toMatchObject({ decision: 'allow-once', by: 'onApproval' });
-    expect(decided?.type === 'decided' && decided.waitedMs).toBeGreaterThanOrEqual(0);
+    expect(decided?.type === 'decided' && decided.waitedMs).toBeGreaterThanOrEqual(90_000);
     expect(decided?.approval.id).toBe(requested?.approval.id);
   });
 

@@ -93,7 +93,7 @@ describe('colour and progress', () => {
             {
               env,
               encoding: 'utf8',
-              timeout: 15_000,
+              timeout: 60_000,
             },
           );
         const coloured = onTty(cleanEnv());

@@ -2,7 +2,7 @@ import { writeFile } from 'node:fs/promises';
 import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CallJson } from '../../packages/host/src/cli/types.js';
-import { project, REPO, toolhost } from './cli.js';
+import { project, REPO, toolhost, toolhostInProcess } from './cli.js';
 
 describe('toolhost call', () => {
   let root: string;
@@ -15,12 +15,19 @@ describe('toolhost call', () => {
 
   describe.concurrent('results', () => {
     it('prints the text of the result and exits 0', async () => {
-      const run = await toolhost(['call', 'healthy_echo', '--input', '{"text":"hi"}', '--root', root]);
+      const run = await toolhostInProcess([
+        'call',
+        'healthy_echo',
+        '--input',
+        '{"text":"hi"}',
+        '--root',
+        root,
+      ]);
       expect(run).toEqual({ code: 0, stdout: 'echo: hi\n', stderr: '' });
     });
 
     it('--json prints the ToolResult, structuredContent included', async () => {
-      const { code, stdout } = await toolhost([
+      const { code, stdout } = await toolhostInProcess([
         'call',
         'text_stats',
         '--json',
@@ -40,15 +47,22 @@ describe('toolhost call', () => {
     it('--input-file reads the input from a file', async () => {
       const file = path.join(root, 'input.json');
       await writeFile(file, '{"text": "from a file"}');
-      const run = await toolhost(['call', 'healthy_echo', '--input-file', file, '--root', root]);
+      const run = await toolhostInProcess(['call', 'healthy_echo', '--input-file', file, '--root', root]);
       expect(run).toEqual({ code: 0, stdout: 'echo: from a file\n', stderr: '' });
     });
 
     it('exits 1 with the message for the model when the result is an error', async () => {
-      const invalid = await toolhost(['call', 'healthy_echo', '--input', '{"text": 42}', '--root', root]);
+      const invalid = await toolhostInProcess([
+        'call',
+        'healthy_echo',
+        '--input',
+        '{"text": 42}',
+        '--root',
+        root,
+      ]);
       expect(invalid.code).toBe(1);
       expect(invalid.stdout).toMatch(/Invalid input for tool "healthy_echo".*text/);
-      const json = await toolhost(['call', 'no_such_tool', '--json', '--root', root]);
+      const json = await toolhostInProcess(['call', 'no_such_tool', '--json', '--root', root]);
       expect(json.code).toBe(1);
       expect(JSON.parse(json.stdout)).toEqual({
         content: [{ type: 'text', text: expect.stringContaining('Unknown tool "no_such_tool"') }],

@@ -76,7 +76,7 @@ export function toolhost(
     child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
       stderr += chunk;
     });
-    const timeoutMs = options.timeoutMs ?? 15_000;
+    const timeoutMs = options.timeoutMs ?? 60_000;
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
       reject(new Error(`toolhost ${args.join(' ')} did not exit in ${timeoutMs} ms\n${stdout}\n${stderr}`));
@@ -87,6 +87,45 @@ export function toolhost(
       resolve({ code, stdout, stderr });
     });
   });
+}
+
+/** In-process runs one at a time: a run may move this process's working folder. */
+let inProcessTurn: Promise<unknown> = Promise.resolve();
+
+/**
+ * Runs `toolhost ...args` in this process: the CLI's own `run` (what the built bin calls), with an
+ * output that collects what each stream is written (escaped as on a pipe: no terminal, no colour).
+ * No process start, and the command's modules are the TypeScript sources. For tests of what a
+ * command prints for its arguments, in `cwd` (default: this process's, the repository, as
+ * `toolhost()`'s). Runs wait for each other, since `cwd` is the process's. The command sees this
+ * process's environment and no standard input, so a test that needs `env` or `stdin`, and the
+ * tests of the process itself (exit on a signal, the bin, the snapshot restart), keep `toolhost()`.
+ */
+export function toolhostInProcess(args: readonly string[], options: { cwd?: string } = {}): Promise<Run> {
+  const turn = inProcessTurn.then(async () => {
+    const [{ run }, { outputFor }] = await Promise.all([
+      import('../../packages/host/src/cli/run.js'),
+      import('../../packages/host/src/cli/io.js'),
+    ]);
+    const written = { stdout: '', stderr: '' };
+    const collect = (stream: 'stdout' | 'stderr') => {
+      const sink = (text: string) => {
+        written[stream] += text;
+        return true;
+      };
+      return outputFor({ write: sink as NodeJS.WriteStream['write'] }, {});
+    };
+    const before = process.cwd();
+    if (options.cwd !== undefined) process.chdir(options.cwd);
+    try {
+      const code = await run(args, { out: collect('stdout'), err: collect('stderr') });
+      return { code, ...written };
+    } finally {
+      process.chdir(before);
+    }
+  });
+  inProcessTurn = turn.catch(() => {});
+  return turn;
 }
 
 /** A temp project: `plugins/<name>/` copied from each fixture or example plugin, and an optional config. */
@@ -139,7 +178,7 @@ export class StreamWatch {
   }
 
   /** Resolves with the first match of `pattern` in the text after `from` (default: all of it). */
-  waitFor(pattern: RegExp, { timeoutMs = 15_000, from = 0 } = {}): Promise<RegExpExecArray> {
+  waitFor(pattern: RegExp, { timeoutMs = 60_000, from = 0 } = {}): Promise<RegExpExecArray> {
     return new Promise((resolve, reject) => {
       const check = () => {
         const match = pattern.exec(this.#text.slice(from));
@@ -201,8 +240,8 @@ export function start(
         timer = setTimeout(() => {
           if (options.group === true && child.pid !== undefined) process.kill(-child.pid, 'SIGKILL');
           else child.kill('SIGKILL');
-          reject(new Error(`${command} ${args.join(' ')} did not exit within 10 s of ${signal}`));
-        }, 10_000);
+          reject(new Error(`${command} ${args.join(' ')} did not exit within 30 s of ${signal}`));
+        }, 30_000);
       });
       try {
         return await Promise.race([exited, timeout]);

@@ -2,7 +2,7 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import * as path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { project, toolhost } from './cli.js';
+import { project, toolhostInProcess } from './cli.js';
 
 const PLUGIN = `import { definePlugin, defineTool } from '@toolhost/plugin-sdk';
 import * as z from 'zod';
@@ -21,7 +21,7 @@ async function listWith(config: unknown): Promise<string> {
   try {
     await mkdir(path.join(root, 'plugins', 'api'));
     await writeFile(path.join(root, 'plugins', 'api', 'index.ts'), PLUGIN);
-    const run = await toolhost(['list', '--root', root], { cwd: root });
+    const run = await toolhostInProcess(['list', '--root', root], { cwd: root });
     expect(run.code).toBe(0);
     return run.stdout;
   } finally {

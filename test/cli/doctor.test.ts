@@ -1,6 +1,6 @@
 import * as path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ANSI, project, REPO, toolhost } from './cli.js';
+import { ANSI, project, REPO, toolhostInProcess } from './cli.js';
 
 const notes = { from: path.join(REPO, 'plugins/notes') };
 
@@ -8,7 +8,7 @@ const notes = { from: path.join(REPO, 'plugins/notes') };
 async function doctor(plugins: Parameters<typeof project>[0], config?: unknown) {
   const { root, dispose } = await project(plugins, config);
   try {
-    return await toolhost(['doctor', '--root', root], { cwd: root });
+    return await toolhostInProcess(['doctor', '--root', root], { cwd: root });
   } finally {
     await dispose();
   }

@@ -2,7 +2,7 @@ import { execFile } from 'node:child_process';
 import { readFile, writeFile } from 'node:fs/promises';
 import * as path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { project, REPO, toolhost } from './cli.js';
+import { project, REPO, toolhostInProcess } from './cli.js';
 
 const notes = { from: path.join(REPO, 'plugins/notes') };
 
@@ -31,7 +31,7 @@ describe('toolhost grant', () => {
     await writeFile(file, HAND_WRITTEN);
     try {
       // Not a terminal and no --yes: the diff, then a refusal that says what to pass.
-      const asked = await toolhost(['grant', 'notes', '--root', root], { cwd: root });
+      const asked = await toolhostInProcess(['grant', 'notes', '--root', root], { cwd: root });
       expect(asked.code).toBe(1);
       expect(asked.stdout).toContain(
         [
@@ -47,7 +47,7 @@ describe('toolhost grant', () => {
       expect(asked.stderr).toContain('not a terminal, so not asking: pass --yes to write these grants');
       expect(await readFile(file, 'utf8')).toBe(HAND_WRITTEN);
 
-      const written = await toolhost(['grant', 'notes', '--yes', '--root', root], { cwd: root });
+      const written = await toolhostInProcess(['grant', 'notes', '--yes', '--root', root], { cwd: root });
       expect(written.code).toBe(0);
       expect(written.stdout).toContain(
         'Wrote toolhost.config.json: plugin notes now has the grants it asks for.',
@@ -60,9 +60,9 @@ describe('toolhost grant', () => {
         ),
       );
 
-      const doctor = await toolhost(['doctor', '--root', root], { cwd: root });
+      const doctor = await toolhostInProcess(['doctor', '--root', root], { cwd: root });
       expect(doctor.stdout).not.toContain('which config does not grant');
-      const again = await toolhost(['grant', 'notes', '--root', root], { cwd: root });
+      const again = await toolhostInProcess(['grant', 'notes', '--root', root], { cwd: root });
       expect(again).toMatchObject({ code: 0, stdout: expect.stringContaining('nothing to change') });
     } finally {
       await dispose();
@@ -73,7 +73,7 @@ describe('toolhost grant', () => {
     const { root, dispose } = await project([notes], { builtins: false });
     const cwd = path.dirname(root); // another folder, with no toolhost of its own
     try {
-      const list = await toolhost(['list', '--root', root], { cwd });
+      const list = await toolhostInProcess(['list', '--root', root], { cwd });
       const printed = /\(or run (.+ grant notes.*)\)$/m.exec(list.stdout)?.[1];
       expect(printed, list.stdout).toBeDefined();
       const ran = await new Promise<{ code: number }>((resolve) => {
@@ -93,7 +93,7 @@ describe('toolhost grant', () => {
   it('creates the config file when there is none', async () => {
     const { root, dispose } = await project([notes]);
     try {
-      const run = await toolhost(['grant', 'notes', '--yes', '--root', root], { cwd: root });
+      const run = await toolhostInProcess(['grant', 'notes', '--yes', '--root', root], { cwd: root });
       expect(run.code).toBe(0);
       expect(JSON.parse(await readFile(path.join(root, 'toolhost.config.json'), 'utf8'))).toEqual({
         plugins: { notes: { grants: { fs: { read: ['notes'], write: ['notes'] } } } },
@@ -108,13 +108,13 @@ describe('toolhost grant', () => {
     const file = path.join(root, 'toolhost.config.json');
     await writeFile(file, '{ "plugins": { ');
     try {
-      const broken = await toolhost(['grant', 'notes', '--yes', '--root', root], { cwd: root });
+      const broken = await toolhostInProcess(['grant', 'notes', '--yes', '--root', root], { cwd: root });
       expect(broken.code).toBe(1);
       expect(broken.stderr).toMatch(/toolhost\.config\.json does not parse \(.*\); correct it first/);
       expect(await readFile(file, 'utf8')).toBe('{ "plugins": { ');
 
       await writeFile(file, '{}');
-      const unknown = await toolhost(['grant', 'nots', '--root', root], { cwd: root });
+      const unknown = await toolhostInProcess(['grant', 'nots', '--root', root], { cwd: root });
       expect(unknown.code).toBe(2);
       expect(unknown.stderr).toContain('no plugin "nots" in plugins (plugins: notes)');
     } finally {

@@ -3,7 +3,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ListJson } from '../../packages/host/src/cli/types.js';
-import { project, toolhost } from './cli.js';
+import { project, toolhostInProcess } from './cli.js';
 
 describe('toolhost list, skills', () => {
   let root: string;
@@ -21,7 +21,7 @@ describe('toolhost list, skills', () => {
   afterAll(() => dispose());
 
   it('prints a Skills table with hidden skills and their reasons, and the skill tool among the tools', async () => {
-    const { code, stdout } = await toolhost(['list', '--root', root]);
+    const { code, stdout } = await toolhostInProcess(['list', '--root', root]);
     expect(code).toBe(0);
     expect(stdout).toMatch(/^ {2}skill +core +core +core:skill +Loads a skill/m);
     expect(stdout).toMatch(
@@ -31,7 +31,7 @@ describe('toolhost list, skills', () => {
   });
 
   it('--json has a skills array', async () => {
-    const { code, stdout } = await toolhost(['list', '--json', '--root', root]);
+    const { code, stdout } = await toolhostInProcess(['list', '--json', '--root', root]);
     expect(code).toBe(0);
     const json = JSON.parse(stdout) as ListJson;
     expect(json.skills.map((s) => [s.name, s.status])).toEqual([

@@ -1,7 +1,7 @@
 import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ListJson } from '../../packages/host/src/cli/types.js';
-import { ANSI, project, REPO, toolhost } from './cli.js';
+import { ANSI, project, REPO, toolhostInProcess } from './cli.js';
 
 describe('toolhost list', () => {
   let root: string;
@@ -18,7 +18,7 @@ describe('toolhost list', () => {
   afterAll(() => dispose());
 
   it('prints the plan as tables: visible tools with owner and executor, hidden ones with why, plugins', async () => {
-    const { code, stdout, stderr } = await toolhost(['list', '--root', root]);
+    const { code, stdout, stderr } = await toolhostInProcess(['list', '--root', root]);
     expect(stderr).toBe('');
     expect(code).toBe(0);
     const lines = stdout.split('\n');
@@ -50,7 +50,7 @@ describe('toolhost list', () => {
   });
 
   it('--json prints the documented contract on stdout, and the warnings on stderr as list does', async () => {
-    const { code, stdout, stderr } = await toolhost(['list', '--json', '--root', root]);
+    const { code, stdout, stderr } = await toolhostInProcess(['list', '--json', '--root', root]);
     expect(stderr).toContain('Warnings (1)');
     expect(stderr).toContain(
       'plugin weather: asks for permissions.env "WEATHER_API_KEY", which config does not grant',
@@ -110,7 +110,7 @@ describe('toolhost list', () => {
   it('exits 1 with every issue when the config is invalid', async () => {
     const bad = await project([], { tools: { deny: 'write' }, unknownKey: true });
     try {
-      const { code, stdout, stderr } = await toolhost(['list', '--root', bad.root]);
+      const { code, stdout, stderr } = await toolhostInProcess(['list', '--root', bad.root]);
       expect(code).toBe(1);
       expect(stdout).toBe('');
       expect(stderr).toContain('invalid config');
@@ -126,7 +126,7 @@ describe('toolhost list with a plugin tool named like a built-in', () => {
   it('shows the refused tool among the hidden ones with override-refused and the key, and the built-in visible', async () => {
     const { root, dispose } = await project(['clashes-builtin']);
     try {
-      const { code, stdout } = await toolhost(['list', '--root', root]);
+      const { code, stdout } = await toolhostInProcess(['list', '--root', root]);
       expect(code).toBe(0);
       expect(stdout).toMatch(/^ {2}read +core +core +core:builtin\/read /m);
       expect(stdout).toMatch(
@@ -142,7 +142,7 @@ describe('toolhost list with deferred tools', () => {
   it('says which tools are deferred and how a client reaches them, in the table and in --json', async () => {
     const { root, dispose } = await project(['healthy'], { tools: { defer: ['healthy_*', 'grep'] } });
     try {
-      const { code, stdout } = await toolhost(['list', '--root', root]);
+      const { code, stdout } = await toolhostInProcess(['list', '--root', root]);
       expect(code).toBe(0);
       expect(stdout).toMatch(/^ {2}healthy_echo +deferred +plugin +plugin:healthy +/m);
       expect(stdout).toMatch(/^ {2}grep +deferred +core +/m);
@@ -150,7 +150,9 @@ describe('toolhost list with deferred tools', () => {
       expect(stdout).toContain(
         'Deferred (2): not listed up front; a client finds them with tool_search and calls them by name or through call_tool (tools.defer, tools.catalog)',
       );
-      const json = JSON.parse((await toolhost(['list', '--json', '--root', root])).stdout) as ListJson;
+      const json = JSON.parse(
+        (await toolhostInProcess(['list', '--json', '--root', root])).stdout,
+      ) as ListJson;
       expect(json.visible.filter((t) => t.deferred === true).map((t) => t.name)).toEqual([
         'grep',
         'healthy_echo',

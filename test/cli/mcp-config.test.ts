@@ -4,7 +4,7 @@ import * as path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cleanEnv, REPO, toolhost } from './cli.js';
+import { cleanEnv, REPO, toolhostInProcess } from './cli.js';
 
 /** Splits a POSIX shell line into words: blanks separate, single quotes and `'\''` as shellWord writes them. */
 function shellWords(line: string): string[] {
@@ -59,7 +59,7 @@ describe('toolhost mcp-config', () => {
   });
 
   it('prints an mcpServers entry that an MCP client started in another folder can use', async () => {
-    const run = await toolhost(['mcp-config', '--json', '--root', root], { cwd: tmpdir() });
+    const run = await toolhostInProcess(['mcp-config', '--json', '--root', root], { cwd: tmpdir() });
     expect(run.stderr).toBe('');
     expect(run.code).toBe(0);
     const entry = JSON.parse(run.stdout).mcpServers.toolhost;
@@ -80,10 +80,12 @@ describe('toolhost mcp-config', () => {
   });
 
   it('prints the same entry and a claude mcp add line that runs it, quoted for the shell', async () => {
-    const json = await toolhost(['mcp-config', '--json', '--root', root, '--name', 'tools'], {
+    const json = await toolhostInProcess(['mcp-config', '--json', '--root', root, '--name', 'tools'], {
       cwd: tmpdir(),
     });
-    const human = await toolhost(['mcp-config', '--root', root, '--name', 'tools'], { cwd: tmpdir() });
+    const human = await toolhostInProcess(['mcp-config', '--root', root, '--name', 'tools'], {
+      cwd: tmpdir(),
+    });
     expect(human.code).toBe(0);
     expect(human.stdout).toContain(json.stdout.trim());
     const line = human.stdout.split('\n').find((l) => l.startsWith('claude mcp add '));
@@ -98,10 +100,10 @@ describe('toolhost mcp-config', () => {
   });
 
   it('refuses a server name a client would not take, and says when the root is not a project', async () => {
-    const bad = await toolhost(['mcp-config', '--name', 'my tools', '--root', root]);
+    const bad = await toolhostInProcess(['mcp-config', '--name', 'my tools', '--root', root]);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/--name must be 1-64 letters, digits, "_" or "-", not "my tools"/);
-    const empty = await toolhost(['mcp-config', '--root', base]);
+    const empty = await toolhostInProcess(['mcp-config', '--root', base]);
     expect(empty.code).toBe(0);
     expect(empty.stderr).toContain('has no toolhost.config.json and no plugins/ folder');
   });

@@ -25,8 +25,8 @@ function runToEnd(
     });
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
-      reject(new Error(`${command} ${args.join(' ')} did not finish in 30 s:\n${output}`));
-    }, 30_000);
+      reject(new Error(`${command} ${args.join(' ')} did not finish in 60 s:\n${output}`));
+    }, 60_000);
     child.once('error', reject);
     child.once('close', (code) => {
       clearTimeout(timer);

@@ -160,7 +160,7 @@ describe('text from plugins and skills reaches the terminal inert', () => {
       {
         env: cleanEnv(),
         encoding: 'utf8',
-        timeout: 15_000,
+        timeout: 60_000,
       },
     );
     expect(run.status).toBe(0);

@@ -3,33 +3,35 @@ import * as path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { describe, expect, it } from 'vitest';
-import { project, projectToken, startToolhost, toolhost, withToken } from './cli.js';
+import { project, projectToken, startToolhost, toolhost, toolhostInProcess, withToken } from './cli.js';
 
 describe('toolhost token', () => {
   it('prints the default token, made 0600 on first use; --rotate replaces it, --remove removes one', async () => {
     const { root, dispose } = await project([], { builtins: false });
     try {
-      const shown = await toolhost(['token', '--root', root]);
+      const shown = await toolhostInProcess(['token', '--root', root]);
       expect(shown.code).toBe(0);
       const [, first] = /^default\t(th_[A-Za-z0-9_-]{43})\n$/.exec(shown.stdout) ?? [];
       expect(first).toBeDefined();
       expect((await stat(path.join(root, '.toolhost/serve-tokens.json'))).mode & 0o777).toBe(0o600);
-      expect((await toolhost(['token', '--root', root])).stdout).toBe(shown.stdout);
+      expect((await toolhostInProcess(['token', '--root', root])).stdout).toBe(shown.stdout);
 
-      const rotated = await toolhost(['token', '--rotate', 'default', '--root', root]);
+      const rotated = await toolhostInProcess(['token', '--rotate', 'default', '--root', root]);
       expect(rotated.code).toBe(0);
       expect(rotated.stdout).toMatch(/^default\tth_/);
       expect(rotated.stdout).not.toContain(first);
       expect(rotated.stderr).toContain('the old one is refused from the next request on');
 
-      const added = await toolhost(['token', '--rotate', 'ci-bot', '--json', '--root', root]);
+      const added = await toolhostInProcess(['token', '--rotate', 'ci-bot', '--json', '--root', root]);
       expect(JSON.parse(added.stdout)).toMatchObject({ name: 'ci-bot' });
-      expect((await toolhost(['token', '--root', root])).stdout).toMatch(/^default\tth_.*\nci-bot\tth_.*\n$/);
-      expect((await toolhost(['token', '--remove', 'ci-bot', '--root', root])).code).toBe(0);
-      const gone = await toolhost(['token', '--remove', 'ci-bot', '--root', root]);
+      expect((await toolhostInProcess(['token', '--root', root])).stdout).toMatch(
+        /^default\tth_.*\nci-bot\tth_.*\n$/,
+      );
+      expect((await toolhostInProcess(['token', '--remove', 'ci-bot', '--root', root])).code).toBe(0);
+      const gone = await toolhostInProcess(['token', '--remove', 'ci-bot', '--root', root]);
       expect(gone.code).toBe(1);
       expect(gone.stderr).toContain('no token named "ci-bot"');
-      const bad = await toolhost(['token', '--rotate', 'a b', '--root', root]);
+      const bad = await toolhostInProcess(['token', '--rotate', 'a b', '--root', root]);
       expect(bad.code).toBe(2);
       expect(bad.stderr).toContain('a token name is 1-64 letters');
     } finally {
@@ -57,13 +59,13 @@ describe('serve --http and its credential', () => {
       await server.stderr.waitFor(
         /toolhost: bearer token required \(the project's tokens in \.toolhost\/serve-tokens\.json/,
       );
-      const entry = await toolhost(['mcp-config', '--url', url, '--json', '--root', root]);
+      const entry = await toolhostInProcess(['mcp-config', '--url', url, '--json', '--root', root]);
       expect(JSON.parse(entry.stdout)).toEqual({
         mcpServers: {
           toolhost: { type: 'http', url, headers: { Authorization: `Bearer ${projectToken(root)}` } },
         },
       });
-      const text = await toolhost(['mcp-config', '--url', url, '--root', root]);
+      const text = await toolhostInProcess(['mcp-config', '--url', url, '--root', root]);
       expect(text.stdout).toContain(
         `claude mcp add --transport http toolhost ${url} --header 'Authorization: Bearer ${projectToken(root)}'`,
       );

@@ -22,7 +22,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import * as z from 'zod';
 
 /** vi.waitFor gives up after 1 s by default: a loaded machine (two test files at once) can take longer. */
-const WAIT = { timeout: 10_000, interval: 20 };
+const WAIT = { timeout: 60_000, interval: 20 };
 
 const fixtures = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../fixtures/plugins');
 

@@ -80,7 +80,7 @@ beforeAll(async () => {
   });
   personCall = person.callTool({ name: 'deploy', arguments: { env: 'prod', key: SECRET } });
   pending = await requested;
-}, 30_000);
+}, 60_000);
 
 afterAll(async () => {
   answerForm({ action: 'decline' });

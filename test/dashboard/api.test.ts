@@ -107,7 +107,7 @@ beforeAll(async () => {
   base = served.url.replace(/\/mcp$/, '');
   token = new URL(served.dashboardUrl ?? '').searchParams.get('token') ?? '';
   auth = { authorization: `Bearer ${token}` };
-}, 30_000);
+}, 60_000);
 
 afterAll(async () => {
   await served?.close();

@@ -22,7 +22,7 @@ beforeAll(async () => {
   });
   base = served.url.replace(/\/mcp$/, '');
   token = new URL(served.dashboardUrl ?? '').searchParams.get('token') ?? '';
-}, 30_000);
+}, 60_000);
 
 afterAll(async () => {
   await served?.close();

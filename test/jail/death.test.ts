@@ -40,8 +40,8 @@ describe('the jailed executor dies with the host', () => {
       executor = pids.executor;
       process.kill(executor, 'SIGSTOP');
       child.kill('SIGKILL');
-      await vi.waitFor(() => expect(alive(executor)).toBe(false), { timeout: 10_000 });
-      await vi.waitFor(() => expect(alive(pids.bwrap)).toBe(false), { timeout: 10_000 });
+      await vi.waitFor(() => expect(alive(executor)).toBe(false), { timeout: 60_000 });
+      await vi.waitFor(() => expect(alive(pids.bwrap)).toBe(false), { timeout: 60_000 });
     } finally {
       if (executor !== 0 && alive(executor)) process.kill(executor, 'SIGKILL');
       await dispose();

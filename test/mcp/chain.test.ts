@@ -10,7 +10,7 @@ const fixture = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../f
 
 function nextChange(host: ToolHost, test: (c: HostChange) => boolean): Promise<HostChange> {
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error('no matching change within 15 s')), 15_000);
+    const timer = setTimeout(() => reject(new Error('no matching change within 60 s')), 60_000);
     const stop = host.on('change', (change) => {
       if (!test(change)) return;
       clearTimeout(timer);

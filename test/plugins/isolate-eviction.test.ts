@@ -6,7 +6,7 @@ import { describe, expect, it, vi } from 'vitest';
 import { textOf, useHosts } from './project.js';
 
 /** vi.waitFor gives up after 1 s by default: a loaded machine (two test files at once) can take longer. */
-const WAIT = { timeout: 10_000, interval: 20 };
+const WAIT = { timeout: 60_000, interval: 20 };
 
 const counter = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../fixtures/plugins/counter');
 

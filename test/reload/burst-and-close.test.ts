@@ -74,7 +74,7 @@ describe('close()', () => {
     child.stdout.on('data', (chunk) => {
       out += String(chunk);
     });
-    const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
+    const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
     const [code, signal] = await new Promise<[number | null, NodeJS.Signals | null]>((resolve) =>
       child.on('exit', (c, s) => resolve([c, s])),
     );

@@ -59,12 +59,12 @@ export async function watchedProject(options: Omit<HostOptions, 'root' | 'watch'
       });
       return host;
     },
-    /** Resolves with the first change (from now on) that satisfies `test`; fails after 15 s. */
+    /** Resolves with the first change (from now on) that satisfies `test`; fails after 60 s (a hang guard). */
     nextChange(test: (change: HostChange) => boolean = () => true): Promise<HostChange> {
       return new Promise((resolve, reject) => {
         const timer = setTimeout(
           () => reject(new Error(`no matching change; changes so far: ${JSON.stringify(changes.slice(-5))}`)),
-          15_000,
+          60_000,
         );
         waiters.push({
           test,

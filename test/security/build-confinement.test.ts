@@ -76,10 +76,14 @@ describe('a plugin build reads only the plugin, the SDK and zod', () => {
     return { root, dir };
   }
 
-  /** Writes the hostile plugin and starts a host on the project with `healthy` beside it. */
+  /**
+   * Writes the hostile plugin and starts a host on the project with `healthy` beside it. Inline
+   * in both security runs: every attack here is stopped by the bundler, before an isolate exists,
+   * so the sandbox cannot change the outcome (vitest.config.ts runs this file once).
+   */
   async function startWith(attack: Attack | ((root: string) => Attack)) {
     const { root, dir } = await writeProject(attack);
-    const started = await h.start({ root, plugins: {} });
+    const started = await h.start({ root, plugins: {}, sandbox: 'inline' });
     return { ...started, dir };
   }
 

@@ -83,8 +83,10 @@ describe('run_code limits', () => {
   });
 
   it('a memory bomb is stopped by memoryMb', async () => {
+    // Large steps (8 MB each): the heap limit is reached in a few, before the collector's last
+    // full passes can spend the CPU budget (with 0.8 MB steps, cpuMs won on a loaded machine).
     const result = await run(
-      `const hoard = []; for (let i = 0; ; i++) hoard.push(new Array(100_000).fill(i));`,
+      `const hoard = []; for (let i = 0; ; i++) hoard.push(new Array(1_000_000).fill(i));`,
     );
     expect(result.isError).toBe(true);
     expect(resultText(result)).toMatch(/memory limit \(memoryMb: 32; raise limits\.codeMode\.memoryMb/);

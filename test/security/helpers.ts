@@ -7,7 +7,6 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import {
-  type CallObserver,
   type CallOutcome,
   createHost,
   type HostOptions,
@@ -177,21 +176,6 @@ export function useHarness() {
 /** The text the model reads. */
 export function textOf(outcome: CallOutcome | ToolResult): string {
   return resultText('result' in outcome ? outcome.result : outcome);
-}
-
-/** Calls `name` and returns the outcome; fails the test when the call takes longer than `maxMs`. */
-export async function callWithin(
-  session: Session,
-  name: string,
-  input: unknown,
-  maxMs: number,
-  observer?: CallObserver,
-): Promise<CallOutcome> {
-  const started = performance.now();
-  const outcome = await session.call(name, input, undefined, observer === undefined ? {} : { observer });
-  const elapsed = performance.now() - started;
-  expect(elapsed, `call of ${name} took ${Math.round(elapsed)} ms`).toBeLessThan(maxMs);
-  return outcome;
 }
 
 /** Asserts that `session` still serves `healthy_echo` normally. */

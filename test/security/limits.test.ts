@@ -1,12 +1,12 @@
 /**
  * Hostile values and resource exhaustion: getters, thenables, proxies, looping errors, runaway
- * loops, memory and result bombs. Each must end as an `is_error` result naming what stopped it,
- * within the limits, and the plugin's next call must work (its isolate is re-created).
+ * loops, memory and result bombs. Each must end as an `is_error` result naming what stopped it
+ * (a hang is caught by the test's timeout; how long a limit takes to act is bench/'s business),
+ * and the plugin's next call must work (its isolate is re-created).
  */
 import { describe, expect, it } from 'vitest';
 import {
   attackPlugin,
-  callWithin,
   expectHealthy,
   expectRealmIntact,
   extraTool,
@@ -17,15 +17,20 @@ import {
   useHarness,
 } from './helpers.js';
 
-/** Wall-clock bound of a call stopped by SMALL_LIMITS, with slack for a loaded machine. */
-const BOUND_MS = SMALL_LIMITS.timeoutMs + 2500;
 const LIMIT_NAMED = /timeoutMs|cpuMs|memoryMb|maxResultChars|crashed|isolate failed/;
 
 describe('hostile values and runaway code', () => {
   const h = useHarness();
 
   /** Starts `evil` (tool `attack` with `body`, tool `ok`) beside `healthy`, with small limits. */
-  async function hostile(body: string, extra: { pre?: string; sandbox?: 'inline' | 'process' } = {}) {
+  async function hostile(
+    body: string,
+    extra: {
+      pre?: string;
+      sandbox?: 'inline' | 'process';
+      limits?: { timeoutMs: number; cpuMs: number };
+    } = {},
+  ) {
     const before = snapshotRealm();
     const started = await h.start({
       ...(extra.sandbox === undefined ? {} : { sandbox: extra.sandbox }),
@@ -36,7 +41,7 @@ describe('hostile values and runaway code', () => {
         }),
         healthy: HEALTHY_SOURCE,
       },
-      settings: { evil: { limits: { ...SMALL_LIMITS } } },
+      settings: { evil: { limits: { ...(extra.limits ?? SMALL_LIMITS) } } },
     });
     return { ...started, before };
   }
@@ -54,7 +59,7 @@ describe('hostile values and runaway code', () => {
       const result: any = { content: [{ type: 'text', text: 'x' }] };
       Object.defineProperty(result, 'structuredContent', { enumerable: true, get() { for (;;) {} } });
       return result;`);
-    const outcome = await callWithin(started.session, 'attack', {}, BOUND_MS);
+    const outcome = await started.session.call('attack', {});
     expect(outcome.result.isError).toBe(true);
     expect(textOf(outcome)).toMatch(LIMIT_NAMED);
     await expectRecovered(started);
@@ -62,7 +67,7 @@ describe('hostile values and runaway code', () => {
 
   it('a returned thenable that never settles is stopped by the time limit', async () => {
     const started = await hostile(`return { then() {} };`);
-    const outcome = await callWithin(started.session, 'attack', {}, BOUND_MS);
+    const outcome = await started.session.call('attack', {});
     expect(outcome.result.isError).toBe(true);
     expect(textOf(outcome)).toMatch(/timeoutMs/);
     await expectRecovered(started);
@@ -70,7 +75,7 @@ describe('hostile values and runaway code', () => {
 
   it('a returned thenable whose then() loops forever is stopped by a limit', async () => {
     const started = await hostile(`return { then(resolve: any) { for (;;) {} } };`);
-    const outcome = await callWithin(started.session, 'attack', {}, BOUND_MS);
+    const outcome = await started.session.call('attack', {});
     expect(outcome.result.isError).toBe(true);
     expect(textOf(outcome)).toMatch(LIMIT_NAMED);
     await expectRecovered(started);
@@ -80,7 +85,7 @@ describe('hostile values and runaway code', () => {
     const started = await hostile(`
       const spin: any = { then(resolve: any) { Promise.resolve().then(() => resolve(spin)); } };
       return spin;`);
-    const outcome = await callWithin(started.session, 'attack', {}, BOUND_MS);
+    const outcome = await started.session.call('attack', {});
     expect(outcome.result.isError).toBe(true);
     expect(textOf(outcome)).toMatch(LIMIT_NAMED);
     await expectRecovered(started);
@@ -90,7 +95,7 @@ describe('hostile values and runaway code', () => {
     const started = await hostile(`
       const trap = () => { for (;;) {} };
       return { content: new Proxy([], { get: trap, has: trap, ownKeys: trap, getOwnPropertyDescriptor: trap, getPrototypeOf: trap }) };`);
-    const outcome = await callWithin(started.session, 'attack', {}, BOUND_MS);
+    const outcome = await started.session.call('attack', {});
     expect(outcome.result.isError).toBe(true);
     expect(textOf(outcome)).toMatch(LIMIT_NAMED);
     await expectRecovered(started);
@@ -100,7 +105,7 @@ describe('hostile values and runaway code', () => {
     const started = await hostile(`
       const trap = () => { throw new Error('trap sprung'); };
       return new Proxy({}, { get: trap, has: trap, ownKeys: trap, getOwnPropertyDescriptor: trap, getPrototypeOf: trap });`);
-    const outcome = await callWithin(started.session, 'attack', {}, BOUND_MS);
+    const outcome = await started.session.call('attack', {});
     expect(outcome.result.isError).toBe(true);
     expect(textOf(outcome)).toMatch(/^Tool "attack" failed: /);
     await expectRecovered(started);
@@ -113,7 +118,7 @@ describe('hostile values and runaway code', () => {
       Object.defineProperty(error, 'name', { get() { for (;;) {} } });
       Object.defineProperty(error, 'stack', { get() { for (;;) {} } });
       throw error;`);
-    const outcome = await callWithin(started.session, 'attack', {}, BOUND_MS);
+    const outcome = await started.session.call('attack', {});
     expect(outcome.result.isError).toBe(true);
     expect(textOf(outcome)).toMatch(/^Tool "attack" (failed|of plugin "evil" was stopped)/);
     await expectRecovered(started);
@@ -123,7 +128,7 @@ describe('hostile values and runaway code', () => {
     const started = await hostile(`
       const trap = () => { for (;;) {} };
       throw new Proxy({}, { get: trap, has: trap, ownKeys: trap, getOwnPropertyDescriptor: trap, getPrototypeOf: trap });`);
-    const outcome = await callWithin(started.session, 'attack', {}, BOUND_MS);
+    const outcome = await started.session.call('attack', {});
     expect(outcome.result.isError).toBe(true);
     expect(textOf(outcome)).toMatch(LIMIT_NAMED);
     await expectRecovered(started);
@@ -132,7 +137,7 @@ describe('hostile values and runaway code', () => {
   it('a toJSON that loops forever in structuredContent is stopped by a limit', async () => {
     const started = await hostile(`
       return { content: [{ type: 'text', text: 'x' }], structuredContent: { a: { toJSON() { for (;;) {} } } } };`);
-    const outcome = await callWithin(started.session, 'attack', {}, BOUND_MS);
+    const outcome = await started.session.call('attack', {});
     expect(outcome.result.isError).toBe(true);
     expect(textOf(outcome)).toMatch(LIMIT_NAMED);
     await expectRecovered(started);
@@ -140,7 +145,7 @@ describe('hostile values and runaway code', () => {
 
   it('a synchronous infinite loop is stopped by the time limit', async () => {
     const started = await hostile(`for (;;) {}`);
-    const outcome = await callWithin(started.session, 'attack', {}, BOUND_MS);
+    const outcome = await started.session.call('attack', {});
     expect(outcome.result.isError).toBe(true);
     expect(textOf(outcome)).toMatch(/timeoutMs|cpuMs/);
     await expectRecovered(started);
@@ -148,7 +153,7 @@ describe('hostile values and runaway code', () => {
 
   it('an async loop that spins on awaits (never yielding to the host) is stopped by a limit', async () => {
     const started = await hostile(`await null; for (;;) { await null; }`);
-    const outcome = await callWithin(started.session, 'attack', {}, BOUND_MS);
+    const outcome = await started.session.call('attack', {});
     expect(outcome.result.isError).toBe(true);
     expect(textOf(outcome)).toMatch(/timeoutMs|cpuMs/);
     await expectRecovered(started);
@@ -159,7 +164,7 @@ describe('hostile values and runaway code', () => {
       const cell = new Int32Array(new SharedArrayBuffer(4));
       Atomics.wait(cell, 0, 0);
       return 'woke up';`);
-    const outcome = await callWithin(started.session, 'attack', {}, BOUND_MS);
+    const outcome = await started.session.call('attack', {});
     expect(outcome.result.isError).toBe(true);
     expect(textOf(outcome)).toMatch(LIMIT_NAMED);
     await expectRecovered(started);
@@ -167,7 +172,7 @@ describe('hostile values and runaway code', () => {
 
   it('unbounded recursion ends as a clean error and the isolate keeps serving', async () => {
     const started = await hostile(`const f = (n: number): number => f(n + 1) + 1; return String(f(0));`);
-    const outcome = await callWithin(started.session, 'attack', {}, BOUND_MS);
+    const outcome = await started.session.call('attack', {});
     expect(outcome.result.isError).toBe(true);
     expect(textOf(outcome)).toMatch(/Maximum call stack size exceeded|timeoutMs|cpuMs/);
     await expectRecovered(started);
@@ -178,7 +183,7 @@ describe('hostile values and runaway code', () => {
       let deep: any = [];
       for (let i = 0; i < 1_000_000; i++) deep = [deep];
       return { content: [{ type: 'text', text: 'x' }], structuredContent: { deep } };`);
-    const outcome = await callWithin(started.session, 'attack', {}, BOUND_MS);
+    const outcome = await started.session.call('attack', {});
     expect(outcome.result.isError).toBe(true);
     await expectRecovered(started);
   });
@@ -194,7 +199,7 @@ describe('hostile values and runaway code', () => {
       },
       settings: { evil: { limits: { ...SMALL_LIMITS, maxResultChars: 100_000 } } },
     });
-    const outcome = await callWithin(session, 'attack', {}, BOUND_MS);
+    const outcome = await session.call('attack', {});
     expect(outcome.result.isError).toBe(true);
     expect(textOf(outcome)).toMatch(/maxResultChars \(100000 characters\)/);
     expect(textOf(outcome).length).toBeLessThan(1000);
@@ -211,7 +216,7 @@ describe('hostile values and runaway code', () => {
       for (let i = 0; ; i++) hoard.push(new Array(1_000_000).fill(i), 'y'.repeat(1 << 20) + i);`,
       { sandbox: 'process' },
     );
-    const outcome = await callWithin(started.session, 'attack', {}, 15_000);
+    const outcome = await started.session.call('attack', {});
     expect(outcome.result.isError).toBe(true);
     expect(textOf(outcome)).toMatch(/memoryMb|executor process died|timeoutMs|cpuMs|crashed|isolate failed/);
     expect(process.memoryUsage().rss - rssBefore).toBeLessThan(200 * 1024 * 1024);
@@ -223,7 +228,7 @@ describe('hostile values and runaway code', () => {
     const started = await hostile(`
       const hoard: any[] = [];
       for (let i = 0; ; i++) hoard.push(new Array(100_000).fill(i));`);
-    const outcome = await callWithin(started.session, 'attack', {}, 15_000);
+    const outcome = await started.session.call('attack', {});
     expect(outcome.result.isError).toBe(true);
     expect(textOf(outcome)).toMatch(LIMIT_NAMED);
     expect(process.memoryUsage().rss - rssBefore).toBeLessThan(400 * 1024 * 1024);
@@ -231,13 +236,19 @@ describe('hostile values and runaway code', () => {
   });
 
   it('a spinning plugin does not stall the host: another plugin answers meanwhile', async () => {
-    const started = await hostile(`for (;;) {}`);
-    const spinning = started.session.call('attack', {});
+    // Ended by its CPU budget, not by the clock: the spinner needs a second of CPU while the
+    // healthy call needs milliseconds, so on however loaded a machine the answers come in order.
+    const started = await hostile(`for (;;) {}`, { limits: { timeoutMs: 60_000, cpuMs: 1000 } });
+    let spinningEnded = false;
+    const spinning = started.session.call('attack', {}).finally(() => {
+      spinningEnded = true;
+    });
     // Inline isolates run on isolated-vm's threads, so the host's event loop stays free.
-    const t0 = performance.now();
     await expectHealthy(started.session);
-    expect(performance.now() - t0).toBeLessThan(SMALL_LIMITS.timeoutMs);
-    expect((await spinning).result.isError).toBe(true);
+    expect(spinningEnded, 'the healthy call waited for the spinning one').toBe(false);
+    const spun = await spinning;
+    expect(spun.result.isError).toBe(true);
+    expect(textOf(spun)).toMatch(/cpuMs/);
     await expectRecovered(started);
   });
 });

@@ -16,26 +16,24 @@ import {
   useHarness,
 } from './helpers.js';
 
-/** Loading a hostile plugin must not take longer than this (its load timeout plus slack). */
-const LOAD_BOUND_MS = SMALL_LIMITS.timeoutMs + 3500;
-
 describe('hostile manifests and loads', () => {
   const h = useHarness();
 
-  /** Loads `evil` beside `healthy` and checks that only `evil` failed, with a diagnostic. */
+  /**
+   * Loads `evil` beside `healthy` and checks that only `evil` failed, with a diagnostic. The load
+   * must end by itself (its limits stop it; a hang is caught by the test's timeout).
+   */
   async function expectLoadFailure(
     source: string,
     message?: RegExp,
     sandbox: 'inline' | 'process' = SECURITY_SANDBOX,
   ) {
     const before = snapshotRealm();
-    const t0 = performance.now();
     const { host, session } = await h.start({
       sandbox,
       plugins: { evil: source, healthy: HEALTHY_SOURCE },
       settings: { evil: { limits: { ...SMALL_LIMITS } } },
     });
-    expect(performance.now() - t0).toBeLessThan(LOAD_BOUND_MS);
     const report = host.plugins.find((p) => p.id === 'evil');
     expect(report?.status).toBe('failed');
     if (message !== undefined) expect(report?.diagnostics.join('\n')).toMatch(message);

@@ -8,7 +8,6 @@ import type { CallOutcome } from '@toolhost/host';
 import { describe, expect, it } from 'vitest';
 import {
   attackPlugin,
-  callWithin,
   expectHealthy,
   expectRealmIntact,
   extraTool,
@@ -19,8 +18,6 @@ import {
   textOf,
   useHarness,
 } from './helpers.js';
-
-const BOUND_MS = SMALL_LIMITS.timeoutMs + 2500;
 
 describe('subverting the runtime from plugin code', () => {
   const h = useHarness();
@@ -48,7 +45,7 @@ describe('subverting the runtime from plugin code', () => {
       const atLoad = await h.start({ plugins: { evil: source(true), healthy: HEALTHY_SOURCE }, settings });
       const loadReport = atLoad.host.plugins.find((p) => p.id === 'evil');
       if (loadReport?.status === 'loaded') {
-        loadOutcome = await callWithin(atLoad.session, 'attack', { x: 1 }, BOUND_MS);
+        loadOutcome = await atLoad.session.call('attack', { x: 1 });
       } else {
         expect(loadReport?.status).toBe('failed');
         expect(atLoad.host.plan().hidden.some((e) => e.diagnostics[0]?.reason === 'plugin-load-failed')).toBe(
@@ -60,8 +57,8 @@ describe('subverting the runtime from plugin code', () => {
 
     const started = await h.start({ plugins: { evil: source(false), healthy: HEALTHY_SOURCE }, settings });
     // The subversion applies to `arm`'s own reply already: that reply must be valid or a clean error.
-    expectValidOrCleanError(await callWithin(started.session, 'arm', {}, BOUND_MS));
-    const outcome = await callWithin(started.session, 'attack', { x: 1 }, BOUND_MS);
+    expectValidOrCleanError(await started.session.call('arm', {}));
+    const outcome = await started.session.call('attack', { x: 1 });
     return { ...started, outcome, loadOutcome, before };
   }
 

@@ -19,7 +19,7 @@ describe("sandbox 'inline' without --no-node-snapshot", () => {
       const run = spawnSync(process.execPath, ['--input-type=module', '-e', script], {
         encoding: 'utf8',
         env: { ...process.env, NODE_OPTIONS: '' },
-        timeout: 15_000,
+        timeout: 60_000,
       });
       expect(run.stdout).toContain(
         "inline-needs-no-node-snapshot: sandbox 'inline' runs plugin isolates in this process",

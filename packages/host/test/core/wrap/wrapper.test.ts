@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { HookSet } from '../../../src/core/wrap/hooks.js';
 import { resultText } from '../../../src/core/wrap/results.js';
 import {
@@ -33,7 +33,34 @@ describe('callTool: validation and execution', () => {
     expect(outcome.status).toBe('ok');
     expect(resultText(outcome.result)).toBe('x');
     expect(outcome.result.isError).toBeUndefined();
-    expect(outcome.executorMs).toBeGreaterThanOrEqual(0);
+  });
+
+  describe('timings', () => {
+    afterEach(() => {
+      vi.restoreAllMocks();
+    });
+
+    it("executorMs is the executor's span, durationMs the whole call's (hooks included)", async () => {
+      // A clock the test moves: 5 ms in a before-hook, 25 ms in the executor, nothing else.
+      let now = 1_000;
+      vi.spyOn(performance, 'now').mockImplementation(() => now);
+      const slowHook: ToolHooks = {
+        name: 'slow-hook',
+        beforeToolCall: () => {
+          now += 5;
+        },
+      };
+      const tool = fakeTool('timed', 'custom', 'custom', {
+        run: async () => {
+          now += 25;
+          return { content: [{ type: 'text', text: 'done' }] };
+        },
+      });
+      const outcome = await callTool(tool, 'tu1', {}, ctx([slowHook]));
+      expect(outcome.status).toBe('ok');
+      expect(outcome.executorMs).toBe(25);
+      expect(outcome.durationMs).toBe(30);
+    });
   });
 
   it('rejects invalid input naming every failing path, without running anything', async () => {

@@ -7,7 +7,7 @@ import { DEFAULT_BUILD_LIMITS } from '../../../src/sources/plugins/build-limits.
 import { BuildService } from '../../../src/sources/plugins/build-service.js';
 
 /** vi.waitFor gives up after 1 s by default: a loaded machine (two test files at once) can take longer. */
-const WAIT = { timeout: 10_000, interval: 20 };
+const WAIT = { timeout: 60_000, interval: 20 };
 
 /**
  * Stand-in build workers: the service must hold its time limit whatever the worker does, as a
