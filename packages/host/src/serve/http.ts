@@ -17,7 +17,7 @@ import {
   WebStandardStreamableHTTPServerTransport,
   type WebStandardStreamableHTTPServerTransportOptions,
 } from '@modelcontextprotocol/server';
-import type { AuditSink } from '../audit/trail.js';
+import type { AuditTrail } from '../audit/trail.js';
 import type { ToolHost } from '../host/host.js';
 import type { Principal } from '../types.js';
 import { MAX_TIMER_MS } from '../util/timers.js';
@@ -96,6 +96,8 @@ export interface McpHttpServer {
   readonly port: number;
   /** MCP sessions open now (including those whose initialize is in progress). */
   readonly sessions: number;
+  /** Writes the audit records gathered so far now (else they are written within 50 ms). */
+  flushAudit(): void;
   /** Ends every session, then stops the server. */
   close(): Promise<void>;
 }
@@ -242,7 +244,7 @@ export async function serveHttp(host: ToolHost, options: McpHttpOptions = {}): P
   // 2026-07-28: every request stands alone; the SDK's entry answers it from a fresh server over
   // the one host session all of its principal's requests share, and checks its envelope and headers.
   // Made once listening (its file is named for the port); requests come only after that.
-  let audit: AuditSink | undefined;
+  let audit: AuditTrail | undefined;
   let stopAudit: (() => void) | undefined;
   const limiter = new RateLimiter(() => host.config.serve?.rateLimits);
   const modern = new ModernPrincipals(host, serveOptions, {
@@ -462,6 +464,7 @@ export async function serveHttp(host: ToolHost, options: McpHttpOptions = {}): P
     get sessions() {
       return sessions.size;
     },
+    flushAudit: () => audit?.flush(),
     close() {
       closed ??= (async () => {
         closing = true;
