@@ -43,6 +43,22 @@ describe('the trail file', () => {
     expect(tools).toEqual(Array.from({ length: 20 - first }, (_, i) => `t${first + i}`));
   });
 
+  it('rotates before a batch whose first line would take a full file past maxBytes', async () => {
+    const file = new AuditFile({ dir, name: 'host-1', maxBytes: 400, keep: 3 });
+    for (let n = 0; n < 8; n++) {
+      file.append(record(n));
+      file.flush();
+    }
+    file.close();
+    for (const name of await readdir(dir)) {
+      const text = await readFile(path.join(dir, name), 'utf8');
+      expect(Buffer.byteLength(text), name).toBeLessThanOrEqual(400);
+    }
+    expect((await readTrail(dir)).records.map((r) => r.tool)).toEqual(
+      Array.from({ length: 8 }, (_, i) => `t${i}`),
+    );
+  });
+
   it('appends to the file a restarted server finds, and reads a line cut short as not a record', async () => {
     const one = new AuditFile({ dir, name: 'host-1' });
     one.append(record(1));
