@@ -62,6 +62,11 @@ describe('toolhost audit', () => {
         root,
       ]);
       expect(last.stdout).toBe('2026-01-01T00:00:03.000Z token:ci c deploy tool-error 2 ms\n');
+      // --since alone: only what is at or after it.
+      const since = await toolhost(['audit', '--since', '2026-01-01T00:00:02Z', '--root', root]);
+      expect(since.stdout).toBe(
+        '2026-01-01T00:00:02.000Z oauth:alice c deploy ok 2 ms\n2026-01-01T00:00:03.000Z token:ci c deploy tool-error 2 ms\n',
+      );
       const bad = await toolhost(['audit', '--type', 'nope', '--root', root]);
       expect(bad.code).toBe(2);
 

@@ -21,6 +21,8 @@ describe('toolhost token', () => {
       expect(rotated.stdout).toMatch(/^default\tth_/);
       expect(rotated.stdout).not.toContain(first);
       expect(rotated.stderr).toContain('the old one is refused from the next request on');
+      // The new token is the one kept: the file holds it, not the old one.
+      expect((await toolhost(['token', '--root', root])).stdout).toBe(rotated.stdout);
 
       const added = await toolhostInProcess(['token', '--rotate', 'ci-bot', '--json', '--root', root]);
       expect(JSON.parse(added.stdout)).toMatchObject({ name: 'ci-bot' });

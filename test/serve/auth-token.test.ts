@@ -1,4 +1,5 @@
 import { mkdtemp, rm, stat } from 'node:fs/promises';
+import { Agent, request } from 'node:http';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
@@ -6,6 +7,18 @@ import { createHost, type McpHttpServer, serveHttp, type ToolHost } from '@toolh
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rotateToken } from '../../packages/host/src/serve/auth/tokens.js';
 import { INITIALIZE, MCP_HEADERS, post } from '../mcp/mcp-http-helpers.js';
+
+/** A GET of `url` with `token` over `agent`: its status, and whether it rode an open connection. */
+function getOver(agent: Agent, url: string, token: string): Promise<{ status: number; reused: boolean }> {
+  return new Promise((resolve, reject) => {
+    const req = request(url, { agent, headers: { authorization: `Bearer ${token}` } }, (res) => {
+      res.resume();
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, reused: req.reusedSocket }));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
 
 /** A client that sends `token` as its bearer token. */
 async function connect(url: string, token: string | undefined): Promise<Client> {
@@ -110,6 +123,20 @@ describe('the HTTP endpoint wants a bearer token by default', () => {
     expect(old.status).toBe(401);
     const client = await connect(served.url, fresh.token);
     await client.close();
+  });
+
+  it('honours a rotation from the next request on a connection whose token was let in before', async () => {
+    const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+    try {
+      const kept = await rotateToken(root, 'kept');
+      // Let in (a GET without a session is a 400 that comes after the token check), twice.
+      expect(await getOver(agent, served.url, kept.token)).toEqual({ status: 400, reused: false });
+      expect(await getOver(agent, served.url, kept.token)).toEqual({ status: 400, reused: true });
+      await rotateToken(root, 'kept');
+      expect(await getOver(agent, served.url, kept.token)).toEqual({ status: 401, reused: true });
+    } finally {
+      agent.destroy();
+    }
   });
 });
 

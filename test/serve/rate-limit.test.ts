@@ -125,6 +125,9 @@ describe('the token bucket', () => {
     expect(limiter.take('p', 'y')).toBeUndefined();
     now = 60_000;
     expect(limiter.take('p', 'x1')).toBeUndefined();
+    // A minute idle refills up to burst (2), not to a minute's worth: one more, then refused.
+    expect(limiter.take('p', 'y')).toBeUndefined();
+    expect(limiter.take('p', 'y')?.retryAfterMs).toBe(1000);
     expect(limiter.take('q', 'y')).toBeUndefined();
   });
 });

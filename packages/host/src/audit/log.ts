@@ -1,10 +1,13 @@
 /**
  * The audit trail's file: append-only JSON Lines, one record per line, in a folder of its own
  * (default `.toolhost/audit/`), one file per serving process (`<machine>-<port>.jsonl`), so
- * replicas that share a folder never write the same file. Lines are gathered for one turn of the
- * event loop and written with one `write` to a descriptor opened for appending (mode 0600); at
- * `maxBytes` the file becomes `<name>.1.jsonl` (the older ones shift up to `keep`, the oldest is
- * removed) and a new one is started. `close()` writes what is pending.
+ * replicas that share a folder never write the same file. Lines are gathered in a batch, off the
+ * request path, and written with one `write` to a descriptor opened for appending (mode 0600)
+ * `flushMs` after the batch's first line, or at once when it holds `batchBytes`; a process killed
+ * outright loses at most that batch. Writing once per call (a timer and a `write` each) was most
+ * of what the trail cost a served call. At `maxBytes` the file becomes `<name>.1.jsonl` (the older
+ * ones shift up to `keep`, the oldest is removed) and a new one is started. `close()` writes what
+ * is pending.
  */
 import { closeSync, mkdirSync, openSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
 import * as path from 'node:path';
@@ -18,10 +21,16 @@ export interface AuditFileOptions {
   readonly maxBytes?: number;
   /** Rotated files kept (default 5). */
   readonly keep?: number;
+  /** Longest a line waits in its batch, ms (default 50). */
+  readonly flushMs?: number;
 }
+
+/** A batch this large is written at once, whatever its age. */
+const BATCH_BYTES = 64 * 1024;
 
 export const DEFAULT_AUDIT_MAX_BYTES = 10 * 1024 * 1024;
 export const DEFAULT_AUDIT_KEEP = 5;
+export const DEFAULT_AUDIT_FLUSH_MS = 50;
 
 export class AuditFile {
   readonly file: string;
@@ -29,33 +38,44 @@ export class AuditFile {
   #fd: number | undefined;
   #size = 0;
   #pending: string[] = [];
-  #scheduled = false;
+  #pendingBytes = 0;
+  #timer: NodeJS.Timeout | undefined;
   #closed = false;
 
   constructor(options: AuditFileOptions) {
     this.#options = {
       maxBytes: DEFAULT_AUDIT_MAX_BYTES,
       keep: DEFAULT_AUDIT_KEEP,
+      flushMs: DEFAULT_AUDIT_FLUSH_MS,
       ...options,
     };
     this.file = path.join(options.dir, `${options.name}.jsonl`);
   }
 
-  /** Queues one record; written within this turn of the event loop. */
+  /** Queues one record; written within `flushMs`. */
   append(record: object): void {
+    this.appendLine(JSON.stringify(record));
+  }
+
+  /** Queues one record already serialized as JSON (one line, no newline). */
+  appendLine(json: string): void {
     if (this.#closed) return;
-    this.#pending.push(`${JSON.stringify(record)}\n`);
-    if (this.#scheduled) return;
-    this.#scheduled = true;
-    setImmediate(() => this.flush());
+    this.#pending.push(`${json}\n`);
+    // Characters, not bytes: a bound on the batch, not a measure of the file.
+    this.#pendingBytes += json.length + 1;
+    if (this.#pendingBytes >= BATCH_BYTES) this.flush();
+    // Not unref'd: a process that ends on its own writes its last batch first.
+    else this.#timer ??= setTimeout(() => this.flush(), this.#options.flushMs);
   }
 
   /** Writes what is queued now. */
   flush(): void {
-    this.#scheduled = false;
+    if (this.#timer !== undefined) clearTimeout(this.#timer);
+    this.#timer = undefined;
     if (this.#pending.length === 0) return;
     const lines = this.#pending;
     this.#pending = [];
+    this.#pendingBytes = 0;
     for (const chunk of this.#chunks(lines)) this.#write(chunk);
   }
 

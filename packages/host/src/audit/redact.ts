@@ -37,7 +37,16 @@ export interface Redactor {
   hash(value: unknown): string;
   /** `text` with the granted secrets cut out. */
   text(text: string): string;
+  /**
+   * What a record keeps of `value`: its `hash` and the JSON of `redact(value)`, serialized once.
+   * A value with nothing to cut or hide (the common case) is checked in one pass that copies
+   * nothing, and its JSON is both what is hashed and what is recorded.
+   */
+  prepare(value: unknown): { readonly hash: string; readonly json: string };
 }
+
+/** Keys whose sensitivity is remembered; the cache starts over beyond this. */
+const MAX_KNOWN_KEYS = 4096;
 
 export function createRedactor(
   secrets: Iterable<string>,
@@ -53,10 +62,45 @@ export function createRedactor(
     for (const secret of values) if (out.includes(secret)) out = out.split(secret).join(REDACTED);
     return out;
   };
+  // Inputs repeat their keys call after call: each key's answer is worked out once.
+  const known = new Map<string, boolean>();
   const sensitive = (key: string) => {
-    const k = key.toLowerCase();
-    return lowered.some((pattern) => k.includes(pattern));
+    let answer = known.get(key);
+    if (answer === undefined) {
+      const k = key.toLowerCase();
+      answer = lowered.some((pattern) => k.includes(pattern));
+      if (known.size >= MAX_KNOWN_KEYS) known.clear();
+      known.set(key, answer);
+    }
+    return answer;
   };
+  const holdsSecret = (input: string) => {
+    for (const secret of values) if (input.includes(secret)) return true;
+    return false;
+  };
+  /**
+   * Whether `walk` would give back `value` unchanged, for both uses: no secret in a string or a
+   * key, no credential-like key, nothing too deep, and only plain JSON data (plain objects and
+   * arrays, no `__proto__` key), so `JSON.stringify(value)` is the JSON of either copy.
+   */
+  const clean = (value: unknown, depth: number): boolean => {
+    if (typeof value === 'string') return !holdsSecret(value);
+    if (value === null || typeof value !== 'object') return typeof value !== 'bigint';
+    if (depth >= MAX_DEPTH) return false;
+    if (Array.isArray(value)) {
+      for (let i = 0; i < value.length; i++) if (!clean(value[i], depth + 1)) return false;
+      return true;
+    }
+    const proto = Object.getPrototypeOf(value);
+    if (proto !== Object.prototype && proto !== null) return false;
+    for (const key in value) {
+      if (!Object.hasOwn(value, key)) continue;
+      if (key === '__proto__' || sensitive(key) || holdsSecret(key)) return false;
+      if (!clean((value as Record<string, unknown>)[key], depth + 1)) return false;
+    }
+    return true;
+  };
+  const sha256 = (json: string) => `sha256:${createHash('sha256').update(json).digest('hex')}`;
   const walk = (value: unknown, depth: number, byKey: boolean): unknown => {
     if (typeof value === 'string') return text(value);
     if (value === null || typeof value !== 'object') return value;
@@ -68,17 +112,26 @@ export function createRedactor(
     }
     return out;
   };
+  const hash = (value: unknown) => {
+    let json: string;
+    try {
+      json = JSON.stringify(walk(value, 0, false)) ?? 'null';
+    } catch {
+      json = '"[not JSON]"';
+    }
+    return sha256(json);
+  };
+  const redact = (value: unknown) => walk(value, 0, true);
   return {
-    redact: (value) => walk(value, 0, true),
-    hash(value) {
-      let json: string;
-      try {
-        json = JSON.stringify(walk(value, 0, false)) ?? 'null';
-      } catch {
-        json = '"[not JSON]"';
-      }
-      return `sha256:${createHash('sha256').update(json).digest('hex')}`;
-    },
+    redact,
+    hash,
     text,
+    prepare(value) {
+      if (clean(value, 0)) {
+        const json = JSON.stringify(value) ?? 'null';
+        return { hash: sha256(json), json };
+      }
+      return { hash: hash(value), json: JSON.stringify(redact(value)) ?? 'null' };
+    },
   };
 }

@@ -71,24 +71,31 @@ export class AuditTrail implements AuditSink {
     const key = `${call.hostSession} ${call.requestId}`;
     const approval = this.#decided.get(key);
     if (approval !== undefined) this.#decided.delete(key);
-    this.#file.append({
-      v: AUDIT_VERSION,
-      time: new Date().toISOString(),
-      type: 'call',
-      principal: call.principal,
-      ...(call.client === undefined ? {} : { client: redactor.text(call.client) }),
-      session: call.session,
-      request: call.requestId,
-      tool: call.tool,
-      ...(call.owner === undefined ? {} : { owner: call.owner }),
-      inputHash: redactor.hash(call.input),
-      input: redactor.redact(call.input),
-      policy: call.policy,
-      ...(approval === undefined ? {} : { approval }),
-      status: call.status,
-      durationMs: Math.round(call.durationMs * 1000) / 1000,
-      ...(call.traceId === undefined ? {} : { traceId: call.traceId }),
-    });
+    const input = redactor.prepare(call.input);
+    this.#file.appendLine(
+      line(
+        {
+          v: AUDIT_VERSION,
+          time: new Date().toISOString(),
+          type: 'call',
+          principal: call.principal,
+          ...(call.client === undefined ? {} : { client: redactor.text(call.client) }),
+          session: call.session,
+          request: call.requestId,
+          tool: call.tool,
+          ...(call.owner === undefined ? {} : { owner: call.owner }),
+          inputHash: input.hash,
+        },
+        input.json,
+        {
+          policy: call.policy,
+          ...(approval === undefined ? {} : { approval }),
+          status: call.status,
+          durationMs: Math.round(call.durationMs * 1000) / 1000,
+          ...(call.traceId === undefined ? {} : { traceId: call.traceId }),
+        },
+      ),
+    );
   }
 
   /** Records an approval event of the host's queue (`host.approvals.on`). */
@@ -103,32 +110,51 @@ export class AuditTrail implements AuditSink {
       // Approvals of calls no served request ends (a dashboard's, an embedder's) are not kept long.
       if (this.#decided.size > MAX_NOTES) this.#decided.delete(this.#decided.keys().next().value as string);
     }
-    this.#file.append({
-      v: AUDIT_VERSION,
-      time: new Date().toISOString(),
-      type: 'approval',
-      phase: event.type,
-      id: approval.id,
-      ...(approval.principal === undefined ? {} : { principal: approval.principal }),
-      session: approval.sessionId,
-      request: approval.toolUseId,
-      tool: approval.tool,
-      source: approval.source,
-      ...(approval.pattern === undefined ? {} : { pattern: approval.pattern }),
-      inputHash: redactor.hash(approval.input),
-      input: redactor.redact(approval.input),
-      ...(event.type === 'decided'
-        ? {
-            decision: event.decision,
-            by: event.by,
-            ...(event.reason === undefined ? {} : { reason: redactor.text(event.reason) }),
-            waitedMs: Math.round(event.waitedMs),
-          }
-        : {}),
-    });
+    const input = redactor.prepare(approval.input);
+    this.#file.appendLine(
+      line(
+        {
+          v: AUDIT_VERSION,
+          time: new Date().toISOString(),
+          type: 'approval',
+          phase: event.type,
+          id: approval.id,
+          ...(approval.principal === undefined ? {} : { principal: approval.principal }),
+          session: approval.sessionId,
+          request: approval.toolUseId,
+          tool: approval.tool,
+          source: approval.source,
+          ...(approval.pattern === undefined ? {} : { pattern: approval.pattern }),
+          inputHash: input.hash,
+        },
+        input.json,
+        event.type === 'decided'
+          ? {
+              decision: event.decision,
+              by: event.by,
+              ...(event.reason === undefined ? {} : { reason: redactor.text(event.reason) }),
+              waitedMs: Math.round(event.waitedMs),
+            }
+          : {},
+      ),
+    );
+  }
+
+  /** Writes the records gathered so far now, rather than at the end of their batch. */
+  flush(): void {
+    this.#file.flush();
   }
 
   close(): void {
     this.#file.close();
   }
+}
+
+/**
+ * One record's JSON: `before`'s fields, `"input"` (JSON made once, by the redactor), `after`'s,
+ * in that order, so the input is never serialized a second time inside the record.
+ */
+function line(before: object, input: string, after: object): string {
+  const tail = JSON.stringify(after);
+  return `${JSON.stringify(before).slice(0, -1)},"input":${input}${tail === '{}' ? '}' : `,${tail.slice(1)}`}`;
 }

@@ -11,9 +11,11 @@ import type { ToolHost } from '../host/host.js';
 export interface ServeAuditOptions {
   /** The file's name without `.jsonl`; default `<machine>-<port>` for HTTP. */
   readonly name: string;
-  /** More secret values no record may hold (the serve tokens). */
+  /** More secret values no record may hold (the serve tokens): the same array while they hold. */
   readonly secrets?: () => readonly string[];
 }
+
+const NONE: readonly string[] = [];
 
 /**
  * The trail of one serving process of `host`, or undefined when config `audit.enabled` is false.
@@ -32,15 +34,15 @@ export function serveAudit(
     ...(settings?.maxBytes === undefined ? {} : { maxBytes: settings.maxBytes }),
     ...(settings?.keep === undefined ? {} : { keep: settings.keep }),
   });
-  let made: { config: ToolhostConfig; extra: string; redactor: Redactor } | undefined;
+  let made: { config: ToolhostConfig; extra: readonly string[]; redactor: Redactor } | undefined;
   const redactor = (): Redactor => {
     const config = host.config;
-    const extra = options.secrets?.() ?? [];
-    const joined = extra.join('\n');
-    if (made === undefined || made.config !== config || made.extra !== joined) {
+    // The same array until the tokens change (project-tokens.ts), so this is one comparison.
+    const extra = options.secrets?.() ?? NONE;
+    if (made === undefined || made.config !== config || made.extra !== extra) {
       made = {
         config,
-        extra: joined,
+        extra,
         redactor: createRedactor(
           [...grantedSecrets(config, process.env), ...extra],
           config.audit?.redactKeys ?? DEFAULT_REDACT_KEYS,

@@ -3,29 +3,33 @@ import {
   createServer,
   type Server as HttpServer,
   type IncomingMessage,
-  type OutgoingHttpHeaders,
   type ServerResponse,
 } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import {
-  type InitializeRequest,
-  isInitializeRequest,
-  isLegacyRequest,
-  type JSONRPCMessage,
-  type RequestId,
-  type TransportSendOptions,
-  WebStandardStreamableHTTPServerTransport,
-  type WebStandardStreamableHTTPServerTransportOptions,
-} from '@modelcontextprotocol/server';
-import type { AuditSink } from '../audit/trail.js';
+import { type InitializeRequest, isInitializeRequest, isLegacyRequest } from '@modelcontextprotocol/server';
+import type { AuditTrail } from '../audit/trail.js';
 import type { ToolHost } from '../host/host.js';
 import type { Principal } from '../types.js';
 import { MAX_TIMER_MS } from '../util/timers.js';
 import { httpAuditName, serveAudit } from './audit.js';
 import { type AuthGate, createAuthGate, type HttpAuthOptions } from './auth/gate.js';
 import { bothWatches, createDashboard, type DashboardOptions } from './dashboard/index.js';
+import {
+  CLOSE,
+  checkOption,
+  hostnameOf,
+  metadata,
+  notFound,
+  PARSE_ERROR,
+  rateLimited,
+  reject,
+  requestIdOf,
+  SERVER_ERROR,
+  toolCallOf,
+} from './http-answers.js';
 import { readJsonBody } from './http-body.js';
 import { type HttpSession, type McpSessionClose, SessionTable } from './http-sessions.js';
+import { type Link, SessionTransport } from './http-transport.js';
 import { ModernPrincipals } from './modern-principals.js';
 import { toWebRequest, writeWebResponse } from './node-web.js';
 import { type OriginCheck, originRule } from './origins.js';
@@ -96,6 +100,8 @@ export interface McpHttpServer {
   readonly port: number;
   /** MCP sessions open now (including those whose initialize is in progress). */
   readonly sessions: number;
+  /** Writes the audit records gathered so far now (else they are written within 50 ms). */
+  flushAudit(): void;
   /** Ends every session, then stops the server. */
   close(): Promise<void>;
 }
@@ -110,82 +116,7 @@ const DEFAULT_SESSION_IDLE_MS = 30 * 60_000;
 /** Far above what one machine's clients open; at ≈ 12 KB each, the cap bounds leftovers to ≈ 3 MB. */
 const DEFAULT_MAX_SESSIONS = 256;
 
-/** JSON-RPC error codes of the endpoint's own answers (-32001 as the SDK's "Session not found"). */
-const PARSE_ERROR = -32700;
-const SERVER_ERROR = -32000;
-const SESSION_NOT_FOUND = -32001;
-
 const LOCAL_HOSTS = ['127.0.0.1', 'localhost', '[::1]'];
-const CLOSE: OutgoingHttpHeaders = { connection: 'close' };
-
-/** The Host header's name, lowercased (its port is not checked: DNS rebinding changes the name). */
-function hostnameOf(value: string): string | undefined {
-  try {
-    return new URL(value.includes('://') ? value : `http://${value}`).hostname.toLowerCase();
-  } catch {
-    return undefined;
-  }
-}
-
-function reject(
-  res: ServerResponse,
-  status: number,
-  code: number,
-  message: string,
-  headers?: OutgoingHttpHeaders,
-): void {
-  res.writeHead(status, { 'content-type': 'application/json', ...headers });
-  res.end(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }));
-}
-
-function checkOption(name: string, value: number | undefined, max = Number.MAX_SAFE_INTEGER): void {
-  if (value === undefined || (Number.isInteger(value) && value >= 1 && value <= max)) return;
-  throw new RangeError(`serveHttp: ${name} must be a whole number from 1 to ${max}, got ${String(value)}`);
-}
-
-/**
- * The SDK transport, noting whether the answer to its initialize request was an error: a session
- * whose handshake failed is ended rather than kept for a client that will never use it.
- */
-class SessionTransport extends WebStandardStreamableHTTPServerTransport {
-  #initId: RequestId | undefined;
-  initFailed = false;
-
-  constructor(options: WebStandardStreamableHTTPServerTransportOptions, initId: RequestId | undefined) {
-    super(options);
-    this.#initId = initId;
-  }
-
-  override send(message: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
-    if (
-      this.#initId !== undefined &&
-      'id' in message &&
-      !('method' in message) &&
-      message.id === this.#initId
-    ) {
-      this.#initId = undefined;
-      if ('error' in message) this.initFailed = true;
-    }
-    return super.send(message, options);
-  }
-
-  /** Serves one HTTP exchange of the session (`body`: the POST's JSON, already read). */
-  async serve(req: IncomingMessage, res: ServerResponse, body?: unknown): Promise<void> {
-    const response = await this.handleRequest(
-      toWebRequest(req, res),
-      body === undefined ? undefined : { parsedBody: body },
-    );
-    await writeWebResponse(res, response);
-  }
-}
-
-interface Link {
-  /** Who initialized the session: only they may use it. */
-  readonly principal: Principal;
-  readonly transport: SessionTransport;
-  readonly dispose: () => void;
-  readonly close: () => void;
-}
 
 /**
  * Serves a host over MCP streamable HTTP at `/mcp`, bound to 127.0.0.1 by default. Every request
@@ -242,7 +173,7 @@ export async function serveHttp(host: ToolHost, options: McpHttpOptions = {}): P
   // 2026-07-28: every request stands alone; the SDK's entry answers it from a fresh server over
   // the one host session all of its principal's requests share, and checks its envelope and headers.
   // Made once listening (its file is named for the port); requests come only after that.
-  let audit: AuditSink | undefined;
+  let audit: AuditTrail | undefined;
   let stopAudit: (() => void) | undefined;
   const limiter = new RateLimiter(() => host.config.serve?.rateLimits);
   const modern = new ModernPrincipals(host, serveOptions, {
@@ -361,36 +292,10 @@ export async function serveHttp(host: ToolHost, options: McpHttpOptions = {}): P
       }
       if (body.kind === 'not-json') return reject(res, 400, PARSE_ERROR, `parse error: ${body.message}`);
       const call = toolCallOf(body.value);
-      if (call !== undefined) {
-        const refused = limiter.take(principal.id, call.name);
-        if (refused !== undefined) {
-          audit?.call({
-            principal: principal.id,
-            session: sessionId ?? '-',
-            hostSession: '-',
-            requestId: String(call.id),
-            tool: call.name,
-            input: call.input,
-            policy: 'rate-limited',
-            status: 'rate-limited',
-            durationMs: 0,
-          });
-          res.writeHead(429, {
-            'content-type': 'application/json',
-            'retry-after': String(Math.max(1, Math.ceil(refused.retryAfterMs / 1000))),
-          });
-          return void res.end(
-            JSON.stringify({
-              jsonrpc: '2.0',
-              id: call.id,
-              error: {
-                code: SERVER_ERROR,
-                message: refused.message,
-                data: { retryAfterMs: refused.retryAfterMs },
-              },
-            }),
-          );
-        }
+      const refused = call === undefined ? undefined : limiter.take(principal.id, call.name);
+      if (call !== undefined && refused !== undefined) {
+        const who = { principal: principal.id, session: sessionId ?? '-' };
+        return rateLimited(res, call, refused, who, audit);
       }
       if (session !== undefined) return session.link.transport.serve(req, res, body.value);
       if (sessionId === undefined) {
@@ -462,6 +367,7 @@ export async function serveHttp(host: ToolHost, options: McpHttpOptions = {}): P
     get sessions() {
       return sessions.size;
     },
+    flushAudit: () => audit?.flush(),
     close() {
       closed ??= (async () => {
         closing = true;
@@ -476,42 +382,4 @@ export async function serveHttp(host: ToolHost, options: McpHttpOptions = {}): P
       return closed;
     },
   };
-}
-
-function requestIdOf(message: object): RequestId | undefined {
-  const id = (message as { id?: unknown }).id;
-  return typeof id === 'string' || typeof id === 'number' ? id : undefined;
-}
-
-/** The tool a single `tools/call` request names (a batch or another method: none). */
-function toolCallOf(body: unknown): { id: RequestId; name: string; input: unknown } | undefined {
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) return undefined;
-  const { method, params, id } = body as {
-    method?: unknown;
-    params?: { name?: unknown; arguments?: unknown };
-    id?: unknown;
-  };
-  if (method !== 'tools/call' || typeof params?.name !== 'string') return undefined;
-  if (typeof id !== 'string' && typeof id !== 'number') return undefined;
-  return { id, name: params.name, input: params.arguments ?? {} };
-}
-
-/** RFC 9728 protected resource metadata, public (no token: it says where to get one). */
-function metadata(res: ServerResponse, document: object | undefined): void {
-  if (document === undefined) {
-    reject(
-      res,
-      404,
-      SERVER_ERROR,
-      'not found: this server has no OAuth metadata (serve.auth.oauth is not set)',
-    );
-    return;
-  }
-  res.writeHead(200, { 'content-type': 'application/json', 'access-control-allow-origin': '*' });
-  res.end(JSON.stringify(document));
-}
-
-function notFound(res: ServerResponse): void {
-  // The spec: a terminated or unknown session id gets 404, and the client must initialize again.
-  reject(res, 404, SESSION_NOT_FOUND, 'session not found: it ended or never existed; send initialize again');
 }

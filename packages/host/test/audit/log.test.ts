@@ -1,7 +1,7 @@
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { AuditFile } from '../../src/audit/log.js';
 import { readTrail } from '../../src/audit/read.js';
 import { createRedactor } from '../../src/audit/redact.js';
@@ -43,6 +43,22 @@ describe('the trail file', () => {
     expect(tools).toEqual(Array.from({ length: 20 - first }, (_, i) => `t${first + i}`));
   });
 
+  it('rotates before a batch whose first line would take a full file past maxBytes', async () => {
+    const file = new AuditFile({ dir, name: 'host-1', maxBytes: 400, keep: 3 });
+    for (let n = 0; n < 8; n++) {
+      file.append(record(n));
+      file.flush();
+    }
+    file.close();
+    for (const name of await readdir(dir)) {
+      const text = await readFile(path.join(dir, name), 'utf8');
+      expect(Buffer.byteLength(text), name).toBeLessThanOrEqual(400);
+    }
+    expect((await readTrail(dir)).records.map((r) => r.tool)).toEqual(
+      Array.from({ length: 8 }, (_, i) => `t${i}`),
+    );
+  });
+
   it('appends to the file a restarted server finds, and reads a line cut short as not a record', async () => {
     const one = new AuditFile({ dir, name: 'host-1' });
     one.append(record(1));
@@ -57,6 +73,29 @@ describe('the trail file', () => {
   });
 });
 
+describe('the batch', () => {
+  afterEach(() => vi.useRealTimers());
+
+  it('is written flushMs after its first line, off the call that appended it, and at once when large', async () => {
+    vi.useFakeTimers();
+    const file = new AuditFile({ dir, name: 'host-1', flushMs: 50 });
+    const lines = async () =>
+      (await readFile(file.file, 'utf8').catch(() => '')).split('\n').filter((l) => l !== '').length;
+    file.append(record(1));
+    file.append(record(2));
+    expect(await lines()).toBe(0);
+    vi.advanceTimersByTime(49);
+    expect(await lines()).toBe(0);
+    vi.advanceTimersByTime(1);
+    expect(await lines()).toBe(2);
+    // 64 KiB gathered: written by the append that filled it, whatever the timer.
+    for (let n = 0; n < 1000; n++) file.append(record(n));
+    expect(await lines()).toBeGreaterThan(2);
+    file.close();
+    expect(await lines()).toBe(1002);
+  });
+});
+
 describe('redaction', () => {
   it('cuts secrets out of every string and key, hides credential-like keys, and hashes without the secrets', () => {
     const redactor = createRedactor(['s3cr3t-value', 'abc']);
@@ -67,5 +106,33 @@ describe('redaction', () => {
     expect(redactor.redact('abc')).toBe('abc');
     expect(redactor.hash({ t: 'a s3cr3t-value' })).toBe(redactor.hash({ t: 'a [redacted]' }));
     expect(redactor.hash({ t: 'a' })).not.toBe(redactor.hash({ t: 'b' }));
+  });
+
+  it('prepares a record input (hash and redacted JSON, serialized once) exactly as redact and hash give them', () => {
+    const redactor = createRedactor(['s3cr3t-value']);
+    let deep: unknown = 'bottom';
+    for (let i = 0; i < 40; i++) deep = { d: deep };
+    const inputs: unknown[] = [
+      { text: 'hello', n: 1, list: [1, 'two', null, true], nested: { a: { b: 'c' } } },
+      { note: 'x s3cr3t-value y' },
+      { 's3cr3t-value': 1 },
+      { Authorization: 'Bearer abc', ok: 'yes' },
+      { inner: [{ password: 'hunter2' }] },
+      JSON.parse('{"__proto__": {"q": 1}, "x": 1}'),
+      deep,
+      { when: new Date(0) },
+      'plain text',
+      'text with s3cr3t-value',
+      42,
+      null,
+      [],
+      {},
+    ];
+    for (const input of inputs) {
+      expect(redactor.prepare(input), JSON.stringify(input)?.slice(0, 60)).toEqual({
+        hash: redactor.hash(input),
+        json: JSON.stringify(redactor.redact(input)),
+      });
+    }
   });
 });

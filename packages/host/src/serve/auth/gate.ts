@@ -1,4 +1,5 @@
 import type { IncomingMessage } from 'node:http';
+import type { Socket } from 'node:net';
 import {
   type AuthInfo,
   bearerAuthChallengeResponse,
@@ -67,6 +68,9 @@ export interface AuthGate {
 
 export const ANONYMOUS: Principal = Object.freeze({ id: 'anonymous', kind: 'anonymous' });
 
+/** One array, so a caller that keeps what it made from the secrets sees nothing changed. */
+const NO_SECRETS: readonly string[] = Object.freeze([]);
+
 const LOOPBACK = /^(?:127(?:\.\d{1,3}){3}|::1|\[::1\]|localhost)$/i;
 
 /** Whether `hostname` (what the server binds) is reachable from this machine only. */
@@ -99,7 +103,7 @@ export async function createAuthGate(
     return {
       authenticate: async () => ({ ok: true, principal: ANONYMOUS }),
       token: undefined,
-      secrets: () => [],
+      secrets: () => NO_SECRETS,
       metadata: () => undefined,
       hosts: [],
       summary: 'NO AUTHENTICATION (--allow-unauthenticated): any local process may call every tool',
@@ -162,10 +166,17 @@ export async function createAuthGate(
     ...(tokens === undefined ? [] : [`the project's tokens in ${TOKENS_FILE} (toolhost token shows them)`]),
     ...(oauth === undefined ? [] : [`OAuth access tokens of ${oauth.issuer} for ${oauth.resource}`]),
   ];
+  /**
+   * The last project-token answer of each connection (keep-alive: a client's requests share one),
+   * reused while the same connection sends the same header and the tokens file is the same
+   * version: the file is still looked at on every request, so a rotation holds from the next one.
+   * The header is compared only with what that connection itself sent before.
+   */
+  const answered = new WeakMap<Socket, { header: string; generation: string; outcome: AuthOutcome }>();
   return {
     token: tokens?.token('default'),
     summary: `bearer token required (${ways.join('; or ')})`,
-    secrets: () => tokens?.all() ?? [],
+    secrets: () => tokens?.all() ?? NO_SECRETS,
     metadata: (path) =>
       path === metadataPath || (metadataPath !== undefined && path === `${metadataPath}/`)
         ? document
@@ -173,6 +184,13 @@ export async function createAuthGate(
     hosts: oauth === undefined ? [] : [new URL(oauth.resource).hostname.toLowerCase()],
     async authenticate(req) {
       const header = req.headers.authorization;
+      // Taken before the check: were the file to change during it, the answer is kept under the
+      // older version, which the next request no longer finds (a miss, never a stale hit).
+      const generation = tokens?.generation();
+      const last = generation === undefined ? undefined : answered.get(req.socket);
+      if (last !== undefined && last.header === header && last.generation === generation) {
+        return last.outcome;
+      }
       try {
         if (header === undefined || header.trim() === '') {
           throw new OAuthError(OAuthErrorCode.InvalidToken, oauth === undefined ? MISSING : MISSING_OAUTH);
@@ -182,7 +200,12 @@ export async function createAuthGate(
           ...challenge,
           ...(oauth === undefined ? {} : { expectedResource: new URL(oauth.resource) }),
         });
-        return { ok: true, principal: authInfo.extra?.principal as Principal, authInfo };
+        const principal = authInfo.extra?.principal as Principal;
+        const outcome: AuthOutcome = { ok: true, principal, authInfo };
+        if (generation !== undefined && principal.kind === 'token' && header !== undefined) {
+          answered.set(req.socket, { header, generation, outcome });
+        }
+        return outcome;
       } catch (error) {
         const said =
           error instanceof OAuthError && error.code === OAuthErrorCode.InsufficientScope

@@ -1,6 +1,6 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Principal } from '../../types.js';
-import { readTokensSync, type ServeToken, tokenFileStamp } from './tokens.js';
+import { readTokensSync, type ServeToken, tokenFileStamp, tokensPath } from './tokens.js';
 
 /**
  * Checks a presented bearer token against the project's tokens in constant time: the token is
@@ -14,8 +14,13 @@ export interface ProjectTokenCheck {
   check(token: string): Principal | undefined;
   /** The token of that name now (`default` for the client entries `mcp-config` prints). */
   token(name: string): string | undefined;
-  /** Every token now. */
+  /** Every token now: the same array until the file changes. */
   all(): readonly string[];
+  /**
+   * Which version of the tokens holds now (the file looked at again): what a cache of a check's
+   * answer is keyed on, so a rotation or removal holds from the next request all the same.
+   */
+  generation(): string;
 }
 
 interface Known {
@@ -40,13 +45,16 @@ function known(tokens: readonly ServeToken[]): Known[] {
 export function projectTokenCheck(
   source: { root: string } | { tokens: readonly ServeToken[] },
 ): ProjectTokenCheck {
-  let stamp = '';
+  const file = 'root' in source ? tokensPath(source.root) : undefined;
+  let stamp = 'given';
   let tokens: Known[] = 'tokens' in source ? known(source.tokens) : [];
+  let values = tokens.map((t) => t.token);
   const current = (): Known[] => {
-    if ('tokens' in source) return tokens;
-    const now = tokenFileStamp(source.root);
+    if (file === undefined || !('root' in source)) return tokens;
+    const now = tokenFileStamp(file);
     if (now !== stamp) {
       tokens = known(readTokensSync(source.root));
+      values = tokens.map((t) => t.token);
       stamp = now;
     }
     return tokens;
@@ -61,6 +69,13 @@ export function projectTokenCheck(
       return found?.principal;
     },
     token: (name) => current().find((t) => t.name === name)?.token,
-    all: () => current().map((t) => t.token),
+    all: () => {
+      current();
+      return values;
+    },
+    generation: () => {
+      current();
+      return stamp;
+    },
   };
 }

@@ -86,14 +86,13 @@ export function readTokensSync(root: string): ServeToken[] {
   return parse(text);
 }
 
-/** What identifies one version of the file on disk: a rename (every write) changes the inode. */
-export function tokenFileStamp(root: string): string {
-  try {
-    const stat = statSync(tokensPath(root));
-    return `${stat.ino}:${stat.size}:${stat.mtimeMs}`;
-  } catch {
-    return 'none';
-  }
+/**
+ * What identifies one version of the file on disk: a rename (every write) changes the inode.
+ * `file` is `tokensPath(root)`, worked out once by a caller that asks on every request.
+ */
+export function tokenFileStamp(file: string): string {
+  const stat = statSync(file, { throwIfNoEntry: false });
+  return stat === undefined ? 'none' : `${stat.ino}:${stat.size}:${stat.mtimeMs}`;
 }
 
 /** Writes `tokens` as the whole file, mode 0600, atomically. */

@@ -1,5 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { matchesPrincipal, overlayFor, type PrincipalRule } from '../../../src/core/dispatch/principals.js';
+import {
+  matchesPrincipal,
+  overlaidApprovals,
+  overlaidPolicy,
+  overlayDecision,
+  overlayFor,
+  type PrincipalRule,
+} from '../../../src/core/dispatch/principals.js';
+import type { PolicySubject } from '../../../src/core/register/policy.js';
 import type { Principal } from '../../../src/types.js';
 
 const alice: Principal = {
@@ -40,5 +48,52 @@ describe('principals: which entry fits a caller', () => {
     expect(overlayFor({ id: 'anonymous', kind: 'anonymous' }, [...rules, rule('everyone', {})])?.name).toBe(
       'everyone',
     );
+  });
+});
+
+const tool = (name: string, source: PolicySubject['source'] = 'plugin'): PolicySubject => ({
+  name,
+  source,
+  sourceId: source === 'plugin' ? 'notes' : source,
+});
+
+describe('principals: an overlay only narrows', () => {
+  it('keeps only what allow matches, takes away what deny matches (deny wins), and names the key in a refusal', () => {
+    const overlay = { name: 'ci', allow: ['notes_*', 'text_*'], deny: ['notes_delete'] };
+    expect(overlayDecision(overlay, tool('notes_add'), ci)).toEqual({ allowed: true });
+    const outside = overlayDecision(overlay, tool('exec', 'builtin'), ci);
+    expect(outside).toMatchObject({ allowed: false, rule: 'allow' });
+    expect(outside.allowed === false && outside.message).toBe(
+      '"exec" is not for token:ci-1: principals.ci.tools.allow [notes_*, text_*] does not match it',
+    );
+    const denied = overlayDecision(overlay, tool('notes_delete'), ci);
+    expect(denied).toMatchObject({ allowed: false, rule: 'deny' });
+    expect(denied.allowed === false && denied.message).toBe(
+      '"notes_delete" is not for token:ci-1: principals.ci.tools.deny denies it',
+    );
+    // No allow or deny: the overlay keeps everything the host's policy let into the Map.
+    expect(overlayDecision({ name: 'all' }, tool('exec', 'builtin'), ci)).toEqual({ allowed: true });
+  });
+
+  it("adds its deferrals to the host's, puts its approval rules first and replaces mcpClients only when it has them", () => {
+    expect(overlaidPolicy({ deny: ['x'], defer: ['a'] }, { name: 'p', defer: ['b'] })).toEqual({
+      deny: ['x'],
+      defer: ['a', 'b'],
+    });
+    const host = { allow: ['*'] };
+    expect(overlaidPolicy(host, { name: 'p' })).toBe(host);
+    const settings = { rules: [{ tool: 'deploy' }], timeoutMs: 5000, mcpClients: ['desk'] };
+    expect(overlaidApprovals(settings, { name: 'p', approve: [{ tool: 'notes_delete' }] })).toEqual({
+      rules: [{ tool: 'notes_delete' }, { tool: 'deploy' }],
+      timeoutMs: 5000,
+      mcpClients: ['desk'],
+    });
+    expect(overlaidApprovals(settings, { name: 'p', mcpClients: [] })?.mcpClients).toEqual([]);
+    expect(overlaidApprovals(settings, { name: 'p' })).toBe(settings);
+    expect(overlaidApprovals(undefined, { name: 'p', approve: [{ tool: 'x' }] })).toEqual({
+      rules: [{ tool: 'x' }],
+      timeoutMs: 60_000,
+      mcpClients: [],
+    });
   });
 });
