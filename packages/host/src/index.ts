@@ -109,7 +109,7 @@ export type {
   McpServerStatus,
   StdioServerConfig,
 } from './sources/mcp/types.js';
-export type { PluginReport, PluginSettings, PluginStatus } from './sources/plugins/manager.js';
+export type { PluginReport, PluginSettings, PluginStatus } from './sources/plugins/types.js';
 
 // Limits and their defaults.
 

@@ -11,7 +11,7 @@ import type { MissingGrant } from '../capabilities/types.js';
 import { CODE_MODE_CONTEXT_KEY } from '../core/register/code-mode.js';
 import type { ToolHost } from '../host/host.js';
 import { shapeOf, unknownKeys } from '../sources/plugins/config-help.js';
-import type { PluginReport } from '../sources/plugins/manager.js';
+import type { PluginReport } from '../sources/plugins/types.js';
 import { shellWord, toolhostCommand } from './invocation.js';
 import type { Style } from './io.js';
 import { shownPath } from './view.js';

@@ -4,7 +4,7 @@ import { effectivePermissions, missingGrants } from '../../capabilities/grants.j
 import { deferredNames } from '../../core/dispatch/deferral.js';
 import { formatOwner } from '../../core/refs.js';
 import type { ToolHost } from '../../host/host.js';
-import type { PluginReport } from '../../sources/plugins/manager.js';
+import type { PluginReport } from '../../sources/plugins/types.js';
 import { processMemory } from '../../util/memory.js';
 import type {
   DashboardHiddenTool,
