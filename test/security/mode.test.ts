@@ -1,3 +1,4 @@
+import { internalsOf } from '@toolhost/host/internal';
 import { describe, expect, it } from 'vitest';
 import { HEALTHY_SOURCE, SECURITY_SANDBOX, useHarness } from './helpers.js';
 
@@ -6,7 +7,7 @@ describe('the security suite’s sandbox', () => {
 
   it('holds the plugins in the sandbox this run names (inline, then process in the second run)', async () => {
     const { host } = await h.start({ plugins: { healthy: HEALTHY_SOURCE } });
-    expect(host.sandbox?.mode).toBe(SECURITY_SANDBOX);
+    expect(internalsOf(host).sandbox?.mode).toBe(SECURITY_SANDBOX);
     expect(SECURITY_SANDBOX).toBe(process.env.TOOLHOST_SECURITY_SANDBOX === 'process' ? 'process' : 'inline');
   });
 });

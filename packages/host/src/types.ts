@@ -151,8 +151,11 @@ export type RefreshReason =
   | { readonly kind: 'settings' }
   /** An operator's reload: everything again, second chances included (a quarantine lifts). */
   | { readonly kind: 'reload' }
-  /** The watcher saw the files of these plugins change (a plugin's folder, by id). */
-  | { readonly kind: 'files'; readonly ids: ReadonlySet<string> };
+  /**
+   * The watcher saw the files of these plugins change (a plugin's folder, by id), and of these
+   * skills (by name, `*` for the whole folder).
+   */
+  | { readonly kind: 'files'; readonly ids: ReadonlySet<string>; readonly skills?: ReadonlySet<string> };
 
 /**
  * What a Map keeps alive of a source while it may still run a call: a plugin's isolate version,

@@ -92,7 +92,8 @@ export class PluginSource implements SourceAdapter {
   }
 
   async refresh(reason: RefreshReason): Promise<boolean> {
-    if (this.#closed) return false;
+    // Files of no plugin changed (a SKILL.md edit, say): nothing to rebuild here.
+    if (this.#closed || (reason.kind === 'files' && reason.ids.size === 0)) return false;
     const settings = this.#options.settings();
     if (this.#sandbox === undefined) {
       this.#sandbox = this.#options.sandbox();
