@@ -115,10 +115,12 @@ export class ToolHost {
       () => this.#hooks.snapshot(),
       () => (this.#skills === undefined ? {} : { skills: this.#skills.catalog }),
     );
-    // A source that changed on its own (a tool added in code, a server's list, a quarantine) is one more run.
+    // A source that changed on its own (a tool added in code, a server's list, a quarantine) is one
+    // more run; the API's own change is swapped at once when nothing runs (`addTool` is synchronous).
     for (const source of sources.all) {
+      const immediate = source === this.#api;
       source.onChange((cause) => {
-        if (!this.#closed) void this.#pipeline.run({ cause });
+        if (!this.#closed) void this.#pipeline.run({ cause, immediate });
       });
     }
     registerInternals(this, {
@@ -244,7 +246,7 @@ export class ToolHost {
   #resettle(): void {
     this.#config = layerConfig(this.#state.config, this.#codeConfig);
     this.#settings = this.#settle();
-    void this.#pipeline.run({ cause: 'api' });
+    void this.#pipeline.run({ cause: 'api', immediate: true });
   }
 
   /** Listens for swaps, or for errors outside any call; the disposer stops listening. */

@@ -10,9 +10,10 @@
  *
  * One way in, `run`, and one run at a time (a lock), so a rebuild never sees a source half
  * refreshed. Changes that need no refresh (a tool added through the API, settings given in code,
- * a source that changed on its own) run 3–6 only, in turn with the others; with no run in progress
- * or waiting they are swapped in at once (a synchronous swap cannot interleave with anything), so
- * `host.addTool` still changes the Map before it returns.
+ * a source that changed on its own) run 3–6 only, in turn with the others. The API's changes
+ * (`immediate`), with no run in progress or waiting, are swapped in at once (a synchronous swap
+ * cannot interleave with anything), so `host.addTool` still changes the Map before it returns; a
+ * source's own change always waits its turn, never swapping inside the callback that reported it.
  */
 import type { ToolPlan } from '@toolhost/plugin-sdk';
 import type { HostSnapshot } from '../core/dispatch/session.js';
@@ -34,6 +35,8 @@ export interface RunRequest {
   readonly reason?: RefreshReason;
   /** What set the run off, for the change event: `config`, `plugins:<id>,…`, `reload`. */
   readonly cause: string;
+  /** With no `settle` nor `reason`: swap at once when nothing runs or waits (a caller of the API expects it). */
+  readonly immediate?: boolean;
 }
 
 /** A snapshot built from the sources, with what it keeps alive and its plan (kept for the next diff). */
@@ -131,7 +134,7 @@ export class ReloadPipeline {
   run(request: RunRequest): Promise<HostChange | HostError> {
     const { settle, reason, cause } = request;
     // Nothing holds or waits for the lock, and nothing here awaits: this is the lock taken and let go in one turn.
-    if (settle === undefined && reason === undefined && this.#queued === 0)
+    if (request.immediate === true && settle === undefined && reason === undefined && this.#queued === 0)
       return Promise.resolve(this.#guarded(cause, () => this.#swap(cause, performance.now())));
     this.#queued += 1;
     return this.#lock.run(async () => {
