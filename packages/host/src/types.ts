@@ -169,8 +169,8 @@ export interface MapHold {
 }
 
 /**
- * A live source of tools: each of the four (built-in, plugins, MCP servers, tools given through
- * the API) is one, and a fifth is one more of these. The host's reload pipeline refreshes the
+ * A live source of tools: each of the host's (built-in, code mode, skills, plugins, MCP servers,
+ * tools given through the API; listed in `host/sources.ts`) is one, and a new one is one more of these. The host's reload pipeline refreshes the
  * sources a change concerns, then builds the whole Map from every source's contributions; nothing
  * else knows how a source loads. A source says when it changed on its own (an MCP server's tool
  * list, a plugin quarantined) through `onChange`, and the Map is rebuilt.
