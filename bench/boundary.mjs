@@ -27,6 +27,7 @@ import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { createHost } from '@toolhost/host';
+import { internalsOf } from '@toolhost/host/internal';
 import { defineTool } from '@toolhost/plugin-sdk';
 import * as z from 'zod';
 
@@ -336,7 +337,7 @@ async function hostPath({ key, label, goal, childLabel, options, tool }) {
     options.sandbox === 'process'
       ? // Through the host's sandbox plumbing when it says, else by command line.
         // (the jailed executor itself, not the bubblewrap around it).
-        [host.sandbox?.executorPid ?? childrenOf(process.pid).find(isExecutor)].filter(
+        [internalsOf(host).sandbox?.executorPid ?? childrenOf(process.pid).find(isExecutor)].filter(
           (pid) => pid !== undefined,
         )
       : [];

@@ -8,6 +8,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { createHost, serveHttp } from '@toolhost/host';
+import { internalsOf } from '@toolhost/host/internal';
 import { pluginSource } from './scale-plugins.mjs';
 
 const [phase, root, countText] = process.argv.slice(2);
@@ -64,7 +65,7 @@ async function start() {
   const host = await createHost({ root, builtins: false, sandbox: 'process', cache: true, ...options });
   const ms = performance.now() - t0;
   check(host);
-  const isolates = (await host.sandbox?.isolateCount()) ?? 0;
+  const isolates = (await internalsOf(host).sandbox?.isolateCount()) ?? 0;
   const mem = memory();
   await host.close();
   return { ms, isolates, ...mem };
@@ -93,7 +94,7 @@ async function memoryPhase() {
     }
   }
   const called = memory();
-  const liveAfterCalls = (await host.sandbox?.isolateCount()) ?? 0;
+  const liveAfterCalls = (await internalsOf(host).sandbox?.isolateCount()) ?? 0;
   let idle;
   const idleSeconds = Number(process.env.SCALE_IDLE_SECONDS ?? 0);
   if (idleSeconds > 0) {
@@ -101,7 +102,7 @@ async function memoryPhase() {
     await host.reload();
     // Past the idle time and a sweep (a quarter of it), with a turn for the executor's GC.
     await new Promise((resolve) => setTimeout(resolve, idleSeconds * 1000 * 1.5 + 1000));
-    idle = { ...memory(), live: (await host.sandbox?.isolateCount()) ?? 0 };
+    idle = { ...memory(), live: (await internalsOf(host).sandbox?.isolateCount()) ?? 0 };
   }
   await host.close();
   return { before, first, called, peak, liveAfterCalls, idle };

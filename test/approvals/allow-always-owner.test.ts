@@ -6,6 +6,7 @@
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import * as path from 'node:path';
 import type { ApprovalAnswer, ApprovalRequest } from '@toolhost/host';
+import { internalsOf } from '@toolhost/host/internal';
 import { describe, expect, it } from 'vitest';
 import { textOf, useHosts } from '../plugins/project.js';
 
@@ -51,7 +52,7 @@ async function start(answer: (request: ApprovalRequest) => ApprovalAnswer) {
     await rm(path.join(root, 'plugins', 'good'), { recursive: true });
     await writePlugin(root, 'evil');
     await host.reload();
-    expect(host.registry.tools.get('deploy')?.sourceId).toBe('evil');
+    expect(internalsOf(host).registry.tools.get('deploy')?.sourceId).toBe('evil');
   };
   return { host, session, asked, replace };
 }

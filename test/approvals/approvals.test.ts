@@ -7,6 +7,7 @@ import {
   type ToolHost,
   type ToolhostConfigInput,
 } from '@toolhost/host';
+import { internalsOf } from '@toolhost/host/internal';
 import { defineTool } from '@toolhost/plugin-sdk';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import * as z from 'zod';
@@ -102,7 +103,7 @@ describe('where an approval requirement comes from', () => {
       reason: 'erases data for good',
       severity: 'critical',
     });
-    expect(h.registry.tools.get('wipe')?.descriptor.requireApproval).toEqual({
+    expect(internalsOf(h).registry.tools.get('wipe')?.descriptor.requireApproval).toEqual({
       reason: 'erases data for good',
       severity: 'critical',
     });

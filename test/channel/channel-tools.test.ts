@@ -8,6 +8,7 @@ import type {
   RegisteredTool,
   ToolHost,
 } from '@toolhost/host';
+import { internalsOf } from '@toolhost/host/internal';
 import { context, defineTool } from '@toolhost/plugin-sdk';
 import { describe, expect, it } from 'vitest';
 import * as z from 'zod';
@@ -87,7 +88,7 @@ describe('channel tools', () => {
       expect(outcome.result.isError).toBe(true);
     }
     // The host's own Map and plan never hold a session's channel tools.
-    expect(host.registry.tools.has('reply_in_thread')).toBe(false);
+    expect(internalsOf(host).registry.tools.has('reply_in_thread')).toBe(false);
     expect(names(host.plan().visible.map((e) => e.descriptor))).toEqual([]);
   });
 

@@ -12,6 +12,7 @@ import { createHost, DEFAULT_SANDBOX_LIMITS, resultText, type ToolHost } from '@
 import {
   bundlePlugin,
   type CodeRunOptions,
+  internalsOf,
   liveScriptIsolates,
   ProcessSandbox,
   type SandboxCrash,
@@ -107,7 +108,7 @@ describe('run_code in the executor process', () => {
       .result;
     expect(resultText(next)).toContain('"echo:again"');
     // ...in a new executor process: the first one was the one that died.
-    expect((h.sandbox as ProcessSandbox).generation).toBe(2);
+    expect((internalsOf(h).sandbox as ProcessSandbox).generation).toBe(2);
   });
 
   it('a script that allocates until its isolate dies gets a memory-limit error; its isolate was in the executor', async () => {
@@ -224,7 +225,7 @@ describe('run_code in the executor process', () => {
     // The executor disposes of the script's isolate (the wrapper answers a cancelled call at once,
     // without waiting for that) and keeps serving.
     await vi.waitFor(async () => expect((await h.isolates()).scripts).toBe(0), WAIT);
-    expect((h.sandbox as ProcessSandbox).generation).toBe(1);
+    expect((internalsOf(h).sandbox as ProcessSandbox).generation).toBe(1);
     const next = await h.session({ codeMode: true }).call('run_code', { code: 'return 1 + 1;' });
     expect(resultText(next.result)).toContain('2');
   });

@@ -6,6 +6,7 @@
  */
 import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { createHost, type HostChange, resultText, type ToolHost } from '@toolhost/host';
+import { internalsOf } from '@toolhost/host/internal';
 import { defineTool } from '@toolhost/plugin-sdk';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import * as z from 'zod';
@@ -71,7 +72,9 @@ describe.each(['process', 'inline'] as const)(
         /policy-denied: "describe_tools" is not matched by tools\.allow .*add "describe_tools" or "group:code-mode"/,
       );
       // Leaving code mode out of an allow list is the common case: no "admits none" warning for it.
-      expect(h.registry.diagnostics.filter((d) => d.code === 'allow-matches-nothing')).toEqual([]);
+      expect(internalsOf(h).registry.diagnostics.filter((d) => d.code === 'allow-matches-nothing')).toEqual(
+        [],
+      );
       h.setPolicy({ allow: ['github_*', 'group:code-mode'] });
       expect(names(session.tools('anthropic'))).toEqual(['run_code', 'describe_tools']);
       const ran = await session.call('run_code', {
@@ -93,7 +96,10 @@ describe.each(['process', 'inline'] as const)(
 describe('code mode in the registry, the plan and its diffs', () => {
   it('the Map holds them; the plan hides them while code mode is off, naming tools.codeMode', async () => {
     const h = await start();
-    expect(h.registry.tools.get('run_code')).toMatchObject({ source: 'builtin', sourceId: 'code-mode' });
+    expect(internalsOf(h).registry.tools.get('run_code')).toMatchObject({
+      source: 'builtin',
+      sourceId: 'code-mode',
+    });
     const hidden = h.plan().hidden.find((e) => e.descriptor.name === 'run_code');
     expect(hidden?.diagnostics.map((d) => `${d.reason}: ${d.message}`)).toEqual([
       'context-mismatch: session context "tools.codeMode" is false, needs true',

@@ -6,6 +6,7 @@ import { describe, expect, it, vi } from 'vitest';
 import { project, REPO } from '../cli/cli.js';
 
 const HOST = pathToFileURL(path.join(REPO, 'packages/host/dist/index.js')).href;
+const INTERNAL = pathToFileURL(path.join(REPO, 'packages/host/dist/internal.js')).href;
 
 function alive(pid: number): boolean {
   try {
@@ -26,9 +27,11 @@ describe('the jailed executor dies with the host', () => {
     try {
       const script = `
         const { createHost } = await import(${JSON.stringify(HOST)});
+        const { internalsOf } = await import(${JSON.stringify(INTERNAL)});
         const host = await createHost({ root: ${JSON.stringify(root)}, watch: false, cache: false });
         await host.session().call('healthy_echo', { text: 'x' });
-        console.log(JSON.stringify({ executor: host.sandbox.executorPid, bwrap: host.sandbox.pid }));
+        const { sandbox } = internalsOf(host);
+        console.log(JSON.stringify({ executor: sandbox.executorPid, bwrap: sandbox.pid }));
         setInterval(() => {}, 1000);`;
       const child = spawn(process.execPath, ['--no-node-snapshot', '--input-type=module', '-e', script], {
         stdio: ['ignore', 'pipe', 'inherit'],

@@ -6,6 +6,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { createHost, type ToolHost } from '@toolhost/host';
 import type { ProcessSandbox } from '@toolhost/host/internal';
+import { internalsOf } from '@toolhost/host/internal';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { CLI, cleanEnv, project, startToolhost, withToken } from '../cli/cli.js';
 
@@ -132,7 +133,7 @@ describe('the process that runs plugin code, seen from outside', () => {
       delete process.env[CANARY];
     }
     expect(host.walls).toEqual({ isolate: true, jail: { up: true, kind: 'bubblewrap', seccomp: true } });
-    expectJailed((host.sandbox as ProcessSandbox).executorPid, root);
+    expectJailed((internalsOf(host).sandbox as ProcessSandbox).executorPid, root);
   });
 
   it('in toolhost serve over stdio (jailed by default now, not inline)', async () => {

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createHost, type HostChange, type McpHttpServer, serveHttp, type ToolHost } from '@toolhost/host';
+import { internalsOf } from '@toolhost/host/internal';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 const fixture = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../fixtures/plugins/healthy');
@@ -63,7 +64,7 @@ describe('host A bridges host B served over HTTP', () => {
     expect(hostA.plan().visible.map((v) => v.descriptor.name)).toEqual(['mcp__b__healthy_echo']);
     const outcome = await hostA.session().call('mcp__b__healthy_echo', { text: 'via A' });
     expect(outcome.result.content).toEqual([{ type: 'text', text: 'echo: via A' }]);
-    expect(hostA.registry.tools.get('mcp__b__healthy_echo')?.descriptor.owner).toEqual({
+    expect(internalsOf(hostA).registry.tools.get('mcp__b__healthy_echo')?.descriptor.owner).toEqual({
       kind: 'mcp',
       serverId: 'b',
     });

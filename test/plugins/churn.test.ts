@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { createHost, type ToolHost } from '@toolhost/host';
 import type { ProcessSandbox } from '@toolhost/host/internal';
+import { internalsOf } from '@toolhost/host/internal';
 import { afterEach, describe, expect, it } from 'vitest';
 import { latchServer } from './latch.js';
 import { textOf } from './project.js';
@@ -93,7 +94,8 @@ describe.each(['inline', 'process'] as const)(
         }
       });
       const kill = () => {
-        if (sandbox === 'process') process.kill((live.sandbox as ProcessSandbox).pid ?? 0, 'SIGKILL');
+        if (sandbox === 'process')
+          process.kill((internalsOf(live).sandbox as ProcessSandbox).pid ?? 0, 'SIGKILL');
       };
       const steps: (() => Promise<void>)[] = [
         () => writeFile(path.join(folder, 'index.ts'), source('v1', server.port)),
@@ -132,7 +134,7 @@ describe.each(['inline', 'process'] as const)(
         expect(answers.filter((a) => a.tool === 'steady_echo' && a.isError)).toEqual([]);
       expect(textOf((await live.session().call('churn_echo', { tag: 'last' })).result)).toBe('v2:last');
       expect(textOf((await live.session().call('steady_echo', { tag: 'last' })).result)).toBe('s:last');
-      expect(await live.sandbox?.isolateCount()).toBe(2);
+      expect(await internalsOf(live).sandbox?.isolateCount()).toBe(2);
     });
   },
 );

@@ -2,6 +2,7 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { createHost, type ToolHost } from '@toolhost/host';
+import { internalsOf } from '@toolhost/host/internal';
 import { afterEach, describe, expect, it } from 'vitest';
 import { counter, latchServer } from './latch.js';
 import { textOf } from './project.js';
@@ -121,7 +122,7 @@ describe.each(['inline', 'process'] as const)('unloading a plugin under admitted
       }
       if (change === 'replaced') expect(textOf((await after).result)).toBe('v2: released');
       // The old version's isolate is gone once its calls drained.
-      expect(await host.sandbox?.isolateCount()).toBe(change === 'replaced' ? 1 : 0);
+      expect(await internalsOf(host).sandbox?.isolateCount()).toBe(change === 'replaced' ? 1 : 0);
     },
   );
 });

@@ -2,7 +2,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { DEFAULT_SANDBOX_LIMITS, type ToolHost } from '@toolhost/host';
-import { ProcessSandbox } from '@toolhost/host/internal';
+import { internalsOf, ProcessSandbox } from '@toolhost/host/internal';
 import { afterEach, describe, expect, it } from 'vitest';
 import { latchServer } from './latch.js';
 import { hostFor, project, textOf, useHosts } from './project.js';
@@ -59,7 +59,7 @@ async function crashProject() {
   return {
     host,
     server,
-    sandbox: host.sandbox as ProcessSandbox,
+    sandbox: internalsOf(host).sandbox as ProcessSandbox,
     async close() {
       server.open();
       await host.close();
@@ -253,7 +253,7 @@ describe('a crash inside a sync entry', () => {
       plugins: { synccrasher: { limits: { memoryMb: 64, timeoutMs: 60_000, cpuMs: 60_000 } } },
     });
     const session = host.session();
-    const sandbox = host.sandbox as ProcessSandbox;
+    const sandbox = internalsOf(host).sandbox as ProcessSandbox;
     // Quick calls first: the tool goes to sync entries, which run on the executor's main thread.
     // (With a catastrophic-error handler there, the abort would wait for that thread forever;
     // the call would end only at its 60 s limit.)

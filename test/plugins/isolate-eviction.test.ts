@@ -2,6 +2,7 @@ import { cp, mkdir, readFile, writeFile } from 'node:fs/promises';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { ToolHost } from '@toolhost/host';
+import { internalsOf } from '@toolhost/host/internal';
 import { describe, expect, it, vi } from 'vitest';
 import { textOf, useHosts } from './project.js';
 
@@ -41,7 +42,7 @@ describe.each(['inline', 'process'] as const)('plugin isolates in the %s sandbox
     expect(await next(host)).toBe('2');
     expect(await host.isolates()).toMatchObject({ live: 1, evicted: { idle: 0 } });
     // Ten milliseconds idle (milliseconds only through the Sandbox interface; config says seconds).
-    host.sandbox?.configureIsolates({ idleMs: 10, maxLive: 200 });
+    internalsOf(host).sandbox?.configureIsolates({ idleMs: 10, maxLive: 200 });
     await vi.waitFor(
       async () => expect(await host.isolates()).toMatchObject({ live: 0, evicted: { idle: 1 } }),
       WAIT,
@@ -74,18 +75,18 @@ describe('the executor process', () => {
     const { root } = await h.project([]);
     await counters(root, ['counter']);
     const host = await h.hostFor(root, { sandbox: 'process' });
-    const sandbox = host.sandbox as unknown as { pid: number | undefined; generation: number };
+    const sandbox = internalsOf(host).sandbox as unknown as { pid: number | undefined; generation: number };
     expect(await next(host)).toBe('1');
     const first = sandbox.pid;
     expect(first).toBeDefined();
     const crashes: string[] = [];
     host.on('change', (change) => crashes.push(change.cause));
-    host.sandbox?.configureIsolates({ idleMs: 20, maxLive: 200 });
+    internalsOf(host).sandbox?.configureIsolates({ idleMs: 20, maxLive: 200 });
     await vi.waitFor(() => expect(sandbox.pid).toBeUndefined(), WAIT);
     // The process ends, not only unlisted (its exit can trail the unlisting on a loaded machine).
     await vi.waitFor(() => expect(() => process.kill(first as number, 0)).toThrow(), WAIT);
     expect(await host.isolates()).toMatchObject({ live: 0, evicted: { idle: 1 } });
-    host.sandbox?.configureIsolates({ idleMs: 300_000, maxLive: 200 });
+    internalsOf(host).sandbox?.configureIsolates({ idleMs: 300_000, maxLive: 200 });
     expect(await next(host)).toBe('1');
     expect(sandbox.pid).not.toBe(first);
     expect(sandbox.generation).toBe(2);

@@ -1,6 +1,7 @@
 import { access, mkdir } from 'node:fs/promises';
 import * as path from 'node:path';
 import type { ToolHost } from '@toolhost/host';
+import { internalsOf } from '@toolhost/host/internal';
 import { describe, expect, it } from 'vitest';
 import { textOf, useHosts } from './project.js';
 
@@ -60,8 +61,8 @@ describe('loading plugins', () => {
       builtins: {},
       plugins: { 'clashes-builtin': { overrides: ['read'] } },
     });
-    expect(host.registry.tools.get('read')?.source).toBe('plugin');
-    expect(host.registry.diagnostics).toContainEqual(
+    expect(internalsOf(host).registry.tools.get('read')?.source).toBe('plugin');
+    expect(internalsOf(host).registry.diagnostics).toContainEqual(
       expect.objectContaining({
         code: 'tool-overridden',
         toolName: 'read',

@@ -1,7 +1,7 @@
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { DEFAULT_SANDBOX_LIMITS } from '@toolhost/host';
-import { bundlePlugin, type InlineSandbox, ProcessSandbox } from '@toolhost/host/internal';
+import { bundlePlugin, type InlineSandbox, internalsOf, ProcessSandbox } from '@toolhost/host/internal';
 import { describe, expect, it } from 'vitest';
 import { textOf, useHosts } from './project.js';
 
@@ -122,7 +122,7 @@ describe('sync entries that reply within the entry', () => {
     for (let i = 0; i < 300; i++) {
       expect(textOf((await session.call('healthy_echo', { text: `${i}` })).result)).toBe(`echo: ${i}`);
     }
-    const sandbox = host.sandbox as InlineSandbox;
+    const sandbox = internalsOf(host).sandbox as InlineSandbox;
     const { inEntry, waited } = sandbox.replyStats();
     expect(inEntry + waited).toBe(300);
     // The first call, and a few after V8 recompiles the hot code, go the async way.

@@ -1,5 +1,6 @@
 import { rename, writeFile } from 'node:fs/promises';
 import * as path from 'node:path';
+import { internalsOf } from '@toolhost/host/internal';
 import { afterEach, describe, expect, it } from 'vitest';
 import { pluginSource, watchedProject } from './harness.js';
 
@@ -69,6 +70,6 @@ describe.each(['inline', 'process'] as const)('calls during 20 edits (%s sandbox
     }
     expect(new Set(results.map((r) => r.text)).size).toBeGreaterThan(1); // calls really spanned edits
     expect(await project.call('busy_tool')).toEqual({ text: `v${EDITS}`, isError: false });
-    expect(await project.host.sandbox?.isolateCount()).toBe(1);
+    expect(await internalsOf(project.host).sandbox?.isolateCount()).toBe(1);
   });
 });

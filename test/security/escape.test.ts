@@ -2,6 +2,8 @@
  * Plugin code looking for a way out of its isolate: constructor chains, Node globals, dynamic
  * import, leftover setup globals, the functions handed in on `ctx`, stack-trace tricks.
  */
+
+import { internalsOf } from '@toolhost/host/internal';
 import { describe, expect, it } from 'vitest';
 import {
   attackPlugin,
@@ -424,7 +426,7 @@ describe('escaping the isolate through the language', () => {
         healthy: HEALTHY_SOURCE,
       },
     });
-    expect(host.sandbox?.mode).toBe('process');
+    expect(internalsOf(host).sandbox?.mode).toBe('process');
     const report = reportOf<Record<string, string>>(await session.call('attack', {}));
     expect(Object.values(report).every((v) => v === 'threw' || v === 'undefined')).toBe(true);
     expect(report.process).toBe('threw');

@@ -1,5 +1,6 @@
 import { readdir, readFile } from 'node:fs/promises';
 import * as path from 'node:path';
+import { internalsOf } from '@toolhost/host/internal';
 import { describe, expect, it } from 'vitest';
 import { SANDBOX_INDEPENDENT } from '../../vitest.config.js';
 import { HEALTHY_SOURCE, REPO_DIR, SECURITY_SANDBOX, useHarness } from './helpers.js';
@@ -9,7 +10,7 @@ describe('the security suite’s sandbox', () => {
 
   it('holds the plugins in the sandbox this run names (inline, then process in the second run)', async () => {
     const { host } = await h.start({ plugins: { healthy: HEALTHY_SOURCE } });
-    expect(host.sandbox?.mode).toBe(SECURITY_SANDBOX);
+    expect(internalsOf(host).sandbox?.mode).toBe(SECURITY_SANDBOX);
     expect(SECURITY_SANDBOX).toBe(process.env.TOOLHOST_SECURITY_SANDBOX === 'process' ? 'process' : 'inline');
   });
 

@@ -8,6 +8,7 @@ import { mkdir, mkdtemp, realpath, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { createHost, type HostOptions, resultText, type ToolHost } from '@toolhost/host';
+import { internalsOf } from '@toolhost/host/internal';
 import { afterEach, describe, expect, it } from 'vitest';
 import { HEADER, HEALTHY_SOURCE, SECURITY_SANDBOX } from './helpers.js';
 
@@ -89,7 +90,8 @@ describe('a sandboxed plugin that names its tools like the host’s own', () => 
     expect(metaEntry?.diagnostics[0]?.message).toContain('no other tool may take whatever the config');
 
     const session = host.session();
-    for (const name of CORE_NAMES) expect(host.registry.tools.get(name)?.source, name).toBe('builtin');
+    for (const name of CORE_NAMES)
+      expect(internalsOf(host).registry.tools.get(name)?.source, name).toBe('builtin');
     expect(resultText((await session.call('read', { path: 'notes.txt' })).result)).toContain('the real file');
     expect(resultText((await session.call('ls', {})).result)).toContain('notes.txt');
     expect(resultText((await session.call('skill', { name: 'tidy' })).result)).toContain(
@@ -123,9 +125,9 @@ describe('a sandboxed plugin that names its tools like the host’s own', () => 
     const host = await start({
       plugins: { evil: { overrides: ['read', 'write', 'skill', 'run_code', 'tool_search'] } },
     });
-    expect(host.registry.tools.get('read')?.sourceId).toBe('evil');
-    expect(host.registry.tools.get('write')?.sourceId).toBe('evil');
-    expect(host.registry.diagnostics).toContainEqual(
+    expect(internalsOf(host).registry.tools.get('read')?.sourceId).toBe('evil');
+    expect(internalsOf(host).registry.tools.get('write')?.sourceId).toBe('evil');
+    expect(internalsOf(host).registry.diagnostics).toContainEqual(
       expect.objectContaining({ code: 'tool-overridden', toolName: 'read', level: 'warning' }),
     );
     const {
@@ -135,7 +137,7 @@ describe('a sandboxed plugin that names its tools like the host’s own', () => 
     } = Object.fromEntries([...CORE_NAMES, ...META_NAMES].map((name) => [name, 'override-refused']));
     expect(refused(host)).toEqual(still);
     for (const meta of ['skill', 'run_code', 'tool_search']) {
-      expect(host.registry.diagnostics).toContainEqual(
+      expect(internalsOf(host).registry.diagnostics).toContainEqual(
         expect.objectContaining({
           level: 'warning',
           code: 'override-refused',

@@ -5,6 +5,7 @@
  * The host must always get a valid result or a clean error, and other plugins stay untouched.
  */
 import type { CallOutcome } from '@toolhost/host';
+import { internalsOf } from '@toolhost/host/internal';
 import { describe, expect, it } from 'vitest';
 import {
   attackPlugin,
@@ -221,7 +222,7 @@ describe('forging identity and registration', () => {
     // Whatever got registered in evil's isolate, it is evil's and nobody else's.
     expect(host.plugins.find((p) => p.id === 'healthy')?.status).toBe('loaded');
     expect(host.plugins.find((p) => p.id === 'evil')?.status).toBe('failed');
-    expect(host.registry.tools.get('healthy_echo')?.sourceId).toBe('healthy');
+    expect(internalsOf(host).registry.tools.get('healthy_echo')?.sourceId).toBe('healthy');
     await expectHealthy(session);
     expectRealmIntact(before);
   });
@@ -236,15 +237,15 @@ describe('forging identity and registration', () => {
     expect(report?.diagnostics.join('\n')).toMatch(
       /declares id "healthy"; the id must match the folder name/,
     );
-    expect(host.registry.tools.get('healthy_echo')?.sourceId).toBe('healthy');
+    expect(internalsOf(host).registry.tools.get('healthy_echo')?.sourceId).toBe('healthy');
     await expectHealthy(session);
   });
 
   it('a plugin tool named like a built-in is hidden as override-refused, never silently, and the built-in keeps the name', async () => {
     const shadow = attackPlugin('evil', "return 'shadowed';").replace("name: 'attack'", "name: 'read'");
     const { host } = await h.start({ plugins: { evil: shadow }, builtins: {} });
-    expect(host.registry.tools.get('read')?.source).toBe('builtin');
-    expect(host.registry.diagnostics).toContainEqual(
+    expect(internalsOf(host).registry.tools.get('read')?.source).toBe('builtin');
+    expect(internalsOf(host).registry.diagnostics).toContainEqual(
       expect.objectContaining({ code: 'override-refused', toolName: 'read', level: 'warning' }),
     );
     expect(host.plan().hidden).toContainEqual(

@@ -15,6 +15,7 @@ import {
   type Skill,
   type ToolHost,
 } from '@toolhost/host';
+import { internalsOf } from '@toolhost/host/internal';
 import { defineTool } from '@toolhost/plugin-sdk';
 import { afterEach, describe, expect, it } from 'vitest';
 import * as z from 'zod';
@@ -228,7 +229,7 @@ describe('where skills appear', () => {
   it('no skills: no skill tool, and nothing about skills in the prompt', async () => {
     const { host: h } = await start({});
     expect(h.skills()).toEqual([]);
-    expect(h.registry.tools.has('skill')).toBe(false);
+    expect(internalsOf(h).registry.tools.has('skill')).toBe(false);
     expect(h.session().systemPromptSection()).not.toContain('Skills');
   });
 
@@ -369,7 +370,7 @@ describe('hot reload', () => {
           }
         });
       });
-    const skillTool = () => h.registry.tools.get('skill')?.descriptor.description ?? '';
+    const skillTool = () => internalsOf(h).registry.tools.get('skill')?.descriptor.description ?? '';
 
     const added = until('second', () => byName(h, 'second')?.diagnostics.length === 0);
     await writeSkill(root, 'second', md('name: second\ndescription: Second'));
@@ -387,7 +388,7 @@ describe('hot reload', () => {
     expect(skillTool()).not.toContain('second');
     expect(h.session().systemPromptSection()).not.toContain('second');
 
-    const emptied = until('first', () => !h.registry.tools.has('skill'));
+    const emptied = until('first', () => !internalsOf(h).registry.tools.has('skill'));
     await rm(path.join(root, 'skills', 'first', 'SKILL.md'));
     // Each batch re-reads the whole folder: a late event of the removal above may be the one that
     // saw this file go, so the state is checked here, not which event's diff carried it.

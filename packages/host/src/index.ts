@@ -109,7 +109,7 @@ export type {
   McpServerStatus,
   StdioServerConfig,
 } from './sources/mcp/types.js';
-export type { PluginReport, PluginSettings, PluginStatus } from './sources/plugins/manager.js';
+export type { PluginReport, PluginSettings, PluginStatus } from './sources/plugins/types.js';
 
 // Limits and their defaults.
 
@@ -118,11 +118,14 @@ export { DEFAULT_LIMITS, DEFAULT_SANDBOX_LIMITS } from './config/limits.js';
 
 // The config file: its schema, loading and errors.
 
+export type { IsolateSettings } from './config/isolates.js';
 export type { ConfigIssue, ConfigOutcome } from './config/load.js';
 export { ConfigError, configJsonSchema, loadConfigFile, parseConfig } from './config/load.js';
 export type { ToolhostConfig } from './config/schema.js';
 export { configSchema } from './config/schema.js';
 export type { JailMode, Walls } from './jail/index.js';
+export type { IsolateStats, PreludeStart } from './sandbox/types.js';
+export type { ProcessMemory } from './util/memory.js';
 
 // The pure planner, and the contracts it works on (declared in @toolhost/plugin-sdk).
 
@@ -143,7 +146,6 @@ export type {
 export { isToolPlanContractError, ToolPlanContractError } from '@toolhost/plugin-sdk';
 export { evaluateAvailability } from './core/filter/availability.js';
 export { buildToolPlan } from './core/filter/planner.js';
-export { formatExecutor, formatOwner } from './core/refs.js';
 
 // Adapters: descriptors and results in the shapes of the Anthropic, OpenAI and MCP APIs.
 
@@ -193,5 +195,5 @@ export { serveHttp } from './serve/http.js';
 export type { McpSessionClose, McpSessionCloseReason } from './serve/http-sessions.js';
 export type { McpPrompt, McpPromptArgument, McpPromptContext } from './serve/prompts.js';
 export type { McpServeOptions } from './serve/server.js';
-export type { InFlightRecorder, McpStdioOptions } from './serve/stdio.js';
+export type { McpStdioOptions } from './serve/stdio.js';
 export { serveStdio } from './serve/stdio.js';

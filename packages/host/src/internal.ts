@@ -22,6 +22,7 @@ export type { HostSnapshot } from './core/dispatch/session.js';
 export { checkAvailabilityExpression } from './core/filter/availability.js';
 export { planRegistry } from './core/filter/plan.js';
 export { compareDescriptors } from './core/filter/planner.js';
+export { formatExecutor, formatOwner } from './core/refs.js';
 export type { PolicyDecision, PolicySubject } from './core/register/policy.js';
 export { groupsOf, isAllowedTool, matchesPattern } from './core/register/policy.js';
 export { buildRegistry, SOURCE_ORDER } from './core/register/registry.js';
@@ -29,6 +30,8 @@ export { HookSet } from './core/wrap/hooks.js';
 export { errorResult } from './core/wrap/results.js';
 export type { WrapperContext } from './core/wrap/wrapper.js';
 export { callTool } from './core/wrap/wrapper.js';
+export type { HostInternals } from './host/internals.js';
+export { internalsOf } from './host/internals.js';
 export type { ChangeBatch, ProjectWatcher, ProjectWatcherOptions } from './host/watch.js';
 export { watchProject } from './host/watch.js';
 export { createSandbox } from './sandbox/create.js';
@@ -47,6 +50,8 @@ export type {
   SandboxOutcome,
 } from './sandbox/types.js';
 export { createMcpServer } from './serve/server.js';
+export type { InFlightRecorder } from './serve/stdio.js';
+export { serveStdioRecorded } from './serve/stdio.js';
 export type { ControlKind, ControlPaths } from './sources/builtin/index.js';
 export {
   ControlFileError,
@@ -65,8 +70,8 @@ export { DEFAULT_BUILD_LIMITS } from './sources/plugins/build-limits.js';
 export type { BundleOptions, BundleOutcome, IncrementalBundler } from './sources/plugins/bundle.js';
 export { bundlePlugin, createIncrementalBundler } from './sources/plugins/bundle.js';
 export { discoverPlugins } from './sources/plugins/discover.js';
-export type { LoadPluginsOptions, PluginLease, PluginLoad } from './sources/plugins/manager.js';
-export { loadPlugin } from './sources/plugins/manager.js';
+export { loadPlugin } from './sources/plugins/load.js';
 export { PluginSet } from './sources/plugins/plugin-set.js';
+export type { LoadPluginsOptions, PluginLease, PluginLoad } from './sources/plugins/types.js';
 export type { Registry } from './types.js';
 export { AsyncMutex } from './util/lock.js';

@@ -196,8 +196,11 @@ export type RefreshReason =
   | { readonly kind: 'settings' }
   /** An operator's reload: everything again, second chances included (a quarantine lifts). */
   | { readonly kind: 'reload' }
-  /** The watcher saw the files of these plugins change (a plugin's folder, by id). */
-  | { readonly kind: 'files'; readonly ids: ReadonlySet<string> };
+  /**
+   * The watcher saw the files of these plugins change (a plugin's folder, by id), and of these
+   * skills (by name, `*` for the whole folder).
+   */
+  | { readonly kind: 'files'; readonly ids: ReadonlySet<string>; readonly skills?: ReadonlySet<string> };
 
 /**
  * What a Map keeps alive of a source while it may still run a call: a plugin's isolate version,
@@ -211,8 +214,8 @@ export interface MapHold {
 }
 
 /**
- * A live source of tools: each of the four (built-in, plugins, MCP servers, tools given through
- * the API) is one, and a fifth is one more of these. The host's reload pipeline refreshes the
+ * A live source of tools: each of the host's (built-in, code mode, skills, plugins, MCP servers,
+ * tools given through the API; listed in `host/sources.ts`) is one, and a new one is one more of these. The host's reload pipeline refreshes the
  * sources a change concerns, then builds the whole Map from every source's contributions; nothing
  * else knows how a source loads. A source says when it changed on its own (an MCP server's tool
  * list, a plugin quarantined) through `onChange`, and the Map is rebuilt.

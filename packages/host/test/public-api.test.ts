@@ -3,7 +3,7 @@ import * as path from 'node:path';
 import * as publicApi from '@toolhost/host';
 import * as internalApi from '@toolhost/host/internal';
 import ts from 'typescript';
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 
 /**
  * The public API of `@toolhost/host`, pinned: every name here is something users build on, so a
@@ -22,8 +22,6 @@ const PUBLIC_VALUES = [
   'configSchema',
   'createHost',
   'evaluateAvailability',
-  'formatExecutor',
-  'formatOwner',
   'isToolPlanContractError',
   'loadConfigFile',
   'parseConfig',
@@ -104,10 +102,11 @@ const PUBLIC_TYPES = [
   'HostMcpOptions',
   'HostOptions',
   'HttpAuthOptions',
-  'InFlightRecorder',
   'InputAsker',
   'InputCheck',
   'InputIssue',
+  'IsolateSettings',
+  'IsolateStats',
   'JailMode',
   'McpHttpOptions',
   'McpHttpServer',
@@ -142,7 +141,9 @@ const PUBLIC_TYPES = [
   'PluginReport',
   'PluginSettings',
   'PluginStatus',
+  'PreludeStart',
   'Principal',
+  'ProcessMemory',
   'RegisteredTool',
   'RegistryDiagnostic',
   'RegistryDiagnosticCode',
@@ -188,6 +189,8 @@ const UNDOCUMENTED_FOR_NOW: string[] = [];
 /** The internals the issue named: implementation parts that must not be public. */
 const NAMED_INTERNALS = [
   'AsyncMutex',
+  'formatExecutor',
+  'formatOwner',
   'HookSet',
   'InlineSandbox',
   'McpBridge',
@@ -195,6 +198,9 @@ const NAMED_INTERNALS = [
   'ProcessSandbox',
   'bundlePlugin',
 ];
+
+/** Types the issue named as handed out by the public API though internal. */
+const NAMED_INTERNAL_TYPES = ['HostSnapshot', 'InFlightRecorder', 'Registry', 'Sandbox'];
 
 const ROOT = path.resolve(import.meta.dirname, '../../..');
 const SRC = path.join(ROOT, 'packages/host/src');
@@ -328,6 +334,47 @@ function undocumentedExports(): string[] {
     .sort();
 }
 
+/**
+ * Each public member of `ToolHost` (property, getter, or method: its parameters and result,
+ * promises unwrapped) whose type is declared in the host's sources under a name the public entry
+ * does not export, as `member: Type`.
+ */
+function handedOutUnnamed(): string[] {
+  const checker = program().getTypeChecker();
+  const index = program().getSourceFile(path.join(SRC, 'index.ts'));
+  const module = index === undefined ? undefined : checker.getSymbolAtLocation(index);
+  if (module === undefined) throw new Error('src/index.ts is not a module');
+  const exported = new Set(checker.getExportsOfModule(module).map((symbol) => symbol.name));
+  const host = checker.getExportsOfModule(module).find((symbol) => symbol.name === 'ToolHost');
+  if (host === undefined) throw new Error('ToolHost is not exported');
+  const hostType = checker.getDeclaredTypeOfSymbol(checker.getAliasedSymbol(host));
+  const unnamed = (member: string, type: ts.Type): string[] => {
+    const awaited = checker.getAwaitedType(type) ?? type;
+    const parts = awaited.isUnion() ? awaited.types : [awaited];
+    return parts.flatMap((part) => {
+      const symbol = part.aliasSymbol ?? part.getSymbol();
+      const declared = symbol?.declarations?.[0]?.getSourceFile().fileName ?? '';
+      // Anonymous shapes (`{ … }`, inline functions) are spelled out where they are used.
+      if (symbol === undefined || symbol.name.startsWith('__') || !declared.startsWith(SRC)) return [];
+      if (exported.has(symbol.name)) return [];
+      return [`${member}: ${symbol.name}`];
+    });
+  };
+  return hostType.getProperties().flatMap((property) => {
+    const declaration = property.valueDeclaration;
+    if (declaration === undefined || property.name.startsWith('#')) return [];
+    const type = checker.getTypeOfSymbolAtLocation(property, declaration);
+    const signatures = type.getCallSignatures();
+    if (signatures.length === 0) return unnamed(property.name, type);
+    return signatures.flatMap((signature) => [
+      ...unnamed(property.name, signature.getReturnType()),
+      ...signature.parameters.flatMap((parameter) =>
+        unnamed(property.name, checker.getTypeOfSymbolAtLocation(parameter, declaration)),
+      ),
+    ]);
+  });
+}
+
 /** What is wrong with a README example: imports beyond the public API, and type errors. */
 function exampleProblems(file = EXAMPLE_FILE): string[] {
   const example = EXAMPLES.get(file) as Example;
@@ -359,6 +406,10 @@ function exampleProblems(file = EXAMPLE_FILE): string[] {
 describe('the public API of @toolhost/host', () => {
   const index = exportsOf(path.join(SRC, 'index.ts'));
   const internal = exportsOf(path.join(SRC, 'internal.ts'));
+  // The type checker's program (seconds on a busy machine) is built once, under the hook's limit.
+  beforeAll(() => {
+    program();
+  }, 120_000);
 
   it('index.ts and internal.ts are lists of named re-exports, values and types apart', () => {
     expect([...index.strays, ...internal.strays]).toEqual([]);
@@ -384,6 +435,12 @@ describe('the public API of @toolhost/host', () => {
   it('keeps the internals the issue named behind @toolhost/host/internal', () => {
     expect(NAMED_INTERNALS.filter((name) => name in publicApi || PUBLIC_TYPES.includes(name))).toEqual([]);
     expect(NAMED_INTERNALS.filter((name) => !(name in internalApi))).toEqual([]);
+    expect(NAMED_INTERNAL_TYPES.filter((name) => index.types.includes(name))).toEqual([]);
+    expect(NAMED_INTERNAL_TYPES.filter((name) => !internal.types.includes(name))).toEqual([]);
+  });
+
+  it('ToolHost hands out only types the public entry names (no snapshot, registry, sandbox or crash plumbing)', () => {
+    expect(handedOutUnnamed()).toEqual([]);
   });
 
   it('documents every public export where it is declared', () => {

@@ -9,6 +9,7 @@
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import * as path from 'node:path';
 import { type McpHttpServer, serveHttp } from '@toolhost/host';
+import { internalsOf } from '@toolhost/host/internal';
 import { afterEach, describe, expect, it } from 'vitest';
 import { useHosts } from '../../plugins/project.js';
 
@@ -94,7 +95,7 @@ describe('a 2026 approval and the owner of its tool', () => {
     await rm(path.join(root, 'plugins', 'good'), { recursive: true });
     await writePlugin(root, 'evil');
     await host.reload();
-    expect(host.registry.tools.get('deploy')?.sourceId).toBe('evil');
+    expect(internalsOf(host).registry.tools.get('deploy')?.sourceId).toBe('evil');
 
     const retry = await rawCall(server.url, 2, {
       requestState,

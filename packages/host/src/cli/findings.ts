@@ -10,8 +10,9 @@ import { missingGrants } from '../capabilities/grants.js';
 import type { MissingGrant } from '../capabilities/types.js';
 import { CODE_MODE_CONTEXT_KEY } from '../core/register/code-mode.js';
 import type { ToolHost } from '../host/host.js';
+import { internalsOf } from '../host/internals.js';
 import { shapeOf, unknownKeys } from '../sources/plugins/config-help.js';
-import type { PluginReport } from '../sources/plugins/manager.js';
+import type { PluginReport } from '../sources/plugins/types.js';
 import { shellWord, toolhostCommand } from './invocation.js';
 import type { Style } from './io.js';
 import { shownPath } from './view.js';
@@ -227,8 +228,8 @@ export function hiddenToolFindings(host: ToolHost): Finding[] {
 
 /** The registry's own warnings and errors: overrides, allow/deny patterns that match nothing. */
 export function registryFindings(host: ToolHost): Finding[] {
-  return host.registry.diagnostics
-    .filter((diagnostic) => diagnostic.level !== 'info')
+  return internalsOf(host)
+    .registry.diagnostics.filter((diagnostic) => diagnostic.level !== 'info')
     .map((diagnostic) => ({
       level: diagnostic.level === 'error' ? 'problem' : 'warning',
       subject: diagnostic.toolName === undefined ? 'registry' : `tool ${diagnostic.toolName}`,

@@ -4,7 +4,7 @@
  */
 import type { ContentBlock, HiddenReason, JsonSchema, ToolExecutorRef } from '@toolhost/plugin-sdk';
 import type { Walls } from '../jail/index.js';
-import type { PluginStatus } from '../sources/plugins/manager.js';
+import type { PluginStatus } from '../sources/plugins/types.js';
 
 /** `toolhost list --json`: one JSON object on stdout. */
 export interface ListJson {

@@ -5,7 +5,7 @@ import { formatExecutor, formatOwner } from '../core/refs.js';
 import type { ToolHost } from '../host/host.js';
 import type { HostChange } from '../host/types.js';
 import type { IsolateStats } from '../sandbox/types.js';
-import type { PluginReport } from '../sources/plugins/manager.js';
+import type { PluginReport } from '../sources/plugins/types.js';
 import type { Style } from './io.js';
 import { displayLength } from './terminal.js';
 import type { ListedIsolates, ListJson } from './types.js';

@@ -1,33 +1,33 @@
 import * as path from 'node:path';
 import type { AvailabilityContext, ToolDefinition, ToolPlan } from '@toolhost/plugin-sdk';
-import { CodeModeSource } from '../code-mode/index.js';
 import { isolateSettingsOf } from '../config/isolates.js';
 import { layerConfig } from '../config/layer.js';
 import { ConfigError, parseConfig } from '../config/load.js';
 import { sandboxSettingOf } from '../config/sandbox.js';
 import type { ToolhostConfig } from '../config/schema.js';
 import { type ApprovalEvent, ApprovalQueue } from '../core/dispatch/approvals.js';
-import { type HostSnapshot, Session, type SessionOptions } from '../core/dispatch/session.js';
+import { Session, type SessionOptions } from '../core/dispatch/session.js';
 import type { Skill } from '../core/dispatch/skills.js';
 import { HookSet } from '../core/wrap/hooks.js';
 import type { Walls } from '../jail/index.js';
 import { SharedSandbox } from '../sandbox/shared.js';
-import type { IsolateStats, Sandbox } from '../sandbox/types.js';
-import { ApiSource } from '../sources/api.js';
-import { BuiltinSource } from '../sources/builtin/source.js';
-import { McpSource } from '../sources/mcp/source.js';
-import type { McpServerConfig, McpServerStatus } from '../sources/mcp/types.js';
-import type { PluginReport } from '../sources/plugins/manager.js';
-import { PluginSource, pluginsDirOf } from '../sources/plugins/source.js';
-import { SkillSource } from '../sources/skills/source.js';
+import type { IsolateStats } from '../sandbox/types.js';
+import type { ApiSource } from '../sources/api.js';
+import type { McpSource } from '../sources/mcp/source.js';
+import type { McpServerStatus } from '../sources/mcp/types.js';
+import type { PluginSource } from '../sources/plugins/source.js';
+import type { PluginReport } from '../sources/plugins/types.js';
+import type { SkillSource } from '../sources/skills/source.js';
 import { startOtlp, type Telemetry } from '../telemetry/otlp.js';
-import type { Disposer, Registry, SourceAdapter, ToolHooks, ToolSource } from '../types.js';
+import type { Disposer, RefreshReason, ToolHooks, ToolSource } from '../types.js';
 import { type ConfigState, readStartConfig, rereadConfig } from './config-file.js';
 import { checkInlineSandbox } from './inline-check.js';
+import { registerInternals } from './internals.js';
 import { checkJail } from './jail-check.js';
 import { CODE_SOURCE, splitHostOptions } from './options.js';
-import { planOf, ReloadPipeline } from './pipeline.js';
+import { ReloadPipeline } from './pipeline.js';
 import { type EffectiveSettings, effectiveSettings } from './settings.js';
+import { createSources, type ProjectPaths, projectPaths } from './sources.js';
 import type {
   ChangeListener,
   ErrorListener,
@@ -37,27 +37,29 @@ import type {
   HostOptions,
   ToolhostConfigInput,
 } from './types.js';
-import { type ProjectWatcher, watchProject } from './watch.js';
+import { type ChangeBatch, type ProjectWatcher, watchProject } from './watch.js';
 
 /** How long `close()` waits for calls in flight. */
 const DRAIN_MS = 5_000;
 
 /**
  * The host: its lifecycle (create, sessions, listeners, close) and the API that changes its tools.
- * Every change runs the reload pipeline (pipeline.ts), which rebuilds the whole Map from the four
- * sources and swaps it in at once; sessions read the current state at each call, so calls in
- * flight finish on the Map (and plugin versions) they started with.
+ * Every change runs the reload pipeline (pipeline.ts), which rebuilds the whole Map from the
+ * sources (sources.ts: built-in, code mode, skills, plugins, MCP, custom) and swaps it in at once;
+ * sessions read the current state at each call, so calls in flight finish on the Map (and plugin
+ * versions) they started with. Its plumbing (snapshot, registry, sandbox) is not part of it: this
+ * repository reaches it through `internalsOf` (`@toolhost/host/internal`).
  */
 export class ToolHost {
-  readonly #root: string;
   /** The OpenTelemetry SDK config `telemetry.otlp` registered, if any. */
   #telemetry: Telemetry | undefined;
   readonly #code: HostCodeOptions;
+  /** Where the plugins, skills and config file are: one resolution for the sources and the watcher. */
+  readonly #paths: ProjectPaths;
   /** The config given in code, laid over the file's at every (re)load. */
   #codeConfig: ToolhostConfig;
   /** Availability facts given in code (`availability`, `setAvailability`); replace `signals`. */
   #availability: AvailabilityContext | undefined;
-  readonly #configFile: string | undefined;
   #state: ConfigState;
   /** The config in force: the file's with the code's over it. */
   #config: ToolhostConfig;
@@ -85,11 +87,10 @@ export class ToolHost {
     state: ConfigState,
     configFile: string | undefined,
   ) {
-    this.#root = path.resolve(code.root ?? process.cwd());
     this.#code = code;
+    this.#paths = projectPaths(path.resolve(code.root ?? process.cwd()), code, configFile);
     this.#codeConfig = codeConfig;
     this.#availability = code.availability;
-    this.#configFile = configFile;
     this.#state = state;
     this.#config = layerConfig(state.config, codeConfig);
     this.#sandbox = new SharedSandbox(() => ({
@@ -99,102 +100,38 @@ export class ToolHost {
     this.#settings = this.#settle();
     for (const hooks of code.hooks ?? []) this.#hooks.add(hooks);
     const settings = (): EffectiveSettings => this.#settings;
-    const pluginsDir = pluginsDirOf(this.#root, code.pluginsDir || undefined);
-    // Closed to the tools even with `skillsDir: false`, as plugins/ is: another host on this root may read it.
-    const skillsDir = path.resolve(this.#root, code.skillsDir || 'skills');
-    const builtin = new BuiltinSource(() => {
-      const builtins = settings().builtins;
-      return {
-        ...(builtins === false ? {} : builtins),
-        root: this.#root,
-        // Disabled built-ins still exist (policy records them); they know the control files.
-        controlPaths: { pluginsDir, skillsDir, ...(configFile === undefined ? {} : { configFile }) },
-        callTimeoutMs: settings().limits.timeoutMs,
-        jail: sandboxSettingOf(this.#config).jail,
-        ...(this.#availability?.env === undefined
-          ? {}
-          : { env: this.#availability.env as NodeJS.ProcessEnv }),
-      };
+    const sources = createSources({
+      paths: this.#paths,
+      code,
+      config: () => this.#config,
+      settings,
+      availability: () => this.#availability,
+      sandbox: this.#sandbox,
     });
-    this.#plugins =
-      code.pluginsDir === false
-        ? undefined
-        : new PluginSource({
-            root: this.#root,
-            dir: pluginsDir,
-            skillsDir,
-            ...(configFile === undefined ? {} : { configFile }),
-            cache: code.cache ?? true,
-            sandbox: () => this.#sandbox.get(),
-            settings: () => ({
-              isolates: isolateSettingsOf(this.#config),
-              plugins: settings().pluginSettings,
-              limits: settings().limitsTable,
-              // Granted variables come from the real environment (or the one given in code), never
-              // from the subset `signals.env` shows to availability checks.
-              env: this.#availability?.env ?? process.env,
-            }),
-          });
-    this.#mcp = new McpSource({
-      cwd: this.#root,
-      bridge: {
-        ...code.mcp,
-        controlPaths: { pluginsDir, skillsDir, ...(configFile === undefined ? {} : { configFile }) },
-        ...(this.#availability?.env === undefined
-          ? {}
-          : { env: this.#availability.env as NodeJS.ProcessEnv }),
-      },
-      settings: () => ({
-        servers: (this.#config.mcpServers ?? {}) as Record<string, McpServerConfig>,
-        callTimeout: settings().limitsTable.mcpCall,
-        jail: sandboxSettingOf(this.#config).jail,
-      }),
-    });
-    this.#skills =
-      code.skillsDir === false
-        ? undefined
-        : new SkillSource({
-            dir: skillsDir,
-            root: this.#root,
-            configFile: configFile === undefined ? 'toolhost.config.json' : path.basename(configFile),
-            facts: () => ({
-              env: settings().availability.env ?? {},
-              config: this.#config,
-              platform: process.platform,
-              path: process.env.PATH ?? '',
-              ...(process.env.PATHEXT === undefined ? {} : { pathExt: process.env.PATHEXT }),
-            }),
-            maxFileBytes: () => settings().limitsTable.skillFileBytes,
-          });
-    this.#api = new ApiSource(code.customTools);
-    // The sources, in merge order (built-in, code mode, skills, plugins, MCP, custom); one more is one more line here.
-    const sources: SourceAdapter[] = [
-      builtin,
-      new CodeModeSource({
-        runScript: (source, options) => this.#sandbox.get().runScript(source, options),
-        limits: () => settings().limitsTable.codeMode,
-      }),
-      ...(this.#skills ? [this.#skills] : []),
-      ...(this.#plugins ? [this.#plugins] : []),
-      this.#mcp,
-      this.#api,
-    ];
+    ({ plugins: this.#plugins, mcp: this.#mcp, skills: this.#skills, api: this.#api } = sources);
     this.#pipeline = new ReloadPipeline(
-      sources,
+      sources.all,
       settings,
       () => this.#hooks.snapshot(),
       () => (this.#skills === undefined ? {} : { skills: this.#skills.catalog }),
     );
-    this.#api.onChange((cause) => this.#pipeline.rebuild(cause));
-    for (const source of [this.#plugins, this.#mcp, this.#skills]) {
-      source?.onChange((cause) => {
-        if (!this.#closed) this.#pipeline.rebuildInTurn(cause);
+    // A source that changed on its own (a tool added in code, a server's list, a quarantine) is one
+    // more run; the API's own change is swapped at once when nothing runs (`addTool` is synchronous).
+    for (const source of sources.all) {
+      const immediate = source === this.#api;
+      source.onChange((cause) => {
+        if (!this.#closed) void this.#pipeline.run({ cause, immediate });
       });
     }
+    registerInternals(this, {
+      snapshot: () => this.#pipeline.snapshot,
+      sandbox: () => this.#sandbox.current,
+      chargePluginCrash: (pluginId, message) => this.#plugins?.chargeCrash(pluginId, message) ?? false,
+    });
   }
 
   get root(): string {
-    return this.#root;
+    return this.#paths.root;
   }
 
   /** The config in force: the config file's (the last one that validated) with the one given in code over it. */
@@ -202,22 +139,14 @@ export class ToolHost {
     return this.#config;
   }
 
-  /** The current state; sessions read it at the start of each call. (Plumbing: may change.) */
-  snapshot(): HostSnapshot {
-    return this.#pipeline.snapshot;
-  }
-
+  /** Increases with every swap of the Map (see `HostChange.version`). */
   get version(): number {
-    return this.snapshot().version;
-  }
-
-  get registry(): Registry {
-    return this.snapshot().registry;
+    return this.#pipeline.snapshot.version;
   }
 
   /** The plan without any session context. */
   plan(): ToolPlan {
-    return planOf(this.snapshot());
+    return this.#pipeline.plan;
   }
 
   /** A session; the config's `signals.context` reaches it through each snapshot, so reloads apply. */
@@ -227,7 +156,7 @@ export class ToolHost {
 
   /** Every skill of the `skills/` folder, usable or hidden (`diagnostics` say why), in name order. */
   skills(): readonly Skill[] {
-    return [...(this.snapshot().skills ?? new Map<string, Skill>()).values()];
+    return [...(this.#pipeline.snapshot.skills ?? new Map<string, Skill>()).values()];
   }
 
   /** The status and diagnostics of each plugin after the last load. */
@@ -252,19 +181,6 @@ export class ToolHost {
    */
   get walls(): Walls {
     return this.#sandbox.walls;
-  }
-
-  /** The sandbox plugin code and code-mode scripts run in, once made. (Plumbing, for tests: may change.) */
-  get sandbox(): Sandbox | undefined {
-    return this.#sandbox.current;
-  }
-
-  /**
-   * Charges a death of a process that ran `pluginId` inline to the version loaded now (plumbing
-   * for the `serve` supervisor, which restarts that process); true when it starts a quarantine.
-   */
-  chargePluginCrash(pluginId: string, message: string): boolean {
-    return this.#plugins?.chargeCrash(pluginId, message) ?? false;
   }
 
   /** Adds a custom tool; the Map is rebuilt. The disposer removes it (and rebuilds). */
@@ -327,7 +243,7 @@ export class ToolHost {
   #resettle(): void {
     this.#config = layerConfig(this.#state.config, this.#codeConfig);
     this.#settings = this.#settle();
-    this.#pipeline.rebuild('api');
+    void this.#pipeline.run({ cause: 'api', immediate: true });
   }
 
   /** Listens for swaps, or for errors outside any call; the disposer stops listening. */
@@ -360,8 +276,8 @@ export class ToolHost {
   }
 
   /** Runs the pipeline for `reason`, re-reading the config file first when `config` says so. */
-  #run(reason: Parameters<SourceAdapter['refresh']>[0], cause: string, config: boolean) {
-    const file = this.#configFile;
+  #run(reason: RefreshReason, cause: string, config: boolean) {
+    const file = this.#paths.configFile;
     const settle =
       config && file !== undefined
         ? async () => {
@@ -387,28 +303,15 @@ export class ToolHost {
     if (this.#code.watch === true) await this.watch();
   }
 
-  /** Starts watching the plugins folder and the config file; resolves once the watcher is ready. */
+  /** Starts watching the plugins folder, the skills folder and the config file; resolves once the watcher is ready. */
   async watch(): Promise<void> {
     if (this.#watcher !== undefined || this.#closed) return;
+    const { pluginsDir, skillsDir, configFile, root } = this.#paths;
     this.#watcher = watchProject({
-      pluginsDir: pluginsDirOf(this.#root, this.#code.pluginsDir || undefined),
-      configFile: this.#configFile ?? path.join(this.#root, 'toolhost.config.json'),
-      ...(this.#skills === undefined
-        ? {}
-        : { skillsDir: path.resolve(this.#root, this.#code.skillsDir || 'skills') }),
-      onBatch: (batch) => {
-        // Skills are re-read on their own: a SKILL.md edit rebuilds no plugin.
-        if (batch.skills.size > 0) void this.#skills?.reread([...batch.skills]);
-        if (!batch.config && !batch.all && batch.plugins.size === 0) return;
-        const ids = [...batch.plugins];
-        const cause = [batch.config ? 'config' : '', ids.length > 0 ? `plugins:${ids.join(',')}` : '']
-          .filter(Boolean)
-          .join(' ');
-        const reason = batch.all
-          ? { kind: 'settings' as const }
-          : { kind: 'files' as const, ids: batch.plugins };
-        void this.#run(reason, cause || 'plugins', batch.config);
-      },
+      pluginsDir,
+      configFile: configFile ?? path.join(root, 'toolhost.config.json'),
+      ...(this.#skills === undefined ? {} : { skillsDir }),
+      onBatch: (batch) => void this.#run(...runOf(batch), batch.config),
       onError: (error) => this.#pipeline.errors.emit({ kind: 'watch', message: error.message }),
     });
     await this.#watcher.ready;
@@ -459,4 +362,25 @@ export async function createHost(options: HostOptions = {}): Promise<ToolHost> {
     throw error;
   }
   return host;
+}
+
+/**
+ * What a batch of file events runs: every source on `all`, else the plugins and skills that
+ * changed (a SKILL.md edit rebuilds no plugin); and its cause (`config`, `plugins:<id>,…`,
+ * `skills:<name>,…`).
+ */
+function runOf(batch: ChangeBatch): [RefreshReason, string] {
+  const plugins = [...batch.plugins];
+  const skills = [...batch.skills];
+  const cause = [
+    batch.config ? 'config' : '',
+    plugins.length > 0 ? `plugins:${plugins.join(',')}` : '',
+    skills.length > 0 ? `skills:${skills.join(',')}` : '',
+  ]
+    .filter(Boolean)
+    .join(' ');
+  const reason: RefreshReason = batch.all
+    ? { kind: 'settings' }
+    : { kind: 'files', ids: batch.plugins, skills: batch.skills };
+  return [reason, cause || 'plugins'];
 }

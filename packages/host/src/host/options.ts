@@ -12,11 +12,20 @@ export const CODE_SOURCE = 'createHost options';
  * The code-only options, checked for their types (JavaScript callers get no compiler). A new
  * option of `HostCodeOptions` fails to compile until it is listed here.
  */
+/** A folder under the root, or `false` for none: an empty string would name the root itself. */
+const folderOption = (none: string) =>
+  z
+    .union([z.string(), z.literal(false)])
+    .refine((value) => value !== '', {
+      message: `an empty string names no folder: give a folder relative to the root, or false for ${none}`,
+    })
+    .optional();
+
 const CODE_SHAPE = {
   root: z.string().min(1).optional(),
   configFile: z.union([z.string().min(1), z.literal(false)]).optional(),
-  pluginsDir: z.union([z.string().min(1), z.literal(false)]).optional(),
-  skillsDir: z.union([z.string().min(1), z.literal(false)]).optional(),
+  pluginsDir: folderOption('no plugins'),
+  skillsDir: folderOption('no skills'),
   cache: z.boolean().optional(),
   watch: z.boolean().optional(),
   customTools: z.array(z.looseObject({ name: z.string() })).optional(),

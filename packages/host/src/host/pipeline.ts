@@ -8,8 +8,12 @@
  *   5. swap     the snapshot sessions read at each call; the replaced Map lets go once drained
  *   6. emit     the change to listeners
  *
- * One run at a time (a lock), so a rebuild never sees a source half refreshed. Changes that need
- * no refresh (a tool added through the API, a source that changed on its own) run 3–6 only.
+ * One way in, `run`, and one run at a time (a lock), so a rebuild never sees a source half
+ * refreshed. Changes that need no refresh (a tool added through the API, settings given in code,
+ * a source that changed on its own) run 3–6 only, in turn with the others. The API's changes
+ * (`immediate`), with no run in progress or waiting, are swapped in at once (a synchronous swap
+ * cannot interleave with anything), so `host.addTool` still changes the Map before it returns; a
+ * source's own change always waits its turn, never swapping inside the callback that reported it.
  */
 import type { ToolPlan } from '@toolhost/plugin-sdk';
 import type { HostSnapshot } from '../core/dispatch/session.js';
@@ -27,16 +31,19 @@ import type { HostChange, HostError } from './types.js';
 export interface RunRequest {
   /** Stage 1: re-read the config and settle the settings; resolves with the error that stops the run, if any. */
   readonly settle?: () => Promise<HostError | undefined>;
-  /** Stage 2: the reason the sources are refreshed for. */
-  readonly reason: RefreshReason;
+  /** Stage 2: the reason the sources are refreshed for; none: a change that needs no refresh. */
+  readonly reason?: RefreshReason;
   /** What set the run off, for the change event: `config`, `plugins:<id>,…`, `reload`. */
   readonly cause: string;
+  /** With no `settle` nor `reason`: swap at once when nothing runs or waits (a caller of the API expects it). */
+  readonly immediate?: boolean;
 }
 
-/** A snapshot built from the sources, with what it keeps alive. */
+/** A snapshot built from the sources, with what it keeps alive and its plan (kept for the next diff). */
 interface Built {
   readonly snapshot: HostSnapshot;
   readonly holds: readonly MapHold[];
+  readonly plan: ToolPlan;
 }
 
 /** Stage 3: the Map and everything a session reads with it, from every source as it is now. */
@@ -51,23 +58,21 @@ function build(
   const holds = sources.flatMap((source) => (source.hold === undefined ? [] : [source.hold()]));
   const facts = Object.assign({}, ...sources.map((source) => source.facts?.() ?? {}));
   const contributions = sources.flatMap((source) => source.contributions());
-  return {
-    holds,
-    snapshot: {
-      version,
-      registry: buildRegistry(contributions, settings.policy),
-      sources: contributions,
-      policy: settings.policy,
-      availability: { ...settings.availability, ...facts },
-      limits: settings.limits,
-      codeMode: settings.codeMode,
-      approvals: settings.approvals,
-      ...(settings.principals.length === 0 ? {} : { principals: settings.principals }),
-      hooks: [...hostHooks, ...sources.flatMap((source) => source.hooks?.() ?? [])],
-      track: () => track(holds),
-      ...extras(),
-    },
+  const snapshot: HostSnapshot = {
+    version,
+    registry: buildRegistry(contributions, settings.policy),
+    sources: contributions,
+    policy: settings.policy,
+    availability: { ...settings.availability, ...facts },
+    limits: settings.limits,
+    codeMode: settings.codeMode,
+    approvals: settings.approvals,
+    ...(settings.principals.length === 0 ? {} : { principals: settings.principals }),
+    hooks: [...hostHooks, ...sources.flatMap((source) => source.hooks?.() ?? [])],
+    track: () => track(holds),
+    ...extras(),
   };
+  return { holds, snapshot, plan: planOf(snapshot) };
 }
 
 /** What a snapshot carries beside the Map, read at each build (the skills catalog). */
@@ -92,6 +97,8 @@ export class ReloadPipeline {
   readonly changes = new Listeners<HostChange>();
   readonly errors = new Listeners<HostError>();
   #current: Built;
+  /** Runs holding or waiting for the lock: while there is one, a change that needs no refresh waits too. */
+  #queued = 0;
   #inFlight = 0;
   #drained: (() => void) | undefined;
   #closed = false;
@@ -114,32 +121,56 @@ export class ReloadPipeline {
     return this.#current.snapshot;
   }
 
-  /** Stages 1–6. Never rejects: a fault outside any plugin or server is reported as a `load` error. */
+  /** The plan of the snapshot in force, without any session context. */
+  get plan(): ToolPlan {
+    return this.#current.plan;
+  }
+
+  /**
+   * The one way into a swap: stages 1–6 (3–6 without a `reason`). Never rejects: a fault outside
+   * any plugin or server is reported as a `load` error.
+   */
   run(request: RunRequest): Promise<HostChange | HostError> {
-    return this.#lock
-      .run(async () => {
+    const { settle, reason, cause } = request;
+    // Nothing holds or waits for the lock, and nothing here awaits: this is the lock taken and let go in one turn.
+    if (request.immediate === true && settle === undefined && reason === undefined && this.#queued === 0)
+      return Promise.resolve(this.#guarded(cause, () => this.#swap(cause, performance.now())));
+    this.#queued += 1;
+    return this.#lock.run(async () => {
+      try {
         const started = performance.now();
-        const stopped = await request.settle?.();
+        const stopped = await settle?.();
         if (stopped !== undefined) {
           this.errors.emit(stopped);
           return stopped;
         }
-        const changed = await Promise.all(this.#sources.map((source) => source.refresh(request.reason)));
-        if (request.reason.kind === 'start' && !changed.includes(true)) return undefined;
-        return this.#swap(request.cause, started);
-      })
-      .then(
-        (outcome) => outcome ?? this.#unchanged(request.cause),
-        (fault: unknown) => {
-          // The host keeps serving the Map it has; a failed refresh never ends the process.
-          const error: HostError = {
-            kind: 'load',
-            message: `rebuild (${request.cause}) failed: ${messageOf(fault)}`,
-          };
-          this.errors.emit(error);
-          return error;
-        },
-      );
+        if (reason !== undefined) {
+          const changed = await Promise.all(this.#sources.map((source) => source.refresh(reason)));
+          if (reason.kind === 'start' && !changed.includes(true)) return this.#unchanged(cause);
+        }
+        return this.#swap(cause, started);
+      } catch (fault) {
+        return this.#fault(cause, fault);
+      } finally {
+        this.#queued -= 1;
+      }
+    });
+  }
+
+  /** `step`'s change, or its fault as a `load` error. */
+  #guarded(cause: string, step: () => HostChange): HostChange | HostError {
+    try {
+      return step();
+    } catch (fault) {
+      return this.#fault(cause, fault);
+    }
+  }
+
+  /** A fault outside any plugin or server, reported: the host keeps serving the Map it has. */
+  #fault(cause: string, fault: unknown): HostError {
+    const error: HostError = { kind: 'load', message: `rebuild (${cause}) failed: ${messageOf(fault)}` };
+    this.errors.emit(error);
+    return error;
   }
 
   /** A start that changed nothing: no swap, and no event (the Map of version 0 stands). */
@@ -159,16 +190,6 @@ export class ReloadPipeline {
     };
   }
 
-  /** Stages 3–6 now, for a change that needs no refresh (the API, or settings given in code). */
-  rebuild(cause: string): HostChange {
-    return this.#swap(cause, performance.now());
-  }
-
-  /** Stages 3–6 after a source changed on its own, in turn with the runs. */
-  rebuildInTurn(cause: string): void {
-    void this.#lock.run(() => this.#swap(cause, performance.now()));
-  }
-
   /** New host hooks apply to the next call of every session, without a new Map. */
   refreshHooks(): void {
     const snapshot = this.#current.snapshot;
@@ -178,7 +199,6 @@ export class ReloadPipeline {
 
   #swap(cause: string, started: number): HostChange {
     const swapStarted = performance.now();
-    const before = planOf(this.#current.snapshot);
     const replaced = this.#current;
     this.#current = build(
       replaced.snapshot.version + 1,
@@ -192,7 +212,7 @@ export class ReloadPipeline {
     for (const hold of replaced.holds) hold.replaced();
     const change: HostChange = {
       version: this.#current.snapshot.version,
-      ...diffPlans(before, planOf(this.#current.snapshot)),
+      ...diffPlans(replaced.plan, this.#current.plan),
       diagnostics: this.#current.snapshot.registry.diagnostics,
       cause,
       durationMs: performance.now() - started,

@@ -6,7 +6,7 @@ import type { PrincipalRule } from '../core/dispatch/principals.js';
 import type { CodeModeSettings } from '../core/dispatch/session.js';
 import { CODE_MODE_CONTEXT_KEY } from '../core/register/code-mode.js';
 import type { BuiltinToolsOptions } from '../sources/builtin/index.js';
-import type { PluginSettings } from '../sources/plugins/manager.js';
+import type { PluginSettings } from '../sources/plugins/types.js';
 import type { ToolPolicy } from '../types.js';
 
 /** What code gives beside the config (the config given in code is already laid over the file's). */

@@ -1,6 +1,7 @@
 import { ProtocolErrorCode, ResourceNotFoundError, type Server } from '@modelcontextprotocol/server';
 import type { Session } from '../core/dispatch/session.js';
 import type { ToolHost } from '../host/host.js';
+import { internalsOf } from '../host/internals.js';
 
 /**
  * `resources/read` of the pages MCP Apps tools point at: a bridged tool's `_meta.ui.resourceUri`
@@ -24,7 +25,7 @@ export function registerAppResources(server: Server, session: Session, host: Too
     const name = session
       .descriptors()
       .find((d) => appResourceOf(d.meta) === uri && session.check(d.name).ok)?.name;
-    const tool = name === undefined ? undefined : host.snapshot().registry.tools.get(name);
+    const tool = name === undefined ? undefined : internalsOf(host).registry.tools.get(name);
     if (tool?.executor.readResource === undefined) {
       throw new ResourceNotFoundError(
         uri,

@@ -9,6 +9,7 @@ import type { AddressInfo } from 'node:net';
 import { type InitializeRequest, isInitializeRequest, isLegacyRequest } from '@modelcontextprotocol/server';
 import type { AuditTrail } from '../audit/trail.js';
 import type { ToolHost } from '../host/host.js';
+import { internalsOf } from '../host/internals.js';
 import type { Principal } from '../types.js';
 import { MAX_TIMER_MS } from '../util/timers.js';
 import { httpAuditName, serveAudit } from './audit.js';
@@ -179,7 +180,7 @@ export async function serveHttp(host: ToolHost, options: McpHttpOptions = {}): P
   const modern = new ModernPrincipals(host, serveOptions, {
     call: (call) => audit?.call(call),
   });
-  const toolSchema = (name: string) => host.snapshot().registry.tools.get(name)?.descriptor.inputSchema;
+  const toolSchema = (name: string) => internalsOf(host).registry.tools.get(name)?.descriptor.inputSchema;
 
   const initialize = async (
     req: IncomingMessage,

@@ -19,7 +19,7 @@
  */
 
 import { fstatSync, readSync, writeSync } from 'node:fs';
-import { SharedTempFile } from '../util/temp-file.js';
+import type { SharedTempFile } from '../util/temp-file.js';
 import type { RequestId } from './reports.js';
 
 /** The serve process's file descriptor of the slots. */
@@ -118,53 +118,36 @@ export class InFlightSlots {
   }
 }
 
-/** The supervisor's side: the file, made before the process is spawned and passed as its fd 4. */
-export class InFlightSlotsFile {
-  readonly #file: SharedTempFile;
-
-  private constructor(file: SharedTempFile) {
-    this.#file = file;
+/**
+ * The supervisor's side: the requests the process had in flight, in slot order (their order of
+ * arrival, mostly), read from the file the supervisor made before spawning it and passed as its
+ * fd 4 (a `SharedTempFile`, as the executor's started-mark is: the kernel keeps what a dead
+ * process wrote there).
+ */
+export function readInFlight(file: SharedTempFile): InFlightRequest[] {
+  if (file.closed) return [];
+  const size = fstatSync(file.fd).size;
+  const bytes = Buffer.alloc(size);
+  let got = 0;
+  while (got < size) {
+    const n = readSync(file.fd, bytes, got, size - got, got);
+    if (n === 0) break;
+    got += n;
   }
-
-  /** A new, empty slot file (see `SharedTempFile`). */
-  static open(): InFlightSlotsFile {
-    return new InFlightSlotsFile(new SharedTempFile('toolhost-in-flight'));
+  const requests: InFlightRequest[] = [];
+  for (let at = 0; at + HEADER <= got; at += SLOT_SIZE) {
+    const kind = bytes[at];
+    if (kind === EMPTY) continue;
+    const idBytes = kind === STRING_ID ? bytes.readUInt16LE(at + 2) : 0;
+    const pluginBytes = bytes.readUInt16LE(at + 4);
+    const end = at + HEADER + idBytes + pluginBytes;
+    if ((kind !== NUMBER_ID && kind !== STRING_ID) || end > Math.min(got, at + SLOT_SIZE)) continue;
+    const id =
+      kind === NUMBER_ID
+        ? bytes.readDoubleLE(at + 8)
+        : bytes.toString('utf8', at + HEADER, at + HEADER + idBytes);
+    const pluginId = pluginBytes === 0 ? undefined : bytes.toString('utf8', end - pluginBytes, end);
+    requests.push({ id, pluginId });
   }
-
-  get fd(): number {
-    return this.#file.fd;
-  }
-
-  /** The requests the process had in flight, in slot order (their order of arrival, mostly). */
-  read(): InFlightRequest[] {
-    if (this.#file.closed) return [];
-    const size = fstatSync(this.fd).size;
-    const bytes = Buffer.alloc(size);
-    let got = 0;
-    while (got < size) {
-      const n = readSync(this.fd, bytes, got, size - got, got);
-      if (n === 0) break;
-      got += n;
-    }
-    const requests: InFlightRequest[] = [];
-    for (let at = 0; at + HEADER <= got; at += SLOT_SIZE) {
-      const kind = bytes[at];
-      if (kind === EMPTY) continue;
-      const idBytes = kind === STRING_ID ? bytes.readUInt16LE(at + 2) : 0;
-      const pluginBytes = bytes.readUInt16LE(at + 4);
-      const end = at + HEADER + idBytes + pluginBytes;
-      if ((kind !== NUMBER_ID && kind !== STRING_ID) || end > Math.min(got, at + SLOT_SIZE)) continue;
-      const id =
-        kind === NUMBER_ID
-          ? bytes.readDoubleLE(at + 8)
-          : bytes.toString('utf8', at + HEADER, at + HEADER + idBytes);
-      const pluginId = pluginBytes === 0 ? undefined : bytes.toString('utf8', end - pluginBytes, end);
-      requests.push({ id, pluginId });
-    }
-    return requests;
-  }
-
-  close(): void {
-    this.#file.close();
-  }
+  return requests;
 }

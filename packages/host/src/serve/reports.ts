@@ -1,5 +1,6 @@
 import { writeSync } from 'node:fs';
 import type { ToolHost } from '../host/host.js';
+import { internalsOf } from '../host/internals.js';
 
 /** Set (to `1`) in the environment of a `serve` process that a supervisor runs. */
 export const SUPERVISED_ENV = 'TOOLHOST_SERVE_SUPERVISED';
@@ -59,7 +60,7 @@ export function applyCharges(host: ToolHost, charges: CrashCharges): string[] {
   const quarantined: string[] = [];
   for (const [pluginId, charge] of Object.entries(charges)) {
     for (let i = 0; i < charge.count; i++) {
-      if (host.chargePluginCrash(pluginId, charge.message)) {
+      if (internalsOf(host).chargePluginCrash(pluginId, charge.message)) {
         quarantined.push(pluginId);
         report({ t: 'quarantined', pluginId });
         break;

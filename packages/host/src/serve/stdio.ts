@@ -18,12 +18,6 @@ export interface McpStdioOptions extends McpServeOptions {
   /** Where answers go; default `process.stdout`. */
   readonly stdout?: Writable;
   /**
-   * Told of every request read from the client (with the tool name, for `tools/call`) and of every
-   * response sent, so that a supervisor can answer the requests in flight if this process dies
-   * (see `InFlightSlots`); when not given, nothing is done per call.
-   */
-  readonly inFlight?: InFlightRecorder;
-  /**
    * Sent to the client as a warning log message once connected, with `tools/list_changed`: a
    * restarted server says why, and that its tools may have changed.
    */
@@ -36,7 +30,11 @@ export interface McpStdioOptions extends McpServeOptions {
   readonly handover?: { readonly initializeId?: string | number; readonly listChanged: boolean };
 }
 
-/** What `serveStdio` tells of the requests in flight. */
+/**
+ * What `serveStdioRecorded` tells of the requests in flight: every request read from the client
+ * (with the tool name, for `tools/call`) and every response sent, so that a supervisor can answer
+ * the requests in flight if this process dies (see `InFlightSlots`).
+ */
 export interface InFlightRecorder {
   /** A request was read; `tool` names the tool of a `tools/call`. Runs before the request is handled. */
   started(id: RequestId, tool: string | undefined): void;
@@ -51,14 +49,26 @@ export interface InFlightRecorder {
  * once listening. The connection ends on `close()` or when stdin ends; either way the host
  * listeners and the stdin listeners are removed, and `closed` resolves.
  */
-export async function serveStdio(
+export function serveStdio(
   host: ToolHost,
   options: McpStdioOptions = {},
+): Promise<{ close: () => Promise<void>; closed: Promise<void> }> {
+  return serveStdioRecorded(host, options, undefined);
+}
+
+/**
+ * `serveStdio`, telling `inFlight` of each request and response (the supervised `toolhost serve`;
+ * internal): when it is undefined, nothing is done per call.
+ */
+export async function serveStdioRecorded(
+  host: ToolHost,
+  options: McpStdioOptions,
+  inFlight: InFlightRecorder | undefined,
 ): Promise<{ close: () => Promise<void>; closed: Promise<void> }> {
   const stdin = options.stdin ?? process.stdin;
   const wire = new WireTransport(
     new StdioServerTransport(stdin, options.stdout ?? process.stdout),
-    options.inFlight,
+    inFlight,
     options.handover?.initializeId,
   );
   const disposers = new Set<() => void>();

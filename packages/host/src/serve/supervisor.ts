@@ -1,7 +1,8 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { writeSync } from 'node:fs';
 import { createInterface } from 'node:readline';
-import { type InFlightRequest, InFlightSlotsFile, SCRIPT_IN_FLIGHT } from './in-flight-slots.js';
+import { SharedTempFile } from '../util/temp-file.js';
+import { type InFlightRequest, readInFlight, SCRIPT_IN_FLIGHT } from './in-flight-slots.js';
 import {
   CRASHES_ENV,
   type CrashCharges,
@@ -93,7 +94,7 @@ export function supervise(options: SupervisorOptions): Supervisor {
   const start = () => {
     restartTimer = undefined;
     let ready = false;
-    const slots = InFlightSlotsFile.open();
+    const slots = new SharedTempFile('toolhost-in-flight');
     const env = {
       ...(options.env ?? process.env),
       [SUPERVISED_ENV]: '1',
@@ -227,9 +228,9 @@ const FAULTS: ReadonlySet<NodeJS.Signals> = new Set([
   'SIGTRAP',
 ]);
 
-function readSlots(slots: InFlightSlotsFile, log: (line: string) => void): InFlightRequest[] {
+function readSlots(slots: SharedTempFile, log: (line: string) => void): InFlightRequest[] {
   try {
-    return slots.read();
+    return readInFlight(slots);
   } catch (error) {
     log(`toolhost serve: cannot read the requests in flight: ${(error as Error).message}`);
     return [];

@@ -1,4 +1,5 @@
 import * as path from 'node:path';
+import { internalsOf } from '@toolhost/host/internal';
 import { describe, expect, it } from 'vitest';
 import { ConfigError } from '../../src/config/load.js';
 import type { HostOptions } from '../../src/host/types.js';
@@ -35,7 +36,7 @@ describe('createHost with a config', () => {
   it('starts with an empty config when the default file is absent', async () => {
     const host = await project.start();
     expect(host.config).toEqual({});
-    expect(host.registry.tools.has('read')).toBe(true);
+    expect(internalsOf(host).registry.tools.has('read')).toBe(true);
   });
 
   it('rejects an explicit config path that does not exist', async () => {
@@ -56,14 +57,14 @@ describe('createHost with a config', () => {
     await project.write({ tools: { deny: ['write'] } }, 'custom.json');
     const host = await project.start({ configFile: 'custom.json' });
     expect(host.config).toEqual({ tools: { deny: ['write'] } });
-    expect(host.registry.tools.has('write')).toBe(false);
+    expect(internalsOf(host).registry.tools.has('write')).toBe(false);
   });
 
   it('takes the config keys in code, and with configFile: false ignores the default file', async () => {
     await project.write({ tools: { deny: ['read'] } });
     const host = await project.start({ configFile: false, tools: { deny: ['write'] } });
     expect(hiddenReasons(host.plan()).get('write')).toEqual(['policy-denied']);
-    expect(host.registry.tools.has('read')).toBe(true);
+    expect(internalsOf(host).registry.tools.has('read')).toBe(true);
   });
 
   it('validates the config keys given in code as strictly as a file', async () => {

@@ -1,4 +1,5 @@
 import { rm } from 'node:fs/promises';
+import { internalsOf } from '@toolhost/host/internal';
 import { context, defineTool } from '@toolhost/plugin-sdk';
 import { describe, expect, it } from 'vitest';
 import * as z from 'zod';
@@ -34,8 +35,8 @@ describe('reload with a config file', () => {
     expect(changes).toEqual([]);
     expect(host.version).toBe(version);
     expect(host.config).toEqual({ tools: { deny: ['write'] } });
-    expect(host.registry.tools.has('write')).toBe(false);
-    expect(host.registry.tools.has('read')).toBe(true);
+    expect(internalsOf(host).registry.tools.has('write')).toBe(false);
+    expect(internalsOf(host).registry.tools.has('read')).toBe(true);
     const refused = await host.session().call('write', { path: 'x.txt', content: 'x' });
     expect(refused.result.isError).toBe(true);
 
@@ -85,16 +86,16 @@ describe('reload with a config file', () => {
         { file, path: '(root)', message: 'the config file is gone; the last good config stays in force' },
       ],
     });
-    expect(host.registry.tools.has('write')).toBe(false);
+    expect(internalsOf(host).registry.tools.has('write')).toBe(false);
   });
 
   it('rebuilds built-ins from the reloaded config', async () => {
     await project.write({});
     const host = await project.start();
-    expect(host.registry.tools.has('exec')).toBe(false);
+    expect(internalsOf(host).registry.tools.has('exec')).toBe(false);
     await project.write({ builtins: { exec: { enabled: true } } });
     expect(await host.reload()).toMatchObject({ cause: 'reload', added: ['exec'] });
-    expect(host.registry.tools.has('exec')).toBe(true);
+    expect(internalsOf(host).registry.tools.has('exec')).toBe(true);
   });
 
   it('gives a session made before the reload the new signals.context', async () => {

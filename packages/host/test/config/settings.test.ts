@@ -1,3 +1,4 @@
+import { internalsOf } from '@toolhost/host/internal';
 import { context, defineTool, env } from '@toolhost/plugin-sdk';
 import { afterEach, describe, expect, it } from 'vitest';
 import * as z from 'zod';
@@ -35,7 +36,7 @@ describe('config and API settings, merged', () => {
   it('applies the config deny list', async () => {
     await project.write({ tools: { deny: ['write'] } });
     const host = await project.start();
-    expect(host.registry.tools.has('write')).toBe(false);
+    expect(internalsOf(host).registry.tools.has('write')).toBe(false);
     expect(hiddenReasons(host.plan()).get('write')).toEqual(['policy-denied']);
     expect(visibleNames(host.plan())).toEqual(['edit', 'grep', 'ls', 'read']);
   });
@@ -74,7 +75,7 @@ describe('config and API settings, merged', () => {
     await project.write({ builtins: false });
     const host = await project.start({ customTools: [needsVar] });
     // Code mode's tools stay: they have their own switch (tools.codeMode).
-    expect([...host.registry.tools.keys()]).toEqual(['run_code', 'describe_tools', 'needs_var']);
+    expect([...internalsOf(host).registry.tools.keys()]).toEqual(['run_code', 'describe_tools', 'needs_var']);
     const reasons = hiddenReasons(host.plan());
     for (const name of BUILTINS) expect(reasons.get(name)).toEqual(['policy-denied']);
   });
@@ -82,21 +83,21 @@ describe('config and API settings, merged', () => {
   it('hides every built-in with builtins: { enabled: false } too', async () => {
     await project.write({ builtins: { enabled: false } });
     const host = await project.start();
-    expect([...host.registry.tools.keys()]).toEqual(['run_code', 'describe_tools']);
+    expect([...internalsOf(host).registry.tools.keys()]).toEqual(['run_code', 'describe_tools']);
   });
 
   it('creates exec only when the config enables it', async () => {
-    expect((await project.start()).registry.tools.has('exec')).toBe(false);
+    expect(internalsOf(await project.start()).registry.tools.has('exec')).toBe(false);
     await project.write({ builtins: { exec: { enabled: true } } });
     const host = await project.start();
-    expect(host.registry.tools.has('exec')).toBe(true);
+    expect(internalsOf(host).registry.tools.has('exec')).toBe(true);
     expect(visibleNames(host.plan())).toContain('exec');
   });
 
   it("gives grep the config's time budgets", async () => {
     await project.write({ builtins: { grep: { searchBudgetMs: 3_000, fileBudgetMs: 250 } } });
     const host = await project.start();
-    const description = host.registry.tools.get('grep')?.descriptor.description ?? '';
+    const description = internalsOf(host).registry.tools.get('grep')?.descriptor.description ?? '';
     expect(description).toContain('or 3 s');
     expect(description).toContain('over 250 ms');
   });
@@ -104,8 +105,8 @@ describe('config and API settings, merged', () => {
   it('lets the API builtins option win over the config', async () => {
     await project.write({ builtins: { exec: { enabled: true } } });
     const host = await project.start({ builtins: false });
-    expect(host.registry.tools.has('exec')).toBe(false);
-    expect([...host.registry.tools.keys()]).toEqual(['run_code', 'describe_tools']);
+    expect(internalsOf(host).registry.tools.has('exec')).toBe(false);
+    expect([...internalsOf(host).registry.tools.keys()]).toEqual(['run_code', 'describe_tools']);
   });
 
   it('shows env() checks every variable when signals.env is absent', async () => {
@@ -149,6 +150,10 @@ describe('config and API settings, merged', () => {
   it('merges config limits over the defaults and API limits over both', async () => {
     await project.write({ limits: { timeoutMs: 1_234, hookTimeoutMs: 567 } });
     const host = await project.start({ limits: { hookTimeoutMs: 89 } });
-    expect(host.snapshot().limits).toEqual({ ...DEFAULT_LIMITS, timeoutMs: 1_234, hookTimeoutMs: 89 });
+    expect(internalsOf(host).snapshot().limits).toEqual({
+      ...DEFAULT_LIMITS,
+      timeoutMs: 1_234,
+      hookTimeoutMs: 89,
+    });
   });
 });

@@ -1,3 +1,4 @@
+import { internalsOf } from '@toolhost/host/internal';
 import { defineTool } from '@toolhost/plugin-sdk';
 import { describe, expect, it } from 'vitest';
 import * as z from 'zod';
@@ -16,17 +17,17 @@ const hello = defineTool({
 describe('ToolHost', () => {
   it('registers built-ins (exec off by default) and custom tools', async () => {
     const host = await createHost({ pluginsDir: false, customTools: [hello] });
-    expect([...host.registry.tools.keys()].sort()).toEqual(
+    expect([...internalsOf(host).registry.tools.keys()].sort()).toEqual(
       ['describe_tools', 'edit', 'grep', 'hello', 'ls', 'read', 'run_code', 'write'].sort(),
     );
-    expect(host.registry.tools.get('read')?.descriptor.owner).toEqual({ kind: 'core' });
-    expect(host.registry.tools.get('hello')?.descriptor.owner).toEqual({ kind: 'custom' });
+    expect(internalsOf(host).registry.tools.get('read')?.descriptor.owner).toEqual({ kind: 'core' });
+    expect(internalsOf(host).registry.tools.get('hello')?.descriptor.owner).toEqual({ kind: 'custom' });
   });
 
   it('leaves built-ins out when disabled', async () => {
     const host = await createHost({ pluginsDir: false, builtins: false, customTools: [hello] });
     // Code mode's tools are not built-ins of the workspace: tools.codeMode switches them.
-    expect([...host.registry.tools.keys()]).toEqual(['run_code', 'describe_tools', 'hello']);
+    expect([...internalsOf(host).registry.tools.keys()]).toEqual(['run_code', 'describe_tools', 'hello']);
     expect(host.plan().hidden.map((h) => [h.descriptor.name, h.diagnostics[0]?.reason])).toContainEqual([
       'read',
       'policy-denied',
@@ -37,13 +38,13 @@ describe('ToolHost', () => {
     const host = await createHost({ pluginsDir: false, builtins: false });
     const changes: HostChange[] = [];
     host.onChange((change) => changes.push(change));
-    const before = host.registry.tools;
+    const before = internalsOf(host).registry.tools;
     const dispose = host.addTool(hello);
-    expect(host.registry.tools).not.toBe(before);
+    expect(internalsOf(host).registry.tools).not.toBe(before);
     expect(before.has('hello')).toBe(false);
     expect(changes.at(-1)).toMatchObject({ version: 1, added: ['hello'], removed: [], changed: [] });
     dispose();
-    expect(host.registry.tools.has('hello')).toBe(false);
+    expect(internalsOf(host).registry.tools.has('hello')).toBe(false);
     expect(changes.at(-1)).toMatchObject({ version: 2, added: [], removed: ['hello'] });
   });
 
@@ -57,7 +58,7 @@ describe('ToolHost', () => {
     const host = await createHost({ pluginsDir: false, customTools: [read] });
     const outcome = await host.session().call('read', {});
     expect(resultText(outcome.result)).toBe('mine');
-    expect(host.registry.diagnostics).toContainEqual(
+    expect(internalsOf(host).registry.diagnostics).toContainEqual(
       expect.objectContaining({ code: 'tool-overridden', toolName: 'read' }),
     );
     expect(host.plan().hidden).toContainEqual(
@@ -94,7 +95,7 @@ describe('ToolHost', () => {
   it('merges plugin and MCP sources through setSource and reports the change', async () => {
     const host = await createHost({ pluginsDir: false, builtins: false });
     host.setSource({ kind: 'plugin', id: 'p', tools: [fakeTool('p_tool', 'plugin', 'p')] });
-    expect(host.registry.tools.get('p_tool')?.source).toBe('plugin');
+    expect(internalsOf(host).registry.tools.get('p_tool')?.source).toBe('plugin');
     const change = (() => {
       let seen: HostChange | undefined;
       const off = host.onChange((c) => {

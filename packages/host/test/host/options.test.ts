@@ -80,6 +80,18 @@ describe('createHost refuses an unknown key, naming it and what it is probably m
     expect(issues.map((i) => i.path).sort()).toEqual(['policy', 'root', 'tools.deny', 'watch']);
   });
 
+  it('refuses an empty skillsDir or pluginsDir, saying it names no folder (it would be the root itself)', async () => {
+    for (const key of ['skillsDir', 'pluginsDir']) {
+      const issues = await issuesOf({ [key]: '' });
+      expect(issues).toEqual([
+        expect.objectContaining({
+          path: key,
+          message: expect.stringMatching(/an empty string names no folder.*relative to the root.*false/),
+        }),
+      ]);
+    }
+  });
+
   it('says where the problem is in the error message', async () => {
     const error = await rejectionOf(project.start({ policy: { deny: ['write'] } } as unknown as HostOptions));
     expect((error as Error).message).toContain('createHost options: policy: unknown option;');

@@ -1,63 +1,64 @@
 import { fstatSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
-import { InFlightSlots, InFlightSlotsFile, MAX_SLOTS, SLOT_SIZE } from '../../src/serve/in-flight-slots.js';
+import { InFlightSlots, MAX_SLOTS, readInFlight, SLOT_SIZE } from '../../src/serve/in-flight-slots.js';
+import { SharedTempFile } from '../../src/util/temp-file.js';
 
-const files: InFlightSlotsFile[] = [];
+const files: SharedTempFile[] = [];
 afterEach(() => {
   for (const file of files.splice(0)) file.close();
 });
 
 /** The supervisor's file and the serve process's writer on the same descriptor. */
 function slots() {
-  const file = InFlightSlotsFile.open();
+  const file = new SharedTempFile('toolhost-in-flight');
   files.push(file);
   return { file, writer: new InFlightSlots(file.fd) };
 }
 
 describe('the in-flight slot file', () => {
   it('reads nothing from a fresh file', () => {
-    expect(slots().file.read()).toEqual([]);
+    expect(readInFlight(slots().file)).toEqual([]);
   });
 
   it('reads back a request written, and forgets it once answered', () => {
     const { file, writer } = slots();
     expect(writer.started(7, 'crasher')).toBe(true);
-    expect(file.read()).toEqual([{ id: 7, pluginId: 'crasher' }]);
+    expect(readInFlight(file)).toEqual([{ id: 7, pluginId: 'crasher' }]);
     writer.answered(7);
-    expect(file.read()).toEqual([]);
+    expect(readInFlight(file)).toEqual([]);
   });
 
   it('keeps number ids exactly (zero, negative, fractional, large) and string ids with unicode', () => {
     const { file, writer } = slots();
     const ids = [0, -3, 1.5, 2 ** 53 - 1, '', 'req-1', '0', 'ünïcödé ✓ 日本語 🎉', '"quoted"\n\\'];
     for (const id of ids) writer.started(id, undefined);
-    expect(file.read()).toEqual(ids.map((id) => ({ id, pluginId: undefined })));
+    expect(readInFlight(file)).toEqual(ids.map((id) => ({ id, pluginId: undefined })));
   });
 
   it('tells a number id from the same digits as a string id', () => {
     const { file, writer } = slots();
     writer.started(1, 'a');
     writer.started('1', 'b');
-    expect(file.read()).toEqual([
+    expect(readInFlight(file)).toEqual([
       { id: 1, pluginId: 'a' },
       { id: '1', pluginId: 'b' },
     ]);
     writer.answered('1');
-    expect(file.read()).toEqual([{ id: 1, pluginId: 'a' }]);
+    expect(readInFlight(file)).toEqual([{ id: 1, pluginId: 'a' }]);
   });
 
   it('records many requests at once, reuses answered slots before growing the file', () => {
     const { file, writer } = slots();
     for (let i = 0; i < 1_000; i++) expect(writer.started(i, `p${i % 3}`)).toBe(true);
-    expect(file.read()).toHaveLength(1_000);
+    expect(readInFlight(file)).toHaveLength(1_000);
     for (let i = 0; i < 1_000; i += 2) writer.answered(i);
-    const left = file.read();
+    const left = readInFlight(file);
     expect(left.map((r) => r.id)).toEqual(Array.from({ length: 500 }, (_, k) => 2 * k + 1));
     expect(left[0]).toEqual({ id: 1, pluginId: 'p1' });
     const size = fstatSync(file.fd).size;
     for (let i = 0; i < 500; i++) writer.started(`again-${i}`, undefined);
     expect(fstatSync(file.fd).size).toBe(size);
-    expect(file.read()).toHaveLength(1_000);
+    expect(readInFlight(file)).toHaveLength(1_000);
   });
 
   it('does not record an id too long for a slot, and answering it is harmless', () => {
@@ -66,7 +67,7 @@ describe('the in-flight slot file', () => {
     expect(writer.started(long, 'p')).toBe(false);
     writer.answered(long);
     writer.started(2, 'p');
-    expect(file.read()).toEqual([{ id: 2, pluginId: 'p' }]);
+    expect(readInFlight(file)).toEqual([{ id: 2, pluginId: 'p' }]);
   });
 
   it('records a request once even if its id comes twice, and a slot is answered once', () => {
@@ -75,7 +76,7 @@ describe('the in-flight slot file', () => {
     writer.started(5, 'p');
     writer.answered(5);
     writer.answered(5);
-    expect(file.read()).toEqual([]);
+    expect(readInFlight(file)).toEqual([]);
   });
 
   it('stops recording after a failed write (no slot file on that fd) instead of failing every call', () => {

@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import * as z from 'zod';
 import type { ToolHost } from '../../src/host/host.js';
 import { createHost } from '../../src/index.js';
-import { serveStdio } from '../../src/serve/stdio.js';
+import { serveStdioRecorded } from '../../src/serve/stdio.js';
 
 let host: ToolHost | undefined;
 afterEach(async () => {
@@ -51,14 +51,14 @@ async function start() {
       });
     }
   };
-  await serveStdio(host, {
-    stdin,
-    stdout,
-    inFlight: {
+  await serveStdioRecorded(
+    host,
+    { stdin, stdout },
+    {
       started: (id, tool) => events.push(`started ${JSON.stringify(id)} ${tool ?? '-'}`),
       answered: (id) => events.push(`answered ${JSON.stringify(id)}`),
     },
-  });
+  );
   const send = (message: unknown) => stdin.write(`${JSON.stringify(message)}\n`);
   send(INITIALIZE);
   await answerTo(1);

@@ -6,7 +6,7 @@ import type { ToolhostConfig } from '../../config/schema.js';
 import type { ToolHost } from '../../host/host.js';
 import type { IsolateStats } from '../../sandbox/types.js';
 import { describeControlAccess } from '../../sources/builtin/index.js';
-import type { PluginReport } from '../../sources/plugins/manager.js';
+import type { PluginReport } from '../../sources/plugins/types.js';
 import { COMMON_OPTIONS, parseCommand } from '../args.js';
 import {
   configKeyFindings,

@@ -2,12 +2,13 @@ import { RUN_CODE } from '../../code-mode/index.js';
 import { sandboxSettingOf } from '../../config/sandbox.js';
 import { isCodeModeTool } from '../../core/register/code-mode.js';
 import type { ToolHost } from '../../host/host.js';
+import { internalsOf } from '../../host/internals.js';
 import { isLoopback } from '../../serve/auth/gate.js';
 import { type EarlyStdio, keepServedTools, servedToolsKey } from '../../serve/early-stdio.js';
 import { serveHttp } from '../../serve/http.js';
 import { InFlightSlots, SCRIPT_IN_FLIGHT } from '../../serve/in-flight-slots.js';
 import { applyCharges, report, SANDBOX_ENV, type Supervision, supervisionOf } from '../../serve/reports.js';
-import { type InFlightRecorder, serveStdio } from '../../serve/stdio.js';
+import { type InFlightRecorder, serveStdioRecorded } from '../../serve/stdio.js';
 import { supervise } from '../../serve/supervisor.js';
 import { portOf, UsageError } from '../args.js';
 import { loud } from '../auth-line.js';
@@ -90,7 +91,7 @@ function recordInFlight(host: ToolHost): InFlightRecorder {
   const slots = new InFlightSlots();
   return {
     started(id, name) {
-      const tool = name === undefined ? undefined : host.registry.tools.get(name);
+      const tool = name === undefined ? undefined : internalsOf(host).registry.tools.get(name);
       // A run_code script runs inline here too, and is no plugin: a crash then is charged to none.
       const script = tool !== undefined && name === RUN_CODE && isCodeModeTool(tool);
       slots.started(id, script ? SCRIPT_IN_FLIGHT : tool?.source === 'plugin' ? tool.sourceId : undefined);
@@ -162,28 +163,31 @@ async function served(
     const listed = () => host.session().tools('mcp');
     const keep = () => keepServedTools(project.root, servedToolsKey(version, project.configFile), listed());
     const handed = early?.handover();
-    const stdio = await serveStdio(host, {
-      version,
-      ...(handed === undefined
-        ? {}
-        : {
-            stdin: handed.stdin,
-            handover: {
-              ...(handed.initializeId === undefined ? {} : { initializeId: handed.initializeId }),
-              listChanged:
-                handed.answeredTools !== undefined &&
-                JSON.stringify(handed.answeredTools) !== JSON.stringify(listed()),
-            },
-          }),
-      ...(inFlight === undefined ? {} : { inFlight }),
-      ...(restarted
-        ? {
-            announce:
-              'toolhost serve restarted after a crash (a plugin made V8 abort or the process died); ' +
-              'requests that were in flight failed; the tool list may have changed',
-          }
-        : {}),
-    });
+    const stdio = await serveStdioRecorded(
+      host,
+      {
+        version,
+        ...(handed === undefined
+          ? {}
+          : {
+              stdin: handed.stdin,
+              handover: {
+                ...(handed.initializeId === undefined ? {} : { initializeId: handed.initializeId }),
+                listChanged:
+                  handed.answeredTools !== undefined &&
+                  JSON.stringify(handed.answeredTools) !== JSON.stringify(listed()),
+              },
+            }),
+        ...(restarted
+          ? {
+              announce:
+                'toolhost serve restarted after a crash (a plugin made V8 abort or the process died); ' +
+                'requests that were in flight failed; the tool list may have changed',
+            }
+          : {}),
+      },
+      inFlight,
+    );
     io.err.write(`toolhost: serving ${tools} tools over MCP stdio (${watching}); ${where}\n`);
     if (supervision !== undefined) report({ t: 'ready' });
     keep();

@@ -4,7 +4,8 @@ import { effectivePermissions, missingGrants } from '../../capabilities/grants.j
 import { deferredNames } from '../../core/dispatch/deferral.js';
 import { formatOwner } from '../../core/refs.js';
 import type { ToolHost } from '../../host/host.js';
-import type { PluginReport } from '../../sources/plugins/manager.js';
+import { internalsOf } from '../../host/internals.js';
+import type { PluginReport } from '../../sources/plugins/types.js';
 import { processMemory } from '../../util/memory.js';
 import type {
   DashboardHiddenTool,
@@ -71,7 +72,7 @@ function plugin(host: ToolHost, report: PluginReport, toolsOf: Map<string, strin
 /** The whole state the page starts from; events keep it current. */
 export async function dashboardState(host: ToolHost) {
   const plan = host.plan();
-  const snapshot = host.snapshot();
+  const snapshot = internalsOf(host).snapshot();
   const deferred = deferredNames(
     plan.visible.map((entry) => entry.descriptor),
     snapshot.registry.tools,

@@ -2,7 +2,7 @@
 import type { ToolAnnotations, ToolResult } from '@toolhost/plugin-sdk';
 import type { PendingApproval } from '../../core/dispatch/approvals.js';
 import type { CallStatus } from '../../core/wrap/wrapper.js';
-import type { PluginStatus } from '../../sources/plugins/manager.js';
+import type { PluginStatus } from '../../sources/plugins/types.js';
 
 /** How `serveHttp` serves the dashboard beside `/mcp` (`toolhost dev` turns it on). */
 export interface DashboardOptions {

@@ -9,7 +9,7 @@ import { BUILD_RULES_VERSION, buildScope, inScope } from './confine.js';
  * are part of it: a bundle built under older rules (before builds were confined to the plugin
  * folder, say) may hold host files, and must not be served again.
  */
-function toolVersion(): string {
+export function toolVersion(): string {
   // The SDK and zod are not in bundles: they come from the isolate's prelude (isolate-script.ts).
   return `toolhost-cache-3;${BUILD_RULES_VERSION};node-${process.versions.node};prelude-${hostPreludeFingerprint()}`;
 }
@@ -104,13 +104,13 @@ export class FileSurvey {
 }
 
 /**
- * Bundles and manifests under `.toolhost/cache/`, keyed by content hash. A cache problem never
- * fails a load: it only costs a rebuild. A cached bundle is used only when every file it was built
+ * Bundles under `.toolhost/cache/bundles/`, keyed by content hash (manifests are apart, in
+ * `manifest-cache.ts`). A cache problem never fails a load: it only costs a rebuild. A cached bundle is used only when every file it was built
  * from still has the same content: a file whose size and mtime are those recorded is taken as
  * unchanged; one whose stat differs is hashed, and if its content is the same (a `touch`, a
  * checkout that rewrote it) the bundle is still served and the new stat recorded.
  */
-export class PluginCache {
+export class BundleCache {
   readonly #dir: string;
 
   constructor(dir: string) {
@@ -190,28 +190,6 @@ export class PluginCache {
       await writeAtomic(path.join(this.#dir, 'bundles', `${pluginId}.json`), JSON.stringify(index));
     } catch {
       // A read-only or full disk only costs a rebuild next time.
-    }
-  }
-
-  /** `bundleHash`: sha256 of the bundle, computed once by the caller for everything keyed by it. */
-  #manifestFile(bundleHash: string, configJson: string): string {
-    return path.join(
-      this.#dir,
-      'manifests',
-      `${sha256(`${toolVersion()}\n${bundleHash}\n${configJson}`)}.json`,
-    );
-  }
-
-  /** A manifest read earlier from the same bundle with the same config (as raw, unvalidated JSON). */
-  manifest(bundleHash: string, configJson: string): Promise<unknown> {
-    return readJson<unknown>(this.#manifestFile(bundleHash, configJson));
-  }
-
-  async storeManifest(bundleHash: string, configJson: string, reply: unknown): Promise<void> {
-    try {
-      await writeAtomic(this.#manifestFile(bundleHash, configJson), JSON.stringify(reply));
-    } catch {
-      // As above: only a cost.
     }
   }
 }

@@ -1,5 +1,5 @@
 import type { MapHold } from '../../types.js';
-import type { PluginLease } from './manager.js';
+import type { PluginLease } from './types.js';
 
 /**
  * What one Map holds of the plugins: the leases of the plugin versions its tools call. A call the

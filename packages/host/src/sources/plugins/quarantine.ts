@@ -1,6 +1,6 @@
 import { readJson, writeAtomic } from './cache.js';
-import type { PluginLoad } from './manager.js';
-import { hiddenEntries } from './plugin-tools.js';
+import { hiddenLoad } from './load.js';
+import type { PluginLoad } from './types.js';
 
 /** Executor process deaths charged to one plugin, as it is loaded now, before it is quarantined. */
 export const QUARANTINE_AFTER = 3;
@@ -132,16 +132,8 @@ export class Quarantine {
       const message = this.reason(load.report.id, load.fingerprint);
       if (message === undefined) return load;
       const { hooks: _dropped, ...rest } = load;
-      return {
-        ...rest,
-        source: {
-          kind: 'plugin',
-          id: load.report.id,
-          tools: [],
-          unavailable: hiddenEntries(load.report.id, load.report.manifest?.tools, 'quarantined', message),
-        },
-        report: { ...load.report, status: 'quarantined', diagnostics: [message] },
-      };
+      const hidden = hiddenLoad(load.report.id, 'quarantined', message, load.report.manifest?.tools);
+      return { ...rest, source: hidden.source, report: { ...load.report, ...hidden.report } };
     });
   }
 

@@ -6,8 +6,9 @@ import type { Disposer, MapHold, RefreshReason, SourceAdapter, ToolHooks, ToolSo
 import { Listeners } from '../../util/listeners.js';
 import type { ControlPaths } from '../../workspace/control.js';
 import { LeaseCounts } from './holds.js';
-import type { PluginLoad, PluginReport, PluginSettings } from './manager.js';
 import { PluginSet, type PluginSetOptions } from './plugin-set.js';
+import { Quarantine } from './quarantine.js';
+import type { PluginLoad, PluginReport, PluginSettings } from './types.js';
 
 /** What the plugin source reads from the host's settings at each refresh. */
 export interface PluginSourceSettings {
@@ -38,15 +39,20 @@ export interface PluginSourceOptions {
 }
 
 /**
- * The plugins of a folder as a source: bundled, described and run in the host's sandbox. Each Map it contributes to holds the plugin
- * versions its tools call, so a call the Map admitted finishes on them. A plugin that keeps
- * crashing the executor is quarantined: its tools are hidden and the source says so. A plugin
- * whose load lags far behind the others is published as still loading and joins later on its own.
+ * The plugins of a folder as a source: bundled, described and run in the host's sandbox (the
+ * loads come from `PluginSet`). Each Map it contributes to holds the plugin versions its tools
+ * call, so a call the Map admitted finishes on them. A plugin whose load lags far behind the
+ * others is published as still loading and joins later on its own.
+ *
+ * The quarantine lives here, and only here: a plugin that keeps crashing the executor is
+ * quarantined (its tools refuse at once, then are hidden), the quarantine is laid over the set's
+ * loads, and lifted for a plugin that changed or went, or for all on an operator's reload.
  */
 export class PluginSource implements SourceAdapter {
   readonly name = 'plugins';
   readonly #options: PluginSourceOptions;
   readonly #set: PluginSet;
+  readonly #quarantine: Quarantine;
   readonly #controlPaths: ControlPaths;
   readonly #leases = new LeaseCounts();
   readonly #changed = new Listeners<string>();
@@ -58,12 +64,13 @@ export class PluginSource implements SourceAdapter {
 
   constructor(options: PluginSourceOptions) {
     this.#options = options;
+    this.#quarantine = new Quarantine(path.join(options.root, '.toolhost', 'quarantine.json'));
     this.#set = new PluginSet(options.dir, options.root, options.cache, {
       ...options.pacing,
       // A plugin that lagged behind the others landed: its tools join the Map in a rebuild.
       onLanded: (pluginId) => {
         if (this.#closed) return;
-        this.#loads = this.#set.loads();
+        this.#loads = this.#settled(false);
         this.#changed.emit(`plugin:${pluginId}`);
       },
     });
@@ -85,14 +92,18 @@ export class PluginSource implements SourceAdapter {
   }
 
   async refresh(reason: RefreshReason): Promise<boolean> {
-    if (this.#closed) return false;
+    // Files of no plugin changed (a SKILL.md edit, say): nothing to rebuild here.
+    if (this.#closed || (reason.kind === 'files' && reason.ids.size === 0)) return false;
     const settings = this.#options.settings();
     if (this.#sandbox === undefined) {
       this.#sandbox = this.#options.sandbox();
       this.#stopCrashes = this.#sandbox.onCrash((crash) => this.#onCrash(crash));
     }
     this.#sandbox.configureIsolates(settings.isolates);
-    this.#loads = await this.#set.refresh(
+    // Read before any load: a quarantined plugin's tools refuse from their first call.
+    await this.#quarantine.open();
+    const quarantine = this.#quarantine;
+    await this.#set.refresh(
       {
         root: this.#options.root,
         controlPaths: this.#controlPaths,
@@ -100,21 +111,37 @@ export class PluginSource implements SourceAdapter {
         settings: settings.plugins,
         limits: settings.limits,
         env: settings.env,
+        blocked: (id, fingerprint) => quarantine.reason(id, fingerprint),
       },
       reason.kind === 'files' ? reason.ids : undefined,
-      // An operator's reload gives quarantined plugins another chance.
-      { liftQuarantine: reason.kind === 'reload' },
     );
+    // An operator's reload gives quarantined plugins another chance.
+    this.#loads = this.#settled(reason.kind === 'reload');
     return true;
   }
 
   /**
-   * An executor death charged to a plugin; the third one quarantines it. Recorded at once, so no
-   * call starts there after it (the tools refuse); the rebuild that hides the tools follows.
+   * The set's loads with the quarantine laid over them, after lifting it for every plugin that
+   * changed or went (for every plugin with `liftAll`).
+   */
+  #settled(liftAll: boolean): readonly PluginLoad[] {
+    const loads = this.#set.loads();
+    this.#quarantine.lift(loads, liftAll);
+    return this.#quarantine.apply(loads);
+  }
+
+  /**
+   * An executor death charged to a plugin, if that is the version loaded now (a replaced
+   * version's death says nothing about the current code); the third one quarantines it. Recorded
+   * at once, so no call starts there after it (the tools refuse); the rebuild that hides the tools
+   * follows. True when it started the quarantine.
    */
   #onCrash(crash: SandboxCrash): boolean {
-    if (this.#closed || !this.#set.recordCrash(crash)) return false;
-    this.#loads = this.#set.loads();
+    if (this.#closed) return false;
+    const load = this.#set.current(crash.pluginId);
+    if (load?.lease?.version !== crash.version || load.fingerprint === undefined) return false;
+    if (!this.#quarantine.recordCrash(crash.pluginId, load.fingerprint, crash.message)) return false;
+    this.#loads = this.#quarantine.apply(this.#set.loads());
     this.#changed.emit(`quarantine:${crash.pluginId}`);
     return true;
   }
@@ -125,7 +152,7 @@ export class PluginSource implements SourceAdapter {
    * executor death is; true when that starts the plugin's quarantine.
    */
   chargeCrash(pluginId: string, message: string): boolean {
-    const version = this.#set.currentVersion(pluginId);
+    const version = this.#set.current(pluginId)?.lease?.version;
     return version !== undefined && this.#onCrash({ pluginId, version, message });
   }
 
@@ -153,7 +180,8 @@ export class PluginSource implements SourceAdapter {
 
   async close(): Promise<void> {
     this.#closed = true;
-    await this.#set.dispose();
+    this.#set.dispose();
+    await this.#quarantine.flushed();
     this.#stopCrashes?.();
     this.#sandbox = undefined;
   }

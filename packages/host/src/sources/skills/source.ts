@@ -83,7 +83,7 @@ function skillRegistryTool(catalog: SkillCatalog): RegisteredTool {
  * The `skills/` folder as a source: it reads every `<name>/SKILL.md`, checks each skill's
  * requirements against the host, and contributes the `skill` tool while a skill the model may
  * use exists. The catalog goes into each snapshot beside the Map. Re-reading costs a read of
- * the skills only: the host's watcher calls {@link reread} and no plugin is rebuilt.
+ * the skills only: a watcher's `files` run names the skills that changed, and no plugin is rebuilt.
  */
 export class SkillSource implements SourceAdapter {
   readonly name = SKILLS_SOURCE_ID;
@@ -106,21 +106,8 @@ export class SkillSource implements SourceAdapter {
 
   async refresh(reason: RefreshReason): Promise<boolean> {
     // Plugin files are not skills; every other reason may change config, env or the folder.
-    if (reason.kind === 'files') return false;
+    if (reason.kind === 'files' && (reason.skills?.size ?? 0) === 0) return false;
     return this.#lock.run(() => this.#read());
-  }
-
-  /**
-   * Reads the skills again after the watcher saw `names` change, then tells the host (which
-   * rebuilds the Map; the change's cause is `skills:<names>`). Never rejects.
-   */
-  async reread(names: readonly string[]): Promise<void> {
-    try {
-      await this.#lock.run(() => this.#read());
-    } catch {
-      return; // #read reports every file's problem in the catalog; this keeps the last good one.
-    }
-    this.#changes.emit(`skills:${names.join(',') || '*'}`);
   }
 
   contributions(): readonly ToolSource[] {

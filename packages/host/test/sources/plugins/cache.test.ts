@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { bundlePlugin } from '../../../src/sources/plugins/bundle.js';
-import { FileSurvey, PluginCache } from '../../../src/sources/plugins/cache.js';
+import { BundleCache, FileSurvey } from '../../../src/sources/plugins/cache.js';
 
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 
@@ -26,7 +26,7 @@ describe('the bundle cache', () => {
     const secret = path.join(root, 'toolhost.config.json');
     await writeFile(secret, '{"token":"SECRET-c1"}');
     const cacheDir = path.join(root, '.toolhost', 'cache');
-    return { root, dir, entry, secret, cacheDir, cache: new PluginCache(cacheDir) };
+    return { root, dir, entry, secret, cacheDir, cache: new BundleCache(cacheDir) };
   }
 
   it('does not serve a bundle cached under older build rules (made before builds were confined)', async () => {

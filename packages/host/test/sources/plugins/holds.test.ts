@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { LeaseCounts } from '../../../src/sources/plugins/holds.js';
-import type { PluginLease } from '../../../src/sources/plugins/manager.js';
+import type { PluginLease } from '../../../src/sources/plugins/types.js';
 
 function lease(name: string, released: string[]): PluginLease {
   return { pluginId: name, version: 1, release: () => released.push(name) };

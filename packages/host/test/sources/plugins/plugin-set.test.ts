@@ -6,8 +6,8 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createSandbox } from '../../../src/sandbox/create.js';
 import type { Sandbox } from '../../../src/sandbox/types.js';
 import { BuildService } from '../../../src/sources/plugins/build-service.js';
-import type { PluginLoad } from '../../../src/sources/plugins/manager.js';
 import { PluginSet, type PluginSetOptions } from '../../../src/sources/plugins/plugin-set.js';
+import type { PluginLoad } from '../../../src/sources/plugins/types.js';
 import { pluginSource } from './one-tool-plugin.js';
 
 const DIST = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../dist/sources/plugins');

@@ -2,8 +2,8 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { PluginLoad } from '../../../src/sources/plugins/manager.js';
 import { QUARANTINE_AFTER, Quarantine } from '../../../src/sources/plugins/quarantine.js';
+import type { PluginLoad } from '../../../src/sources/plugins/types.js';
 
 /** A loaded plugin as the registry sees it, with one tool and a hook. */
 function loaded(id: string, fingerprint: string): PluginLoad {

@@ -1,0 +1,38 @@
+import * as path from 'node:path';
+import { readJson, sha256, toolVersion, writeAtomic } from './cache.js';
+
+/**
+ * Manifests under `.toolhost/cache/manifests/`: a describe's reply, keyed by the bundle's hash,
+ * the plugin's config and the tool version, so an unchanged plugin is not described again. A
+ * cache problem never fails a load: it only costs a describe.
+ */
+export class ManifestCache {
+  readonly #dir: string;
+
+  /** `dir`: the cache folder (`.toolhost/cache`). */
+  constructor(dir: string) {
+    this.#dir = dir;
+  }
+
+  /** `bundleHash`: sha256 of the bundle, computed once by the caller for everything keyed by it. */
+  #manifestFile(bundleHash: string, configJson: string): string {
+    return path.join(
+      this.#dir,
+      'manifests',
+      `${sha256(`${toolVersion()}\n${bundleHash}\n${configJson}`)}.json`,
+    );
+  }
+
+  /** A manifest read earlier from the same bundle with the same config (as raw, unvalidated JSON). */
+  manifest(bundleHash: string, configJson: string): Promise<unknown> {
+    return readJson<unknown>(this.#manifestFile(bundleHash, configJson));
+  }
+
+  async storeManifest(bundleHash: string, configJson: string, reply: unknown): Promise<void> {
+    try {
+      await writeAtomic(this.#manifestFile(bundleHash, configJson), JSON.stringify(reply));
+    } catch {
+      // A read-only or full disk only costs a describe next time.
+    }
+  }
+}
