@@ -47,7 +47,7 @@ describe('config and API settings, merged', () => {
     expect(visibleNames(host.plan())).toEqual(BUILTINS);
     const session = host.session();
     expect(session.deferredTools()).toEqual(['edit', 'grep', 'ls', 'write']);
-    expect(session.tools('mcp').map((t) => t.name)).toEqual(['read', 'tool_search']);
+    expect(session.tools('mcp').map((t) => t.name)).toEqual(['read', 'tool_search', 'call_tool']);
   });
 
   it('adds the API deny list to the config one', async () => {
