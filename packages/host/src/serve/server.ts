@@ -1,9 +1,7 @@
 import {
   type CallToolResult,
-  CLIENT_INFO_META_KEY,
   type jsonSchemaValidator,
   type LoggingLevel,
-  PROTOCOL_VERSION_META_KEY,
   ProtocolErrorCode,
   type RequestId,
   Server,
@@ -16,12 +14,13 @@ import { parentOf, SpanKind, SpanStatusCode, startSpan, traceContextOf } from '.
 import { errorResult } from '../core/wrap/results.js';
 import type { CallObserver, CallOutcome } from '../core/wrap/wrapper.js';
 import type { ToolHost } from '../host/host.js';
-import type { InputAsker, Principal, TraceContext } from '../types.js';
+import type { InputAsker, Principal } from '../types.js';
 import { registerAppResources } from './app-resources.js';
 import { mcpApprover } from './approval.js';
 import { type approvalStateCodec, type ModernCall, modernCall, roundEnd, roundOf } from './approval-2026.js';
 import { legacyAsker, modernAsker } from './ask.js';
 import { type McpPrompt, registerPrompts } from './prompts.js';
+import { clientOf, ownerOf, protocolOf, traceIdOf, traceOf } from './request-meta.js';
 
 /** How a host is offered as an MCP server. */
 export interface McpServeOptions {
@@ -281,48 +280,6 @@ export function registerToolHandlers(
     record?.('allowed', outcome.status, outcome.durationMs);
     return toCallToolResult(outcome);
   });
-}
-
-/** The MCP client's name: from its initialize (2025-11-25) or its request's envelope (2026-07-28). */
-function clientOf(server: Server, ctx: ServerContext): { client?: string } {
-  const envelope = ctx.mcpReq.envelope as { [CLIENT_INFO_META_KEY]?: { name?: unknown } } | undefined;
-  const name = envelope?.[CLIENT_INFO_META_KEY]?.name ?? server.getClientVersion()?.name;
-  return typeof name === 'string' ? { client: name } : {};
-}
-
-function ownerOf(session: Session, name: string): { owner?: string } {
-  const owner = session.ownerOf(name);
-  return owner === undefined ? {} : { owner };
-}
-
-/** The revision a request speaks: its envelope's (2026-07-28), else the one its session negotiated. */
-function protocolOf(server: Server, ctx: ServerContext): string {
-  const envelope = ctx.mcpReq.envelope as { [PROTOCOL_VERSION_META_KEY]?: unknown } | undefined;
-  const version = envelope?.[PROTOCOL_VERSION_META_KEY];
-  return typeof version === 'string' ? version : (server.getNegotiatedProtocolVersion() ?? 'unknown');
-}
-
-/** The trace id of the request's `traceparent` (its second field). */
-function traceIdOf(ctx: ServerContext): { traceId?: string } {
-  const traceparent = (ctx.mcpReq._meta as Record<string, unknown> | undefined)?.traceparent;
-  if (typeof traceparent !== 'string') return {};
-  const id = traceparent.split('-')[1];
-  return id === undefined || !/^[0-9a-f]{32}$/.test(id) ? {} : { traceId: id };
-}
-
-/** The W3C trace context of a request's `_meta`, when it carries a `traceparent`. */
-function traceOf(ctx: ServerContext): { trace?: TraceContext } {
-  const meta = ctx.mcpReq._meta as Record<string, unknown> | undefined;
-  const traceparent = meta?.traceparent;
-  if (typeof traceparent !== 'string') return {};
-  const { tracestate, baggage } = meta as { tracestate?: unknown; baggage?: unknown };
-  return {
-    trace: {
-      traceparent,
-      ...(typeof tracestate === 'string' ? { tracestate } : {}),
-      ...(typeof baggage === 'string' ? { baggage } : {}),
-    },
-  };
 }
 
 /** The last progress notification a call sent, while it runs. */
