@@ -94,6 +94,25 @@ export function basicParse(rawInput: string, base: UrlRecord | undefined): UrlRe
     state = next;
     p--;
   };
+  /** `?` starts an empty query, `#` an empty fragment: true when `c` was one of them. */
+  const startsQueryOrFragment = (c: string | undefined): boolean => {
+    if (c === '?') {
+      url.query = '';
+      state = 'query';
+      return true;
+    }
+    if (c === '#') {
+      url.fragment = '';
+      state = 'fragment';
+      return true;
+    }
+    return false;
+  };
+  /** A `//` read: on past the second slash, into the state that skips any more. */
+  const skipSlashes = () => {
+    state = 'special-authority-ignore-slashes';
+    p++;
+  };
   for (; p <= cps.length; p++) {
     const c = cps[p]; // undefined at EOF
     // `as State`: `reconsume` assigns it too, out of the compiler's sight.
@@ -144,12 +163,8 @@ export function basicParse(rawInput: string, base: UrlRecord | undefined): UrlRe
         }
         break;
       case 'special-relative-or-authority':
-        if (c === '/' && cps[p + 1] === '/') {
-          state = 'special-authority-ignore-slashes';
-          p++;
-        } else {
-          reconsume('relative');
-        }
+        if (c === '/' && cps[p + 1] === '/') skipSlashes();
+        else reconsume('relative');
         break;
       case 'path-or-authority':
         if (c === '/') state = 'authority';
@@ -166,13 +181,7 @@ export function basicParse(rawInput: string, base: UrlRecord | undefined): UrlRe
           copyAuthority(url, b);
           url.path = [...(b.path as string[])];
           url.query = b.query;
-          if (c === '?') {
-            url.query = '';
-            state = 'query';
-          } else if (c === '#') {
-            url.fragment = '';
-            state = 'fragment';
-          } else if (c !== undefined) {
+          if (!startsQueryOrFragment(c) && c !== undefined) {
             url.query = null;
             shortenPath(url);
             reconsume('path');
@@ -191,12 +200,8 @@ export function basicParse(rawInput: string, base: UrlRecord | undefined): UrlRe
         break;
       }
       case 'special-authority-slashes':
-        if (c === '/' && cps[p + 1] === '/') {
-          state = 'special-authority-ignore-slashes';
-          p++;
-        } else {
-          reconsume('special-authority-ignore-slashes');
-        }
+        if (c === '/' && cps[p + 1] === '/') skipSlashes();
+        else reconsume('special-authority-ignore-slashes');
         break;
       case 'special-authority-ignore-slashes':
         if (c !== '/' && c !== '\\') {
@@ -284,13 +289,7 @@ export function basicParse(rawInput: string, base: UrlRecord | undefined): UrlRe
           url.host = base.host;
           url.path = [...(base.path as string[])];
           url.query = base.query;
-          if (c === '?') {
-            url.query = '';
-            state = 'query';
-          } else if (c === '#') {
-            url.fragment = '';
-            state = 'fragment';
-          } else if (c !== undefined) {
+          if (!startsQueryOrFragment(c) && c !== undefined) {
             url.query = null;
             if (!startsWithWindowsLetter(cps, p)) shortenPath(url);
             else url.path = [];

@@ -199,10 +199,7 @@ export class URL {
     const u = this.#url;
     if (part === 'path' && typeof u.path === 'string') return;
     const scheme = part === 'scheme' ? value : u.scheme;
-    const userinfo =
-      u.username !== '' || u.password !== ''
-        ? `${u.username}${u.password !== '' ? `:${u.password}` : ''}@`
-        : '';
+    const userinfo = userinfoOf(u);
     const authority =
       part === 'authority'
         ? value
@@ -270,10 +267,7 @@ export class URL {
   set host(value: string) {
     const u = this.#url;
     if (typeof u.path === 'string') return;
-    const userinfo =
-      u.username !== '' || u.password !== ''
-        ? `${u.username}${u.password !== '' ? `:${u.password}` : ''}@`
-        : '';
+    const userinfo = userinfoOf(u);
     this.#withPart('authority', `${userinfo}${String(value)}`);
   }
   get hostname(): string {
@@ -282,10 +276,7 @@ export class URL {
   set hostname(value: string) {
     const u = this.#url;
     if (typeof u.path === 'string') return;
-    const userinfo =
-      u.username !== '' || u.password !== ''
-        ? `${u.username}${u.password !== '' ? `:${u.password}` : ''}@`
-        : '';
+    const userinfo = userinfoOf(u);
     const text = String(value).replace(/[:/?#].*$/s, '');
     this.#withPart('authority', `${userinfo}${text}${u.port === null ? '' : `:${u.port}`}`);
   }
@@ -346,4 +337,10 @@ export class URL {
   get [Symbol.toStringTag](): string {
     return 'URL';
   }
+}
+
+/** `user:pass@`, `user@` or nothing: what stands before the host when the authority is written again. */
+function userinfoOf(u: UrlRecord): string {
+  if (u.username === '' && u.password === '') return '';
+  return `${u.username}${u.password !== '' ? `:${u.password}` : ''}@`;
 }
