@@ -1,5 +1,4 @@
-// One file over 400 lines on purpose: the WHATWG URL Standard's basic parser is one state machine, kept whole to read beside the spec.
-/** The URL Standard's basic URL parser and its serializer (url.ts builds `URL` on them). */
+/** The URL Standard's basic URL parser, one state machine kept whole to read beside the spec (url.ts builds `URL` on it). */
 
 import { parseHost } from './url-host.js';
 import {
@@ -394,30 +393,3 @@ export function basicParse(rawInput: string, base: UrlRecord | undefined): UrlRe
   }
   return url;
 }
-
-export function serializePath(url: UrlRecord): string {
-  if (typeof url.path === 'string') return url.path;
-  let out = '';
-  for (const segment of url.path) out += `/${segment}`;
-  return out;
-}
-
-export function serialize(url: UrlRecord, excludeFragment = false): string {
-  let out = `${url.scheme}:`;
-  if (url.host !== null) {
-    out += '//';
-    if (url.username !== '' || url.password !== '') {
-      out += url.username;
-      if (url.password !== '') out += `:${url.password}`;
-      out += '@';
-    }
-    out += url.host;
-    if (url.port !== null) out += `:${url.port}`;
-  } else if (typeof url.path !== 'string' && url.path.length > 1 && url.path[0] === '') out += '/.';
-  out += serializePath(url);
-  if (url.query !== null) out += `?${url.query}`;
-  if (!excludeFragment && url.fragment !== null) out += `#${url.fragment}`;
-  return out;
-}
-
-// ---- URLSearchParams ----------------------------------------------------------------------------

@@ -1,4 +1,4 @@
-/** The URL parser's record, special schemes, character tests and percent-encoding (url.ts). */
+/** The URL parser's record and its serializer, special schemes, character tests and percent-encoding (url.ts). */
 import { utf8Encode } from './encoding.js';
 
 export interface UrlRecord {
@@ -90,3 +90,30 @@ export function useDecoder(decoder: { decode(b: Uint8Array): string }): void {
 }
 export const percentDecode = (text: string) =>
   (utf8Decoder as { decode(b: Uint8Array): string }).decode(percentDecodeBytes(text));
+
+export function serializePath(url: UrlRecord): string {
+  if (typeof url.path === 'string') return url.path;
+  let out = '';
+  for (const segment of url.path) out += `/${segment}`;
+  return out;
+}
+
+export function serialize(url: UrlRecord, excludeFragment = false): string {
+  let out = `${url.scheme}:`;
+  if (url.host !== null) {
+    out += '//';
+    out += userinfoOf(url);
+    out += url.host;
+    if (url.port !== null) out += `:${url.port}`;
+  } else if (typeof url.path !== 'string' && url.path.length > 1 && url.path[0] === '') out += '/.';
+  out += serializePath(url);
+  if (url.query !== null) out += `?${url.query}`;
+  if (!excludeFragment && url.fragment !== null) out += `#${url.fragment}`;
+  return out;
+}
+
+/** `user:pass@`, `user@` or nothing: what stands before the host when the authority is written again. */
+export function userinfoOf(u: UrlRecord): string {
+  if (u.username === '' && u.password === '') return '';
+  return `${u.username}${u.password !== '' ? `:${u.password}` : ''}@`;
+}

@@ -5,7 +5,7 @@
  * mapping tables are left out to keep the runtime small.
  */
 
-import { basicParse, serialize, serializePath } from './url-parse.js';
+import { basicParse } from './url-parse.js';
 import {
   encodeString,
   formSet,
@@ -14,12 +14,17 @@ import {
   percentDecode,
   querySet,
   SPECIAL,
+  serialize,
+  serializePath,
   specialQuerySet,
   type UrlRecord,
+  userinfoOf,
   userinfoSet,
 } from './url-parts.js';
 
 export { useDecoder } from './url-parts.js';
+
+// ---- URLSearchParams ----------------------------------------------------------------------------
 
 function parseForm(text: string): [string, string][] {
   const out: [string, string][] = [];
@@ -337,10 +342,4 @@ export class URL {
   get [Symbol.toStringTag](): string {
     return 'URL';
   }
-}
-
-/** `user:pass@`, `user@` or nothing: what stands before the host when the authority is written again. */
-function userinfoOf(u: UrlRecord): string {
-  if (u.username === '' && u.password === '') return '';
-  return `${u.username}${u.password !== '' ? `:${u.password}` : ''}@`;
 }
