@@ -209,6 +209,51 @@ try {
     console.log();
   }
 
+  // Matching alone (no reading), CPU time in this thread, interleaved: the engines' own cost, which
+  // the whole-search numbers above bury under reading and the machine's noise. "re2js, RE2 syntax"
+  // is re2js given the pattern as RE2 reads it (its own case folding), as a grep declaring RE2
+  // syntax would run it; "re2js, translated" is grep's linear-time engine (JavaScript's meaning).
+  {
+    const { RE2JS } = await import('re2js');
+    const { matchLines } = await import('../packages/host/dist/sources/builtin/grep-match.js');
+    let text = '';
+    for await (const { data } of readFiles(root)) {
+      text += data.toString('utf8');
+      if (text.length > 20e6) break;
+    }
+    console.log(
+      `matching alone, ${(text.length / 1e6).toFixed(0)} MB of lines, cpu ms (median of 3, interleaved):`,
+    );
+    const extra = [
+      { name: 'anchored', pattern: '^\\s*import .* from' },
+      { name: 'class', pattern: '[A-Z][a-z]+Error' },
+    ];
+    for (const { name, pattern, ignoreCase = false } of [...PATTERNS, ...extra]) {
+      const native = new RegExp(pattern, ignoreCase ? 'i' : '');
+      const plain = RE2JS.compile(pattern, ignoreCase ? RE2JS.CASE_INSENSITIVE : 0);
+      const engines = {
+        RegExp: (line) => native.test(line),
+        're2js, translated': linearLineTest(pattern, ignoreCase),
+        're2js, RE2 syntax': (line) => plain.test(line),
+      };
+      const cpu = Object.fromEntries(Object.keys(engines).map((engine) => [engine, []]));
+      for (let round = 0; round < 3; round++) {
+        for (const [engine, test] of Object.entries(engines)) {
+          const started = process.cpuUsage();
+          matchLines(text, test, Number.MAX_SAFE_INTEGER);
+          const { user, system } = process.cpuUsage(started);
+          cpu[engine].push((user + system) / 1000);
+        }
+      }
+      const base = median(cpu.RegExp);
+      const cells = Object.entries(cpu).map(
+        ([engine, runs]) => `${engine} ${median(runs).toFixed(0)} (${(median(runs) / base).toFixed(2)}x)`,
+      );
+      console.log(`  ${name.padEnd(24)} ${cells.join('   ')}`);
+    }
+    console.log();
+  }
+
   // One small file, many calls: what the worker hand-off costs a search that finds its answer at once.
   const small = path.join(root, 'small');
   await fs.mkdir(small);

@@ -69,6 +69,29 @@ describe('toolhost grant', () => {
     }
   });
 
+  it('changes only the granted key: one-line lists and the rest of the file stay as written', async () => {
+    const { root, dispose } = await project([notes]);
+    const file = path.join(root, 'toolhost.config.json');
+    const oneLine = `{
+  "builtins": false,
+  "tools": { "deny": ["exec",   "write"] },
+  "plugins": {
+    "notes": { "grants": { "fs": { "read": ["notes"] } } }
+  }
+}
+`;
+    await writeFile(file, oneLine);
+    try {
+      const written = await toolhostInProcess(['grant', 'notes', '--yes', '--root', root], { cwd: root });
+      expect(written.code).toBe(0);
+      expect(await readFile(file, 'utf8')).toBe(
+        oneLine.replace('"read": ["notes"] }', '"read": ["notes"], "write": [ "notes" ] }'),
+      );
+    } finally {
+      await dispose();
+    }
+  });
+
   it("list's fix line is a grant command that runs as printed from the folder list ran in", async () => {
     const { root, dispose } = await project([notes], { builtins: false });
     const cwd = path.dirname(root); // another folder, with no toolhost of its own

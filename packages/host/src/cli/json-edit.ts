@@ -1,46 +1,78 @@
 /**
- * Edits of a JSON config file that keep its look as far as JSON allows: key order (JSON.parse
- * keeps it), indentation and the final newline. Comments cannot exist (it is JSON); a list written
- * on one line comes back one item per line.
+ * Edits of a config file that change only what they add: each addition is one jsonc-parser
+ * `modify` (an insertion at the end of its object or list) applied with `applyEdits`, and only the
+ * inserted text is formatted, so every other byte (key order, indentation, lists written on one
+ * line, the final newline, comments in a JSONC file) stays as written. An addition into an object
+ * or list written on one line stays on that line; into one written over lines, it gets lines of
+ * its own at the file's indentation.
  */
+import {
+  applyEdits,
+  findNodeAtLocation,
+  format,
+  getNodeValue,
+  type JSONPath,
+  modify,
+  type Node,
+  parseTree,
+} from 'jsonc-parser';
 
 /** The indentation of the first indented line, else two spaces. */
-function indentOf(text: string): string | number {
-  const match = /\n([ \t]+)\S/.exec(text);
-  return match?.[1] ?? 2;
+function indentOf(text: string): { insertSpaces: boolean; tabSize: number } {
+  const indent = /\n([ \t]+)\S/.exec(text)?.[1];
+  if (indent === undefined) return { insertSpaces: true, tabSize: 2 };
+  return indent.startsWith('\t')
+    ? { insertSpaces: false, tabSize: 1 }
+    : { insertSpaces: true, tabSize: indent.length };
 }
 
-/** `value` written as `original` was: same indentation, same final newline (one by default). */
-export function formatLike(original: string | undefined, value: unknown): string {
-  const json = JSON.stringify(value, null, original === undefined ? 2 : indentOf(original));
-  const newline = original === undefined || original.endsWith('\n') ? '\n' : '';
-  return json + newline;
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /**
- * Merges `additions` into `target` in place: objects key by key, lists by appending the items
- * not there yet; anything else in `target` is kept.
+ * `text` (a JSON or JSONC object) with `additions` merged in: objects key by key, lists by
+ * appending the items not there yet; a value that is there stays, unless an object or list is
+ * added where something else stands. No text (no file yet): the additions, two-space indented,
+ * with a final newline.
  */
-export function mergeAdditions(target: Record<string, unknown>, additions: Record<string, unknown>): void {
-  for (const [key, value] of Object.entries(additions)) {
-    const current = Object.hasOwn(target, key) ? target[key] : undefined;
-    if (Array.isArray(value)) {
-      const list = Array.isArray(current) ? [...current] : [];
-      for (const item of value) {
-        if (!list.some((x) => JSON.stringify(x) === JSON.stringify(item))) list.push(item);
+export function addToJson(text: string | undefined, additions: Record<string, unknown>): string {
+  if (text === undefined) return `${JSON.stringify(additions, null, 2)}\n`;
+  let out = text;
+  const nodeAt = (path: JSONPath): Node | undefined => {
+    const root = parseTree(out);
+    return root === undefined ? undefined : findNodeAtLocation(root, path);
+  };
+  /** One insertion (or replacement) into the object or list at `container`. */
+  const insert = (path: JSONPath, value: unknown, container: JSONPath) => {
+    const node = nodeAt(container);
+    const oneLine = node !== undefined && !out.slice(node.offset, node.offset + node.length).includes('\n');
+    const [edit] = modify(out, path, value, { isArrayInsertion: typeof path.at(-1) === 'number' });
+    if (edit === undefined) return;
+    const changed = applyEdits(out, [edit]);
+    const range = { offset: edit.offset, length: edit.content.length };
+    const eol = out.includes('\r\n') ? '\r\n' : '\n';
+    out = applyEdits(changed, format(changed, range, { ...indentOf(out), eol, keepLines: oneLine }));
+  };
+  const merge = (path: JSONPath, adding: Record<string, unknown>) => {
+    for (const [key, value] of Object.entries(adding)) {
+      const node = nodeAt([...path, key]);
+      if (Array.isArray(value) && node?.type === 'array') {
+        const seen = new Set((getNodeValue(node) as unknown[]).map((item) => JSON.stringify(item)));
+        for (const item of value) {
+          if (seen.has(JSON.stringify(item))) continue;
+          seen.add(JSON.stringify(item));
+          insert([...path, key, -1], item, [...path, key]);
+        }
+      } else if (isObject(value) && node?.type === 'object') {
+        merge([...path, key], value);
+      } else if (node === undefined || (typeof value === 'object' && value !== null)) {
+        insert([...path, key], value, path);
       }
-      target[key] = list;
-    } else if (typeof value === 'object' && value !== null) {
-      const child =
-        typeof current === 'object' && current !== null && !Array.isArray(current)
-          ? (current as Record<string, unknown>)
-          : {};
-      mergeAdditions(child, value as Record<string, unknown>);
-      target[key] = child;
-    } else if (current === undefined) {
-      target[key] = value;
     }
-  }
+  };
+  merge([], additions);
+  return out;
 }
 
 /**

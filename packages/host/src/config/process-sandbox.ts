@@ -15,17 +15,19 @@ export type ProcessSandboxSetting =
       readonly env?: readonly string[];
     };
 
+/** What a jailed process may reach beyond its default view: absolute paths, host patterns as written, variable names. */
+export interface ProcessGrants {
+  readonly read: readonly string[];
+  readonly write: readonly string[];
+  readonly net: readonly string[];
+  readonly env: readonly string[];
+}
+
 /** A process tool's sandbox setting, resolved against the project root. */
 export interface ProcessSandbox {
   /** False when config says `sandbox: false`. */
   readonly jail: boolean;
-  /** Absolute paths, host patterns as written, variable names. */
-  readonly grants: {
-    readonly read: readonly string[];
-    readonly write: readonly string[];
-    readonly net: readonly string[];
-    readonly env: readonly string[];
-  };
+  readonly grants: ProcessGrants;
 }
 
 /** The setting with paths made absolute (relative ones against `root`). */

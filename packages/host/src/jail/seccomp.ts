@@ -281,26 +281,15 @@ export function seccompProgram(
     [RET_K, 0, 0, RET_ALLOW],
   );
   // socket: AF_UNIX only, or with `inet` AF_INET and AF_INET6 too (the accumulator holds the
-  // call's number here).
-  if (options.inet === true) {
-    program.push(
-      [JEQ_K, 0, 6, numbers.socket as number],
-      [LD_W_ABS, 0, 0, ARG0_LOW],
-      [JEQ_K, 3, 0, AF_UNIX],
-      [JEQ_K, 2, 0, AF_INET],
-      [JEQ_K, 1, 0, AF_INET6],
-      [RET_K, 0, 0, RET_ERRNO | EAFNOSUPPORT],
-      [RET_K, 0, 0, RET_ALLOW],
-    );
-  } else {
-    program.push(
-      [JEQ_K, 0, 4, numbers.socket as number],
-      [LD_W_ABS, 0, 0, ARG0_LOW],
-      [JEQ_K, 1, 0, AF_UNIX],
-      [RET_K, 0, 0, RET_ERRNO | EAFNOSUPPORT],
-      [RET_K, 0, 0, RET_ALLOW],
-    );
-  }
+  // call's number here). A family that matches jumps to the allow at the end.
+  const families = options.inet === true ? [AF_UNIX, AF_INET, AF_INET6] : [AF_UNIX];
+  program.push(
+    [JEQ_K, 0, families.length + 3, numbers.socket as number],
+    [LD_W_ABS, 0, 0, ARG0_LOW],
+    ...families.map((family, i): Instruction => [JEQ_K, families.length - i, 0, family]),
+    [RET_K, 0, 0, RET_ERRNO | EAFNOSUPPORT],
+    [RET_K, 0, 0, RET_ALLOW],
+  );
   program.push([RET_K, 0, 0, RET_ALLOW]);
   const bytes = Buffer.alloc(program.length * 8);
   program.forEach(([code, jt, jf, k], i) => {

@@ -19,12 +19,28 @@
  * before any folder is made.
  */
 
-import { promises as fs, realpathSync, statSync } from 'node:fs';
-import { createRequire } from 'node:module';
+import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { isInside } from '../util/paths.js';
-import { type Confined, confine, displayPath, foldPath, realpathAllowMissing } from './confine.js';
+import { type Confined, confine, foldPath, realpathAllowMissing } from './confine.js';
+import { HOST_CODE } from './control-host-code.js';
+import {
+  type Audience,
+  type ControlEntry,
+  type ControlKind,
+  type FileId,
+  type Located,
+  type Operation,
+  refusal,
+} from './control-refusal.js';
+
+export { hostCodeFoldersOf } from './control-host-code.js';
+export {
+  ControlFileError,
+  type ControlKind,
+  type ControlOperation,
+  isControlFileError,
+} from './control-refusal.js';
 
 /** The HTTP endpoint's bearer tokens (serve/auth/tokens.ts writes it; this layer cannot import that). */
 const SECRET_FILE = path.join('.toolhost', 'serve-tokens.json');
@@ -73,151 +89,6 @@ export interface JailControlPath {
   /** Whether it may write it (only what `builtins.controlFiles` opens on purpose). */
   readonly writable: boolean;
 }
-
-/** Which control path a refusal is about. */
-export type ControlKind = 'cache' | 'config' | 'host' | 'plugins' | 'secret' | 'skills';
-
-/** A refused use of a control path. The message is safe to show to a model and names the key that opens it. */
-export class ControlFileError extends Error {
-  override readonly name = 'ControlFileError';
-  readonly code = 'control-file';
-  /** The path as the caller wrote it. */
-  readonly userPath: string;
-  readonly kind: ControlKind;
-  /** The config key that would allow it; none opens the cache. */
-  readonly configKey: string | undefined;
-
-  constructor(message: string, userPath: string, kind: ControlKind, configKey: string | undefined) {
-    super(message);
-    this.userPath = userPath;
-    this.kind = kind;
-    this.configKey = configKey;
-  }
-}
-
-/** Checks the `code`, not the class, so a second bundled copy of this module still matches. */
-export function isControlFileError(error: unknown): error is ControlFileError {
-  return error instanceof Error && (error as { code?: unknown }).code === 'control-file';
-}
-
-interface ControlEntry {
-  readonly kind: ControlKind;
-  readonly absolute: string;
-  readonly folder: boolean;
-}
-
-/** An entry as found on disk now. */
-interface Located {
-  readonly entry: ControlEntry;
-  /** Real path (what the display uses). */
-  readonly real: string;
-  /** Folded forms of the configured and the real path. */
-  readonly names: readonly string[];
-  /** Device and inode, when it exists. */
-  readonly id: FileId | undefined;
-}
-
-interface FileId {
-  readonly dev: number;
-  readonly ino: number;
-}
-
-/** What is done at a path: read it, write it, or start a process there (`cwd`, exec only). */
-export type ControlOperation = 'read' | 'write' | 'cwd';
-type Operation = ControlOperation;
-
-/**
- * Whom a guard refuses: the built-in tools (closed by default, opened by `builtins.controlFiles`)
- * or plugins' `ctx.fs` (closed always: no config key opens control files to plugin code).
- */
-type Audience = 'builtins' | 'plugins';
-
-const DESCRIPTIONS = {
-  config: 'the host config file',
-  plugins: 'the plugins folder, whose code the host loads',
-  skills: "the skills folder, whose skills the host lists in the model's prompt",
-  cache: "the host's bundle cache",
-  host: "the host's own code, which it runs on its next start",
-  secret: "the HTTP endpoint's bearer tokens",
-} as const satisfies Record<ControlKind, string>;
-
-/** The folder holding the `package.json` of the package `file` belongs to. */
-function packageFolder(file: string): string | undefined {
-  let dir = path.dirname(file);
-  for (;;) {
-    if (path.basename(dir) !== 'node_modules' && existsFile(path.join(dir, 'package.json'))) return dir;
-    const parent = path.dirname(dir);
-    if (parent === dir) return undefined;
-    dir = parent;
-  }
-}
-
-function existsFile(file: string): boolean {
-  try {
-    return statSync(file).isFile();
-  } catch {
-    return false;
-  }
-}
-
-/**
- * Where the running host's code lives: its own package, the SDK's, and every folder the host loads
- * its dependencies (zod, esbuild, isolated-vm, …) from, since a model that could write them would
- * change what the host runs on its next start (esbuild's binary, at the next plugin build).
- */
-function hostCodeFolders(): string[] {
-  const packages: string[] = [];
-  const own = packageFolder(fileURLToPath(import.meta.url));
-  if (own !== undefined) packages.push(own);
-  try {
-    const sdk = packageFolder(createRequire(import.meta.url).resolve('@toolhost/plugin-sdk'));
-    if (sdk !== undefined) packages.push(sdk);
-  } catch {
-    // Not resolvable from here (an unusual install): the host's own package is still protected.
-  }
-  return hostCodeFoldersOf(packages);
-}
-
-/**
- * The host-code folders for the host's and the SDK's package folders: each as found and as its
- * real path; the outermost `node_modules` folder on that real path (the project's, where npm
- * installs the host and its dependencies; in a pnpm store, `node_modules/.pnpm/…` holds every
- * package beside the host's); and every `node_modules` folder Node looks in from there (the
- * real path's ancestors'): in a checkout, npm workspaces or `npm link`, the host's package is in
- * no `node_modules` at all, and its dependencies are in the one of a folder above it.
- */
-export function hostCodeFoldersOf(packages: readonly string[]): string[] {
-  const folders = new Set<string>();
-  const marker = `${path.sep}node_modules${path.sep}`;
-  for (const folder of packages) {
-    folders.add(folder);
-    let real: string;
-    try {
-      real = realpathSync(folder);
-    } catch {
-      continue;
-    }
-    folders.add(real);
-    const at = real.indexOf(marker);
-    if (at >= 0) folders.add(real.slice(0, at + marker.length - 1));
-    for (let dir = real; ; dir = path.dirname(dir)) {
-      const modules = path.basename(dir) === 'node_modules' ? dir : path.join(dir, 'node_modules');
-      if (existsFolder(modules)) folders.add(modules);
-      if (path.dirname(dir) === dir) break;
-    }
-  }
-  return [...folders];
-}
-
-function existsFolder(dir: string): boolean {
-  try {
-    return statSync(dir).isDirectory();
-  } catch {
-    return false;
-  }
-}
-
-const HOST_CODE = hostCodeFolders();
 
 /** Access with defaults applied. */
 type ResolvedControlAccess = Required<ControlFileAccess>;
@@ -481,64 +352,4 @@ async function identityOf(absolute: string): Promise<FileId | undefined> {
 
 function sameFile(a: FileId | undefined, b: FileId): boolean {
   return a !== undefined && a.dev === b.dev && a.ino === b.ino;
-}
-
-function refusal(
-  operation: Operation,
-  control: Located,
-  rootReal: string,
-  userPath: string,
-  audience: Audience,
-  holds = false,
-): ControlFileError {
-  const { kind, folder } = control.entry;
-  const where = `${displayPath(rootReal, control.real)}${folder ? '/' : ''}`;
-  const what = `${DESCRIPTIONS[kind]} ${where}`;
-  const quoted = JSON.stringify(userPath);
-  if (audience === 'plugins') return pluginRefusal(operation, control, what, quoted, userPath, holds);
-  const subject =
-    operation === 'cwd'
-      ? `cwd ${quoted} is inside a host control folder (${what}); exec may not run there`
-      : folder
-        ? `path ${quoted} is inside a host control folder (${what}); built-in tools may not write there`
-        : operation === 'read'
-          ? `path ${quoted} is a host control file (${what}); built-in tools may not read it, since it ${kind === 'secret' ? 'holds credentials' : 'can hold secrets (mcpServers headers and env)'}`
-          : `path ${quoted} is a host control file (${what}); built-in tools may not change it, since that would let the model widen its own permissions`;
-  if (kind === 'cache' || kind === 'host' || kind === 'secret') {
-    return new ControlFileError(`${subject}. No config key opens it.`, userPath, kind, undefined);
-  }
-  const level = operation === 'read' ? 'read' : 'write';
-  const key = `builtins.controlFiles.${kind}`;
-  return new ControlFileError(
-    `${subject}. The operator can allow it with ${key}: "${level}" in the config.`,
-    userPath,
-    kind,
-    key,
-  );
-}
-
-/** A refusal of plugin code: it names the path as the plugin wrote it, and that no grant opens it. */
-function pluginRefusal(
-  operation: Operation,
-  control: Located,
-  what: string,
-  quoted: string,
-  userPath: string,
-  holds: boolean,
-): ControlFileError {
-  const { kind, folder } = control.entry;
-  const write = operation !== 'read';
-  const subject = holds
-    ? `path ${quoted} holds a host control ${folder ? 'folder' : 'file'} (${what}); plugins may not remove, move or replace it`
-    : folder
-      ? `path ${quoted} is inside a host control folder (${what}); plugins may not ${write ? 'write there' : 'read there'}`
-      : write
-        ? `path ${quoted} is a host control file (${what}); plugins may not change it, since that would let a plugin widen its own grants`
-        : `path ${quoted} is a host control file (${what}); plugins may not read it, since it holds every plugin's settings and grants`;
-  return new ControlFileError(
-    `${subject}. No grant opens it: builtins.controlFiles is for the built-in tools only.`,
-    userPath,
-    kind,
-    undefined,
-  );
 }

@@ -1,9 +1,9 @@
 import { constants, promises as fs } from 'node:fs';
 import { errorCode } from '../../util/errors.js';
 import { failed, limitExceeded } from '../errors.js';
-import { confirmByPath } from './confirm.js';
 import type { FsOperation } from './context.js';
-import { fsError, fsFailure, notRegularFile, subjectOf } from './failure.js';
+import { notRegularFile } from './failure.js';
+import { isFolder, onTarget, openRegular } from './operation.js';
 
 // O_NOFOLLOW: a name swapped for a link since the walk is refused, not followed. O_NONBLOCK: a
 // FIFO swapped in since the check fails at once (ENXIO) instead of waiting for a reader.
@@ -15,12 +15,10 @@ const APPEND_FLAGS =
   (constants.O_NONBLOCK ?? 0);
 
 /** `ctx.fs.appendFile`: appends to a regular file (made if missing), within `fsMaxBytes`. */
-export async function appendFile(op: FsOperation, userPath: string, data: string): Promise<void> {
+export function appendFile(op: FsOperation, userPath: string, data: string): Promise<void> {
   const capability = 'fs.appendFile';
-  const subject = subjectOf(capability, userPath);
   const size = Buffer.byteLength(data, 'utf8');
-  const target = await op.locator.locate(op.walk, capability, userPath, 'write');
-  try {
+  return onTarget(op, capability, userPath, 'write', async (target, subject) => {
     const { name } = target;
     if (name === undefined) throw isFolder(userPath);
     const folder = await op.walk.ensureParent(target);
@@ -32,14 +30,16 @@ export async function appendFile(op: FsOperation, userPath: string, data: string
     if (info?.isDirectory()) throw isFolder(userPath);
     // Anything but a regular file is refused before it is opened at all.
     if (info !== undefined && !info.isFile()) throw notRegularFile(capability, subject, info);
-    const handle = await fs.open(where, APPEND_FLAGS, 0o666);
+    const { handle, opened } = await openRegular(op, where, APPEND_FLAGS, {
+      capability,
+      subject,
+      real: target.real,
+      userPath,
+    });
     try {
-      const opened = await handle.stat();
-      if (!opened.isFile()) throw notRegularFile(capability, subject, opened);
       if (opened.nlink > 1) {
         throw failed(capability, `${subject} failed: the file has other hard links; refusing to append`);
       }
-      await confirmByPath(op.walk, where, target.real, userPath);
       if (opened.size + size > op.limits.fsMaxBytes) {
         throw limitExceeded(
           capability,
@@ -50,10 +50,5 @@ export async function appendFile(op: FsOperation, userPath: string, data: string
     } finally {
       await handle.close();
     }
-  } catch (error) {
-    throw fsFailure(capability, subject, userPath, error);
-  }
+  });
 }
-
-const isFolder = (userPath: string) =>
-  fsError('EISDIR', userPath, 'is a directory; use ctx.fs.readdir to list it');

@@ -1,31 +1,31 @@
 import { constants, promises as fs } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
 import { failed, limitExceeded } from '../errors.js';
-import { confirmByPath } from './confirm.js';
 import type { FsOperation } from './context.js';
-import { fsError, fsFailure, notRegularFile, subjectOf } from './failure.js';
+import { notRegularFile } from './failure.js';
+import { isFolder, mustExist, onTarget, openRegular } from './operation.js';
 
 const READ_CHUNK = 64 * 1024;
 // A FIFO opened for reading would wait for a writer; non-blocking, the open returns at once.
 const READ_FLAGS = constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0);
 
 /** `ctx.fs.readFile`: a regular file's UTF-8 text, within `fsMaxBytes`. */
-export async function readFile(op: FsOperation, userPath: string): Promise<string> {
+export function readFile(op: FsOperation, userPath: string): Promise<string> {
   const capability = 'fs.readFile';
-  const subject = subjectOf(capability, userPath);
-  const target = await op.locator.locate(op.walk, capability, userPath, 'read');
-  try {
+  return onTarget(op, capability, userPath, 'read', async (target, subject) => {
     if (target.name === undefined) throw isFolder(userPath);
-    if (target.missing.length > 0) throw fsError('ENOENT', userPath, 'does not exist');
+    mustExist(target, userPath);
     const where = op.walk.at(target.parent, target.name);
     const info = await fs.lstat(where);
     if (info.isDirectory()) throw isFolder(userPath);
     if (!info.isFile()) throw notRegularFile(capability, subject, info);
-    const handle = await fs.open(where, READ_FLAGS);
+    const { handle } = await openRegular(op, where, READ_FLAGS, {
+      capability,
+      subject,
+      real: target.real,
+      userPath,
+    });
     try {
-      const opened = await handle.stat();
-      if (!opened.isFile()) throw notRegularFile(capability, subject, opened);
-      await confirmByPath(op.walk, where, target.real, userPath);
       const bytes = await readCapped(handle, op.limits.fsMaxBytes);
       if (bytes === undefined) {
         throw limitExceeded(
@@ -37,13 +37,8 @@ export async function readFile(op: FsOperation, userPath: string): Promise<strin
     } finally {
       await handle.close();
     }
-  } catch (error) {
-    throw fsFailure(capability, subject, userPath, error);
-  }
+  });
 }
-
-const isFolder = (userPath: string) =>
-  fsError('EISDIR', userPath, 'is a directory; use ctx.fs.readdir to list it');
 
 /** Reads up to `maxBytes`; undefined when the file holds more (it may have grown since `stat`). */
 async function readCapped(handle: FileHandle, maxBytes: number): Promise<Buffer | undefined> {

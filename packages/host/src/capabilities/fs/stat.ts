@@ -1,15 +1,12 @@
 import { promises as fs } from 'node:fs';
 import type { FileStat } from '@toolhost/plugin-sdk';
 import type { FsOperation } from './context.js';
-import { fsError, fsFailure, subjectOf } from './failure.js';
+import { mustExist, onTarget } from './operation.js';
 
 /** `ctx.fs.stat`: what the path leads to (links followed by the walk, never by the kernel). */
-export async function stat(op: FsOperation, userPath: string): Promise<FileStat> {
-  const capability = 'fs.stat';
-  const subject = subjectOf(capability, userPath);
-  const target = await op.locator.locate(op.walk, capability, userPath, 'read');
-  try {
-    if (target.missing.length > 0) throw fsError('ENOENT', userPath, 'does not exist');
+export function stat(op: FsOperation, userPath: string): Promise<FileStat> {
+  return onTarget(op, 'fs.stat', userPath, 'read', async (target) => {
+    mustExist(target, userPath);
     // Any other name is looked at inside its held folder without following it: a link swapped in
     // since the walk is shown as what it is, never followed.
     const info =
@@ -17,7 +14,5 @@ export async function stat(op: FsOperation, userPath: string): Promise<FileStat>
         ? await fs.stat(target.parent.via)
         : await fs.lstat(op.walk.at(target.parent, target.name));
     return { size: info.size, isFile: info.isFile(), isDirectory: info.isDirectory(), mtimeMs: info.mtimeMs };
-  } catch (error) {
-    throw fsFailure(capability, subject, userPath, error);
-  }
+  });
 }

@@ -3,7 +3,8 @@ import { errorCode } from '../../util/errors.js';
 import { replaceFile } from '../../workspace/files.js';
 import { limitExceeded } from '../errors.js';
 import type { FsOperation } from './context.js';
-import { fsError, fsFailure, subjectOf } from './failure.js';
+import { fsFailure, subjectOf } from './failure.js';
+import { isFolder } from './operation.js';
 
 /**
  * `ctx.fs.writeFile`: replaces the file atomically (a temporary file in the same held folder,
@@ -36,6 +37,3 @@ export async function writeFile(op: FsOperation, userPath: string, data: string)
     throw fsFailure(capability, subject, userPath, error);
   }
 }
-
-const isFolder = (userPath: string) =>
-  fsError('EISDIR', userPath, 'is a directory; use ctx.fs.readdir to list it');

@@ -3,7 +3,7 @@ import { createInterface } from 'node:readline/promises';
 import { COMMON_OPTIONS, parseCommand, UsageError } from '../args.js';
 import { addAt, grantFindings, render } from '../findings.js';
 import { type Io, styleFor } from '../io.js';
-import { formatLike, lineDiff, mergeAdditions } from '../json-edit.js';
+import { addToJson, lineDiff } from '../json-edit.js';
 import { openHost, resolveProject } from '../project.js';
 import { refusalGrants } from '../tool-jails.js';
 import { EXIT } from '../types.js';
@@ -86,40 +86,29 @@ export async function grant(argv: readonly string[], io: Io): Promise<number> {
   } finally {
     await host.close();
   }
+  let done: string;
   if (tool !== undefined) {
     const what = tool === 'exec' ? 'exec' : `MCP server ${id}`;
     if (Object.keys(suggestion).length === 0) {
       io.out.write(`${what}: its jail refused nothing lately that a grant opens; nothing to change.\n`);
       return EXIT.ok;
     }
-    return write(
-      project.configFile,
-      name,
-      before,
-      suggestion,
-      values.yes === true,
-      io,
-      `${what} now has the grants its jail refused`,
-    );
+    done = `${what} now has the grants its jail refused`;
+  } else {
+    // Permissions no grant can make valid: say so, and write nothing for them.
+    const invalid = findings.filter((f) => f.message.startsWith('declares '));
+    for (const finding of invalid) io.err.write(`${render(finding, styleFor(io.err)).join('\n')}\n`);
+    if (Object.keys(suggestion).length === 0) {
+      io.out.write(
+        invalid.length === 0
+          ? `plugin ${id} has every grant it asks for in ${name}; nothing to change.\n`
+          : '',
+      );
+      return invalid.length === 0 ? EXIT.ok : EXIT.failed;
+    }
+    done = `plugin ${id} now has the grants it asks for`;
   }
-  // Permissions no grant can make valid: say so, and write nothing for them.
-  const invalid = findings.filter((f) => f.message.startsWith('declares '));
-  for (const finding of invalid) io.err.write(`${render(finding, styleFor(io.err)).join('\n')}\n`);
-  if (Object.keys(suggestion).length === 0) {
-    io.out.write(
-      invalid.length === 0 ? `plugin ${id} has every grant it asks for in ${name}; nothing to change.\n` : '',
-    );
-    return invalid.length === 0 ? EXIT.ok : EXIT.failed;
-  }
-  return write(
-    project.configFile,
-    name,
-    before,
-    suggestion,
-    values.yes === true,
-    io,
-    `plugin ${id} now has the grants it asks for`,
-  );
+  return write(project.configFile, name, before, suggestion, values.yes === true, io, done);
 }
 
 /** Shows the diff of `suggestion` merged into the config, asks (or needs `--yes`), writes it. */
@@ -133,9 +122,7 @@ async function write(
   done: string,
 ): Promise<number> {
   const style = styleFor(io.out);
-  const config = (before === undefined ? {} : JSON.parse(before)) as Record<string, unknown>;
-  mergeAdditions(config, suggestion);
-  const after = formatLike(before, config);
+  const after = addToJson(before, suggestion);
   io.out.write(`${style.bold(before === undefined ? `${name} (new file)` : name)}\n`);
   for (const line of lineDiff(before ?? '', after)) {
     io.out.write(

@@ -1,6 +1,6 @@
 import { Worker } from 'node:worker_threads';
 import { builtEntry } from '../../util/package.js';
-import { IDLE, type MatchThreadData } from './grep-protocol.js';
+import { type FromWorker, IDLE, type MatchThreadData } from './grep-protocol.js';
 
 /** A matching thread, and the shared slot in which it says which file it is matching. */
 export interface MatchThread {
@@ -61,4 +61,21 @@ export function releaseThread(thread: MatchThread): void {
   }, IDLE_MS);
   timer.unref();
   idle = { thread, timer };
+}
+
+/** Hands a search the thread's replies and its loss (an error, or an exit); returns the detach. */
+export function listen(
+  thread: MatchThread,
+  on: { readonly message: (message: FromWorker) => void; readonly lost: (error: Error) => void },
+): () => void {
+  const { worker } = thread;
+  const onExit = (code: number) => on.lost(new Error(`it exited with code ${code}`));
+  worker.on('message', on.message);
+  worker.on('error', on.lost);
+  worker.on('exit', onExit);
+  return () => {
+    worker.off('message', on.message);
+    worker.off('error', on.lost);
+    worker.off('exit', onExit);
+  };
 }

@@ -1,4 +1,4 @@
-/** Messages between grep's search (host main thread) and its matching worker thread. */
+/** What grep's search takes and gives (grep-search.ts), and its messages to and from its matching worker thread. */
 
 /**
  * `native`: JavaScript's RegExp (fast, full syntax, can backtrack exponentially).
@@ -65,3 +65,46 @@ export type FromWorker =
       readonly message: string;
       readonly matched: readonly FileMatched[];
     };
+
+/** One file to search: its workspace-relative path and its bytes. */
+export interface SearchFile {
+  readonly rel: string;
+  readonly data: Uint8Array;
+}
+
+/** A matching line and the file it is in. */
+export interface FileHit extends LineHit {
+  readonly rel: string;
+}
+
+export interface SearchRequest {
+  readonly pattern: string;
+  readonly ignoreCase: boolean;
+  readonly maxResults: number;
+  /** Wall-clock budget of the whole search, ms. */
+  readonly budgetMs: number;
+  /** Longest one file may take to match, ms, before it is retried with the linear-time engine or skipped. */
+  readonly fileBudgetMs: number;
+  /** Largest file that will be sent, bytes (sizes the worker's heap). */
+  readonly maxFileBytes: number;
+  readonly signal: AbortSignal;
+  /** The engine to start with. Default `native`; `linear` is for tests and benchmarks. */
+  readonly engine?: Engine;
+}
+
+export interface SearchOutcome {
+  /** In file order, then line order. */
+  readonly hits: readonly FileHit[];
+  /** More lines matched than `maxResults`; the search stopped there. */
+  readonly capped: boolean;
+  /** The time budget ran out before every file was searched. */
+  readonly outOfTime: boolean;
+  /** Files whose every line was tested. */
+  readonly searchedFiles: number;
+  /** Files skipped because no engine matched them within `fileBudgetMs`. */
+  readonly tooSlow: readonly string[];
+  /** The file from which on the linear-time engine matched, if the search switched to it. */
+  readonly linearFrom: string | undefined;
+  /** Why the linear-time engine could not take over, if it could not. */
+  readonly linearRefused: string | undefined;
+}

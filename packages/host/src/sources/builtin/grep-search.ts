@@ -14,59 +14,20 @@
  * Files go to the worker in batches, and the worker's pool keeps one warm between searches
  * (grep-pool.ts): on a large tree, thread hand-offs then cost about nothing next to reading.
  */
-import { type MatchThread, releaseThread, takeThread } from './grep-pool.js';
+import { listen, type MatchThread, releaseThread, takeThread } from './grep-pool.js';
 import {
   type Engine,
+  type FileHit,
   type FileMatched,
   type FileToMatch,
   type FromWorker,
   IDLE,
   type LineHit,
+  type SearchFile,
+  type SearchOutcome,
+  type SearchRequest,
   type ToWorker,
 } from './grep-protocol.js';
-
-/** One file to search: its workspace-relative path and its bytes. */
-export interface SearchFile {
-  readonly rel: string;
-  readonly data: Uint8Array;
-}
-
-/** A matching line and the file it is in. */
-export interface FileHit extends LineHit {
-  readonly rel: string;
-}
-
-export interface SearchRequest {
-  readonly pattern: string;
-  readonly ignoreCase: boolean;
-  readonly maxResults: number;
-  /** Wall-clock budget of the whole search, ms. */
-  readonly budgetMs: number;
-  /** Longest one file may take to match, ms, before it is retried with the linear-time engine or skipped. */
-  readonly fileBudgetMs: number;
-  /** Largest file that will be sent, bytes (sizes the worker's heap). */
-  readonly maxFileBytes: number;
-  readonly signal: AbortSignal;
-  /** The engine to start with. Default `native`; `linear` is for tests and benchmarks. */
-  readonly engine?: Engine;
-}
-
-export interface SearchOutcome {
-  /** In file order, then line order. */
-  readonly hits: readonly FileHit[];
-  /** More lines matched than `maxResults`; the search stopped there. */
-  readonly capped: boolean;
-  /** The time budget ran out before every file was searched. */
-  readonly outOfTime: boolean;
-  /** Files whose every line was tested. */
-  readonly searchedFiles: number;
-  /** Files skipped because no engine matched them within `fileBudgetMs`. */
-  readonly tooSlow: readonly string[];
-  /** The file from which on the linear-time engine matched, if the search switched to it. */
-  readonly linearFrom: string | undefined;
-  /** Why the linear-time engine could not take over, if it could not. */
-  readonly linearRefused: string | undefined;
-}
 
 /** Files and bytes sent to the worker and not yet answered, at most (one file is always allowed). */
 const MAX_IN_FLIGHT_FILES = 32;
@@ -77,6 +38,8 @@ const MAX_IN_FLIGHT_BYTES = 4 * 1024 * 1024;
  */
 const BATCH_FILES = 8;
 const BATCH_BYTES = 512 * 1024;
+
+export type { FileHit, SearchFile, SearchOutcome, SearchRequest } from './grep-protocol.js';
 
 /** Searches `files` in order. Rejects for an invalid pattern, a broken worker, or an abort. */
 export function searchFiles(
@@ -254,21 +217,13 @@ class Search {
       );
       return;
     }
-    const { worker } = thread;
-    const onMessage = (message: FromWorker) => this.#onMessage(thread, message);
-    const onError = (error: Error) => this.#onThreadLost(thread, error);
-    const onExit = (code: number) => this.#onThreadLost(thread, new Error(`it exited with code ${code}`));
-    worker.on('message', onMessage);
-    worker.on('error', onError);
-    worker.on('exit', onExit);
     this.#thread = thread;
     this.#ready = false;
     this.#lastSeen = IDLE;
-    this.#detach = () => {
-      worker.off('message', onMessage);
-      worker.off('error', onError);
-      worker.off('exit', onExit);
-    };
+    this.#detach = listen(thread, {
+      message: (message) => this.#onMessage(thread, message),
+      lost: (error) => this.#onThreadLost(thread, error),
+    });
     // One hit more than the cap per file, so the search can tell that the cap cut something off.
     const message: ToWorker = {
       kind: 'compile',
@@ -277,7 +232,7 @@ class Search {
       ignoreCase,
       limit: maxResults + 1,
     };
-    worker.postMessage(message);
+    thread.worker.postMessage(message);
     this.#flush();
   }
 

@@ -6,7 +6,8 @@ import { byCodeUnit } from '../../util/compare.js';
 import { confine, describeFsError, displayPath } from '../../workspace/confine.js';
 import { openForRead } from '../../workspace/files.js';
 import { compilePathGlob } from './glob.js';
-import { type SearchFile, type SearchOutcome, searchFiles } from './grep-search.js';
+import type { SearchFile, SearchOutcome } from './grep-protocol.js';
+import { searchFiles } from './grep-search.js';
 import type { GrepLimits, WorkspaceSettings } from './settings.js';
 import { abortSignalOf } from './signal.js';
 

@@ -8,9 +8,9 @@ import { refusalText } from '../../jail/refusals.js';
 import type { ExecutionContext, RegisteredTool, ToolSource } from '../../types.js';
 import type { ControlPaths } from '../../workspace/control.js';
 import { type Channel, openChannel, withStderr } from './bridge-channel.js';
+import { closeSession, listTools, type Session } from './bridge-session.js';
 import {
-  bridgedDescriptor,
-  bridgedToolName,
+  bridgeToolList,
   CONNECTION_CLOSED,
   callFailureMessage,
   isUnreachable,
@@ -19,6 +19,7 @@ import {
   REQUEST_TIMEOUT,
   sdkCode,
   toBridgedResult,
+  withRefusals,
 } from './bridge-tools.js';
 import { ProgressTap } from './progress-tap.js';
 import type { ServerJail } from './server-jail.js';
@@ -42,42 +43,6 @@ export interface LinkSettings {
   readonly changed: () => void;
   /** Keeps a closing connection until `close()` of the bridge has seen it end. */
   readonly track: (closing: Promise<void>) => void;
-}
-
-/** A live connection: the SDK client over one transport. */
-interface Session {
-  readonly client: Client;
-  readonly channel: Channel;
-}
-
-/** Pages of `tools/list` past this many are not read: a server that never stops paging is broken. */
-const MAX_PAGES = 100;
-
-async function listTools(client: Client, timeout: number): Promise<Tool[]> {
-  if (client.getServerCapabilities()?.tools === undefined) return [];
-  const tools: Tool[] = [];
-  let cursor: string | undefined;
-  for (let page = 0; page < MAX_PAGES; page++) {
-    const result = await client.listTools(cursor === undefined ? undefined : { cursor }, { timeout });
-    tools.push(...result.tools);
-    cursor = result.nextCursor;
-    if (cursor === undefined) break;
-  }
-  return tools;
-}
-
-/** Closes a session, swallowing errors: the stdio transport ends stdin, then SIGTERM, then SIGKILL. */
-async function closeSession(session: Session): Promise<void> {
-  try {
-    await session.client.close();
-  } catch {
-    // Already closed or never connected: nothing left to release.
-  }
-  try {
-    await session.channel.transport.close();
-  } catch {
-    // As above.
-  }
 }
 
 /**
@@ -331,42 +296,21 @@ export class ServerLink {
     const listed = JSON.stringify(tools);
     if (listed === this.#listed) return false;
     this.#listed = listed;
-    const registered: RegisteredTool[] = [];
-    const blocked: HiddenToolPlanEntry[] = [];
-    const warnings: string[] = [];
-    const seen = new Map<string, string>();
-    for (const tool of tools) {
-      const name = bridgedToolName(this.name, tool.name);
-      const first = seen.get(name);
-      if (first !== undefined) {
-        warnings.push(
-          `tools "${first}" and "${tool.name}" of MCP server "${this.name}" are both named "${name}" once bridged; kept "${first}"`,
-        );
-        continue;
-      }
-      seen.set(name, tool.name);
-      const descriptor = bridgedDescriptor(this.name, tool, name);
-      if (tool.execution?.taskSupport === 'required') {
-        const message = `tool "${tool.name}" of MCP server "${this.name}" can only run as an MCP task, which the bridge does not support`;
-        blocked.push({ descriptor, diagnostics: [{ reason: 'mcp-unavailable', message }] });
-        continue;
-      }
-      registered.push({
-        descriptor,
-        source: 'mcp',
-        sourceId: this.name,
-        executor: {
-          ref: { kind: 'mcp', serverId: this.name, toolName: tool.name },
-          run: (input, ctx) => this.#call(tool.name, input, ctx),
-          readResource: (uri) => this.#readResource(uri),
-        },
-        timeout: this.settings.callTimeout,
-      });
-    }
-    for (const warning of warnings) this.settings.log(warning);
-    this.#tools = registered;
-    this.#blocked = blocked;
-    this.#warnings = warnings;
+    const bridged = bridgeToolList(this.name, tools, (tool): RegisteredTool['executor'] => ({
+      ref: { kind: 'mcp', serverId: this.name, toolName: tool.name },
+      run: (input, ctx) => this.#call(tool.name, input, ctx),
+      readResource: (uri) => this.#readResource(uri),
+    }));
+    for (const warning of bridged.warnings) this.settings.log(warning);
+    this.#tools = bridged.tools.map((descriptor, _i) => ({
+      descriptor: descriptor.descriptor,
+      source: 'mcp',
+      sourceId: this.name,
+      executor: descriptor.executor,
+      timeout: this.settings.callTimeout,
+    }));
+    this.#blocked = bridged.blocked;
+    this.#warnings = bridged.warnings;
     return true;
   }
 
@@ -436,17 +380,4 @@ export class ServerLink {
       ctx.signal.removeEventListener('abort', cancel);
     }
   }
-}
-
-/**
- * A result with what the server's jail refused during the call added as a last text block, so a
- * model (and a person) reads which path or host was refused and the key that grants it, not
- * only the server's `EACCES` or `ECONNREFUSED`. The result's own text is read for paths too.
- */
-function withRefusals(result: ToolResult, jail: ServerJail | undefined, mark: number): ToolResult {
-  if (jail === undefined) return result;
-  for (const block of result.content) if (block.type === 'text') jail.judge(block.text);
-  const refused = jail.since(mark);
-  if (refused.length === 0) return result;
-  return { ...result, content: [...result.content, { type: 'text', text: `[jail] ${refused.join('; ')}` }] };
 }

@@ -1,10 +1,17 @@
 import { createHash } from 'node:crypto';
 import type { Tool } from '@modelcontextprotocol/client';
-import type { ContentBlock, ToolAnnotations, ToolDescriptor, ToolResult } from '@toolhost/plugin-sdk';
+import type {
+  ContentBlock,
+  HiddenToolPlanEntry,
+  ToolAnnotations,
+  ToolDescriptor,
+  ToolResult,
+} from '@toolhost/plugin-sdk';
 import * as z from 'zod';
 import type { OwnDeadline } from '../../config/limits.js';
 import { toolResultSchema } from '../../core/wrap/result-schema.js';
 import { issuesText, zodIssues } from '../../util/zod-issues.js';
+import type { ServerJail } from './server-jail.js';
 
 /**
  * Pure helpers of the MCP bridge: how a server's tools are named, described and hidden, and how
@@ -194,4 +201,59 @@ export function callFailureMessage(
  */
 function withoutSdkPrefix(message: string): string {
   return message.replace(/^(?:MCP error -?\d+: )+/, '');
+}
+
+/** A server's tool list as the bridge offers it: callable tools, tools it cannot run, and name clashes. */
+export interface BridgedToolList<E> {
+  readonly tools: readonly { readonly descriptor: ToolDescriptor; readonly executor: E }[];
+  readonly blocked: readonly HiddenToolPlanEntry[];
+  readonly warnings: readonly string[];
+}
+
+/**
+ * Bridges `server`'s `tools`: each named by {@link bridgedToolName} (the first of two that share a
+ * bridged name wins, the other is a warning), one that runs only as an MCP task hidden as
+ * `mcp-unavailable`, the rest given `executorOf`'s executor.
+ */
+export function bridgeToolList<E>(
+  server: string,
+  tools: readonly Tool[],
+  executorOf: (tool: Tool) => E,
+): BridgedToolList<E> {
+  const bridged: { descriptor: ToolDescriptor; executor: E }[] = [];
+  const blocked: HiddenToolPlanEntry[] = [];
+  const warnings: string[] = [];
+  const seen = new Map<string, string>();
+  for (const tool of tools) {
+    const name = bridgedToolName(server, tool.name);
+    const first = seen.get(name);
+    if (first !== undefined) {
+      warnings.push(
+        `tools "${first}" and "${tool.name}" of MCP server "${server}" are both named "${name}" once bridged; kept "${first}"`,
+      );
+      continue;
+    }
+    seen.set(name, tool.name);
+    const descriptor = bridgedDescriptor(server, tool, name);
+    if (tool.execution?.taskSupport === 'required') {
+      const message = `tool "${tool.name}" of MCP server "${server}" can only run as an MCP task, which the bridge does not support`;
+      blocked.push({ descriptor, diagnostics: [{ reason: 'mcp-unavailable', message }] });
+      continue;
+    }
+    bridged.push({ descriptor, executor: executorOf(tool) });
+  }
+  return { tools: bridged, blocked, warnings };
+}
+
+/**
+ * A result with what the server's jail refused during the call added as a last text block, so a
+ * model (and a person) reads which path or host was refused and the key that grants it, not
+ * only the server's `EACCES` or `ECONNREFUSED`. The result's own text is read for paths too.
+ */
+export function withRefusals(result: ToolResult, jail: ServerJail | undefined, mark: number): ToolResult {
+  if (jail === undefined) return result;
+  for (const block of result.content) if (block.type === 'text') jail.judge(block.text);
+  const refused = jail.since(mark);
+  if (refused.length === 0) return result;
+  return { ...result, content: [...result.content, { type: 'text', text: `[jail] ${refused.join('; ')}` }] };
 }

@@ -1,6 +1,6 @@
 /** The shapes the MCP bridge shares with the host and the CLI. */
 
-import type { ProcessSandboxSetting } from '../../config/process-sandbox.js';
+import type { ProcessGrants, ProcessSandboxSetting } from '../../config/process-sandbox.js';
 import type { JailSetting } from '../../config/sandbox.js';
 import type { ControlPaths } from '../../workspace/control.js';
 
@@ -34,13 +34,7 @@ export type McpServerJail =
   | {
       readonly jailed: true;
       readonly seccomp: boolean;
-      /** What it may reach beyond its default view: absolute paths, host patterns, variable names. */
-      readonly grants: {
-        readonly read: readonly string[];
-        readonly write: readonly string[];
-        readonly net: readonly string[];
-        readonly env: readonly string[];
-      };
+      readonly grants: ProcessGrants;
     }
   | { readonly jailed: false; readonly reason: string; readonly optedOut: boolean };
 
