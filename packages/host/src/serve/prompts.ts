@@ -6,7 +6,7 @@ import {
   type Server,
   type ServerContext,
 } from '@modelcontextprotocol/server';
-import type { ElicitAnswer, InputAnswer, InputRequest, JsonSchema } from '@toolhost/plugin-sdk';
+import type { ToolContext } from '@toolhost/plugin-sdk';
 import { askThrough, elicitThrough } from '../sources/ask.js';
 import type { InputAsker } from '../types.js';
 import { messageOf } from '../util/errors.js';
@@ -31,20 +31,13 @@ export interface McpPromptArgument {
   readonly required?: boolean;
 }
 
-/** What a prompt's `get` receives beside its arguments. */
-export interface McpPromptContext {
+/**
+ * What a prompt's `get` receives beside its arguments: a tool's `ctx.ask` and `ctx.elicit` (over
+ * 2026-07-28 `get` runs again from its start with the answers), and the request's signal.
+ */
+export interface McpPromptContext extends Pick<ToolContext, 'ask' | 'elicit'> {
   /** Aborted when the client cancels the request. */
   readonly signal: AbortSignal;
-  /** As a tool's `ctx.ask`; over 2026-07-28 `get` runs again from its start with the answers. */
-  readonly ask: (
-    requests: Readonly<Record<string, InputRequest>>,
-    options?: { readonly optional?: boolean },
-  ) => Promise<Record<string, InputAnswer>>;
-  /** As a tool's `ctx.elicit`: one form under `key` (default `elicit`). */
-  readonly elicit: (
-    params: { readonly message: string; readonly requestedSchema: JsonSchema },
-    key?: string,
-  ) => Promise<ElicitAnswer>;
 }
 
 /** A prompt served over MCP (`prompts/list`, `prompts/get`). */
