@@ -102,15 +102,6 @@ export interface ToolExecutor {
    */
   run(input: unknown, ctx: ExecutionContext): Promise<ToolResult>;
   /**
-   * Asked only when the host's check refused an input: the executor's own account of what is
-   * wrong (a plugin's zod messages, in its author's words), or `undefined` to keep the host's.
-   * Nothing runs. Its issues replace the host's when there are any.
-   */
-  explainInvalidInput?(
-    input: unknown,
-    call: { readonly toolUseId: string; readonly sessionId: string; readonly signal: AbortSignal },
-  ): Promise<readonly InputIssue[] | undefined>;
-  /**
    * Reads a resource the tool points at (an MCP Apps tool's `ui://` page, named by its
    * descriptor's `meta.ui.resourceUri`) from where the tool lives: a bridged server's
    * `resources/read` result. Only bridged tools have it.

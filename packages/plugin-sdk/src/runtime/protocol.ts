@@ -98,17 +98,10 @@ export interface CallRequest {
   readonly maxResultChars: number;
   /** The call's log caps; without them, the runtime's defaults (those of the host's config). */
   readonly logs?: LogCaps;
-  /**
-   * Only check the input with the tool's own schema and answer `valid` or `invalid-input`; nothing
-   * runs. The host asks this when its JSON Schema check refused an input, to give the model the
-   * plugin's own messages.
-   */
-  readonly checkOnly?: true;
 }
 
 export type CallReply =
   | { readonly kind: 'ok'; readonly result: ToolResult }
-  | { readonly kind: 'valid' }
   | { readonly kind: 'invalid-input'; readonly issues: readonly WireIssue[] }
   | { readonly kind: 'invalid-config'; readonly issues: readonly WireIssue[] }
   | { readonly kind: 'unknown-tool' }

@@ -175,25 +175,10 @@ function runHook<T>(hook: ToolHooks, ctx: WrapperContext, run: () => T | Promise
 }
 
 /**
- * The issues to report for an input the host refused: the executor's own account when it has one
- * (a plugin's zod messages), else the host's. Only on this failure path is the executor asked.
+ * The input check of `tool`: the executor's own (zod, for in-process tools), else the
+ * descriptor's JSON Schema. It is the one check whose refusal the model reads: a plugin tool's
+ * refused input is answered here, in the validator's words, never by a trip into its isolate.
  */
-async function ownWords(
-  tool: RegisteredTool,
-  input: unknown,
-  issues: readonly InputIssue[],
-  call: { toolUseId: string; sessionId: string; signal: AbortSignal },
-): Promise<readonly InputIssue[]> {
-  if (tool.executor.explainInvalidInput === undefined) return issues;
-  try {
-    const own = await tool.executor.explainInvalidInput(input, call);
-    return own !== undefined && own.length > 0 ? own : issues;
-  } catch {
-    return issues;
-  }
-}
-
-/** The input check of `tool`: the executor's own (zod, for in-process tools), else the descriptor's JSON Schema. */
 function validate(tool: RegisteredTool, value: unknown): InputCheck {
   const own = tool.executor.validateInput;
   return own === undefined
@@ -233,7 +218,6 @@ function phasesOf(hooks: readonly ToolHooks[]): HookPhases {
 async function prepare(
   tool: RegisteredTool,
   toolUseId: string,
-  rawInput: unknown,
   checked: InputCheck,
   hooks: readonly ToolHooks[],
   ctx: WrapperContext,
@@ -242,12 +226,7 @@ async function prepare(
 ): Promise<Prepared> {
   const name = tool.descriptor.name;
   if (!checked.ok) {
-    const issues = await ownWords(tool, rawInput, checked.issues, {
-      toolUseId,
-      sessionId: ctx.sessionId,
-      signal,
-    });
-    return { kind: 'done', status: 'invalid-input', result: invalidInputResult(name, issues) };
+    return { kind: 'done', status: 'invalid-input', result: invalidInputResult(name, checked.issues) };
   }
   if (hooks.length === 0) return { kind: 'ready', input: checked.value, ask: fixedAsk };
 
@@ -579,16 +558,7 @@ export async function callTool(
     if (checked.ok && before.length === 0 && fixedAsk === undefined) {
       input = checked.value;
     } else {
-      const prepared = await prepare(
-        tool,
-        toolUseId,
-        rawInput,
-        checked,
-        before,
-        ctx,
-        control.signal,
-        fixedAsk,
-      );
+      const prepared = await prepare(tool, toolUseId, checked, before, ctx, control.signal, fixedAsk);
       if (prepared.kind === 'done') return outcome(prepared.status, prepared.result, started);
       input = prepared.input;
       // Asked once, after the last before-hook, outside the session lock and the hook time limit.

@@ -108,10 +108,6 @@ function resultOf(
   switch (reply.kind) {
     case 'ok':
       return reply.result;
-    case 'valid':
-      return errorResult(
-        `Tool "${toolName}" of plugin "${pluginId}" answered a call as if it were only a check`,
-      );
     case 'invalid-input':
       // Thrown, so the wrapper reports it exactly as it reports invalid input of any other tool.
       throw invalidInput(reply.issues);
@@ -160,8 +156,6 @@ function nextCallId(): string {
   return callIdPrefix + callIdCounter.toString(36);
 }
 
-const NO_SINKS: CallSinks = { log: () => {}, progress: () => {} };
-
 /** The registered tools of a loaded plugin; their executors call into its isolate. */
 export function pluginTools(plugin: LoadedPlugin): RegisteredTool[] {
   return plugin.manifest.tools.map((tool) => {
@@ -171,7 +165,6 @@ export function pluginTools(plugin: LoadedPlugin): RegisteredTool[] {
       call: { toolUseId: string; sessionId: string; ask?: InputAsker | undefined },
       cancel: Cancellation,
       sinks: CallSinks,
-      checkOnly: boolean,
     ) =>
       plugin.sandbox.call(
         plugin.id,
@@ -187,7 +180,6 @@ export function pluginTools(plugin: LoadedPlugin): RegisteredTool[] {
           envGranted: plugin.capabilities.envGranted,
           maxResultChars: plugin.limits.maxResultChars,
           logs: plugin.logs,
-          ...(checkOnly ? { checkOnly: true as const } : {}),
         },
         // ctx.ask goes to the MCP request the call came with, not to the plugin's grants.
         (capability, args, signal) =>
@@ -209,15 +201,8 @@ export function pluginTools(plugin: LoadedPlugin): RegisteredTool[] {
           // the executor under other plugins' calls.
           const blocked = plugin.blocked();
           if (blocked !== undefined) return errorResult(`Tool "${tool.name}" was not run: ${blocked}`);
-          const outcome = await request(input, ctx, cancellationOf(ctx), sinksOf(ctx), false);
+          const outcome = await request(input, ctx, cancellationOf(ctx), sinksOf(ctx));
           return resultOf(plugin.id, tool.name, outcome, plugin.limits);
-        },
-        async explainInvalidInput(input, call) {
-          if (plugin.blocked() !== undefined) return undefined;
-          const outcome = await request(input, call, cancellationOf(call), NO_SINKS, true);
-          if (outcome.kind !== 'reply') return undefined;
-          const reply = callReplySchema.safeParse(outcome.reply);
-          return reply.success && reply.data.kind === 'invalid-input' ? reply.data.issues : undefined;
         },
       },
     };
