@@ -10,7 +10,7 @@ import type {
   ToolLogger,
   ToolResult,
 } from '@toolhost/plugin-sdk';
-import type { OwnDeadline } from './config/limits.js';
+import type { OwnDeadline, OwnResultLimit } from './config/limits.js';
 
 /**
  * The sources the registry merges, in merge order: the host's four, then a channel session's own
@@ -123,6 +123,8 @@ export interface RegisteredTool {
    * `limits.timeoutMs` for this tool, higher or lower; the wrapper enforces it (limits.ts).
    */
   readonly timeout?: OwnDeadline;
+  /** The source's own result limit (a plugin's `maxResultChars`): replaces `limits.maxResultChars` for this tool. */
+  readonly resultLimit?: OwnResultLimit;
 }
 
 /** One source's contribution to a registry build. */

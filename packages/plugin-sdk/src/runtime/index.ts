@@ -488,7 +488,7 @@ function finishCall(tool: RegisteredTool, req: CallRequest, returned: unknown): 
     }
   }
   // Serialized here, once: getters, proxies and toJSON run inside the time limit, not on the host.
-  return `{"kind":"ok","result":${cappedStringify(result, req.maxResultChars)}}`;
+  return `{"kind":"ok","result":${cappedStringify(result, req.maxReplyChars)}}`;
 }
 
 function endCall(callId: string): void {
@@ -579,7 +579,7 @@ async function runHook(req: HookRequest): Promise<HookReply> {
     fn === undefined ? undefined : await fn(req.event, { config: config.value, log: logger(req.callId) });
   return {
     kind: 'ok',
-    verdict: verdict === undefined ? null : parse(cappedStringify(verdict, req.maxResultChars)),
+    verdict: verdict === undefined ? null : parse(cappedStringify(verdict, req.maxReplyChars)),
   };
 }
 
@@ -632,7 +632,7 @@ const entry: RuntimeEntry = {
   begin(kind, requestJson) {
     const req = parse(requestJson) as CallRequest & HookRequest;
     const callId = StringCtor(req.callId);
-    track(callId, req.maxResultChars, kind === 'hook' ? () => runHook(req) : () => runCall(req));
+    track(callId, req.maxReplyChars, kind === 'hook' ? () => runHook(req) : () => runCall(req));
   },
 
   settle(requestId, replyJson) {

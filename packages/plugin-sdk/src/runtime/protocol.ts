@@ -95,7 +95,11 @@ export interface CallRequest {
   readonly env: Readonly<Record<string, string>>;
   /** Names the plugin may read (declared and granted); others are refused by name. */
   readonly envGranted: readonly string[];
-  readonly maxResultChars: number;
+  /**
+   * Most characters of JSON the reply may have as it leaves the isolate: a transport guard (copying
+   * out is not bounded), not the result limit, which the host checks once in its own unit.
+   */
+  readonly maxReplyChars: number;
   /** The call's log caps; without them, the runtime's defaults (those of the host's config). */
   readonly logs?: LogCaps;
 }
@@ -119,7 +123,8 @@ export interface HookRequest {
     readonly result?: ToolResult;
   };
   readonly config: unknown;
-  readonly maxResultChars: number;
+  /** As for a call: the most characters of JSON its verdict's reply may have. */
+  readonly maxReplyChars: number;
   /** As for a call. */
   readonly logs?: LogCaps;
 }

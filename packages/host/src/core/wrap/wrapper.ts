@@ -367,14 +367,20 @@ export function cancellationOf(ctx: Pick<ExecutionContext, 'signal'>): Cancellat
 
 type Executed = { readonly status: CallStatus; readonly result: ToolResult };
 
-/** How the executor's result is reported: as it is, or as over the result limit. */
-function executedResult(name: string, result: ToolResult, limits: CallLimits): Executed {
+/**
+ * How the executor's result is reported: as it is, or as over the result limit — the tool's own
+ * (a plugin's) or the call's. This is the one check of a result's size, whatever the executor.
+ */
+function executedResult(tool: RegisteredTool, result: ToolResult, limits: CallLimits): Executed {
   const size = resultSize(result);
-  if (size > limits.maxResultChars) {
+  const own = tool.resultLimit;
+  const max = own === undefined ? limits.maxResultChars : own.chars;
+  if (size > max) {
+    const raise = own === undefined ? '' : `; ${own.raise}`;
     return {
       status: 'limit-exceeded',
       result: errorResult(
-        `Tool "${name}" returned ${size} characters, over the limit maxResultChars (${limits.maxResultChars})`,
+        `Tool "${tool.descriptor.name}" returned ${size} characters, over the limit maxResultChars (${max})${raise}`,
       ),
     };
   }
@@ -462,7 +468,7 @@ function execute(
       return;
     }
     running.then(
-      (result) => settle(executedResult(name, result, limits)),
+      (result) => settle(executedResult(tool, result, limits)),
       (error: unknown) => settle(executorFailure(name, error, input)),
     );
   });

@@ -3,7 +3,13 @@ import type { HiddenToolPlanEntry, ToolDescriptor, ToolResult } from '@toolhost/
 import type { CallReply, PluginManifest, ToolManifest } from '@toolhost/plugin-sdk/protocol';
 import * as z from 'zod';
 import type { CapabilityProvider } from '../../capabilities/index.js';
-import { type LogLimits, type OwnDeadline, raiseHint, type SandboxLimits } from '../../config/limits.js';
+import {
+  type LogLimits,
+  type OwnDeadline,
+  raiseHint,
+  replyCharsFor,
+  type SandboxLimits,
+} from '../../config/limits.js';
 import { placeholderDescriptor } from '../../core/refs.js';
 import { unavailableEntries } from '../../core/register/unavailable.js';
 import { callStopped, invalidInput, type StoppedStatus } from '../../core/wrap/errors.js';
@@ -116,8 +122,10 @@ function resultOf(
     case 'unknown-tool':
       return errorResult(`Plugin "${pluginId}" no longer has a tool "${toolName}"`);
     case 'too-large':
-      return errorResult(
-        `Tool "${toolName}" returned a result over the limit maxResultChars (${limits.maxResultChars} characters); ${raiseHint(pluginId, 'maxResultChars')}`,
+      // The isolate's transport guard: the reply passed it, so the result was not copied out.
+      throw callStopped(
+        'limit-exceeded',
+        `Tool "${toolName}" returned a result over the limit maxResultChars (${limits.maxResultChars} characters): its reply passed ${reply.size} characters of JSON inside the isolate and was not copied out; ${raiseHint(pluginId, 'maxResultChars')}`,
       );
     case 'error':
       return errorResult(`Tool "${toolName}" failed: ${reply.message}`);
@@ -158,6 +166,10 @@ function nextCallId(): string {
 
 /** The registered tools of a loaded plugin; their executors call into its isolate. */
 export function pluginTools(plugin: LoadedPlugin): RegisteredTool[] {
+  const resultLimit = {
+    chars: plugin.limits.maxResultChars,
+    raise: raiseHint(plugin.id, 'maxResultChars'),
+  };
   return plugin.manifest.tools.map((tool) => {
     const descriptor = pluginDescriptor(plugin.id, tool);
     const request = (
@@ -178,7 +190,7 @@ export function pluginTools(plugin: LoadedPlugin): RegisteredTool[] {
           config: plugin.config ?? null,
           env: plugin.env,
           envGranted: plugin.capabilities.envGranted,
-          maxResultChars: plugin.limits.maxResultChars,
+          maxReplyChars: replyCharsFor(plugin.limits.maxResultChars),
           logs: plugin.logs,
         },
         // ctx.ask goes to the MCP request the call came with, not to the plugin's grants.
@@ -194,6 +206,7 @@ export function pluginTools(plugin: LoadedPlugin): RegisteredTool[] {
       source: 'plugin',
       sourceId: plugin.id,
       timeout: plugin.timeout,
+      resultLimit,
       executor: {
         ref: descriptor.executor as NonNullable<ToolDescriptor['executor']>,
         async run(input, ctx) {
@@ -231,7 +244,7 @@ export function pluginHooks(plugin: LoadedPlugin): ToolHooks | undefined {
         phase,
         event,
         config: plugin.config ?? null,
-        maxResultChars: plugin.limits.maxResultChars,
+        maxReplyChars: replyCharsFor(plugin.limits.maxResultChars),
         logs: plugin.logs,
       },
       { log: () => {}, progress: () => {} },
@@ -240,7 +253,10 @@ export function pluginHooks(plugin: LoadedPlugin): ToolHooks | undefined {
     const reply = hookReplySchema.safeParse(outcome.reply);
     if (!reply.success) throw new Error(`the hook sent a malformed reply: ${z.prettifyError(reply.error)}`);
     if (reply.data.kind === 'error') throw new Error(reply.data.message);
-    if (reply.data.kind === 'too-large') throw new Error('the hook returned a value over maxResultChars');
+    if (reply.data.kind === 'too-large')
+      throw new Error(
+        `the hook returned a value over ${reply.data.size} characters of JSON (its plugin's maxResultChars bounds a hook's reply too; ${raiseHint(plugin.id, 'maxResultChars')})`,
+      );
     const verdict = schema.safeParse(reply.data.verdict);
     if (!verdict.success)
       throw new Error(`the hook returned an unsupported value: ${z.prettifyError(verdict.error)}`);
