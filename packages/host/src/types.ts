@@ -11,6 +11,7 @@ import type {
   ToolResult,
 } from '@toolhost/plugin-sdk';
 import type { OwnDeadline, OwnResultLimit } from './config/limits.js';
+import type { Cancellation } from './util/cancel.js';
 
 /**
  * The sources the registry merges, in merge order: the host's four, then a channel session's own
@@ -36,6 +37,12 @@ export interface ExecutionContext {
   readonly sessionId: string;
   /** Aborted on timeout or when the caller cancels. */
   readonly signal: CallSignal & AbortSignal;
+  /**
+   * The same cancellation without an `AbortSignal` made for it (the wrapper's contexts carry it):
+   * what the paths below pass on, so a call that is never cancelled makes no signal. Read it with
+   * `cancellationOf` (util/cancel.ts), which falls back to `signal`.
+   */
+  readonly cancellation?: Cancellation;
   readonly log: ToolLogger;
   progress(done: number, total?: number, message?: string): void;
   /** The W3C trace context the call came with (an MCP request's `_meta`), passed on to bridged calls. */

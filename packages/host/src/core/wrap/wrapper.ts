@@ -1,6 +1,6 @@
 import type { ApprovalSeverity, ToolLogger, ToolResult } from '@toolhost/plugin-sdk';
 import { BACKSTOP_MS, type CallLimits, timerMs } from '../../config/limits.js';
-import { type Cancellation, CancelSource, signalCancellation } from '../../util/cancel.js';
+import { type Cancellation, CancelSource } from '../../util/cancel.js';
 import { messageOf } from '../../util/errors.js';
 import { withoutHostPaths } from '../../util/host-paths.js';
 import type { AsyncMutex } from '../../util/lock.js';
@@ -340,7 +340,7 @@ class Execution implements ExecutionContext {
     return this.#control.signal;
   }
 
-  /** Its call's cancellation, for paths that can do without a signal (see `cancellationOf`). */
+  /** Its call's cancellation, for paths that can do without a signal (util/cancel.ts `cancellationOf`). */
   get cancellation(): Cancellation {
     return this.#control;
   }
@@ -355,14 +355,6 @@ class Execution implements ExecutionContext {
       // As for log lines.
     }
   };
-}
-
-/**
- * The cancellation of the call an executor runs: the wrapper's own for an `ExecutionContext` it
- * made (no signal made until something needs one), else its signal's.
- */
-export function cancellationOf(ctx: Pick<ExecutionContext, 'signal'>): Cancellation {
-  return ctx instanceof Execution ? ctx.cancellation : signalCancellation(ctx.signal);
 }
 
 type Executed = { readonly status: CallStatus; readonly result: ToolResult };

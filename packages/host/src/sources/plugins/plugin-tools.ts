@@ -14,7 +14,6 @@ import { placeholderDescriptor } from '../../core/refs.js';
 import { unavailableEntries } from '../../core/register/unavailable.js';
 import { callStopped, invalidInput, type StoppedStatus } from '../../core/wrap/errors.js';
 import { errorResult } from '../../core/wrap/results.js';
-import { cancellationOf } from '../../core/wrap/wrapper.js';
 import type { CallSinks, LimitName, Sandbox, SandboxOutcome } from '../../sandbox/types.js';
 import type {
   AfterToolCallResult,
@@ -24,7 +23,7 @@ import type {
   RegisteredTool,
   ToolHooks,
 } from '../../types.js';
-import type { Cancellation } from '../../util/cancel.js';
+import { type Cancellation, cancellationOf } from '../../util/cancel.js';
 import { issuesText } from '../../util/zod-issues.js';
 import { askThrough } from '../ask.js';
 import { afterVerdictSchema, beforeVerdictSchema, callReplySchema, hookReplySchema } from './replies.js';
