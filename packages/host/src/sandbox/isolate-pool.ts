@@ -6,6 +6,7 @@ import type {
   HookRequest,
 } from '@toolhost/plugin-sdk/protocol';
 import type { Cancellation } from '../util/cancel.js';
+import type { CallHandlers } from './call-handlers.js';
 import { type IsolateAnswer, type IsolateOutcome, PluginIsolate, PluginLoadError } from './plugin-isolate.js';
 import { type Prelude, preludeStarts } from './prelude.js';
 import {
@@ -22,15 +23,7 @@ const NOT_STARTED: IsolateOutcome<never> = {
   message: 'the call was cancelled before it started',
 };
 
-/** The handlers of one call, found by call id when the isolate calls back. */
-export interface CallHandlers {
-  log(level: string, message: string, dataJson: string): void;
-  progress(done: number, total: number, message: string): void;
-  /** Resolves with a JSON `CapabilityReply`. */
-  request(capability: string, argsJson: string): Promise<string>;
-  /** The call has ended: its pending sleeps (plugin timers) stop on the host too. */
-  end?(): void;
-}
+export type { CallHandlers } from './call-handlers.js';
 
 interface Generation {
   readonly bundle: string;
