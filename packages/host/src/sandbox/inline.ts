@@ -1,4 +1,4 @@
-import type { CallReply, DescribeReply, HookReply, HookRequest } from '@toolhost/plugin-sdk/protocol';
+import type { CallReply, DescribeReply, HookReply } from '@toolhost/plugin-sdk/protocol';
 import { asCancellation, CancelSource } from '../util/cancel.js';
 import { processMemory } from '../util/memory.js';
 import { callHandlers, callLogs } from './call-handlers.js';
@@ -8,7 +8,6 @@ import type { IsolateAnswer, IsolateOutcome } from './plugin-isolate.js';
 import { loadPrelude } from './prelude.js';
 import { liveScriptIsolates, runCode } from './script-runner.js';
 import type {
-  CallSinks,
   CodeOutcome,
   CodeRunOptions,
   IsolateSettings,
@@ -75,10 +74,7 @@ export class InlineSandbox implements Sandbox {
   }
 
   hook(
-    pluginId: string,
-    version: number,
-    request: HookRequest,
-    sinks: CallSinks,
+    ...[pluginId, version, request, sinks]: Parameters<Sandbox['hook']>
   ): Promise<SandboxOutcome<HookReply>> {
     return settled(
       this.#pool.hook(

@@ -7,6 +7,8 @@ import type {
 } from '@toolhost/plugin-sdk/protocol';
 import type { Cancellation } from '../util/cancel.js';
 import type { CallHandlers } from './call-handlers.js';
+import { type Generation, isGone, isIdle, oldestIdle, sweepEveryMs } from './isolate-generation.js';
+import { NOT_STARTED } from './outcomes.js';
 import { type IsolateAnswer, type IsolateOutcome, PluginIsolate, PluginLoadError } from './plugin-isolate.js';
 import { type Prelude, preludeStarts } from './prelude.js';
 import {
@@ -17,26 +19,7 @@ import {
   type SandboxLimits,
 } from './types.js';
 
-const NOT_STARTED: IsolateOutcome<never> = {
-  kind: 'limit',
-  limit: 'cancelled',
-  message: 'the call was cancelled before it started',
-};
-
 export type { CallHandlers } from './call-handlers.js';
-
-interface Generation {
-  readonly bundle: string;
-  readonly limits: SandboxLimits;
-  isolate?: Promise<PluginIsolate>;
-  /** `isolate` once it has settled, so that an unload disposes it in the same turn. */
-  started?: { readonly from: Promise<PluginIsolate>; readonly isolate: PluginIsolate };
-  retired: boolean;
-  /** Calls that picked this generation and have not finished; counted before any await. */
-  inFlight: number;
-  /** When its last call or hook ended, or its isolate was asked for (the pool's clock). */
-  lastUsed: number;
-}
 
 const refuse = (text: string) => Promise.resolve(JSON.stringify({ ok: false, error: text }));
 
@@ -45,12 +28,6 @@ export interface IsolatePoolOptions extends Partial<IsolateSettings> {
   /** Milliseconds from any fixed origin; default `performance.now`. */
   readonly now?: () => number;
 }
-
-/**
- * How often the pool looks for idle isolates: every quarter of the idle time, at least once a minute,
- * so an isolate goes between `idleMs` and `idleMs` plus that.
- */
-const sweepEveryMs = (idleMs: number) => Math.min(Math.max(idleMs / 4, 1), 60_000);
 
 /**
  * The isolates of one process, one per loaded plugin version (named by `versionKey`), created on
@@ -299,17 +276,6 @@ export class IsolatePool {
     if (this.#housed.size > this.#settings.maxLive) this.#evictOverCap(this.#settings.maxLive);
   }
 
-  /** True when the generation's isolate is running and no call or hook is in it. */
-  #idle(generation: Generation): boolean {
-    const started = generation.started;
-    return generation.inFlight === 0 && started !== undefined && started.from === generation.isolate;
-  }
-
-  /** Whether the generation's isolate already went on its own (a breach disposed it). */
-  #gone(generation: Generation): boolean {
-    return generation.started?.isolate.disposed === true && generation.started.from === generation.isolate;
-  }
-
   /** Disposes an idle generation's isolate; the generation stays loaded and its next call makes another. */
   #evict(generation: Generation, why: 'idle' | 'cap'): void {
     const isolate = (generation.started as { isolate: PluginIsolate }).isolate;
@@ -322,13 +288,9 @@ export class IsolatePool {
 
   /** Evicts the least recently used idle isolates until at most `keep` are left (or none is idle). */
   #evictOverCap(keep: number): void {
-    for (const generation of this.#housed) if (this.#gone(generation)) this.#housed.delete(generation);
+    for (const generation of this.#housed) if (isGone(generation)) this.#housed.delete(generation);
     while (this.#housed.size > keep) {
-      let oldest: Generation | undefined;
-      for (const generation of this.#housed) {
-        if (this.#idle(generation) && (oldest === undefined || generation.lastUsed < oldest.lastUsed))
-          oldest = generation;
-      }
+      const oldest = oldestIdle(this.#housed);
       if (oldest === undefined) return;
       this.#evict(oldest, 'cap');
     }
@@ -338,8 +300,8 @@ export class IsolatePool {
   sweep(): void {
     const oldest = this.#now() - this.#settings.idleMs;
     for (const generation of this.#housed) {
-      if (this.#gone(generation)) this.#housed.delete(generation);
-      else if (this.#idle(generation) && generation.lastUsed <= oldest) this.#evict(generation, 'idle');
+      if (isGone(generation)) this.#housed.delete(generation);
+      else if (isIdle(generation) && generation.lastUsed <= oldest) this.#evict(generation, 'idle');
     }
     if (this.#housed.size === 0) this.#stopSweeper();
   }

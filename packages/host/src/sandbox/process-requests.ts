@@ -141,8 +141,4 @@ export function handlersOf(pending: Pending | undefined): CallHandlers | undefin
   return pending.handlers;
 }
 
-export const notStarted = {
-  kind: 'limit',
-  limit: 'cancelled',
-  message: 'the call was cancelled before it started',
-} as const;
+export { NOT_STARTED as notStarted } from './outcomes.js';

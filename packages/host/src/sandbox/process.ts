@@ -1,5 +1,5 @@
 import { setMaxListeners } from 'node:events';
-import type { CallReply, DescribeReply, HookReply, HookRequest } from '@toolhost/plugin-sdk/protocol';
+import type { CallReply, DescribeReply, HookReply } from '@toolhost/plugin-sdk/protocol';
 import { type JailMode, jailedPid, type Walls } from '../jail/index.js';
 import { asCancellation, CancelSource } from '../util/cancel.js';
 import { residentBytesOf } from '../util/memory.js';
@@ -25,7 +25,6 @@ import {
 } from './process-requests.js';
 import { scriptLimit } from './script-outcomes.js';
 import {
-  type CallSinks,
   type CodeOutcome,
   type CodeRunOptions,
   DEFAULT_ISOLATE_SETTINGS,
@@ -365,10 +364,7 @@ export class ProcessSandbox implements Sandbox {
   }
 
   hook(
-    pluginId: string,
-    version: number,
-    request: HookRequest,
-    sinks: CallSinks,
+    ...[pluginId, version, request, sinks]: Parameters<Sandbox['hook']>
   ): Promise<SandboxOutcome<HookReply>> {
     const key = versionKey(pluginId, version);
     return this.#request(
