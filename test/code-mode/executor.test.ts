@@ -292,7 +292,7 @@ describe('a ProcessSandbox running a script', () => {
       config: null,
       env: {},
       envGranted: [],
-      maxResultChars: 10_000,
+      maxReplyChars: 10_000,
     };
     const call = s.call(
       'waits',

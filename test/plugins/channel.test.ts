@@ -9,7 +9,7 @@ const here = path.dirname(fileURLToPath(import.meta.url));
 const fixtures = path.resolve(here, '../fixtures/plugins');
 const executors = path.resolve(here, '../fixtures/executors');
 
-const request = (toolName: string, input: unknown, maxResultChars = 100_000): CallRequest => ({
+const request = (toolName: string, input: unknown, maxReplyChars = 100_000): CallRequest => ({
   callId: `${toolName}-${Math.random()}`,
   toolName,
   toolUseId: 'u',
@@ -18,7 +18,7 @@ const request = (toolName: string, input: unknown, maxResultChars = 100_000): Ca
   config: null,
   env: {},
   envGranted: [],
-  maxResultChars,
+  maxReplyChars,
 });
 const noSinks = { log: () => {}, progress: () => {} };
 const noCapabilities = async () => null;
@@ -93,7 +93,7 @@ describe('the executor channel carrying real calls', () => {
         phase: 'before',
         event: { sessionId: 's', toolUseId: 'u', toolName: 'tagged', input: { tag: 'ü "quoted"' } },
         config: null,
-        maxResultChars: 1_000,
+        maxReplyChars: 1_000,
       },
       { log: (_level, message) => heard.push(message), progress: () => {} },
     );

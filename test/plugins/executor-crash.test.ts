@@ -189,7 +189,7 @@ describe('an executor process that does not come up', () => {
     config: null,
     env: {},
     envGranted: [],
-    maxResultChars: 1000,
+    maxReplyChars: 1000,
   };
   const sinks = { log: () => {}, progress: () => {} };
   let sandbox: ProcessSandbox | undefined;

@@ -24,7 +24,7 @@ const request = (callId: string): CallRequest => ({
   config: null,
   env: {},
   envGranted: [],
-  maxResultChars: 10_000,
+  maxReplyChars: 10_000,
 });
 const sinks = { log: () => {}, progress: () => {} };
 

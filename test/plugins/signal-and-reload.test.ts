@@ -75,7 +75,7 @@ describe('reloading a plugin while a call is in flight', () => {
         config: null,
         env: {},
         envGranted: [],
-        maxResultChars: 10_000,
+        maxReplyChars: 10_000,
       });
       const sinks = { log: () => {}, progress: () => {} };
       const hold = deferred<unknown>();

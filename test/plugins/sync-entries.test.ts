@@ -92,7 +92,7 @@ describe('the executor heartbeat and sync entries', () => {
             config: null,
             env: {},
             envGranted: [],
-            maxResultChars: 10_000,
+            maxReplyChars: 10_000,
           },
           async () => null,
           sinks,

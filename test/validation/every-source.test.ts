@@ -115,7 +115,7 @@ describe('every tool input is validated on the host, before the before-hooks', (
     const bad = await session.call('mcp__everything__echo', { message: 42 });
     expect(bad.status).toBe('invalid-input');
     expect(textOf(bad.result)).toBe(
-      'Invalid input for tool "mcp__everything__echo": at "message": must be string',
+      'Invalid input for tool "mcp__everything__echo": at "message": expected string, received number',
     );
     expect(seen).toEqual([]);
     const good = await session.call('mcp__everything__echo', { message: 'hi' });

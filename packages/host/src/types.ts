@@ -11,7 +11,8 @@ import type {
   ToolLogger,
   ToolResult,
 } from '@toolhost/plugin-sdk';
-import type { OwnDeadline } from './config/limits.js';
+import type { OwnDeadline, OwnResultLimit } from './config/limits.js';
+import type { Cancellation } from './util/cancel.js';
 
 /**
  * The sources the registry merges, in merge order: the host's four, then a channel session's own
@@ -37,6 +38,12 @@ export interface ExecutionContext {
   readonly sessionId: string;
   /** Aborted on timeout or when the caller cancels. */
   readonly signal: CallSignal & AbortSignal;
+  /**
+   * The same cancellation without an `AbortSignal` made for it (the wrapper's contexts carry it):
+   * what the paths below pass on, so a call that is never cancelled makes no signal. Read it with
+   * `cancellationOf` (util/cancel.ts), which falls back to `signal`.
+   */
+  readonly cancellation?: Cancellation;
   readonly log: ToolLogger;
   progress(done: number, total?: number, message?: string): void;
   /** The W3C trace context the call came with (an MCP request's `_meta`), passed on to bridged calls. */
@@ -103,15 +110,6 @@ export interface ToolExecutor {
    */
   run(input: unknown, ctx: ExecutionContext): Promise<ToolResult>;
   /**
-   * Asked only when the host's check refused an input: the executor's own account of what is
-   * wrong (a plugin's zod messages, in its author's words), or `undefined` to keep the host's.
-   * Nothing runs. Its issues replace the host's when there are any.
-   */
-  explainInvalidInput?(
-    input: unknown,
-    call: { readonly toolUseId: string; readonly sessionId: string; readonly signal: AbortSignal },
-  ): Promise<readonly InputIssue[] | undefined>;
-  /**
    * Reads a resource the tool points at (an MCP Apps tool's `ui://` page, named by its
    * descriptor's `meta.ui.resourceUri`) from where the tool lives: a bridged server's
    * `resources/read` result. Only bridged tools have it.
@@ -133,6 +131,8 @@ export interface RegisteredTool {
    * `limits.timeoutMs` for this tool, higher or lower; the wrapper enforces it (limits.ts).
    */
   readonly timeout?: OwnDeadline;
+  /** The source's own result limit (a plugin's `maxResultChars`): replaces `limits.maxResultChars` for this tool. */
+  readonly resultLimit?: OwnResultLimit;
   /**
    * Makes the copy of this entry that one session runs, for a tool whose work calls back into the
    * session that runs it (code mode's `run_code`, the `skill` tool). The Map holds the entry for

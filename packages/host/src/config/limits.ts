@@ -9,7 +9,9 @@
  * | `limits.hookTimeoutMs` | 10 s | each hook, apart from the executor's time |
  * | `cpuMs` (plugins) | 10 s | CPU time inside the isolate; acts within the wall clock |
  * | `memoryMb` (plugins) | 64 | the isolate's heap |
- * | `maxResultChars` | 4,000,000 | the call's result; a plugin's own value is checked inside its isolate as well, so the smaller wins |
+ * | `limits.maxResultChars` | 4,000,000 | characters of text and data in one result's content blocks, for every tool, checked once by the wrapper |
+ * | a plugin's own: `plugins.<id>.limits.maxResultChars`, else `limits.plugin.maxResultChars` | `limits.maxResultChars` | **replaces** `limits.maxResultChars` for that plugin's tools, higher or lower (same unit, same one check) |
+ * | `limits.codeMode.maxResultChars` | 20,000 | characters of a `run_code` script's returned value as JSON, checked inside its isolate |
  * | capability limits (`fetchTimeoutMs` 10 s, …) | | one `ctx.fetch`/`ctx.fs` request; the call's signal ends it sooner |
  * | `limits.skillFileBytes` | 256 KiB | one SKILL.md: at most this many bytes are read, and a larger file is hidden |
  * | `fsConcurrency` (plugins) | 2 | one plugin's `ctx.fs` operations running at once; the rest wait their turn |
@@ -22,6 +24,10 @@
  * the MCP client cancels the request and names the server that did not answer, exec kills its
  * process and still returns the output so far. For them the wrapper's deadline is a backstop
  * {@link BACKSTOP_MS} later.
+ *
+ * A plugin's reply is also bounded inside its isolate, because copying out of an isolate is not
+ * limited: that bound is not a limit of its own but a transport guard derived from the plugin's
+ * `maxResultChars` ({@link replyCharsFor}), roomy enough that a result within its limit passes it.
  *
  * Every millisecond value is at most {@link MAX_TIMER_MS} (2^31 − 1, the most a Node timer holds;
  * a larger one fires at once): the config schema refuses more, and values given in code are
@@ -42,6 +48,13 @@ export interface CallLimits {
   readonly maxResultChars: number;
 }
 
+/** A source's own result limit for its tools (plugins'), and how to raise it (for messages). */
+export interface OwnResultLimit {
+  readonly chars: number;
+  /** What to change to allow more: the message's end. */
+  readonly raise: string;
+}
+
 /** The call limits in force when neither the config nor the code sets them. */
 export const DEFAULT_LIMITS: CallLimits = {
   timeoutMs: 30_000,
@@ -57,8 +70,22 @@ export interface SandboxLimits {
   readonly timeoutMs: number;
   /** CPU time one call may use inside the isolate, ms. */
   readonly cpuMs: number;
-  /** Largest serialized reply, characters. */
+  /**
+   * Largest result of one of its calls: characters of text and data in its content blocks
+   * (the wrapper's one check; the isolate's reply guard follows from it, {@link replyCharsFor}).
+   */
   readonly maxResultChars: number;
+}
+
+/**
+ * The most characters of JSON a plugin's reply may have when it leaves the isolate, for a result
+ * limit of `maxResultChars`: the transport guard that keeps a huge value from being copied out
+ * (isolated-vm does not bound a copy). Twice the limit and 64 Ki: room for the content as JSON
+ * and a `structuredContent` that mirrors it, so the result limit is what a result meets first;
+ * only a reply far over it (or with a huge `structuredContent`) stops here.
+ */
+export function replyCharsFor(maxResultChars: number): number {
+  return Math.min(2 * maxResultChars + 65_536, Number.MAX_SAFE_INTEGER);
 }
 
 /** Sandbox limits that do not follow the call limits. */

@@ -1,24 +1,13 @@
-import type {
-  CallReply,
-  CallRequest,
-  CapabilityReply,
-  DescribeReply,
-  HookReply,
-  HookRequest,
-} from '@toolhost/plugin-sdk/protocol';
-import { asCancellation, type Cancellation, CancelSource } from '../util/cancel.js';
-import { messageOf } from '../util/errors.js';
-import { withoutHostPaths } from '../util/host-paths.js';
+import type { CallReply, DescribeReply, HookReply } from '@toolhost/plugin-sdk/protocol';
+import { asCancellation, CancelSource } from '../util/cancel.js';
 import { processMemory } from '../util/memory.js';
-import { sleepUnlessAborted } from '../util/sleep.js';
-import { type CallHandlers, IsolatePool, type IsolatePoolOptions } from './isolate-pool.js';
-import { CallLogGate, type CallLogOptions, DEFAULT_LOG_LIMITS, LogWindows } from './log-budget.js';
+import { callHandlers, callLogs } from './call-handlers.js';
+import { IsolatePool, type IsolatePoolOptions } from './isolate-pool.js';
+import { LogWindows } from './log-budget.js';
 import type { IsolateAnswer, IsolateOutcome } from './plugin-isolate.js';
 import { loadPrelude } from './prelude.js';
 import { liveScriptIsolates, runCode } from './script-runner.js';
 import type {
-  CallSinks,
-  CapabilityRunner,
   CodeOutcome,
   CodeRunOptions,
   IsolateSettings,
@@ -29,88 +18,6 @@ import type {
 } from './types.js';
 import { PluginVersions, versionKey } from './versions.js';
 import { wallsOfPlacement } from './walls.js';
-
-function parseData(json: string): unknown {
-  if (json === '') return undefined;
-  try {
-    return JSON.parse(json);
-  } catch {
-    return json;
-  }
-}
-
-/**
- * `ctx.sleep` (and every plugin timer) runs on a host timer that dies with the call — when it is
- * aborted, and when it ends (`CallHandlers.end`): a sleep pending at its end never resolves.
- */
-function sleepFor(args: unknown, signal: AbortSignal): Promise<void> {
-  const ms = Number((args as { ms?: unknown } | null)?.ms);
-  if (!Number.isFinite(ms) || ms < 0)
-    return Promise.reject(new Error('ctx.sleep(ms) needs a non-negative number'));
-  return sleepUnlessAborted(ms, signal);
-}
-
-/** The `code` plugin code reads on a failed capability request (see `CapabilityError.pluginCode`). */
-function pluginCodeOf(error: unknown): { code?: string } {
-  const code = (error as { pluginCode?: unknown } | null)?.pluginCode;
-  return typeof code === 'string' ? { code } : {};
-}
-
-/**
- * Turns host-side sinks and a capability runner into the handlers the isolate pool calls. Log
- * lines pass the call's {@link CallLogGate} (made on the first line: most calls log none) before
- * their data is parsed; when the call ends, a marker line says what the gate dropped.
- */
-export function callHandlers(
-  sinks: CallSinks,
-  capabilities: CapabilityRunner | undefined,
-  cancel: Cancellation,
-  logs: CallLogOptions = { limits: DEFAULT_LOG_LIMITS },
-): CallHandlers {
-  let gate: CallLogGate | undefined;
-  /** Aborted when the call ends; made on the call's first sleep, as most calls never sleep. */
-  let ended: AbortController | undefined;
-  let sleepSignal: AbortSignal | undefined;
-  const signalForSleep = () => {
-    if (sleepSignal === undefined) {
-      ended = new AbortController();
-      sleepSignal = AbortSignal.any([cancel.signal, ended.signal]);
-    }
-    return sleepSignal;
-  };
-  return {
-    end: () => {
-      ended?.abort();
-      const marker = gate?.marker();
-      if (marker !== undefined) sinks.log('warn', marker, undefined);
-    },
-    log: (level, message, data) => {
-      gate ??= new CallLogGate(logs);
-      const line = gate.admit(message, data);
-      if (line !== undefined) sinks.log(level, line.message, parseData(line.dataJson));
-    },
-    progress: (done, total, message) =>
-      sinks.progress(done, total < 0 ? undefined : total, message === '' ? undefined : message),
-    request: async (capability, argsJson) => {
-      let reply: CapabilityReply;
-      try {
-        if (capability === 'sleep') {
-          await sleepFor(JSON.parse(argsJson), signalForSleep());
-          return JSON.stringify({ ok: true, value: null });
-        }
-        if (capabilities === undefined)
-          throw new Error(`ctx capability "${capability}" is not available in hooks`);
-        reply = { ok: true, value: await capabilities(capability, JSON.parse(argsJson), cancel.signal) };
-      } catch (error) {
-        const code = pluginCodeOf(error);
-        // A capability's own errors are worded for plugins; anything else may be Node's, with a host path.
-        const text = code.code === undefined ? withoutHostPaths(messageOf(error)) : messageOf(error);
-        reply = { ok: false, error: text, ...code };
-      }
-      return JSON.stringify(reply);
-    },
-  };
-}
 
 /** The sandbox interface answers with a promise; an answer the pool had at once becomes one here. */
 function settled<R>(answer: IsolateAnswer<R>): Promise<IsolateOutcome<R>> {
@@ -153,45 +60,34 @@ export class InlineSandbox implements Sandbox {
   }
 
   call(
-    pluginId: string,
-    version: number,
-    request: CallRequest,
-    capabilities: CapabilityRunner,
-    sinks: CallSinks,
-    cancel: Cancellation | AbortSignal,
+    ...[pluginId, version, request, capabilities, sinks, cancel]: Parameters<Sandbox['call']>
   ): Promise<SandboxOutcome<CallReply>> {
     const cancellation = asCancellation(cancel);
     return settled(
       this.#pool.call(
         versionKey(pluginId, version),
         request,
-        callHandlers(sinks, capabilities, cancellation, this.#logsOf(pluginId, request.logs)),
+        callHandlers(sinks, capabilities, cancellation, callLogs(this.#logWindows, pluginId, request.logs)),
         cancellation,
       ),
     );
   }
 
   hook(
-    pluginId: string,
-    version: number,
-    request: HookRequest,
-    sinks: CallSinks,
+    ...[pluginId, version, request, sinks]: Parameters<Sandbox['hook']>
   ): Promise<SandboxOutcome<HookReply>> {
     return settled(
       this.#pool.hook(
         versionKey(pluginId, version),
         request,
-        callHandlers(sinks, undefined, new CancelSource(), this.#logsOf(pluginId, request.logs)),
+        callHandlers(
+          sinks,
+          undefined,
+          new CancelSource(),
+          callLogs(this.#logWindows, pluginId, request.logs),
+        ),
       ),
     );
-  }
-
-  /** A call's log caps (its request's, else the defaults) and its plugin's window. */
-  #logsOf(pluginId: string, limits: CallLogOptions['limits'] | undefined): CallLogOptions {
-    return {
-      limits: limits ?? DEFAULT_LOG_LIMITS,
-      plugin: { id: pluginId, window: this.#logWindows.of(pluginId) },
-    };
   }
 
   /** The script's isolate is one of this process's: a V8 abort there ends the host. */

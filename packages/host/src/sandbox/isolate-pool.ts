@@ -6,6 +6,9 @@ import type {
   HookRequest,
 } from '@toolhost/plugin-sdk/protocol';
 import type { Cancellation } from '../util/cancel.js';
+import type { CallHandlers } from './call-handlers.js';
+import { type Generation, isGone, isIdle, oldestIdle, sweepEveryMs } from './isolate-generation.js';
+import { NOT_STARTED } from './outcomes.js';
 import { type IsolateAnswer, type IsolateOutcome, PluginIsolate, PluginLoadError } from './plugin-isolate.js';
 import { type Prelude, preludeStarts } from './prelude.js';
 import {
@@ -16,34 +19,7 @@ import {
   type SandboxLimits,
 } from './types.js';
 
-const NOT_STARTED: IsolateOutcome<never> = {
-  kind: 'limit',
-  limit: 'cancelled',
-  message: 'the call was cancelled before it started',
-};
-
-/** The handlers of one call, found by call id when the isolate calls back. */
-export interface CallHandlers {
-  log(level: string, message: string, dataJson: string): void;
-  progress(done: number, total: number, message: string): void;
-  /** Resolves with a JSON `CapabilityReply`. */
-  request(capability: string, argsJson: string): Promise<string>;
-  /** The call has ended: its pending sleeps (plugin timers) stop on the host too. */
-  end?(): void;
-}
-
-interface Generation {
-  readonly bundle: string;
-  readonly limits: SandboxLimits;
-  isolate?: Promise<PluginIsolate>;
-  /** `isolate` once it has settled, so that an unload disposes it in the same turn. */
-  started?: { readonly from: Promise<PluginIsolate>; readonly isolate: PluginIsolate };
-  retired: boolean;
-  /** Calls that picked this generation and have not finished; counted before any await. */
-  inFlight: number;
-  /** When its last call or hook ended, or its isolate was asked for (the pool's clock). */
-  lastUsed: number;
-}
+export type { CallHandlers } from './call-handlers.js';
 
 const refuse = (text: string) => Promise.resolve(JSON.stringify({ ok: false, error: text }));
 
@@ -52,12 +28,6 @@ export interface IsolatePoolOptions extends Partial<IsolateSettings> {
   /** Milliseconds from any fixed origin; default `performance.now`. */
   readonly now?: () => number;
 }
-
-/**
- * How often the pool looks for idle isolates: every quarter of the idle time, at least once a minute,
- * so an isolate goes between `idleMs` and `idleMs` plus that.
- */
-const sweepEveryMs = (idleMs: number) => Math.min(Math.max(idleMs / 4, 1), 60_000);
 
 /**
  * The isolates of one process, one per loaded plugin version (named by `versionKey`), created on
@@ -306,17 +276,6 @@ export class IsolatePool {
     if (this.#housed.size > this.#settings.maxLive) this.#evictOverCap(this.#settings.maxLive);
   }
 
-  /** True when the generation's isolate is running and no call or hook is in it. */
-  #idle(generation: Generation): boolean {
-    const started = generation.started;
-    return generation.inFlight === 0 && started !== undefined && started.from === generation.isolate;
-  }
-
-  /** Whether the generation's isolate already went on its own (a breach disposed it). */
-  #gone(generation: Generation): boolean {
-    return generation.started?.isolate.disposed === true && generation.started.from === generation.isolate;
-  }
-
   /** Disposes an idle generation's isolate; the generation stays loaded and its next call makes another. */
   #evict(generation: Generation, why: 'idle' | 'cap'): void {
     const isolate = (generation.started as { isolate: PluginIsolate }).isolate;
@@ -329,13 +288,9 @@ export class IsolatePool {
 
   /** Evicts the least recently used idle isolates until at most `keep` are left (or none is idle). */
   #evictOverCap(keep: number): void {
-    for (const generation of this.#housed) if (this.#gone(generation)) this.#housed.delete(generation);
+    for (const generation of this.#housed) if (isGone(generation)) this.#housed.delete(generation);
     while (this.#housed.size > keep) {
-      let oldest: Generation | undefined;
-      for (const generation of this.#housed) {
-        if (this.#idle(generation) && (oldest === undefined || generation.lastUsed < oldest.lastUsed))
-          oldest = generation;
-      }
+      const oldest = oldestIdle(this.#housed);
       if (oldest === undefined) return;
       this.#evict(oldest, 'cap');
     }
@@ -345,8 +300,8 @@ export class IsolatePool {
   sweep(): void {
     const oldest = this.#now() - this.#settings.idleMs;
     for (const generation of this.#housed) {
-      if (this.#gone(generation)) this.#housed.delete(generation);
-      else if (this.#idle(generation) && generation.lastUsed <= oldest) this.#evict(generation, 'idle');
+      if (isGone(generation)) this.#housed.delete(generation);
+      else if (isIdle(generation) && generation.lastUsed <= oldest) this.#evict(generation, 'idle');
     }
     if (this.#housed.size === 0) this.#stopSweeper();
   }

@@ -18,6 +18,13 @@ export type IsolateOutcome<R> = { readonly kind: 'reply'; readonly reply: R } | 
 /** An outcome at once (a call answered within its sync entry, or refused), or a promise of one. */
 export type IsolateAnswer<R> = IsolateOutcome<R> | Promise<IsolateOutcome<R>>;
 
+/** A call cancelled before it entered its isolate (or, in the process sandbox, its executor). */
+export const NOT_STARTED: LimitBreach = {
+  kind: 'limit',
+  limit: 'cancelled',
+  message: 'the call was cancelled before it started',
+};
+
 export const GONE: LimitBreach = { kind: 'limit', limit: 'crashed', message: 'the plugin isolate is gone' };
 export const NON_STRING: LimitBreach = {
   kind: 'limit',

@@ -1,19 +1,16 @@
-import { randomBytes } from 'node:crypto';
 import {
-  ATTACH_GLOBAL,
-  BRIDGE_CALLBACKS,
   type CallReply,
   type CallRequest,
   type DescribeReply,
   explainMissingGlobal,
   type HookReply,
   type HookRequest,
-  type RuntimeBridge,
 } from '@toolhost/plugin-sdk/protocol';
 import ivm from 'isolated-vm';
 import type { Cancellation } from '../util/cancel.js';
 import { messageOf } from '../util/errors.js';
 import { EntryModes } from './entry-modes.js';
+import { attachRuntime, bridgeOf, type Entry, LOAD_TIMEOUT_MS } from './isolate-bridge.js';
 import {
   breachOf,
   GONE,
@@ -43,36 +40,8 @@ export class PluginLoadError extends Error {
 /** How often the CPU watchdog samples `isolate.cpuTime` during calls. */
 const WATCHDOG_MS = 25;
 
-/** The limits of the isolate-side `timeout` while loading (bundle evaluation). */
-const LOAD_TIMEOUT_MS = 5_000;
-
 /** How long a call that ran out of time may take to hear its `ctx.signal` abort before its isolate is reset. */
 const ABORT_GRACE_MS = 50;
-
-type EntryRef = ivm.Reference<(...args: unknown[]) => unknown>;
-/** The runtime's entry points into the isolate. */
-interface Entry {
-  readonly begin: EntryRef;
-  readonly describe: EntryRef;
-  readonly settle: EntryRef;
-  readonly abort: EntryRef;
-}
-
-/**
- * Bytes of host randomness per `entropy` batch (256 UUIDs' worth). Large, so that a plugin
- * looping on `crypto.getRandomValues` spends its time decoding inside the isolate, where its CPU
- * limit counts, rather than in host callbacks, where it does not.
- */
-const ENTROPY_BATCH = 4096;
-
-/**
- * The runtime's source of randomness (`crypto.getRandomValues`, `randomUUID`): fresh bytes from
- * the OS CSPRNG per batch, never a seed the isolate could replay, and drawn separately by every
- * isolate, so no plugin sees another's bytes.
- */
-function entropyCallback(): ivm.Callback {
-  return new ivm.Callback(() => randomBytes(ENTROPY_BATCH).toString('base64'));
-}
 
 /** Options of a sync entry: arguments copied in, at most `timeout` ms of the thread. */
 function SYNC_ARGS(timeout: number) {
@@ -153,77 +122,15 @@ export class PluginIsolate {
   async #load(prelude: Prelude, bundle: string, handlers: IsolateHandlers): Promise<void> {
     this.#handlers = handlers;
     const context = await this.#isolate.createContext();
-    // Only these callbacks enter the isolate: functions of strings and numbers, nothing else.
-    // They never throw into the isolate: a host error (and its stack) must not reach plugin code.
-    const guarded =
-      (fn: (...args: unknown[]) => void) =>
-      (...args: unknown[]): undefined => {
-        try {
-          fn(...args);
-        } catch {
-          // A host-side fault stays on the host side.
-        }
-        return undefined;
-      };
-    const bridge: Record<keyof RuntimeBridge, ivm.Callback> = {
-      log: new ivm.Callback(
-        guarded((callId, level, message, data) =>
-          handlers.log(String(callId), String(level), String(message), String(data)),
-        ),
-      ),
-      progress: new ivm.Callback(
-        guarded((callId, done, total, message) =>
-          handlers.progress(String(callId), Number(done), Number(total), String(message)),
-        ),
-      ),
-      request: new ivm.Callback(
-        guarded((callId, requestId, capability, args) => {
-          const id = Number(requestId);
-          const call = String(callId);
-          handlers
-            .request(call, String(capability), String(args))
-            .catch(() => JSON.stringify({ ok: false, error: 'the capability failed on the host' }))
-            .then((reply) => this.#settle(id, reply, call));
-        }),
-      ),
-      reply: new ivm.Callback(
-        guarded((callId, replyJson) => {
-          const waiter = this.#waiting.get(String(callId));
-          this.#waiting.delete(String(callId));
-          waiter?.(String(replyJson));
-        }),
-      ),
-      entropy: entropyCallback(),
-    };
-    if (prelude.snapshot === undefined) {
-      // No snapshot (V8 could not make one): the runtime, the SDK and zod are evaluated here,
-      // compiled from the process's code cache (prelude.ts).
-      const runtime = await this.#isolate.compileScript(prelude.code, {
-        filename: prelude.filename,
-        ...(prelude.cachedData === undefined ? {} : { cachedData: prelude.cachedData }),
-      });
-      await runtime.run(context, { timeout: LOAD_TIMEOUT_MS });
-      runtime.release();
-    }
-    // The one-shot attach entry: it takes the bridge, deletes itself and WebAssembly (which V8
-    // put into this context, from a snapshot or not), and answers with the runtime's entry.
-    const attach = (await context.global.get(ATTACH_GLOBAL, { reference: true })) as ivm.Reference<
-      (...callbacks: ivm.Callback[]) => unknown
-    >;
-    const entry = (await attach.apply(
-      undefined,
-      BRIDGE_CALLBACKS.map((name) => bridge[name]),
-      { result: { reference: true }, timeout: LOAD_TIMEOUT_MS },
-    )) as ivm.Reference<Record<string, unknown>>;
-    attach.release();
-    const pick = (name: string) => entry.get(name, { reference: true }) as Promise<EntryRef>;
-    this.#entry = {
-      begin: await pick('begin'),
-      describe: await pick('describe'),
-      settle: await pick('settle'),
-      abort: await pick('abort'),
-    };
-    entry.release();
+    const bridge = bridgeOf(handlers, {
+      settle: (id, reply, callId) => this.#settle(id, reply, callId),
+      replied: (callId, json) => {
+        const waiter = this.#waiting.get(callId);
+        this.#waiting.delete(callId);
+        waiter?.(json);
+      },
+    });
+    this.#entry = await attachRuntime(this.#isolate, context, prelude, bridge);
     // Plugin code runs only now, when the runtime has captured what it needs.
     const script = await this.#isolate.compileScript(bundle, { filename: 'plugin.js' });
     await this.#guard(

@@ -92,6 +92,17 @@ export function signalCancellation(signal: AbortSignal): Cancellation {
   };
 }
 
+/**
+ * The cancellation of the call an executor runs: the one its context carries (the wrapper's
+ * contexts do, no signal made until something needs one), else its signal's.
+ */
+export function cancellationOf(ctx: {
+  readonly signal: AbortSignal;
+  readonly cancellation?: Cancellation;
+}): Cancellation {
+  return ctx.cancellation ?? signalCancellation(ctx.signal);
+}
+
 /** Either kind, as a `Cancellation`. */
 export function asCancellation(from: Cancellation | AbortSignal): Cancellation {
   return from instanceof AbortSignal ? signalCancellation(from) : from;

@@ -3,7 +3,7 @@
  * when its call ends must not keep a host timer alive, however long it asked for.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { callHandlers } from '../../src/sandbox/inline.js';
+import { callHandlers } from '../../src/sandbox/call-handlers.js';
 import { DEFAULT_LOG_LIMITS, LogWindow } from '../../src/sandbox/log-budget.js';
 import { CancelSource } from '../../src/util/cancel.js';
 

@@ -50,7 +50,7 @@ function request(tool: string, input: object): string {
     config: null,
     env: {},
     envGranted: [],
-    maxResultChars: 10_000,
+    maxReplyChars: 10_000,
   });
 }
 
@@ -163,7 +163,7 @@ describe('isolate eviction in a pool', () => {
       phase: 'before',
       event: { sessionId: 's', toolUseId: 't', toolName: 'counter_next', input: { holdHook: true } },
       config: null,
-      maxResultChars: 10_000,
+      maxReplyChars: 10_000,
     });
     const running = p.text('hook', 'a@1', 'before', `c${ids}`, hook, held);
     await held.asked;

@@ -39,7 +39,7 @@ describe('an isolate pool', () => {
         config: null,
         env: {},
         envGranted: [],
-        maxResultChars: 10_000,
+        maxReplyChars: 10_000,
       });
     const kinds: string[] = [];
     for (let i = 0; i < 20; i++) {

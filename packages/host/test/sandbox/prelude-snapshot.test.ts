@@ -116,7 +116,7 @@ function request(toolName: string, input: unknown): CallRequest {
     config: null,
     env: {},
     envGranted: [],
-    maxResultChars: 1_000_000,
+    maxReplyChars: 1_000_000,
   };
 }
 

@@ -64,7 +64,7 @@ describe('plugin timers on the host', () => {
       config: null,
       env: {},
       envGranted: [],
-      maxResultChars: 10_000,
+      maxReplyChars: 10_000,
     };
     const answer = pool.call('ticker@1', request, handlers);
     // The intervals are set before ctx.sleep(60000), in the same turn: all their sleeps are held by now.

@@ -16,7 +16,8 @@
  */
 import { normalizeToolReturn } from '../results.js';
 import type { ToolResult } from '../types.js';
-import { clearCallTimers, explainMissingGlobal, installGlobals } from './globals/index.js';
+import { contextFor, signalOf } from './context.js';
+import { clearCallTimers, installGlobals } from './globals/index.js';
 import { type LogBudget, logBudget, logDataJson, logLine, logMarker, logRoom as logRoom_ } from './logs.js';
 import {
   ATTACH_GLOBAL,
@@ -24,30 +25,24 @@ import {
   type CallReply,
   type CallRequest,
   type CapabilityReply,
-  type DescribeReply,
   type HookReply,
   type HookRequest,
-  type PluginManifest,
-  REGISTER_GLOBAL,
   type RuntimeAttach,
   type RuntimeBridge,
   type RuntimeEntry,
-  type ToolManifest,
-  type WireIssue,
 } from './protocol.js';
+import { describe, parseConfig, type RegisteredTool, requirePlugin } from './registration.js';
+import { cappedStringify, clip, issuesOf, isThenable, messageOf, TOO_LARGE } from './values.js';
 
 // Captured before any plugin code exists.
 const global = globalThis as unknown as Record<string, unknown>;
 const stringify = JSON.stringify;
 const parse = JSON.parse;
-const hasOwn = Object.hasOwn;
 const PromiseCtor = Promise;
 const PromiseProto = Promise.prototype;
 const promiseThen = Promise.prototype.then;
 const ErrorCtor = Error;
 const StringCtor = String;
-const isArray = Array.isArray;
-const getOwnPropertyDescriptor = Object.getOwnPropertyDescriptor;
 const getPrototypeOf = Object.getPrototypeOf;
 // A plugin-installed stack formatter would run whenever any error is created, including ours.
 Object.defineProperty(ErrorCtor, 'prepareStackTrace', {
@@ -67,109 +62,6 @@ let bridge: RuntimeBridge = {
   entropy: unattached,
 };
 
-/** What the plugin bundle hands over: its definition and the SDK helpers bundled with it. */
-interface Registration {
-  readonly plugin: RegisteredPlugin;
-  readonly toJsonSchema: (schema: unknown, io: 'input' | 'output') => unknown;
-}
-
-interface SchemaLike {
-  safeParse(value: unknown): {
-    success: boolean;
-    data?: unknown;
-    error?: { issues: { path: PropertyKey[]; message: string }[] };
-  };
-}
-
-interface RegisteredTool {
-  readonly name: string;
-  readonly title?: string;
-  readonly description: string;
-  readonly input: SchemaLike;
-  readonly output?: SchemaLike;
-  readonly annotations?: unknown;
-  readonly availability?: unknown;
-  readonly sortKey?: string;
-  readonly deferLoading?: unknown;
-  readonly requireApproval?: unknown;
-  readonly execute: (input: unknown, ctx: unknown) => unknown;
-}
-
-interface RegisteredPlugin {
-  readonly id: string;
-  readonly version?: string;
-  readonly description?: string;
-  readonly config?: SchemaLike;
-  readonly permissions?: unknown;
-  readonly tools: readonly RegisteredTool[];
-  readonly hooks?: {
-    beforeToolCall?: (event: unknown, ctx: unknown) => unknown;
-    afterToolCall?: (event: unknown, ctx: unknown) => unknown;
-  };
-}
-
-let registration: Registration | undefined;
-
-global[REGISTER_GLOBAL] = (plugin: RegisteredPlugin, toJsonSchema: Registration['toJsonSchema']) => {
-  delete global[REGISTER_GLOBAL];
-  registration = { plugin, toJsonSchema };
-};
-
-/** Reads a data property along the prototype chain without ever calling a getter or a Proxy trap. */
-function readData(value: object, key: string): unknown {
-  let node: object | null = value;
-  for (let depth = 0; depth < 8 && node !== null; depth++) {
-    const descriptor = getOwnPropertyDescriptor(node, key);
-    if (descriptor !== undefined) return hasOwn(descriptor, 'value') ? descriptor.value : undefined;
-    node = getPrototypeOf(node) as object | null;
-  }
-  return undefined;
-}
-
-function clip(text: string, max: number): string {
-  return text.length > max ? `${text.slice(0, max)}…` : text;
-}
-
-/** Describes a thrown value; hostile errors (getters, proxies) give a placeholder, never a hang. */
-function messageOf(error: unknown): string {
-  try {
-    if (typeof error === 'string') return clip(error, 4000);
-    if (error !== null && (typeof error === 'object' || typeof error === 'function')) {
-      const name = readData(error, 'name');
-      const message = readData(error, 'message');
-      const text = typeof message === 'string' ? message : '(an error without a readable message)';
-      const hinted = name === 'ReferenceError' ? explainMissingGlobal(text) : text;
-      return clip(typeof name === 'string' && name !== 'Error' ? `${name}: ${hinted}` : hinted, 4000);
-    }
-    return `a non-error value was thrown (${typeof error})`;
-  } catch {
-    return 'an unreadable error was thrown';
-  }
-}
-
-function issuesOf(result: ReturnType<SchemaLike['safeParse']>): WireIssue[] {
-  return (result.error?.issues ?? []).map((issue) => ({
-    path: issue.path.length === 0 ? '(root)' : issue.path.map((p) => StringCtor(p)).join('.'),
-    message: StringCtor(issue.message),
-  }));
-}
-
-const TOO_LARGE = { tooLarge: true };
-
-/** JSON of a value, stopping early once it would exceed `maxChars` (never builds a huge string). */
-function cappedStringify(value: unknown, maxChars: number): string {
-  let budget = maxChars;
-  const text = stringify(value, (key: string, v: unknown) => {
-    budget -= key.length + 4;
-    if (typeof v === 'string') budget -= v.length;
-    if (budget < 0) throw TOO_LARGE;
-    return v;
-  });
-  if (text === undefined) return 'null';
-  if (text.length > maxChars) throw TOO_LARGE;
-  return text;
-}
-
 /** Serializes a reply inside the isolate, under the host's time limit, capped in size. */
 function seal(reply: CallReply | HookReply, maxChars: number): string {
   try {
@@ -178,24 +70,6 @@ function seal(reply: CallReply | HookReply, maxChars: number): string {
     if (error === TOO_LARGE) return stringify({ kind: 'too-large', size: maxChars });
     return stringify({ kind: 'error', message: `the result cannot be serialized: ${messageOf(error)}` });
   }
-}
-
-function requirePlugin(): RegisteredPlugin {
-  if (registration === undefined)
-    throw new ErrorCtor('the plugin did not register (no default export of definePlugin?)');
-  // The entry's default export as it came: an empty or half-saved index.ts exports nothing.
-  const plugin = registration.plugin as unknown;
-  if (typeof plugin !== 'object' || plugin === null) {
-    throw new ErrorCtor(
-      `the plugin's entry has no default export of definePlugin({ id, tools }) (it exports ${plugin === null ? 'null' : plugin === undefined ? 'nothing' : typeof plugin}); an empty or half-saved index.ts looks like this`,
-    );
-  }
-  if (!isArray(readData(plugin, 'tools'))) {
-    throw new ErrorCtor(
-      "the plugin's entry exports no definePlugin({ id, tools: [...] }) as its default (an empty or half-saved index.ts looks like this)",
-    );
-  }
-  return plugin as RegisteredPlugin;
 }
 
 // ---- per-call state: signals, pending capability requests -------------------------------------
@@ -217,26 +91,6 @@ const pending = new Map<
   { resolve: (value: unknown) => void; reject: (error: Error) => void; callId: string }
 >();
 let nextRequest = 1;
-
-function signalOf(state: CallState) {
-  return {
-    get aborted() {
-      return state.aborted;
-    },
-    get reason() {
-      return state.reason;
-    },
-    addEventListener(type: string, listener: () => void) {
-      if (type === 'abort') state.listeners.push(listener);
-    },
-    removeEventListener(type: string, listener: () => void) {
-      if (type === 'abort') state.listeners = state.listeners.filter((l) => l !== listener);
-    },
-    throwIfAborted() {
-      if (state.aborted) throw state.reason;
-    },
-  };
-}
 
 function request(callId: string, capability: string, args: unknown): Promise<unknown> {
   return new PromiseCtor((resolve, reject) => requestRaw(callId, capability, args, resolve, reject));
@@ -339,106 +193,11 @@ function logger(callId: string) {
   return { debug: send('debug'), info: send('info'), warn: send('warn'), error: send('error') };
 }
 
-function responseOf(raw: unknown) {
-  const value = raw as {
-    url: string;
-    status: number;
-    statusText: string;
-    headers: Record<string, string>;
-    body: string;
-  };
-  return {
-    url: value.url,
-    status: value.status,
-    statusText: value.statusText,
-    ok: value.status >= 200 && value.status < 300,
-    headers: value.headers,
-    text: () => PromiseCtor.resolve(value.body),
-    json: () => new PromiseCtor((resolve) => resolve(parse(value.body))),
-  };
-}
-
-function contextFor(req: CallRequest, state: CallState, config: unknown) {
-  const { callId } = req;
-  return {
-    toolUseId: req.toolUseId,
-    log: logger(callId),
-    progress: (done: number, total?: number, message?: string) =>
-      bridge.progress(
-        callId,
-        +done,
-        total === undefined ? -1 : +total,
-        message === undefined ? '' : StringCtor(message),
-      ),
-    signal: signalOf(state),
-    config,
-    fetch: (url: string, options?: unknown) =>
-      request(callId, 'fetch', { url: StringCtor(url), options }).then(responseOf),
-    fs: {
-      readFile: (path: string) => request(callId, 'fs.readFile', { path: StringCtor(path) }),
-      writeFile: (path: string, data: string) =>
-        request(callId, 'fs.writeFile', { path: StringCtor(path), data: StringCtor(data) }),
-      readdir: (path: string) => request(callId, 'fs.readdir', { path: StringCtor(path) }),
-      stat: (path: string) => request(callId, 'fs.stat', { path: StringCtor(path) }),
-      appendFile: (path: string, data: string) =>
-        request(callId, 'fs.appendFile', { path: StringCtor(path), data: StringCtor(data) }),
-      mkdir: (path: string, options?: { recursive?: boolean }) =>
-        request(callId, 'fs.mkdir', { path: StringCtor(path), recursive: options?.recursive === true }),
-      rm: (path: string, options?: { recursive?: boolean; force?: boolean }) =>
-        request(callId, 'fs.rm', {
-          path: StringCtor(path),
-          recursive: options?.recursive === true,
-          force: options?.force === true,
-        }),
-      rename: (from: string, to: string) =>
-        request(callId, 'fs.rename', { from: StringCtor(from), to: StringCtor(to) }),
-    },
-    env: {
-      get(name: string) {
-        if (!req.envGranted.includes(name)) {
-          throw new ErrorCtor(
-            `environment variable ${name} is not granted: plugin "${requirePlugin().id}" must declare it in permissions.env and config must grant it at plugins.${requirePlugin().id}.grants.env`,
-          );
-        }
-        return hasOwn(req.env, name) ? req.env[name] : undefined;
-      },
-    },
-    sleep: (ms: number) => request(callId, 'sleep', { ms: +ms }).then(() => undefined),
-    ask: (requests: unknown, options?: { optional?: boolean }) =>
-      request(callId, 'ask', { requests, optional: options?.optional === true }),
-    elicit: (params: unknown, key?: string) => {
-      const name = key === undefined ? 'elicit' : StringCtor(key);
-      return request(callId, 'ask', {
-        requests: { [name]: { method: 'elicitation/create', params } },
-        optional: false,
-      }).then((answers) => (answers as Record<string, unknown>)[name]);
-    },
-  };
-}
-
-function parseConfig(
-  plugin: RegisteredPlugin,
-  raw: unknown,
-): { ok: true; value: unknown } | { ok: false; issues: WireIssue[] } {
-  if (plugin.config === undefined) return { ok: true, value: undefined };
-  const parsed = plugin.config.safeParse(raw === null ? undefined : raw);
-  return parsed.success ? { ok: true, value: parsed.data } : { ok: false, issues: issuesOf(parsed) };
-}
-
 /**
  * A reply already serialized (the `ok` reply of a call: its result is serialized once, here, and
  * leaves as it is). Every other reply is an object that `seal` serializes.
  */
 type Outgoing = CallReply | HookReply | string;
-
-/** Whether a tool's return value is a promise (or thenable) to wait for. */
-function isThenable(value: unknown): value is PromiseLike<unknown> {
-  return (
-    value !== null &&
-    (typeof value === 'object' || typeof value === 'function') &&
-    typeof (value as { then?: unknown }).then === 'function'
-  );
-}
 
 /**
  * Runs one call. A tool whose `execute` returns its value (not a promise) is answered at once,
@@ -451,11 +210,28 @@ function runCall(req: CallRequest): Outgoing | Promise<Outgoing> {
   if (tool === undefined) return { kind: 'unknown-tool' };
   const config = parseConfig(plugin, req.config);
   if (!config.ok) return { kind: 'invalid-config', issues: config.issues };
+  // The host has validated the input against this schema's JSON Schema already, and refused it
+  // there when it failed (in the validator's words, with no trip in here). This parse is kept for
+  // what `execute` is promised: the value zod makes (its defaults, transforms and coercions, which
+  // JSON Schema cannot carry), and the checks JSON Schema cannot state (refinements, formats,
+  // patterns RE2 cannot run), which only it can refuse. It costs well under a microsecond; the
+  // trip into the isolate it rides on costs microseconds (bench/call-path.mjs).
   const input = tool.input.safeParse(req.input);
   if (!input.success) return { kind: 'invalid-input', issues: issuesOf(input) };
-  if (req.checkOnly === true) return { kind: 'valid' };
   const state = calls.get(req.callId) as CallState;
-  const returned = tool.execute(input.data, contextFor(req, state, config.value));
+  const returned = tool.execute(
+    input.data,
+    contextFor(
+      req,
+      {
+        log: logger(req.callId),
+        signal: signalOf(state),
+        progress: (callId, done, total, message) => bridge.progress(callId, done, total, message),
+        request,
+      },
+      config.value,
+    ),
+  );
   return isThenable(returned) ? settleCall(tool, req, returned) : finishCall(tool, req, returned);
 }
 
@@ -483,7 +259,7 @@ function finishCall(tool: RegisteredTool, req: CallRequest, returned: unknown): 
     }
   }
   // Serialized here, once: getters, proxies and toJSON run inside the time limit, not on the host.
-  return `{"kind":"ok","result":${cappedStringify(result, req.maxResultChars)}}`;
+  return `{"kind":"ok","result":${cappedStringify(result, req.maxReplyChars)}}`;
 }
 
 function endCall(callId: string): void {
@@ -493,74 +269,6 @@ function endCall(callId: string): void {
   clearCallTimers(callId);
   for (const [id, entry] of pending) {
     if (entry.callId === callId) pending.delete(id);
-  }
-}
-
-/**
- * The largest manifest a plugin may declare, serialized: room for MAX_TOOLS_PER_PLUGIN tools with
- * descriptions of MAX_DESCRIPTION_CHARS and ordinary schemas.
- */
-const MAX_MANIFEST_CHARS = 4_000_000;
-
-function describe(configJson: string): string {
-  let reply: DescribeReply;
-  try {
-    const plugin = requirePlugin();
-    const toJsonSchema = (registration as Registration).toJsonSchema;
-    const tools: ToolManifest[] = plugin.tools.map((tool) => ({
-      name: tool.name,
-      ...(tool.title === undefined ? {} : { title: tool.title }),
-      description: tool.description,
-      inputSchema: toJsonSchema(tool.input, 'input') as ToolManifest['inputSchema'],
-      ...(tool.output === undefined
-        ? {}
-        : { outputSchema: toJsonSchema(tool.output, 'output') as ToolManifest['inputSchema'] }),
-      ...(tool.annotations === undefined
-        ? {}
-        : { annotations: tool.annotations as ToolManifest['annotations'] }),
-      ...(tool.availability === undefined
-        ? {}
-        : { availability: tool.availability as ToolManifest['availability'] }),
-      ...(tool.sortKey === undefined ? {} : { sortKey: tool.sortKey }),
-      // Plain data only: the host's manifest check refuses anything but a boolean.
-      ...(tool.deferLoading === undefined ? {} : { deferLoading: tool.deferLoading as boolean }),
-      ...(tool.requireApproval === undefined
-        ? {}
-        : { requireApproval: tool.requireApproval as ToolManifest['requireApproval'] }),
-    }));
-    const config = parseConfig(plugin, parse(configJson));
-    const manifest: PluginManifest = {
-      id: plugin.id,
-      ...(plugin.version === undefined ? {} : { version: plugin.version }),
-      ...(plugin.description === undefined ? {} : { description: plugin.description }),
-      permissions: (plugin.permissions ?? {}) as PluginManifest['permissions'],
-      tools,
-      hooks: {
-        before: typeof plugin.hooks?.beforeToolCall === 'function',
-        after: typeof plugin.hooks?.afterToolCall === 'function',
-      },
-      ...(config.ok ? {} : { configIssues: config.issues }),
-      // The expected shape, for messages that say what to write in plugins.<id>.config.
-      ...(plugin.config === undefined ? {} : { configSchema: toJsonSchema(plugin.config, 'input') }),
-    };
-    reply = { ok: true, manifest };
-  } catch (error) {
-    let toolNames: string[] | undefined;
-    try {
-      toolNames = registration?.plugin.tools.map((t) => StringCtor(t.name));
-    } catch {
-      toolNames = undefined;
-    }
-    reply = { ok: false, error: messageOf(error), ...(toolNames === undefined ? {} : { toolNames }) };
-  }
-  try {
-    return cappedStringify(reply, MAX_MANIFEST_CHARS);
-  } catch (error) {
-    const why =
-      error === TOO_LARGE
-        ? `it is over ${MAX_MANIFEST_CHARS} characters (its tools, descriptions and schemas together)`
-        : messageOf(error);
-    return stringify({ ok: false, error: `the plugin's manifest cannot be serialized: ${why}` });
   }
 }
 
@@ -574,7 +282,7 @@ async function runHook(req: HookRequest): Promise<HookReply> {
     fn === undefined ? undefined : await fn(req.event, { config: config.value, log: logger(req.callId) });
   return {
     kind: 'ok',
-    verdict: verdict === undefined ? null : parse(cappedStringify(verdict, req.maxResultChars)),
+    verdict: verdict === undefined ? null : parse(cappedStringify(verdict, req.maxReplyChars)),
   };
 }
 
@@ -627,7 +335,7 @@ const entry: RuntimeEntry = {
   begin(kind, requestJson) {
     const req = parse(requestJson) as CallRequest & HookRequest;
     const callId = StringCtor(req.callId);
-    track(callId, req.maxResultChars, kind === 'hook' ? () => runHook(req) : () => runCall(req));
+    track(callId, req.maxReplyChars, kind === 'hook' ? () => runHook(req) : () => runCall(req));
   },
 
   settle(requestId, replyJson) {

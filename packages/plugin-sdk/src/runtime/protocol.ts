@@ -95,20 +95,17 @@ export interface CallRequest {
   readonly env: Readonly<Record<string, string>>;
   /** Names the plugin may read (declared and granted); others are refused by name. */
   readonly envGranted: readonly string[];
-  readonly maxResultChars: number;
+  /**
+   * Most characters of JSON the reply may have as it leaves the isolate: a transport guard (copying
+   * out is not bounded), not the result limit, which the host checks once in its own unit.
+   */
+  readonly maxReplyChars: number;
   /** The call's log caps; without them, the runtime's defaults (those of the host's config). */
   readonly logs?: LogCaps;
-  /**
-   * Only check the input with the tool's own schema and answer `valid` or `invalid-input`; nothing
-   * runs. The host asks this when its JSON Schema check refused an input, to give the model the
-   * plugin's own messages.
-   */
-  readonly checkOnly?: true;
 }
 
 export type CallReply =
   | { readonly kind: 'ok'; readonly result: ToolResult }
-  | { readonly kind: 'valid' }
   | { readonly kind: 'invalid-input'; readonly issues: readonly WireIssue[] }
   | { readonly kind: 'invalid-config'; readonly issues: readonly WireIssue[] }
   | { readonly kind: 'unknown-tool' }
@@ -126,7 +123,8 @@ export interface HookRequest {
     readonly result?: ToolResult;
   };
   readonly config: unknown;
-  readonly maxResultChars: number;
+  /** As for a call: the most characters of JSON its verdict's reply may have. */
+  readonly maxReplyChars: number;
   /** As for a call. */
   readonly logs?: LogCaps;
 }

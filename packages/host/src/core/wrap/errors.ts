@@ -1,4 +1,6 @@
 import type { InputIssue } from '../../types.js';
+import { messageOf } from '../../util/errors.js';
+import { withoutHostPaths } from '../../util/host-paths.js';
 
 /** Thrown by an executor that validates elsewhere (inside an isolate) when the input is invalid. */
 export interface InvalidInputError extends Error {
@@ -35,4 +37,18 @@ export function callStopped(status: StoppedStatus, message: string): CallStopped
 /** Checks the code, not the class. */
 export function isCallStopped(error: unknown): error is CallStoppedError {
   return error instanceof Error && (error as { code?: unknown }).code === 'call-stopped';
+}
+
+/**
+ * What the model reads of a thrown error: its message without the absolute host paths Node's
+ * errors carry, except a path the model wrote itself (in the call's input).
+ */
+export function failureText(error: unknown, input: unknown): string {
+  return withoutHostPaths(messageOf(error), () => {
+    try {
+      return JSON.stringify(input) ?? '';
+    } catch {
+      return '';
+    }
+  });
 }

@@ -56,6 +56,8 @@ const baseOptions: Options = {
   strict: false,
   allErrors: true,
   useDefaults: true,
+  // Failing values on the error objects (only failures pay), so a message can say what it got.
+  verbose: true,
   validateFormats: false,
   validateSchema: false,
   addUsedSchema: false,
@@ -113,10 +115,44 @@ function pathOf(error: ErrorObject): string {
   return segments.map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~')).join('.');
 }
 
+/** What a JSON value is, in JSON Schema's type names (as zod's messages name them too). */
+function kindOf(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'array';
+  return typeof value;
+}
+
+/** Up to 10 allowed values as JSON, for a message. */
+function allowedText(values: readonly unknown[]): string {
+  const shown = values.slice(0, 10).map((v) => JSON.stringify(v) ?? String(v));
+  return values.length > 10 ? `${shown.join(', ')}, …` : shown.join(', ');
+}
+
+/**
+ * The schema's own message, made plain: what was expected (and, for a wrong type, what came).
+ * These are the only words a model reads of a plugin tool's refused input: the isolate is not
+ * asked for its own (see `callTool`).
+ */
 function ajvMessageOf(error: ErrorObject): string {
-  if (error.keyword === 'additionalProperties') return 'is not an allowed property';
-  if (error.keyword === 'required') return 'is required';
-  return error.message ?? `fails "${error.keyword}"`;
+  const params = error.params as Record<string, unknown>;
+  switch (error.keyword) {
+    case 'additionalProperties':
+      return 'is not an allowed property';
+    case 'required':
+      return 'is required';
+    case 'type': {
+      const expected = Array.isArray(params.type) ? params.type.join(' or ') : String(params.type);
+      return `expected ${expected}, received ${kindOf(error.data)}`;
+    }
+    case 'enum':
+      return Array.isArray(params.allowedValues)
+        ? `must be one of ${allowedText(params.allowedValues)}`
+        : (error.message ?? 'is not an allowed value');
+    case 'const':
+      return `must be ${allowedText([params.allowedValue])}`;
+    default:
+      return error.message ?? `fails "${error.keyword}"`;
+  }
 }
 
 function issuesOf(errors: readonly ErrorObject[] | null | undefined): InputIssue[] {

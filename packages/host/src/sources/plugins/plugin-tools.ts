@@ -3,12 +3,17 @@ import type { HiddenToolPlanEntry, ToolDescriptor, ToolResult } from '@toolhost/
 import type { CallReply, PluginManifest, ToolManifest } from '@toolhost/plugin-sdk/protocol';
 import * as z from 'zod';
 import type { CapabilityProvider } from '../../capabilities/index.js';
-import { type LogLimits, type OwnDeadline, raiseHint, type SandboxLimits } from '../../config/limits.js';
+import {
+  type LogLimits,
+  type OwnDeadline,
+  raiseHint,
+  replyCharsFor,
+  type SandboxLimits,
+} from '../../config/limits.js';
 import { placeholderDescriptor } from '../../core/refs.js';
 import { unavailableEntries } from '../../core/register/unavailable.js';
 import { callStopped, invalidInput, type StoppedStatus } from '../../core/wrap/errors.js';
 import { errorResult } from '../../core/wrap/results.js';
-import { cancellationOf } from '../../core/wrap/wrapper.js';
 import type { CallSinks, LimitName, Sandbox, SandboxOutcome } from '../../sandbox/types.js';
 import type {
   AfterToolCallResult,
@@ -18,7 +23,7 @@ import type {
   RegisteredTool,
   ToolHooks,
 } from '../../types.js';
-import type { Cancellation } from '../../util/cancel.js';
+import { type Cancellation, cancellationOf } from '../../util/cancel.js';
 import { issuesText } from '../../util/zod-issues.js';
 import { askThrough } from '../ask.js';
 import { afterVerdictSchema, beforeVerdictSchema, callReplySchema, hookReplySchema } from './replies.js';
@@ -108,10 +113,6 @@ function resultOf(
   switch (reply.kind) {
     case 'ok':
       return reply.result;
-    case 'valid':
-      return errorResult(
-        `Tool "${toolName}" of plugin "${pluginId}" answered a call as if it were only a check`,
-      );
     case 'invalid-input':
       // Thrown, so the wrapper reports it exactly as it reports invalid input of any other tool.
       throw invalidInput(reply.issues);
@@ -120,8 +121,10 @@ function resultOf(
     case 'unknown-tool':
       return errorResult(`Plugin "${pluginId}" no longer has a tool "${toolName}"`);
     case 'too-large':
-      return errorResult(
-        `Tool "${toolName}" returned a result over the limit maxResultChars (${limits.maxResultChars} characters); ${raiseHint(pluginId, 'maxResultChars')}`,
+      // The isolate's transport guard: the reply passed it, so the result was not copied out.
+      throw callStopped(
+        'limit-exceeded',
+        `Tool "${toolName}" returned a result over the limit maxResultChars (${limits.maxResultChars} characters): its reply passed ${reply.size} characters of JSON inside the isolate and was not copied out; ${raiseHint(pluginId, 'maxResultChars')}`,
       );
     case 'error':
       return errorResult(`Tool "${toolName}" failed: ${reply.message}`);
@@ -160,10 +163,12 @@ function nextCallId(): string {
   return callIdPrefix + callIdCounter.toString(36);
 }
 
-const NO_SINKS: CallSinks = { log: () => {}, progress: () => {} };
-
 /** The registered tools of a loaded plugin; their executors call into its isolate. */
 export function pluginTools(plugin: LoadedPlugin): RegisteredTool[] {
+  const resultLimit = {
+    chars: plugin.limits.maxResultChars,
+    raise: raiseHint(plugin.id, 'maxResultChars'),
+  };
   return plugin.manifest.tools.map((tool) => {
     const descriptor = pluginDescriptor(plugin.id, tool);
     const request = (
@@ -171,7 +176,6 @@ export function pluginTools(plugin: LoadedPlugin): RegisteredTool[] {
       call: { toolUseId: string; sessionId: string; ask?: InputAsker | undefined },
       cancel: Cancellation,
       sinks: CallSinks,
-      checkOnly: boolean,
     ) =>
       plugin.sandbox.call(
         plugin.id,
@@ -185,9 +189,8 @@ export function pluginTools(plugin: LoadedPlugin): RegisteredTool[] {
           config: plugin.config ?? null,
           env: plugin.env,
           envGranted: plugin.capabilities.envGranted,
-          maxResultChars: plugin.limits.maxResultChars,
+          maxReplyChars: replyCharsFor(plugin.limits.maxResultChars),
           logs: plugin.logs,
-          ...(checkOnly ? { checkOnly: true as const } : {}),
         },
         // ctx.ask goes to the MCP request the call came with, not to the plugin's grants.
         (capability, args, signal) =>
@@ -202,6 +205,7 @@ export function pluginTools(plugin: LoadedPlugin): RegisteredTool[] {
       source: 'plugin',
       sourceId: plugin.id,
       timeout: plugin.timeout,
+      resultLimit,
       executor: {
         ref: descriptor.executor as NonNullable<ToolDescriptor['executor']>,
         async run(input, ctx) {
@@ -209,15 +213,8 @@ export function pluginTools(plugin: LoadedPlugin): RegisteredTool[] {
           // the executor under other plugins' calls.
           const blocked = plugin.blocked();
           if (blocked !== undefined) return errorResult(`Tool "${tool.name}" was not run: ${blocked}`);
-          const outcome = await request(input, ctx, cancellationOf(ctx), sinksOf(ctx), false);
+          const outcome = await request(input, ctx, cancellationOf(ctx), sinksOf(ctx));
           return resultOf(plugin.id, tool.name, outcome, plugin.limits);
-        },
-        async explainInvalidInput(input, call) {
-          if (plugin.blocked() !== undefined) return undefined;
-          const outcome = await request(input, call, cancellationOf(call), NO_SINKS, true);
-          if (outcome.kind !== 'reply') return undefined;
-          const reply = callReplySchema.safeParse(outcome.reply);
-          return reply.success && reply.data.kind === 'invalid-input' ? reply.data.issues : undefined;
         },
       },
     };
@@ -246,7 +243,7 @@ export function pluginHooks(plugin: LoadedPlugin): ToolHooks | undefined {
         phase,
         event,
         config: plugin.config ?? null,
-        maxResultChars: plugin.limits.maxResultChars,
+        maxReplyChars: replyCharsFor(plugin.limits.maxResultChars),
         logs: plugin.logs,
       },
       { log: () => {}, progress: () => {} },
@@ -255,7 +252,10 @@ export function pluginHooks(plugin: LoadedPlugin): ToolHooks | undefined {
     const reply = hookReplySchema.safeParse(outcome.reply);
     if (!reply.success) throw new Error(`the hook sent a malformed reply: ${z.prettifyError(reply.error)}`);
     if (reply.data.kind === 'error') throw new Error(reply.data.message);
-    if (reply.data.kind === 'too-large') throw new Error('the hook returned a value over maxResultChars');
+    if (reply.data.kind === 'too-large')
+      throw new Error(
+        `the hook returned a value over ${reply.data.size} characters of JSON (its plugin's maxResultChars bounds a hook's reply too; ${raiseHint(plugin.id, 'maxResultChars')})`,
+      );
     const verdict = schema.safeParse(reply.data.verdict);
     if (!verdict.success)
       throw new Error(`the hook returned an unsupported value: ${z.prettifyError(verdict.error)}`);

@@ -17,7 +17,6 @@ const failure = [
 
 export const callReplySchema: z.ZodType<CallReply> = z.union([
   z.object({ kind: z.literal('ok'), result: toolResultSchema }),
-  z.object({ kind: z.literal('valid') }),
   z.object({ kind: z.literal('invalid-input'), issues }),
   z.object({ kind: z.literal('invalid-config'), issues }),
   z.object({ kind: z.literal('unknown-tool') }),

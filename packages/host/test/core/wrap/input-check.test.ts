@@ -29,7 +29,7 @@ describe('checkWithJsonSchema', () => {
       expect.arrayContaining([
         { path: 'path', message: 'is required' },
         { path: 'depth', message: 'must be >= 0' },
-        { path: 'tags.1', message: 'must be string' },
+        { path: 'tags.1', message: 'expected string, received number' },
         { path: 'extra', message: 'is not an allowed property' },
       ]),
     );

@@ -8,6 +8,7 @@ import {
   type WrapperContext,
 } from '../../../src/core/wrap/wrapper.js';
 import type { ExecutionContext, ToolHooks } from '../../../src/types.js';
+import { CancelSource, cancellationOf } from '../../../src/util/cancel.js';
 import { AsyncMutex } from '../../../src/util/lock.js';
 import { deferred, fakeTool, registeredRepeat } from '../../helpers.js';
 
@@ -426,5 +427,18 @@ describe('HookSet', () => {
 
   it('refuses a hook without a name', () => {
     expect(() => new HookSet().add({ name: ' ' })).toThrow(/name/);
+  });
+});
+
+describe('cancellationOf: the cancellation an executor passes down', () => {
+  it("is the context's own when it carries one, whoever made the context: no signal is made", () => {
+    const own = new CancelSource();
+    const context = {
+      get signal(): never {
+        throw new Error('a signal was made');
+      },
+      cancellation: own,
+    };
+    expect(cancellationOf(context)).toBe(own);
   });
 });

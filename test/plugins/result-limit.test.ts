@@ -1,0 +1,59 @@
+import { mkdir, writeFile } from 'node:fs/promises';
+import * as path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { textOf, useHosts } from './project.js';
+
+/** A plugin `sized` whose tool returns `count` copies of `unit` as its one text block. */
+const SIZED = `import { definePlugin, defineTool } from '@toolhost/plugin-sdk';
+import * as z from 'zod';
+export default definePlugin({
+  id: 'sized',
+  tools: [defineTool({
+    name: 'sized_text',
+    description: 'Returns count copies of unit',
+    input: z.object({ unit: z.string(), count: z.number().int() }),
+    execute: ({ unit, count }) => unit.repeat(count),
+  })],
+});
+`;
+
+describe.each(['inline', 'process'] as const)("a plugin tool's maxResultChars (%s sandbox)", (sandbox) => {
+  const h = useHosts();
+
+  async function sizedProject(): Promise<string> {
+    const { root } = await h.project([]);
+    await mkdir(path.join(root, 'plugins', 'sized'), { recursive: true });
+    await writeFile(path.join(root, 'plugins', 'sized', 'index.ts'), SIZED);
+    return root;
+  }
+
+  it("counts the result's characters, not its JSON's: escaped characters are not counted twice", async () => {
+    const root = await sizedProject();
+    const host = await h.hostFor(root, {
+      sandbox,
+      plugins: { sized: { limits: { maxResultChars: 1_000 } } },
+    });
+    const session = host.session();
+    // 900 characters, whose JSON (every quote escaped) is over 1,800.
+    const quotes = await session.call('sized_text', { unit: '"', count: 900 });
+    expect(quotes.status).toBe('ok');
+    expect(textOf(quotes.result)).toBe('"'.repeat(900));
+    const over = await session.call('sized_text', { unit: 'x', count: 1_001 });
+    expect(over.status).toBe('limit-exceeded');
+    expect(textOf(over.result)).toBe(
+      'Tool "sized_text" returned 1001 characters, over the limit maxResultChars (1000); raise plugins.sized.limits.maxResultChars in the config to allow more',
+    );
+  });
+
+  it('is the one limit of its results: raised above limits.maxResultChars, it allows more', async () => {
+    const root = await sizedProject();
+    const host = await h.hostFor(root, {
+      sandbox,
+      limits: { maxResultChars: 100 },
+      plugins: { sized: { limits: { maxResultChars: 1_000 } } },
+    });
+    const outcome = await host.session().call('sized_text', { unit: 'x', count: 500 });
+    expect(outcome.status).toBe('ok');
+    expect(textOf(outcome.result)).toHaveLength(500);
+  });
+});
