@@ -38,13 +38,15 @@ describe('plugin typings', () => {
     expect(config.compilerOptions.lib).toEqual(['ES2022']);
   });
 
-  it('npm test runs both compiles before vitest', async () => {
+  it('npm run check runs both compiles, and npm test runs check before vitest', async () => {
     const { scripts } = (await readJson(path.join(REPO, 'package.json'))) as {
       scripts: Record<string, string>;
     };
+    const check = scripts.check ?? '';
     const test = scripts.test ?? '';
-    expect(test).toContain('tsc -p test/types/plugin-env');
-    expect(test).toContain('tsc -p plugins');
-    expect(test.indexOf('tsc -p test/types/plugin-env')).toBeLessThan(test.indexOf('vitest run'));
+    expect(check).toContain('tsc -p test/types/plugin-env');
+    expect(check).toContain('tsc -p plugins');
+    expect(test).toContain('npm run check');
+    expect(test.indexOf('npm run check')).toBeLessThan(test.indexOf('vitest run'));
   });
 });
