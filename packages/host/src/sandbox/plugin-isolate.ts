@@ -172,16 +172,16 @@ export class PluginIsolate {
   /**
    * A call or hook whose request is already JSON, answered with the reply's JSON text as the
    * runtime wrote it (the executor process passes both through; the host parses the reply).
-   * `name` is the tool's name for a call, the phase for a hook.
+   * `name` is the tool's name for a call, the phase for a hook. Its cancellation comes as the
+   * pool's `abort`, when the host's abort frame does.
    */
-  text(
-    kind: 'call' | 'hook',
-    name: string,
-    callId: string,
-    json: string,
-    cancel?: Cancellation,
-  ): IsolateAnswer<string> {
-    return this.#begin(kind, `${kind}:${name}`, callId, json, true, cancel);
+  text(kind: 'call' | 'hook', name: string, callId: string, json: string): IsolateAnswer<string> {
+    return this.#begin(kind, `${kind}:${name}`, callId, json, true);
+  }
+
+  /** Whether call `callId` waits here for its reply (the pool's `abort` looks for it). */
+  waitsFor(callId: string): boolean {
+    return this.#waiting.has(callId);
   }
 
   /**
