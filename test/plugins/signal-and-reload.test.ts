@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { DEFAULT_SANDBOX_LIMITS } from '@toolhost/host';
-import { bundlePlugin, InlineSandbox } from '@toolhost/host/internal';
+import { bundlePlugin, InlineSandbox, ProcessSandbox } from '@toolhost/host/internal';
 import type { CallRequest } from '@toolhost/plugin-sdk/protocol';
 import { describe, expect, it } from 'vitest';
 import { useHosts } from './project.js';
@@ -51,6 +51,61 @@ describe('ctx.signal of a plugin call', () => {
     });
     expect(outcome.status).toBe('timeout');
     expect(await seen.promise).toMatch(/^aborted: .*timed out after 300 ms/);
+  });
+});
+
+describe('a plugin call cancelled in the executor process', () => {
+  it('never runs when cancelled while the executor makes its isolate', async () => {
+    const fixture = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../fixtures/plugins/counter');
+    const built = await bundlePlugin(path.join(fixture, 'index.ts'));
+    if (!built.ok) throw new Error(built.error);
+    const sandbox = new ProcessSandbox();
+    const request = (callId: string): CallRequest => ({
+      callId,
+      toolName: 'counter_next',
+      toolUseId: 't',
+      sessionId: 's',
+      input: {},
+      config: null,
+      env: {},
+      envGranted: [],
+      maxReplyChars: 10_000,
+    });
+    const sinks = { log: () => {}, progress: () => {} };
+    try {
+      const version = sandbox.load('counter', built.code, DEFAULT_SANDBOX_LIMITS);
+      const controller = new AbortController();
+      const cancelled = sandbox.call(
+        'counter',
+        version,
+        request('c1'),
+        async () => ({}),
+        sinks,
+        controller.signal,
+      );
+      // Sent already: the abort frame follows the call to the executor, whose isolate is still to be made.
+      controller.abort(new Error('user pressed stop'));
+      expect(await cancelled).toEqual({
+        kind: 'limit',
+        limit: 'cancelled',
+        message: 'the call was cancelled before it started',
+      });
+      // The isolate counts its calls: the next call is its first.
+      const next = await sandbox.call(
+        'counter',
+        version,
+        request('c2'),
+        async () => ({}),
+        sinks,
+        new AbortController().signal,
+      );
+      expect(next).toMatchObject({
+        kind: 'reply',
+        reply: { kind: 'ok', result: { content: [{ text: '1' }] } },
+      });
+    } finally {
+      await sandbox.close();
+    }
   });
 });
 

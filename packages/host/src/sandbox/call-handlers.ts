@@ -4,7 +4,7 @@ import { messageOf } from '../util/errors.js';
 import { withoutHostPaths } from '../util/host-paths.js';
 import { sleepUnlessAborted } from '../util/sleep.js';
 import { CallLogGate, type CallLogOptions, DEFAULT_LOG_LIMITS, type LogWindows } from './log-budget.js';
-import type { CallSinks, CapabilityRunner } from './types.js';
+import type { CallSinks, CapabilityRunner, IsolateHandlers } from './types.js';
 
 /**
  * The host's side of one call's callbacks, shared by both sandboxes: the inline one hands them
@@ -108,6 +108,23 @@ export function callHandlers(
         reply = { ok: false, error: text, ...code };
       }
       return JSON.stringify(reply);
+    },
+  };
+}
+
+const refuse = (text: string) => Promise.resolve(JSON.stringify({ ok: false, error: text }));
+
+/** An isolate's callbacks, each handed to the handlers of the call it names (an isolate pool's `calls`). */
+export function handlersByCall(calls: ReadonlyMap<string, CallHandlers>): IsolateHandlers {
+  return {
+    log: (callId, level, message, data) => calls.get(callId)?.log(level, message, data),
+    progress: (callId, done, total, message) => calls.get(callId)?.progress(done, total, message),
+    request: (callId, capability, args) => {
+      const handlers = calls.get(callId);
+      // A capability used after its call ended (an un-awaited promise, a stray timer) is refused.
+      if (handlers === undefined)
+        return refuse(`ctx capability "${capability}" was used after its call ended`);
+      return handlers.request(capability, args);
     },
   };
 }

@@ -100,3 +100,24 @@ export function settleRequestsOf(
     }
   }
 }
+
+/** Who hears of the deaths charged to one plugin (`Sandbox.onCrash`). */
+export class CrashListeners {
+  readonly #listeners = new Set<(crash: SandboxCrash) => void>();
+
+  /** Adds one; returns its disposer. */
+  add(listener: (crash: SandboxCrash) => void): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+
+  emit(crash: SandboxCrash): void {
+    for (const listener of [...this.#listeners]) {
+      try {
+        listener(crash);
+      } catch {
+        // A listener's fault must not stop the others or the restart.
+      }
+    }
+  }
+}

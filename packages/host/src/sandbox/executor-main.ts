@@ -6,7 +6,6 @@
  */
 
 import { Socket } from 'node:net';
-import { CancelSource } from '../util/cancel.js';
 import { processMemory } from '../util/memory.js';
 import { type Frame, FrameReader, FrameWriter } from './channel.js';
 import { type FromExecutor, isRequest, type ReplyOutcome, type ToExecutor } from './ipc.js';
@@ -43,7 +42,11 @@ function preludeWait(kind: PreludeKind) {
 }
 const loadPrelude = preludeLoader(preludeOf);
 const pool = new IsolatePool(loadPrelude);
-const aborts = new Map<number, CancelSource>();
+/**
+ * What the host's abort frame does to each request that waits: a call's `ctx.signal` aborts in its
+ * isolate (or, still waiting for one, it never starts: the pool's `abort`); a script's run stops.
+ */
+const aborts = new Map<number, (reason: string) => void>();
 const capabilityWaits = new Map<number, (reply: string) => void>();
 /** Scripts' tool calls waiting for the host's answer, by request id. */
 const toolWaits = new Map<number, (reply: CodeToolReply) => void>();
@@ -96,15 +99,15 @@ function answer(id: number, outcome: IsolateOutcome<string>): void {
  * promise made; only one that waits is listened to for an abort (none can arrive before then).
  */
 function run(message: ToExecutor & { t: 'call' | 'hook' }, body: string): void {
-  const { id } = message;
-  const cancel = message.t === 'call' ? new CancelSource() : undefined;
+  const { id, callId } = message;
   const name = message.t === 'call' ? message.tool : message.phase;
-  const outcome = pool.text(message.t, message.key, name, message.callId, body, new Outbound(id), cancel);
+  const outcome = pool.text(message.t, message.key, name, callId, body, new Outbound(id));
   if (!(outcome instanceof Promise)) {
     answer(id, outcome);
     return;
   }
-  if (cancel !== undefined) aborts.set(id, cancel);
+  // Hooks have no caller to cancel them: the host sends no abort for one.
+  if (message.t === 'call') aborts.set(id, (reason) => pool.abort(callId, reason));
   outcome.then(
     (settled) => {
       aborts.delete(id);
@@ -123,8 +126,8 @@ function run(message: ToExecutor & { t: 'call' | 'hook' }, body: string): void {
  * one the host uses for `inline` placement, with every limit checked here as there.
  */
 function runScript(id: number, limits: CodeModeLimits, source: string): void {
-  const cancel = new CancelSource();
-  aborts.set(id, cancel);
+  const cancel = new AbortController();
+  aborts.set(id, (reason) => cancel.abort(reason));
   const callTool = (name: string, inputJson: string, signal: AbortSignal) =>
     new Promise<CodeToolReply>((resolve) => {
       const requestId = nextRequest++;
@@ -180,7 +183,7 @@ function handle(message: ToExecutor, body: string): void {
       runScript(message.id, message.limits, body);
       return;
     case 'abort':
-      aborts.get(message.id)?.stop(message.reason);
+      aborts.get(message.id)?.(message.reason);
       return;
     case 'tool-reply': {
       const resolve = toolWaits.get(message.requestId);

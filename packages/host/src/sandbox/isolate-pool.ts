@@ -6,7 +6,7 @@ import type {
   HookRequest,
 } from '@toolhost/plugin-sdk/protocol';
 import type { Cancellation } from '../util/cancel.js';
-import type { CallHandlers } from './call-handlers.js';
+import { type CallHandlers, handlersByCall } from './call-handlers.js';
 import { type Generation, isGone, isIdle, oldestIdle, sweepEveryMs } from './isolate-generation.js';
 import { NOT_STARTED } from './outcomes.js';
 import { type IsolateAnswer, type IsolateOutcome, PluginIsolate, PluginLoadError } from './plugin-isolate.js';
@@ -20,8 +20,6 @@ import {
 } from './types.js';
 
 export type { CallHandlers } from './call-handlers.js';
-
-const refuse = (text: string) => Promise.resolve(JSON.stringify({ ok: false, error: text }));
 
 /** How an isolate pool evicts, and the clock it reads (tests give their own). */
 export interface IsolatePoolOptions extends Partial<IsolateSettings> {
@@ -46,6 +44,8 @@ export class IsolatePool {
   readonly #runtime: (bundle: string) => Promise<Prelude>;
   readonly #plugins = new Map<string, Generation>();
   readonly #calls = new Map<string, CallHandlers>();
+  /** Calls aborted (`abort`) while they waited for their isolate: they never start. */
+  readonly #cancelled = new Set<string>();
   readonly #live = new Set<PluginIsolate>();
   /** Generations of loaded versions with an isolate, made or being made: what eviction looks at. */
   readonly #housed = new Set<Generation>();
@@ -64,17 +64,7 @@ export class IsolatePool {
     };
   }
 
-  readonly #handlers: IsolateHandlers = {
-    log: (callId, level, message, data) => this.#calls.get(callId)?.log(level, message, data),
-    progress: (callId, done, total, message) => this.#calls.get(callId)?.progress(done, total, message),
-    request: (callId, capability, args) => {
-      const handlers = this.#calls.get(callId);
-      // A capability used after its call ended (an un-awaited promise, a stray timer) is refused.
-      if (handlers === undefined)
-        return refuse(`ctx capability "${capability}" was used after its call ended`);
-      return handlers.request(capability, args);
-    },
-  };
+  readonly #handlers: IsolateHandlers = handlersByCall(this.#calls);
 
   async #create(bundle: string, limits: SandboxLimits): Promise<PluginIsolate> {
     const isolate = await PluginIsolate.create(await this.#runtime(bundle), bundle, limits, this.#handlers);
@@ -237,9 +227,10 @@ export class IsolatePool {
       const made = await this.#isolateOf(generation);
       if ('error' in made) return { kind: 'limit', limit: 'crashed', message: made.error };
       isolate = made;
-      if (cancel?.aborted) return NOT_STARTED;
+      if (cancel?.aborted || this.#cancelled.has(callId)) return NOT_STARTED;
       return await invoke(isolate);
     } finally {
+      this.#cancelled.delete(callId);
       this.#leave(generation, callId, isolate);
     }
   }
@@ -365,6 +356,18 @@ export class IsolatePool {
   }
 
   /**
+   * Aborts the `ctx.signal` of call `callId` where it waits (the executor process, on the host's
+   * abort frame); one still waiting for its isolate never starts. A call that has ended is let be.
+   */
+  abort(callId: string, reason: string): void {
+    if (!this.#calls.has(callId)) return;
+    // A scan of the live isolates, paid only by a call cancelled while it waits.
+    const waiting = [...this.#live].find((isolate) => isolate.waitsFor(callId));
+    if (waiting === undefined) this.#cancelled.add(callId);
+    else waiting.abort(callId, reason);
+  }
+
+  /**
    * A call (`name`: the tool) or hook (`name`: the phase) whose request is already JSON, answered
    * with the reply's JSON text untouched: the executor process passes both through.
    */
@@ -375,11 +378,8 @@ export class IsolatePool {
     callId: string,
     json: string,
     handlers: CallHandlers,
-    cancel?: Cancellation,
   ): IsolateAnswer<string> {
-    return this.#run(key, callId, handlers, cancel, (isolate) =>
-      isolate.text(kind, name, callId, json, cancel),
-    );
+    return this.#run(key, callId, handlers, undefined, (isolate) => isolate.text(kind, name, callId, json));
   }
 
   /** Isolates alive now, including retired ones still draining. */

@@ -6,6 +6,16 @@
 import { messageOf } from '../util/errors.js';
 import type { LimitName, SandboxLimits } from './types.js';
 
+/** A plugin bundle that could not be loaded into a fresh isolate; `detail` says why, without the prefix. */
+export class PluginLoadError extends Error {
+  readonly detail: string;
+
+  constructor(detail: string) {
+    super(`loading the plugin failed: ${detail}`);
+    this.detail = detail;
+  }
+}
+
 /** A call ended by a limit (or a dead isolate) instead of a reply. */
 export interface LimitBreach {
   readonly kind: 'limit';

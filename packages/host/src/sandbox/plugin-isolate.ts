@@ -11,6 +11,7 @@ import type { Cancellation } from '../util/cancel.js';
 import { messageOf } from '../util/errors.js';
 import { EntryModes } from './entry-modes.js';
 import { attachRuntime, bridgeOf, type Entry, LOAD_TIMEOUT_MS } from './isolate-bridge.js';
+import { IsolateGuard } from './isolate-guard.js';
 import {
   breachOf,
   GONE,
@@ -20,28 +21,14 @@ import {
   type LimitBreach,
   NON_STRING,
   outcomeOf,
+  PluginLoadError,
   WaitingCall,
 } from './outcomes.js';
 import type { Prelude } from './prelude.js';
 import type { IsolateHandlers, SandboxLimits } from './types.js';
 
 export type { IsolateAnswer, IsolateOutcome, LimitBreach } from './outcomes.js';
-
-/** A plugin bundle that could not be loaded into a fresh isolate; `detail` says why, without the prefix. */
-export class PluginLoadError extends Error {
-  readonly detail: string;
-
-  constructor(detail: string) {
-    super(`loading the plugin failed: ${detail}`);
-    this.detail = detail;
-  }
-}
-
-/** How often the CPU watchdog samples `isolate.cpuTime` during calls. */
-const WATCHDOG_MS = 25;
-
-/** How long a call that ran out of time may take to hear its `ctx.signal` abort before its isolate is reset. */
-const ABORT_GRACE_MS = 50;
+export { PluginLoadError } from './outcomes.js';
 
 /** Options of a sync entry: arguments copied in, at most `timeout` ms of the thread. */
 function SYNC_ARGS(timeout: number) {
@@ -54,7 +41,7 @@ function SYNC_ARGS(timeout: number) {
  * loop) until they prove quick; then sync (`applySync`, see entry-modes.ts for how long that may
  * hold the thread). Calls are bounded by isolated-vm's `timeout` (synchronous work: the CPU
  * budget for a sync entry), a CPU-time watchdog (async continuations) and a wall-clock deadline
- * (promises that never settle). A breach disposes the isolate; the owner creates a fresh one for
+ * (promises that never settle), both in isolate-guard.ts. A breach disposes the isolate; the owner creates a fresh one for
  * the next call.
  */
 export class PluginIsolate {
@@ -68,14 +55,8 @@ export class PluginIsolate {
   /** The mode key of each call in flight, for its capability replies (`settle`). */
   readonly #callKey = new Map<string, string>();
   #breach: LimitBreach | undefined;
-  #active = 0;
-  /**
-   * Async entries (`apply`) not yet settled. No sync entry starts while one runs: the isolate's
-   * thread may be calling back into this one, and a sync entry would wait for its lock (deadlock).
-   */
-  #asyncEntries = 0;
-  #watchdog: NodeJS.Timeout | undefined;
-  readonly #callCpuStart = new Map<string, bigint>();
+  /** The deadline and the CPU watchdog of entries off the sync path. */
+  readonly #guard: IsolateGuard;
   /** Where a stray rejection is logged: to the call whose entry it ended, if that call still runs. */
   #handlers: IsolateHandlers | undefined;
 
@@ -95,6 +76,10 @@ export class PluginIsolate {
     this.#isolate = new ivm.Isolate({
       memoryLimit: limits.memoryMb,
       ...(snapshot === undefined ? {} : { snapshot }),
+    });
+    this.#guard = new IsolateGuard(this.#isolate, limits, {
+      abortEntry: () => this.#entry?.abort,
+      fail: (breach) => this.#fail(breach),
     });
   }
 
@@ -133,21 +118,11 @@ export class PluginIsolate {
     this.#entry = await attachRuntime(this.#isolate, context, prelude, bridge);
     // Plugin code runs only now, when the runtime has captured what it needs.
     const script = await this.#isolate.compileScript(bundle, { filename: 'plugin.js' });
-    await this.#guard(
+    await this.#guard.run(
       () => script.run(context, { timeout: Math.min(this.#limits.timeoutMs, LOAD_TIMEOUT_MS) }),
       'load',
     );
     script.release();
-  }
-
-  /** Counts an async entry while it runs (see {@link #asyncEntries}). */
-  #tracked<T>(entered: Promise<T>): Promise<T> {
-    this.#asyncEntries += 1;
-    const done = () => {
-      this.#asyncEntries -= 1;
-    };
-    entered.then(done, done);
-    return entered;
   }
 
   get disposed(): boolean {
@@ -159,9 +134,9 @@ export class PluginIsolate {
     const entry = this.#entry;
     if (entry === undefined || this.#isolate.isDisposed) return GONE;
     try {
-      const text = await this.#guard(
+      const text = await this.#guard.run(
         () =>
-          this.#tracked(
+          this.#guard.tracked(
             entry.describe.apply(undefined, [configJson], {
               arguments: { copy: true },
               result: { promise: true, copy: true },
@@ -197,16 +172,16 @@ export class PluginIsolate {
   /**
    * A call or hook whose request is already JSON, answered with the reply's JSON text as the
    * runtime wrote it (the executor process passes both through; the host parses the reply).
-   * `name` is the tool's name for a call, the phase for a hook.
+   * `name` is the tool's name for a call, the phase for a hook. Its cancellation comes as the
+   * pool's `abort`, when the host's abort frame does.
    */
-  text(
-    kind: 'call' | 'hook',
-    name: string,
-    callId: string,
-    json: string,
-    cancel?: Cancellation,
-  ): IsolateAnswer<string> {
-    return this.#begin(kind, `${kind}:${name}`, callId, json, true, cancel);
+  text(kind: 'call' | 'hook', name: string, callId: string, json: string): IsolateAnswer<string> {
+    return this.#begin(kind, `${kind}:${name}`, callId, json, true);
+  }
+
+  /** Whether call `callId` waits here for its reply (the pool's `abort` looks for it). */
+  waitsFor(callId: string): boolean {
+    return this.#waiting.has(callId);
   }
 
   /**
@@ -229,10 +204,10 @@ export class PluginIsolate {
     const call = new WaitingCall();
     this.#waiting.set(callId, call.settle);
     this.#callKey.set(callId, key);
-    if (!(this.#modes.isSync(key) && this.#asyncEntries === 0)) {
+    if (!(this.#modes.isSync(key) && this.#guard.asyncEntries === 0)) {
       this.#modes.enteredAsync(key);
       const cpuBefore = this.#isolate.cpuTime;
-      const alone = this.#active === 0;
+      const alone = this.#guard.active === 0;
       const entered = this.#enterAsync(entry, kind, json, callId);
       return this.#waitFor<R>(call, key, callId, raw, cancel, { entered, cpuBefore, alone });
     }
@@ -259,14 +234,17 @@ export class PluginIsolate {
 
   /** An async entry of a call (`apply`): settled once it has left the isolate; a failure breaches. */
   #enterAsync(entry: Entry, kind: string, json: string, callId: string): Promise<unknown> {
-    return this.#tracked(
-      entry.begin.apply(undefined, [kind, json], {
-        arguments: { copy: true },
-        timeout: this.#limits.timeoutMs,
-      }),
-    ).catch((error: unknown) => {
-      if (!this.#isolate.isDisposed && !this.#stray(error, callId)) this.#fail(breachOf(error, this.#limits));
-    });
+    return this.#guard
+      .tracked(
+        entry.begin.apply(undefined, [kind, json], {
+          arguments: { copy: true },
+          timeout: this.#limits.timeoutMs,
+        }),
+      )
+      .catch((error: unknown) => {
+        if (!this.#isolate.isDisposed && !this.#stray(error, callId))
+          this.#fail(breachOf(error, this.#limits));
+      });
   }
 
   /**
@@ -302,25 +280,15 @@ export class PluginIsolate {
       | undefined,
   ): Promise<IsolateOutcome<R>> {
     this.replies.waited += 1;
-    // Listened to only while the host waits: a call that finishes within its sync entry never
-    // touches its cancellation (adding and removing a listener costs more than the entry).
-    const stopListening = cancel?.onAbort((reason) => this.abort(callId, String(reason ?? 'cancelled')));
     try {
-      const outcome = await this.#guard(
-        () =>
-          new Promise<string | LimitBreach>((resolve) => {
-            if (call.settled !== undefined) resolve(call.settled);
-            else call.wake = resolve;
-          }),
-        callId,
-      );
+      const outcome = await this.#guard.reply(call, callId, cancel);
       // The reply can come before the entry has left the isolate (a quick tool replies from
       // within it); the caller's next call should find the isolate free for a sync entry.
       if (async !== undefined) await async.entered;
       // A first call that used little CPU, alone in the isolate: its tool goes sync.
       if (
         async?.alone === true &&
-        this.#active === 0 &&
+        this.#guard.active === 0 &&
         this.#modes.undecided(key) &&
         typeof outcome === 'string'
       ) {
@@ -330,7 +298,6 @@ export class PluginIsolate {
     } catch (error) {
       return this.#breachFrom(error);
     } finally {
-      stopListening?.();
       this.#waiting.delete(callId);
       this.#callKey.delete(callId);
     }
@@ -381,36 +348,11 @@ export class PluginIsolate {
 
   /** Aborts `ctx.signal` of a call in this isolate (best effort: the isolate may be gone). */
   abort(callId: string, reason: string): void {
-    const entry = this.#entry;
-    if (entry === undefined) return;
-    this.#tracked(entry.abort.apply(undefined, [callId, reason], { timeout: this.#limits.timeoutMs })).catch(
-      () => {},
-    );
-  }
-
-  /** Aborts a call's `ctx.signal` and waits for it, at most {@link ABORT_GRACE_MS}. */
-  async #abortBriefly(callId: string, reason: string): Promise<void> {
-    const entry = this.#entry;
-    if (entry === undefined || this.#isolate.isDisposed) return;
-    let timer: NodeJS.Timeout | undefined;
-    const grace = new Promise<void>((resolve) => {
-      timer = setTimeout(resolve, ABORT_GRACE_MS);
-    });
-    try {
-      await Promise.race([
-        this.#tracked(entry.abort.apply(undefined, [callId, reason], { timeout: ABORT_GRACE_MS })).catch(
-          () => {},
-        ),
-        grace,
-      ]);
-    } finally {
-      clearTimeout(timer);
-    }
+    this.#guard.abort(callId, reason);
   }
 
   dispose(): void {
-    if (this.#watchdog !== undefined) clearInterval(this.#watchdog);
-    this.#watchdog = undefined;
+    this.#guard.stop();
     if (!this.#isolate.isDisposed) this.#isolate.dispose();
   }
 
@@ -419,74 +361,24 @@ export class PluginIsolate {
     const entry = this.#entry;
     if (this.#isolate.isDisposed || entry === undefined) return;
     const key = this.#callKey.get(callId);
-    if (key !== undefined && this.#modes.isSync(key) && this.#asyncEntries === 0) {
+    if (key !== undefined && this.#modes.isSync(key) && this.#guard.asyncEntries === 0) {
       this.#enterSync(key, callId, () =>
         entry.settle.applySync(undefined, [requestId, replyJson], SYNC_ARGS(this.#syncBudget())),
       );
       return;
     }
-    this.#tracked(
-      entry.settle.apply(undefined, [requestId, replyJson], {
-        arguments: { copy: true },
-        timeout: this.#limits.timeoutMs,
-      }),
-    ).catch((error) => {
-      // A continuation that spins past the timeout breaches like any synchronous loop.
-      if (!this.#isolate.isDisposed && !this.#stray(error, callId)) this.#fail(breachOf(error, this.#limits));
-    });
-  }
-
-  /** Runs one entry call under the wall-clock deadline and the CPU watchdog. */
-  async #guard<T>(start: () => Promise<T>, callId: string): Promise<T> {
-    this.#active += 1;
-    this.#callCpuStart.set(callId, this.#isolate.cpuTime);
-    this.#startWatchdog();
-    let timer: NodeJS.Timeout | undefined;
-    const deadline = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => {
-        const ms = this.#limits.timeoutMs;
-        // The plugin hears of it first (`ctx.signal` aborts inside the isolate, so it can log or
-        // clean up), for a moment at most; then the isolate is reset.
-        void this.#abortBriefly(callId, `timed out after ${ms} ms (limit: timeoutMs)`).then(() => {
-          this.#fail({
-            kind: 'limit',
-            limit: 'timeoutMs',
-            message: `the plugin did not finish within its time limit (timeoutMs: ${ms})`,
-          });
-          reject(new Error('deadline'));
-        });
-      }, this.#limits.timeoutMs);
-    });
-    try {
-      return await Promise.race([start(), deadline]);
-    } finally {
-      clearTimeout(timer);
-      this.#callCpuStart.delete(callId);
-      this.#active -= 1;
-      if (this.#active === 0 && this.#watchdog !== undefined) {
-        clearInterval(this.#watchdog);
-        this.#watchdog = undefined;
-      }
-    }
-  }
-
-  #startWatchdog(): void {
-    if (this.#watchdog !== undefined) return;
-    this.#watchdog = setInterval(() => {
-      if (this.#isolate.isDisposed) return;
-      const now = this.#isolate.cpuTime;
-      for (const started of this.#callCpuStart.values()) {
-        if (Number(now - started) / 1e6 > this.#limits.cpuMs) {
-          this.#fail({
-            kind: 'limit',
-            limit: 'cpuMs',
-            message: `the plugin used more CPU time than its limit (cpuMs: ${this.#limits.cpuMs})`,
-          });
-          return;
-        }
-      }
-    }, WATCHDOG_MS);
-    this.#watchdog.unref();
+    this.#guard
+      .tracked(
+        entry.settle.apply(undefined, [requestId, replyJson], {
+          arguments: { copy: true },
+          timeout: this.#limits.timeoutMs,
+        }),
+      )
+      .catch((error) => {
+        // A continuation that spins past the timeout breaches like any synchronous loop.
+        if (!this.#isolate.isDisposed && !this.#stray(error, callId))
+          this.#fail(breachOf(error, this.#limits));
+      });
   }
 
   /** Records the first breach and disposes: every call in flight here then ends with it. */

@@ -6,6 +6,7 @@ import { type CallHandlers, callHandlers } from './call-handlers.js';
 import type { FrameWriter } from './channel.js';
 import type { ToExecutor } from './ipc.js';
 import type { CallLogOptions } from './log-budget.js';
+import { NOT_STARTED } from './outcomes.js';
 import type { PreludeKind } from './prelude-kind.js';
 import { scriptLimit, scriptOutcomeOf } from './script-outcomes.js';
 import type { StartedMarkFile } from './started-mark.js';
@@ -142,3 +143,24 @@ export function handlersOf(pending: Pending | undefined): CallHandlers | undefin
 }
 
 export { NOT_STARTED as notStarted } from './outcomes.js';
+
+/**
+ * Cancels request `id`: told to the process running it, or, when it waits for a new process,
+ * ended here unsent (it never started, and now never will). True when it left `pendings` so.
+ */
+export function abortPending(pendings: Map<number, Pending>, id: number, reason: unknown): boolean {
+  const pending = pendings.get(id);
+  if (pending === undefined) return false;
+  const executor = pending.sentTo;
+  if (executor === undefined) {
+    pendings.delete(id);
+    pending.resolve(NOT_STARTED);
+    return true;
+  }
+  if (executor.ended === undefined && executor.open) {
+    executor.writer.send(
+      JSON.stringify({ t: 'abort', id, reason: String(reason ?? 'cancelled') } satisfies ToExecutor),
+    );
+  }
+  return false;
+}

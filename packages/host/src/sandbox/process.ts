@@ -1,35 +1,34 @@
-import { setMaxListeners } from 'node:events';
 import type { CallReply, DescribeReply, HookReply } from '@toolhost/plugin-sdk/protocol';
-import { type JailMode, jailedPid, type Walls } from '../jail/index.js';
-import { asCancellation, CancelSource } from '../util/cancel.js';
+import { jailedPid, type Walls } from '../jail/index.js';
+import { asCancellation } from '../util/cancel.js';
 import { residentBytesOf } from '../util/memory.js';
 import { builtEntry } from '../util/package.js';
 import { callLogs } from './call-handlers.js';
 import type { Frame } from './channel.js';
-import { settleRequestsOf } from './executor-deaths.js';
+import { CrashListeners, settleRequestsOf } from './executor-deaths.js';
 import { handleFrame } from './executor-frames.js';
 import { killExecutor, sendPrelude, startExecutor } from './executor-process.js';
 import { type ExecutorPlacement, executorPlacement, wallsOf } from './executor-spawn.js';
 import { ExecutorWatch, silenceAllowedMs } from './executor-watch.js';
 import type { ToExecutor } from './ipc.js';
 import { LogWindows } from './log-budget.js';
-import { type PreludeKind, preludeKindOf } from './prelude-kind.js';
+import { preludeKindOf } from './prelude-kind.js';
 import {
+  abortPending,
   crashed,
   type Executor,
   notStarted,
   type Outcome,
   type Pending,
-  type ScriptRun,
-  scriptEnd,
 } from './process-requests.js';
-import { scriptLimit } from './script-outcomes.js';
+import { type RequestAbout, type Requests, RetiredEvictions, runScriptThrough } from './process-runs.js';
 import {
   type CodeOutcome,
   type CodeRunOptions,
   DEFAULT_ISOLATE_SETTINGS,
   type IsolateSettings,
   type IsolateStats,
+  type ProcessSandboxOptions,
   type Sandbox,
   type SandboxCrash,
   type SandboxLimits,
@@ -40,22 +39,7 @@ import { PluginVersions, versionKey } from './versions.js';
 /** The executor entry (always the built copy in dist). */
 const executorEntry = () => builtEntry('sandbox/executor-main.js');
 
-/** How a `ProcessSandbox` supervises its executor process. */
-export interface ProcessSandboxOptions {
-  /** The executor script; default the built `executor-main.js`. */
-  readonly entry?: string;
-  /** A new executor process must say it is ready within this, ms; default 10 000. */
-  readonly startupTimeoutMs?: number;
-  /**
-   * A busy executor must answer a ping within this, ms, beyond the longest CPU budget of a live
-   * plugin (a sync entry may hold its thread that long), or it is killed; default 5 000.
-   */
-  readonly heartbeatMs?: number;
-  /** When the executor's idle isolates go; default `DEFAULT_ISOLATE_SETTINGS`. */
-  readonly isolates?: IsolateSettings;
-  /** Whether the executor runs in the OS jail (`sandbox.jail`); default `auto`. */
-  readonly jail?: JailMode;
-}
+export type { ProcessSandboxOptions } from './types.js';
 
 /**
  * Isolates in a supervised child process. A plugin that makes V8 abort (isolated-vm issues #457,
@@ -79,12 +63,17 @@ export class ProcessSandbox implements Sandbox {
   readonly #pending = new Map<number, Pending>();
   readonly #versions = new PluginVersions();
   readonly #logWindows = new LogWindows();
-  readonly #crashListeners = new Set<(crash: SandboxCrash) => void>();
+  readonly #crashListeners = new CrashListeners();
   /** Its heartbeat and its retirement when idle (executor-watch.ts). */
   readonly #watch: ExecutorWatch;
   #retiring = false;
   /** Isolates evicted in executors retired when idle. */
-  #evictedBefore = { idle: 0, cap: 0 };
+  readonly #retired = new RetiredEvictions();
+  /** How scripts' runs send their requests (process-runs.ts). */
+  readonly #requests: Requests = {
+    request: (head, body, about, onSettled) => this.#request(head, body, about, onSettled),
+    abort: (id, reason) => this.#abort(id, reason),
+  };
   #isolates: IsolateSettings;
   readonly #placement: ExecutorPlacement;
   #closed = false;
@@ -129,9 +118,9 @@ export class ProcessSandbox implements Sandbox {
     this.#executor = executor;
     executor.writer.send(JSON.stringify({ t: 'isolates', settings: this.#isolates } satisfies ToExecutor));
     // Every plugin needs the base prelude: sent at once, so it is compiled while requests come.
-    this.#sendPrelude(executor, 'base');
+    sendPrelude(executor, 'base');
     for (const entry of this.#versions.live()) {
-      this.#sendPrelude(executor, preludeKindOf(entry.bundle));
+      sendPrelude(executor, preludeKindOf(entry.bundle));
       executor.writer.send(
         JSON.stringify({ t: 'load', key: entry.key, limits: entry.limits } satisfies ToExecutor),
         entry.bundle,
@@ -145,14 +134,10 @@ export class ProcessSandbox implements Sandbox {
     killExecutor(executor, this.#placement.jailed);
   }
 
-  #sendPrelude(executor: Executor, kind: PreludeKind): void {
-    sendPrelude(executor, kind);
-  }
-
   #dispatch(pending: Pending): void {
     const executor = this.#live();
     if (executor === undefined) return; // #onEnded sends it to the next process
-    if (pending.prelude !== undefined) this.#sendPrelude(executor, pending.prelude);
+    if (pending.prelude !== undefined) sendPrelude(executor, pending.prelude);
     pending.sentTo = executor;
     pending.seq = executor.sent++;
     pending.sends += 1;
@@ -185,26 +170,15 @@ export class ProcessSandbox implements Sandbox {
     settleRequestsOf(executor, this.#pending, {
       startupMs: this.#startupMs,
       silenceAllowedMs: () => this.#silenceAllowedMs(),
-      emitCrash: (crash) => this.#emitCrash(crash),
+      emitCrash: (crash) => this.#crashListeners.emit(crash),
     });
     // Requests that never reached a live process go to a new one, in the order they were made.
     for (const pending of this.#pending.values()) if (pending.sentTo === undefined) this.#dispatch(pending);
     this.#updateHeartbeat();
   }
 
-  #emitCrash(crash: SandboxCrash): void {
-    for (const listener of [...this.#crashListeners]) {
-      try {
-        listener(crash);
-      } catch {
-        // A listener's fault must not stop the others or the restart.
-      }
-    }
-  }
-
   onCrash(listener: (crash: SandboxCrash) => void): () => void {
-    this.#crashListeners.add(listener);
-    return () => this.#crashListeners.delete(listener);
+    return this.#crashListeners.add(listener);
   }
 
   #silenceAllowedMs(): number {
@@ -213,10 +187,6 @@ export class ProcessSandbox implements Sandbox {
 
   #updateHeartbeat(): void {
     this.#watch.update(this.#isolates.idleMs);
-  }
-
-  #retireWhenIdle(busy: boolean): void {
-    this.#watch.retireWhenIdle(busy, this.#isolates.idleMs);
   }
 
   async #retireNow(): Promise<void> {
@@ -232,17 +202,11 @@ export class ProcessSandbox implements Sandbox {
     }
     if (this.#executor !== executor || this.#pending.size > 0 || this.#closed) {
       // Work came meanwhile: it stays.
-      this.#retireWhenIdle(this.#pending.size > 0);
+      this.#watch.retireWhenIdle(this.#pending.size > 0, this.#isolates.idleMs);
       return;
     }
-    if (outcome.kind === 'stats') {
-      // The isolates still live there go for idleness, as they would have a moment later.
-      const { live, evicted } = outcome.stats;
-      this.#evictedBefore = {
-        idle: this.#evictedBefore.idle + evicted.idle + live,
-        cap: this.#evictedBefore.cap + evicted.cap,
-      };
-    }
+    // The isolates still live there go for idleness, as they would have a moment later.
+    this.#retired.retired(outcome);
     executor.killedBy = 'retired';
     this.#executor = undefined;
     this.#kill(executor);
@@ -255,7 +219,7 @@ export class ProcessSandbox implements Sandbox {
   #request<R>(
     head: (id: number) => ToExecutor,
     body: string,
-    about: Pick<Pending, 'plugin' | 'sinks' | 'logs' | 'capabilities' | 'cancel' | 'script' | 'prelude'> = {},
+    about: RequestAbout = {},
     onSettled?: () => void,
   ): Promise<R> {
     if (this.#closed) {
@@ -306,7 +270,7 @@ export class ProcessSandbox implements Sandbox {
     if (created) {
       const live = this.#executor;
       if (live !== undefined && live.ended === undefined && live.open)
-        this.#sendPrelude(live, preludeKindOf(bundle));
+        sendPrelude(live, preludeKindOf(bundle));
       this.#post({ t: 'load', key: entry.key, limits: entry.limits }, bundle);
     }
     return entry.version;
@@ -317,23 +281,9 @@ export class ProcessSandbox implements Sandbox {
     if (gone !== undefined) this.#post({ t: 'unload', key: gone.key });
   }
 
-  /** Cancels request `id`: told to the process running it, or never sent if it waits for one. */
+  /** Cancels request `id` (process-requests.ts). */
   #abort(id: number, reason: unknown): void {
-    const pending = this.#pending.get(id);
-    if (pending === undefined) return;
-    if (pending.sentTo === undefined) {
-      // Waiting for a new process: it never started, and now never will.
-      this.#pending.delete(id);
-      pending.resolve(notStarted);
-      this.#updateHeartbeat();
-      return;
-    }
-    const executor = pending.sentTo;
-    if (executor.ended === undefined && executor.open) {
-      executor.writer.send(
-        JSON.stringify({ t: 'abort', id, reason: String(reason ?? 'cancelled') } satisfies ToExecutor),
-      );
-    }
+    if (abortPending(this.#pending, id, reason)) this.#updateHeartbeat();
   }
 
   call(
@@ -379,31 +329,7 @@ export class ProcessSandbox implements Sandbox {
   }
 
   runScript(source: string, options: CodeRunOptions): Promise<CodeOutcome> {
-    const cancel = options.signal === undefined ? new CancelSource() : asCancellation(options.signal);
-    if (cancel.aborted) return Promise.resolve(scriptLimit('cancelled', 'the script was cancelled'));
-    const ended = new AbortController();
-    // Every tool call of the run in flight listens on it (up to maxToolCalls): not a leak.
-    setMaxListeners(0, ended.signal);
-    const script: ScriptRun = { options, signal: ended.signal, calls: 0 };
-    let id = 0;
-    const onAbort = (reason: unknown) => {
-      // Its tool calls here end now, not when the executor's answer comes.
-      ended.abort(reason);
-      this.#abort(id, reason);
-    };
-    const stopListening = cancel.onAbort(onAbort);
-    return this.#request<Outcome>(
-      (assigned) => {
-        id = assigned;
-        return { t: 'script', id: assigned, limits: options.limits };
-      },
-      source,
-      { cancel, script },
-      () => {
-        stopListening();
-        ended.abort('the script ended');
-      },
-    ).then(scriptEnd);
+    return runScriptThrough(this.#requests, source, options);
   }
 
   async isolateCount(): Promise<number> {
@@ -415,19 +341,13 @@ export class ProcessSandbox implements Sandbox {
    * executor's own counts are lost with it).
    */
   async isolateStats(): Promise<IsolateStats> {
-    const none = { live: 0, ...this.#isolates, evicted: { ...this.#evictedBefore }, scripts: 0 };
-    if (this.#executor === undefined) return none;
+    if (this.#executor === undefined) return this.#retired.none(this.#isolates);
     const outcome = await this.#request<Outcome>((id) => ({ t: 'stats', id }), '');
-    if (outcome.kind !== 'stats') return none;
-    const { evicted, memory } = outcome.stats;
     // A jailed executor has no /proc to read its resident set in: read here, where it is seen.
-    const pid = this.#placement.jailed ? this.executorPid : undefined;
-    const rss = pid === undefined ? undefined : residentBytesOf(pid);
-    return {
-      ...outcome.stats,
-      ...(rss === undefined || memory === undefined ? {} : { memory: { ...memory, rss } }),
-      evicted: { idle: evicted.idle + this.#evictedBefore.idle, cap: evicted.cap + this.#evictedBefore.cap },
-    };
+    return this.#retired.stats(outcome, this.#isolates, () => {
+      const pid = this.#placement.jailed ? this.executorPid : undefined;
+      return pid === undefined ? undefined : residentBytesOf(pid);
+    });
   }
 
   configureIsolates(settings: IsolateSettings): void {
@@ -435,7 +355,7 @@ export class ProcessSandbox implements Sandbox {
     this.#isolates = { idleMs: settings.idleMs, maxLive: settings.maxLive };
     // A process started later gets them first thing.
     this.#post({ t: 'isolates', settings: this.#isolates });
-    this.#retireWhenIdle(this.#pending.size > 0);
+    this.#watch.retireWhenIdle(this.#pending.size > 0, this.#isolates.idleMs);
   }
 
   /**

@@ -7,7 +7,7 @@ import type {
 } from '@toolhost/plugin-sdk/protocol';
 import type { IsolateSettings } from '../config/isolates.js';
 import type { CodeModeLimits, SandboxLimits } from '../config/limits.js';
-import type { Walls } from '../jail/index.js';
+import type { JailMode, Walls } from '../jail/index.js';
 import type { Cancellation } from '../util/cancel.js';
 import type { ProcessMemory } from '../util/memory.js';
 
@@ -161,4 +161,21 @@ export interface Sandbox {
    */
   configureIsolates(settings: IsolateSettings): void;
   close(): Promise<void>;
+}
+
+/** How a `ProcessSandbox` supervises its executor process. */
+export interface ProcessSandboxOptions {
+  /** The executor script; default the built `executor-main.js`. */
+  readonly entry?: string;
+  /** A new executor process must say it is ready within this, ms; default 10 000. */
+  readonly startupTimeoutMs?: number;
+  /**
+   * A busy executor must answer a ping within this, ms, beyond the longest CPU budget of a live
+   * plugin (a sync entry may hold its thread that long), or it is killed; default 5 000.
+   */
+  readonly heartbeatMs?: number;
+  /** When the executor's idle isolates go; default `DEFAULT_ISOLATE_SETTINGS`. */
+  readonly isolates?: IsolateSettings;
+  /** Whether the executor runs in the OS jail (`sandbox.jail`); default `auto`. */
+  readonly jail?: JailMode;
 }
