@@ -108,9 +108,76 @@ export function defineTool<
   return definition;
 }
 
+/**
+ * The key under which a schema node carries its author's messages, by the JSON Schema keyword
+ * they are for (`type`, `minLength`, `pattern`…): the host checks input against the JSON Schema
+ * alone, and refuses it in these words where the tool's zod schema gave its own.
+ */
+export const SCHEMA_MESSAGES_KEY = 'x-toolhost-messages';
+
+/** Longest message kept: a message is for one field, not a document. */
+const MAX_MESSAGE_CHARS = 500;
+
+/** Which JSON Schema keywords a zod check's custom message stands for. */
+const CHECK_KEYWORDS: Readonly<Record<string, readonly string[]>> = {
+  min_length: ['minLength', 'minItems'],
+  max_length: ['maxLength', 'maxItems'],
+  length_equals: ['minLength', 'maxLength', 'minItems', 'maxItems'],
+  greater_than: ['minimum', 'exclusiveMinimum'],
+  less_than: ['maximum', 'exclusiveMaximum'],
+  multiple_of: ['multipleOf'],
+  number_format: ['integer'],
+  'string_format:regex': ['pattern'],
+};
+
+/** A zod error setting as a plain message, when it is one (a function that answers a string). */
+function messageText(error: unknown): string | undefined {
+  if (typeof error !== 'function') return undefined;
+  try {
+    const out: unknown = error({ code: 'custom', input: undefined, path: [] });
+    const text = typeof out === 'string' ? out : (out as { message?: unknown } | undefined)?.message;
+    return typeof text === 'string' && text !== '' ? text.slice(0, MAX_MESSAGE_CHARS) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+interface ZodDefLike {
+  readonly error?: unknown;
+  readonly checks?: readonly {
+    readonly _zod: { readonly def: { check: string; format?: string; error?: unknown } };
+  }[];
+}
+
+/** The author's messages of one zod schema node, by JSON Schema keyword. */
+function messagesOf(def: ZodDefLike): Record<string, string> {
+  const messages: Record<string, string> = {};
+  const own = messageText(def.error);
+  if (own !== undefined) messages.type = own;
+  for (const check of def.checks ?? []) {
+    const { check: name, format, error } = check._zod.def;
+    const text = messageText(error);
+    const keywords = CHECK_KEYWORDS[format === 'regex' ? `${name}:regex` : name];
+    if (text === undefined || keywords === undefined) continue;
+    for (const keyword of keywords) messages[keyword] = text;
+  }
+  return messages;
+}
+
 /** Converts a zod schema to JSON Schema 2020-12, describing what a caller may send. */
 export function toJsonSchema(schema: z.ZodType, io: 'input' | 'output' = 'input'): JsonSchema {
-  return z.toJSONSchema(schema, { target: 'draft-2020-12', io, unrepresentable: 'any' }) as JsonSchema;
+  return z.toJSONSchema(schema, {
+    target: 'draft-2020-12',
+    io,
+    unrepresentable: 'any',
+    override: (ctx) => {
+      if (io !== 'input') return;
+      const messages = messagesOf(ctx.zodSchema._zod.def as ZodDefLike);
+      if (Object.keys(messages).length > 0) {
+        (ctx.jsonSchema as Record<string, unknown>)[SCHEMA_MESSAGES_KEY] = messages;
+      }
+    },
+  }) as JsonSchema;
 }
 
 /** The plain-data descriptor of a definition, with its owner and executor. */

@@ -134,6 +134,39 @@ function allowedText(values: readonly unknown[]): string {
  * asked for its own (see `callTool`).
  */
 function ajvMessageOf(error: ErrorObject): string {
+  return authorMessageOf(error) ?? schemaMessageOf(error);
+}
+
+/** The key under which a plugin's schema node carries its author's messages (the SDK's `toJsonSchema`). */
+const MESSAGES_KEY = 'x-toolhost-messages';
+
+/** The words the tool's author gave for this failure, when its schema carries them. */
+function authorMessageOf(error: ErrorObject): string | undefined {
+  const params = error.params as Record<string, unknown>;
+  let node = error.parentSchema as Record<string, unknown> | undefined;
+  let keyword = error.keyword;
+  if (keyword === 'required' && typeof params.missingProperty === 'string') {
+    // A missing field is refused in the words its own schema gives for a wrong type, as zod does.
+    const properties = node?.properties as Record<string, Record<string, unknown>> | undefined;
+    node =
+      properties !== undefined && Object.hasOwn(properties, params.missingProperty)
+        ? properties[params.missingProperty]
+        : undefined;
+    keyword = 'type';
+  } else if (keyword === 'type' && params.type === 'integer' && typeof error.data === 'number') {
+    keyword = 'integer';
+  } else if (keyword === 'enum' || keyword === 'const') {
+    keyword = 'type';
+  }
+  const messages = node?.[MESSAGES_KEY] as Record<string, unknown> | undefined;
+  if (typeof messages !== 'object' || messages === null) return undefined;
+  const text = Object.hasOwn(messages, keyword) ? messages[keyword] : undefined;
+  const fallback = keyword === 'integer' && Object.hasOwn(messages, 'type') ? messages.type : undefined;
+  const chosen = typeof text === 'string' ? text : fallback;
+  return typeof chosen === 'string' && chosen !== '' ? chosen.slice(0, 500) : undefined;
+}
+
+function schemaMessageOf(error: ErrorObject): string {
   const params = error.params as Record<string, unknown>;
   switch (error.keyword) {
     case 'additionalProperties':
@@ -166,6 +199,19 @@ function issuesOf(errors: readonly ErrorObject[] | null | undefined): InputIssue
   return issues;
 }
 
+/** Where each top-level field stands in the schema, so issues come in the order a reader sees the fields. */
+function fieldOrder(schema: JsonSchema): ReadonlyMap<string, number> {
+  const properties = (schema as { properties?: unknown }).properties;
+  const names = typeof properties === 'object' && properties !== null ? Object.keys(properties) : [];
+  return new Map(names.map((name, index) => [name, index]));
+}
+
+/** The issues sorted by their field's place in the schema (a stable sort: the rest keep the validator's order). */
+function inFieldOrder(issues: InputIssue[], order: ReadonlyMap<string, number>): InputIssue[] {
+  const place = (issue: InputIssue) => order.get(issue.path.split('.')[0] ?? '') ?? order.size;
+  return issues.sort((a, b) => place(a) - place(b));
+}
+
 /** A check that always fails with one issue: the schema itself is unusable. */
 function unusable(message: string): (input: unknown) => InputCheck {
   const issues = [{ path: '(root)', message: `the tool's input schema cannot be used: ${message}` }];
@@ -187,6 +233,7 @@ function compile(schema: JsonSchema): (input: unknown) => InputCheck {
     return unusable(messageOf(error));
   }
   const copyFirst = hasDefaults(schema);
+  const order = fieldOrder(schema);
   return (input) => {
     // Defaults are written into the value: never into the caller's own object.
     let value = input;
@@ -197,7 +244,9 @@ function compile(schema: JsonSchema): (input: unknown) => InputCheck {
         return { ok: false, issues: [{ path: '(root)', message: 'the input is not plain JSON data' }] };
       }
     }
-    return validate(value) ? { ok: true, value } : { ok: false, issues: issuesOf(validate.errors) };
+    return validate(value)
+      ? { ok: true, value }
+      : { ok: false, issues: inFieldOrder(issuesOf(validate.errors), order) };
   };
 }
 
