@@ -3,6 +3,7 @@ import { createHost, type McpHttpServer, serveHttp, type ToolHost } from '@toolh
 import { defineTool } from '@toolhost/plugin-sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as z from 'zod';
+import { rawToolCall } from './raw-2026.js';
 
 /**
  * Approvals for 2026-07-28 clients: an `input_required` result with a form, answered in the
@@ -35,39 +36,8 @@ async function approvingHost(ran: string[]): Promise<ToolHost> {
   });
 }
 
-/** A raw 2026 `tools/call` POST, as a client sends it (envelope and headers). */
-async function rawCall(url: string, id: number, params: Record<string, unknown>) {
-  const response = await fetch(url, {
-    method: 'POST',
-    headers: {
-      'content-type': 'application/json',
-      accept: 'application/json, text/event-stream',
-      'mcp-protocol-version': VERSION,
-      'mcp-method': 'tools/call',
-      'mcp-name': 'deploy',
-    },
-    body: JSON.stringify({
-      jsonrpc: '2.0',
-      id,
-      method: 'tools/call',
-      params: {
-        name: 'deploy',
-        arguments: { env: 'prod' },
-        ...params,
-        _meta: {
-          'io.modelcontextprotocol/protocolVersion': VERSION,
-          'io.modelcontextprotocol/clientInfo': { name: 'approver', version: '1' },
-          'io.modelcontextprotocol/clientCapabilities': { elicitation: { form: {} } },
-        },
-      },
-    }),
-  });
-  const text = await response.text();
-  const line = text.startsWith('{')
-    ? text
-    : (text.split('\n').find((l) => l.startsWith('data: ')) ?? '').slice(6);
-  return JSON.parse(line) as { result?: Record<string, unknown>; error?: { code: number; message: string } };
-}
+const rawCall = (url: string, id: number, params: Record<string, unknown>) =>
+  rawToolCall(url, id, 'deploy', { env: 'prod' }, params);
 
 describe('MCP 2026-07-28 approvals over input_required', () => {
   const ran: string[] = [];

@@ -11,10 +11,10 @@ import * as path from 'node:path';
 import { type McpHttpServer, serveHttp } from '@toolhost/host';
 import { internalsOf } from '@toolhost/host/internal';
 import { afterEach, describe, expect, it } from 'vitest';
+import { rawToolCall } from '../../mcp/raw-2026.js';
 import { useHosts } from '../../plugins/project.js';
 
 const h = useHosts();
-const VERSION = '2026-07-28';
 
 const deployer = (id: string) => `
 import { definePlugin, defineTool } from '@toolhost/plugin-sdk';
@@ -39,38 +39,8 @@ async function writePlugin(root: string, id: string): Promise<void> {
   await writeFile(path.join(root, 'plugins', id, 'index.ts'), deployer(id));
 }
 
-async function rawCall(url: string, id: number, params: Record<string, unknown>) {
-  const response = await fetch(url, {
-    method: 'POST',
-    headers: {
-      'content-type': 'application/json',
-      accept: 'application/json, text/event-stream',
-      'mcp-protocol-version': VERSION,
-      'mcp-method': 'tools/call',
-      'mcp-name': 'deploy',
-    },
-    body: JSON.stringify({
-      jsonrpc: '2.0',
-      id,
-      method: 'tools/call',
-      params: {
-        name: 'deploy',
-        arguments: { target: 'prod' },
-        ...params,
-        _meta: {
-          'io.modelcontextprotocol/protocolVersion': VERSION,
-          'io.modelcontextprotocol/clientInfo': { name: 'approver', version: '1' },
-          'io.modelcontextprotocol/clientCapabilities': { elicitation: { form: {} } },
-        },
-      },
-    }),
-  });
-  const text = await response.text();
-  const line = text.startsWith('{')
-    ? text
-    : (text.split('\n').find((l) => l.startsWith('data: ')) ?? '').slice(6);
-  return JSON.parse(line) as { result?: Record<string, unknown>; error?: { code: number; message: string } };
-}
+const rawCall = (url: string, id: number, params: Record<string, unknown>) =>
+  rawToolCall(url, id, 'deploy', { target: 'prod' }, params);
 
 let server: McpHttpServer | undefined;
 afterEach(async () => {
