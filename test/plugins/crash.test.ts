@@ -23,9 +23,12 @@ describe('a plugin that crashes V8', () => {
   });
 
   it.each([
-    // #457 aborts V8 every time here; #527 sometimes ends as a clean memory-limit breach instead.
+    // #457 aborts V8 every time here; #527 sometimes ends as a clean memory-limit breach instead,
+    // and once in five CI runs (two workers, load 4) V8 spun in last-resort GCs near the heap
+    // limit until the plugin's time limit ended the call: each is the call failing alone, said as
+    // the host saw it.
     ['crash_keys', /the executor process died \(signal SIGABRT\)/],
-    ['crash_array', /executor process died|memory limit/],
+    ['crash_array', /executor process died|memory limit|did not finish within its time limit/],
   ] as const)('%s fails only its call; the host serves on', async (tool, expected) => {
     const session = host.session();
     const outcome = await session.call(tool, {});
