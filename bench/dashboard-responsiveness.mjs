@@ -5,7 +5,6 @@
 // the browser reports. A timing, so it lives here and not in test/dashboard/browser/
 // (responsiveness.test.ts checks what the page shows, with no clock). Needs `npm run build`.
 // Run: node bench/dashboard-responsiveness.mjs
-import { spawn } from 'node:child_process';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
@@ -18,12 +17,11 @@ const PLUGINS = 4;
 const TOOLS_PER_PLUGIN = 250;
 const CALLS_PER_SECOND = 100;
 const SECONDS = 3;
-/** The dashboard's address as dev prints it, with the run's token. */
-const URL_LINE = /dashboard ((http:\/\/127\.0\.0\.1:\d+)\/\?token=([A-Za-z0-9_-]+))\n/;
 
 /** A plugin of `TOOLS_PER_PLUGIN` small tools, `bulk<p>_<i>`. */
 const bulkPlugin = (p) => `import { definePlugin, defineTool } from '@toolhost/plugin-sdk';
 import * as z from 'zod';
+import { startDashboardDev } from './lib/dashboard-dev.mjs';
 export default definePlugin({
   id: 'bulk${p}',
   tools: Array.from({ length: ${TOOLS_PER_PLUGIN} }, (_, i) =>
@@ -64,25 +62,9 @@ for (let p = 0; p < PLUGINS; p++) {
   await writeFile(path.join(root, 'plugins', `bulk${p}`, 'index.ts'), bulkPlugin(p));
 }
 await writeFile(path.join(root, 'toolhost.config.json'), JSON.stringify({ builtins: false }));
-const dev = spawn(process.execPath, [CLI, 'dev', '--root', root, '--port', '0'], {
-  stdio: ['ignore', 'pipe', 'inherit'],
-});
+const { dev, address, origin, token } = await startDashboardDev(CLI, ['--root', root]);
 let browser;
 try {
-  const [address, origin, token] = await new Promise((resolve, reject) => {
-    let out = '';
-    const timer = setTimeout(() => reject(new Error(`toolhost dev printed no URL in 60 s:\n${out}`)), 60_000);
-    dev.stdout.setEncoding('utf8').on('data', (chunk) => {
-      out += chunk;
-      const match = URL_LINE.exec(out);
-      if (match) {
-        clearTimeout(timer);
-        resolve(match.slice(1));
-      }
-    });
-    dev.once('exit', (code) => reject(new Error(`toolhost dev exited (${code}):\n${out}`)));
-  });
-  dev.stdout.resume();
   browser = await chromium.launch({
     executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
     args: ['--no-sandbox'],
