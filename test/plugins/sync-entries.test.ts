@@ -58,7 +58,7 @@ describe.each(['inline', 'process'] as const)('sync entries (%s sandbox)', (sand
     const made = await h.project(['burner']);
     const host = await h.hostFor(made.root, {
       sandbox,
-      plugins: { burner: { limits: { cpuMs: 300, timeoutMs: 5_000 } } },
+      plugins: { burner: { limits: { cpuMs: 300, timeoutMs: 60_000 } } },
     });
     const session = host.session();
     for (let i = 0; i < 3; i++) await session.call('burn', { ms: 0 });
