@@ -1,10 +1,4 @@
-import type {
-  CallReply,
-  CallRequest,
-  DescribeReply,
-  HookReply,
-  HookRequest,
-} from '@toolhost/plugin-sdk/protocol';
+import type * as protocol from '@toolhost/plugin-sdk/protocol';
 import type { IsolateSettings } from '../config/isolates.js';
 import type { CodeModeLimits, SandboxLimits } from '../config/limits.js';
 import type { JailMode, Walls } from '../jail/index.js';
@@ -111,7 +105,11 @@ export interface Sandbox {
   /** The walls around the code it runs: the isolate, and the executor's jail (`process` only). */
   readonly walls: Walls;
   /** Reads a bundle's manifest in a throwaway isolate; no executor runs. */
-  describe(bundle: string, configJson: string, limits: SandboxLimits): Promise<SandboxOutcome<DescribeReply>>;
+  describe(
+    bundle: string,
+    configJson: string,
+    limits: SandboxLimits,
+  ): Promise<SandboxOutcome<protocol.DescribeReply>>;
   /**
    * Takes a hold on `bundle` as a version of `pluginId` and returns the version number that calls
    * name. Loading the same bundle and limits as the plugin's newest version takes another hold on
@@ -127,18 +125,18 @@ export interface Sandbox {
   call(
     pluginId: string,
     version: number,
-    request: CallRequest,
+    request: protocol.CallRequest,
     capabilities: CapabilityRunner,
     sinks: CallSinks,
     /** The call's cancellation (an `AbortSignal` will do; a `Cancellation` spares making one). */
     cancel: Cancellation | AbortSignal,
-  ): Promise<SandboxOutcome<CallReply>>;
+  ): Promise<SandboxOutcome<protocol.CallReply>>;
   hook(
     pluginId: string,
     version: number,
-    request: HookRequest,
+    request: protocol.HookRequest,
     sinks: CallSinks,
-  ): Promise<SandboxOutcome<HookReply>>;
+  ): Promise<SandboxOutcome<protocol.HookReply>>;
   /**
    * Hears of every executor process death charged to one plugin (never in `inline` mode, where
    * such a death ends the host). The host decides about quarantine. Returns the disposer.

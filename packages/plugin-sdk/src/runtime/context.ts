@@ -1,11 +1,6 @@
+import { ErrorCtor, hasOwn, PromiseCtor, parse, StringCtor } from './intrinsics.js';
 import type { CallRequest } from './protocol.js';
 import { requirePlugin } from './registration.js';
-
-const parse = JSON.parse;
-const hasOwn = Object.hasOwn;
-const PromiseCtor = Promise;
-const ErrorCtor = Error;
-const StringCtor = String;
 
 /** What a call's `ctx` is made of: the runtime's per-call parts (index.ts). */
 export interface CallPorts {

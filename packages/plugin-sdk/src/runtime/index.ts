@@ -18,6 +18,17 @@ import { normalizeToolReturn } from '../results.js';
 import type { ToolResult } from '../types.js';
 import { contextFor, signalOf } from './context.js';
 import { clearCallTimers, installGlobals } from './globals/index.js';
+import {
+  ErrorCtor,
+  getPrototypeOf,
+  global,
+  PromiseCtor,
+  PromiseProto,
+  parse,
+  promiseThen,
+  StringCtor,
+  stringify,
+} from './intrinsics.js';
 import { type LogBudget, logBudget, logDataJson, logLine, logMarker, logRoom as logRoom_ } from './logs.js';
 import {
   ATTACH_GLOBAL,
@@ -34,16 +45,6 @@ import {
 import { describe, parseConfig, type RegisteredTool, requirePlugin } from './registration.js';
 import { cappedStringify, clip, issuesOf, isThenable, messageOf, TOO_LARGE } from './values.js';
 
-// Captured before any plugin code exists.
-const global = globalThis as unknown as Record<string, unknown>;
-const stringify = JSON.stringify;
-const parse = JSON.parse;
-const PromiseCtor = Promise;
-const PromiseProto = Promise.prototype;
-const promiseThen = Promise.prototype.then;
-const ErrorCtor = Error;
-const StringCtor = String;
-const getPrototypeOf = Object.getPrototypeOf;
 // A plugin-installed stack formatter would run whenever any error is created, including ours.
 Object.defineProperty(ErrorCtor, 'prepareStackTrace', {
   value: undefined,

@@ -7,10 +7,8 @@
  * and keeps the per-minute caps (packages/host/src/sandbox/log-budget.ts, same wording).
  * Bytes are UTF-8 bytes of the message and of its data's JSON.
  */
+import { stringify } from './intrinsics.js';
 import type { LogCaps } from './protocol.js';
-
-// Captured before any plugin code exists.
-const stringify = JSON.stringify;
 
 /** The caps of a call whose request names none: the host's defaults. */
 const DEFAULT_LOG_CAPS = { linesPerCall: 1000, bytesPerCall: 1024 * 1024, lineBytes: 16 * 1024 };

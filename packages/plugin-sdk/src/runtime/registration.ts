@@ -1,3 +1,4 @@
+import { ErrorCtor, global, isArray, parse, StringCtor, stringify } from './intrinsics.js';
 import {
   type DescribeReply,
   type PluginManifest,
@@ -6,13 +7,6 @@ import {
   type WireIssue,
 } from './protocol.js';
 import { cappedStringify, issuesOf, messageOf, readData, type SchemaLike, TOO_LARGE } from './values.js';
-
-const global = globalThis as unknown as Record<string, unknown>;
-const stringify = JSON.stringify;
-const parse = JSON.parse;
-const ErrorCtor = Error;
-const StringCtor = String;
-const isArray = Array.isArray;
 
 /** What the plugin bundle hands over: its definition and the SDK helpers bundled with it. */
 interface Registration {

@@ -1,12 +1,6 @@
 import { explainMissingGlobal } from './globals/index.js';
+import { getOwnPropertyDescriptor, getPrototypeOf, hasOwn, StringCtor, stringify } from './intrinsics.js';
 import type { WireIssue } from './protocol.js';
-
-// Captured before any plugin code exists (the prelude runs first).
-const stringify = JSON.stringify;
-const hasOwn = Object.hasOwn;
-const StringCtor = String;
-const getOwnPropertyDescriptor = Object.getOwnPropertyDescriptor;
-const getPrototypeOf = Object.getPrototypeOf;
 
 /** What a zod schema is to the runtime: only its `safeParse`, read as data. */
 export interface SchemaLike {

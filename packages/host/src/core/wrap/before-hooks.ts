@@ -8,7 +8,7 @@ import type {
   ToolHooks,
 } from '../../types.js';
 import { issuesText } from '../../util/zod-issues.js';
-import type { ApprovalAsk, CallStatus, WrapperContext } from './call-types.js';
+import type { ApprovalAsk, CallEnd, WrapperContext } from './call-types.js';
 import { failureText } from './errors.js';
 import { checkWithJsonSchema } from './input-check.js';
 import { errorResult } from './results.js';
@@ -16,7 +16,7 @@ import { errorResult } from './results.js';
 /** What stage 1 hands on: input to run with (and an ask, if approval is needed), or the call's end. */
 export type Prepared =
   | { readonly kind: 'ready'; readonly input: unknown; readonly ask?: ApprovalAsk | undefined }
-  | { readonly kind: 'done'; readonly status: CallStatus; readonly result: ToolResult };
+  | ({ readonly kind: 'done' } & CallEnd);
 
 export function invalidInputResult(name: string, issues: readonly InputIssue[]): ToolResult {
   return errorResult(`Invalid input for tool "${name}": ${issuesText(issues)}`);

@@ -16,6 +16,12 @@ export type CallStatus =
   | 'timeout'
   | 'tool-error';
 
+/** How a call ended: its status and the result the model gets (what every stage that can end it hands on). */
+export interface CallEnd {
+  readonly status: CallStatus;
+  readonly result: ToolResult;
+}
+
 /** Log and progress sinks of one call (an MCP request, a CLI run, an agent loop). */
 export interface CallObserver {
   log?(level: keyof ToolLogger, message: string, data?: unknown): void;
@@ -68,7 +74,7 @@ export type ApprovalVerdict =
       /** That JSON parsed anew, every object in it frozen: what the executor runs with. */
       readonly input: unknown;
     }
-  | { readonly approved: false; readonly status: CallStatus; readonly result: ToolResult };
+  | ({ readonly approved: false } & CallEnd);
 
 /** What the wrapper needs of approvals (core/dispatch/approvals.ts implements it per session). */
 export interface ApprovalGate {

@@ -3,7 +3,7 @@ import { BACKSTOP_MS, type CallLimits, timerMs } from '../../config/limits.js';
 import type { ExecutionContext, InputAsker, RegisteredTool, TraceContext } from '../../types.js';
 import type { Cancellation, CancelSource } from '../../util/cancel.js';
 import { invalidInputResult } from './before-hooks.js';
-import type { CallObserver, CallStatus, WrapperContext } from './call-types.js';
+import type { CallEnd, CallObserver, WrapperContext } from './call-types.js';
 import { failureText, isCallStopped, isInvalidInputError } from './errors.js';
 import { errorResult, resultSize } from './results.js';
 
@@ -65,13 +65,11 @@ class Execution implements ExecutionContext {
   };
 }
 
-export type Executed = { readonly status: CallStatus; readonly result: ToolResult };
-
 /**
  * How the executor's result is reported: as it is, or as over the result limit — the tool's own
  * (a plugin's) or the call's. This is the one check of a result's size, whatever the executor.
  */
-function executedResult(tool: RegisteredTool, result: ToolResult, limits: CallLimits): Executed {
+function executedResult(tool: RegisteredTool, result: ToolResult, limits: CallLimits): CallEnd {
   const size = resultSize(result);
   const own = tool.resultLimit;
   const max = own === undefined ? limits.maxResultChars : own.chars;
@@ -88,7 +86,7 @@ function executedResult(tool: RegisteredTool, result: ToolResult, limits: CallLi
 }
 
 /** How an executor's failure is reported. */
-function executorFailure(name: string, error: unknown, input: unknown): Executed {
+function executorFailure(name: string, error: unknown, input: unknown): CallEnd {
   if (isInvalidInputError(error)) {
     return { status: 'invalid-input', result: invalidInputResult(name, error.issues) };
   }
@@ -109,14 +107,14 @@ export function execute(
   input: unknown,
   ctx: WrapperContext,
   control: CancelSource,
-): Promise<Executed> {
+): Promise<CallEnd> {
   const name = tool.descriptor.name;
   const { limits, signal: caller } = ctx;
   // The source's own wall clock when it sets one, else the call limit (limits.ts has the rule).
   const own = tool.timeout;
   const deadlineMs =
     own === undefined ? limits.timeoutMs : own.selfEnforced ? timerMs(own.ms + BACKSTOP_MS) : own.ms;
-  return new Promise<Executed>((resolve) => {
+  return new Promise<CallEnd>((resolve) => {
     let settled = false;
     const onCancel =
       caller === undefined
@@ -138,7 +136,7 @@ export function execute(
       });
     }, deadlineMs);
     timer.unref();
-    function settle(executed: Executed): void {
+    function settle(executed: CallEnd): void {
       if (settled) return;
       settled = true;
       clearTimeout(timer);

@@ -107,10 +107,15 @@ export function basicParse(rawInput: string, base: UrlRecord | undefined): UrlRe
     }
     return false;
   };
-  /** A `//` read: on past the second slash, into the state that skips any more. */
-  const skipSlashes = () => {
-    state = 'special-authority-ignore-slashes';
-    p++;
+  /** EOF, `/`, `?`, `#`, or `\` in a special URL: what ends an authority, a host, a port or a path segment. */
+  const endsPart = (c: string | undefined): c is '/' | '?' | '#' | '\\' | undefined =>
+    c === undefined || c === '/' || c === '?' || c === '#' || (isSpecial(url.scheme) && c === '\\');
+  /** At `//`, on past the second slash into the state that skips any more; else `c` is read again in `otherwise`. */
+  const slashesOr = (c: string | undefined, otherwise: State) => {
+    if (c === '/' && cps[p + 1] === '/') {
+      state = 'special-authority-ignore-slashes';
+      p++;
+    } else reconsume(otherwise);
   };
   for (; p <= cps.length; p++) {
     const c = cps[p]; // undefined at EOF
@@ -162,8 +167,7 @@ export function basicParse(rawInput: string, base: UrlRecord | undefined): UrlRe
         }
         break;
       case 'special-relative-or-authority':
-        if (c === '/' && cps[p + 1] === '/') skipSlashes();
-        else reconsume('relative');
+        slashesOr(c, 'relative');
         break;
       case 'path-or-authority':
         if (c === '/') state = 'authority';
@@ -199,8 +203,7 @@ export function basicParse(rawInput: string, base: UrlRecord | undefined): UrlRe
         break;
       }
       case 'special-authority-slashes':
-        if (c === '/' && cps[p + 1] === '/') skipSlashes();
-        else reconsume('special-authority-ignore-slashes');
+        slashesOr(c, 'special-authority-ignore-slashes');
         break;
       case 'special-authority-ignore-slashes':
         if (c !== '/' && c !== '\\') {
@@ -221,13 +224,7 @@ export function basicParse(rawInput: string, base: UrlRecord | undefined): UrlRe
             else url.username += encoded;
           }
           buffer = '';
-        } else if (
-          c === undefined ||
-          c === '/' ||
-          c === '?' ||
-          c === '#' ||
-          (isSpecial(url.scheme) && c === '\\')
-        ) {
+        } else if (endsPart(c)) {
           if (atSignSeen && buffer === '') return undefined;
           p -= Array.from(buffer).length + 1;
           buffer = '';
@@ -242,13 +239,7 @@ export function basicParse(rawInput: string, base: UrlRecord | undefined): UrlRe
           url.host = host;
           buffer = '';
           state = 'port';
-        } else if (
-          c === undefined ||
-          c === '/' ||
-          c === '?' ||
-          c === '#' ||
-          (isSpecial(url.scheme) && c === '\\')
-        ) {
+        } else if (endsPart(c)) {
           p--;
           if (isSpecial(url.scheme) && buffer === '') return undefined;
           const host = parseHost(buffer, isSpecial(url.scheme));
@@ -264,13 +255,7 @@ export function basicParse(rawInput: string, base: UrlRecord | undefined): UrlRe
         break;
       case 'port':
         if (c !== undefined && isDigit(c)) buffer += c;
-        else if (
-          c === undefined ||
-          c === '/' ||
-          c === '?' ||
-          c === '#' ||
-          (isSpecial(url.scheme) && c === '\\')
-        ) {
+        else if (endsPart(c)) {
           if (buffer !== '') {
             const port = Number.parseInt(buffer, 10);
             if (port > 65535) return undefined;
@@ -331,19 +316,13 @@ export function basicParse(rawInput: string, base: UrlRecord | undefined): UrlRe
         if (isSpecial(url.scheme)) {
           state = 'path';
           if (c !== '/' && c !== '\\') p--;
-        } else if (c === '?') {
-          url.query = '';
-          state = 'query';
-        } else if (c === '#') {
-          url.fragment = '';
-          state = 'fragment';
-        } else if (c !== undefined) {
+        } else if (!startsQueryOrFragment(c) && c !== undefined) {
           state = 'path';
           if (c !== '/') p--;
         }
         break;
       case 'path':
-        if (c === undefined || c === '/' || (isSpecial(url.scheme) && c === '\\') || c === '?' || c === '#') {
+        if (endsPart(c)) {
           const slash = c === '/' || (isSpecial(url.scheme) && c === '\\');
           if (isDoubleDot(buffer)) {
             shortenPath(url);
@@ -356,24 +335,12 @@ export function basicParse(rawInput: string, base: UrlRecord | undefined): UrlRe
             segments().push(buffer);
           }
           buffer = '';
-          if (c === '?') {
-            url.query = '';
-            state = 'query';
-          }
-          if (c === '#') {
-            url.fragment = '';
-            state = 'fragment';
-          }
+          startsQueryOrFragment(c);
         } else buffer += encodeCodePoint(c, pathSet);
         break;
       case 'opaque-path':
-        if (c === '?') {
-          url.query = '';
-          state = 'query';
-        } else if (c === '#') {
-          url.fragment = '';
-          state = 'fragment';
-        } else if (c !== undefined) url.path = (url.path as string) + encodeCodePoint(c, c0Set);
+        if (!startsQueryOrFragment(c) && c !== undefined)
+          url.path = (url.path as string) + encodeCodePoint(c, c0Set);
         break;
       case 'query':
         if (c === undefined || c === '#') {

@@ -1,0 +1,18 @@
+/**
+ * The intrinsics the runtime relies on, captured once when the prelude is evaluated, before any
+ * plugin code exists: a plugin that later replaces `JSON.stringify`, `Promise.prototype.then` or
+ * `Error` changes what it sees, not what the runtime uses.
+ */
+
+export const global = globalThis as unknown as Record<string, unknown>;
+export const stringify = JSON.stringify;
+export const parse = JSON.parse;
+export const hasOwn = Object.hasOwn;
+export const getPrototypeOf = Object.getPrototypeOf;
+export const getOwnPropertyDescriptor = Object.getOwnPropertyDescriptor;
+export const isArray = Array.isArray;
+export const PromiseCtor = Promise;
+export const PromiseProto = Promise.prototype;
+export const promiseThen = Promise.prototype.then;
+export const ErrorCtor = Error;
+export const StringCtor = String;
