@@ -21,6 +21,9 @@ const STOP_WORDS = new Set(
 export function splitWords(text: string): string[] {
   const spaced = text
     .slice(0, MAX_TEXT)
+    // "what's", "Bob's", "we'll": the clitic is no word of its own (a lone "s" matched any tool
+    // text with a possessive, a rare and so heavy term); the word before it stays.
+    .replace(/(?<=\p{L})['’](?:s|re|ll|ve|d|m|t)\b/giu, '')
     .replace(/([a-z])([A-Z])/g, '$1 $2')
     .replace(/([A-Z]+)([A-Z][a-z])/g, '$1 $2')
     .replace(/(?<=[a-zA-Z])(?=\d)|(?<=\d)(?=[a-zA-Z])/g, ' ');

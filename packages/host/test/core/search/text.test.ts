@@ -10,6 +10,11 @@ describe('splitWords', () => {
     expect(splitWords('utf8Decode')).toEqual(['utf', '8', 'decode']);
   });
 
+  it("drops a clitic ('s, 're, 'll, curly apostrophe too) instead of making it a word", () => {
+    expect(splitWords("what's in Bob's file")).toEqual(['what', 'in', 'bob', 'file']);
+    expect(splitWords('we’ll see the user’s list')).toEqual(['we', 'see', 'the', 'user', 'list']);
+  });
+
   it('gives nothing for text without letters or digits', () => {
     expect(splitWords('')).toEqual([]);
     expect(splitWords('.*+?()[]{}|\\^$')).toEqual([]);
