@@ -99,12 +99,17 @@ const URL_LIKE = /\b(?:https?|ftp):\/\/\S*|\bwww\.[a-z0-9-]+\.\S*/gi;
 const FILE_LIKE =
   /\b(?:readme|license|licence|makefile|dockerfile|gemfile|procfile)\b|[\w-]+\.(?:txt|md|markdown|json|jsonc|ya?ml|toml|ini|env|csv|tsv|log|lock|xml|html?|css|scss|[cm]?[jt]sx?|py|rb|go|rs|java|kt|swift|c|h|cc|cpp|hpp|cs|php|sh|bash|zsh|sql|png|jpe?g|gif|svg|webp|pdf|zip|gz|tar|wasm)\b/gi;
 
-/** The text with "url" before each web address and "file" before each file name. */
+/** And a latitude, longitude pair ("40.7,-74.0", "52.52, 13.40") says "coordinates". */
+const LAT_LNG = /[-+]?\b\d{1,3}\.\d+\s*,\s*[-+]?\d{1,3}\.\d+\b/g;
+
+/** The text with "url" before each web address, "file" before each file name, "coordinates" before each latitude, longitude pair. */
 function markAddresses(text: string): string {
   // One test each first: most text has neither, and then nothing is copied.
   URL_LIKE.lastIndex = 0;
   FILE_LIKE.lastIndex = 0;
+  LAT_LNG.lastIndex = 0;
   let marked = text;
+  if (LAT_LNG.test(marked)) marked = marked.replace(LAT_LNG, ' coordinates $& ');
   if (URL_LIKE.test(marked)) marked = marked.replace(URL_LIKE, ' url $& ');
   if (FILE_LIKE.test(marked)) marked = marked.replace(FILE_LIKE, ' file $& ');
   return marked;

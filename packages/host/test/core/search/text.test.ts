@@ -75,4 +75,10 @@ describe('analyze', () => {
     expect(analyze('open the README')).toEqual(expect.arrayContaining(analyze('file')));
     expect(analyze('how big is it')).toEqual(analyze('size'));
   });
+
+  it('reads a latitude, longitude pair as "coordinates", and a lone decimal not', () => {
+    expect(analyze('what is at 40.7,-74.0')).toEqual(expect.arrayContaining(analyze('coordinates')));
+    expect(analyze('near 52.52, 13.40')).toEqual(expect.arrayContaining(analyze('coordinates')));
+    expect(analyze('version 1.2')).not.toEqual(expect.arrayContaining(analyze('coordinates')));
+  });
 });
