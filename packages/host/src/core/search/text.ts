@@ -95,14 +95,21 @@ for (const group of SYNONYM_GROUPS) {
  * it stands, so "open https://…" reads as "open url".
  */
 const URL_LIKE = /\b(?:https?|ftp):\/\/\S*|\bwww\.[a-z0-9-]+\.\S*/gi;
-/** So does a file name ("notes.txt", "config.yaml", and the well-known ones without a dot) say "file". */
+/**
+ * So does a file name ("notes.txt", "config.yaml", and the well-known ones without a dot) say
+ * "file", and its extension what kind; its base name is the file the request is about, not words
+ * about the tool ("data.csv" is no request for data sources), so it is dropped.
+ */
 const FILE_LIKE =
   /\b(?:readme|license|licence|makefile|dockerfile|gemfile|procfile)\b|[\w-]+\.(?:txt|md|markdown|json|jsonc|ya?ml|toml|ini|env|csv|tsv|log|lock|xml|html?|css|scss|[cm]?[jt]sx?|py|rb|go|rs|java|kt|swift|c|h|cc|cpp|hpp|cs|php|sh|bash|zsh|sql|png|jpe?g|gif|svg|webp|pdf|zip|gz|tar|wasm)\b/gi;
 
 /** And a latitude, longitude pair ("40.7,-74.0", "52.52, 13.40") says "coordinates". */
 const LAT_LNG = /[-+]?\b\d{1,3}\.\d+\s*,\s*[-+]?\d{1,3}\.\d+\b/g;
 
-/** The text with "url" before each web address, "file" before each file name, "coordinates" before each latitude, longitude pair. */
+/**
+ * The text with "url" before each web address, "file" and the extension for each file name, and
+ * "coordinates" before each latitude, longitude pair.
+ */
 function markAddresses(text: string): string {
   // One test each first: most text has neither, and then nothing is copied.
   URL_LIKE.lastIndex = 0;
@@ -111,7 +118,11 @@ function markAddresses(text: string): string {
   let marked = text;
   if (LAT_LNG.test(marked)) marked = marked.replace(LAT_LNG, ' coordinates $& ');
   if (URL_LIKE.test(marked)) marked = marked.replace(URL_LIKE, ' url $& ');
-  if (FILE_LIKE.test(marked)) marked = marked.replace(FILE_LIKE, ' file $& ');
+  if (FILE_LIKE.test(marked))
+    marked = marked.replace(
+      FILE_LIKE,
+      (m) => ` file ${m.includes('.') ? m.slice(m.lastIndexOf('.') + 1) : m} `,
+    );
   return marked;
 }
 

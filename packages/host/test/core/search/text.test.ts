@@ -72,6 +72,7 @@ describe('analyze', () => {
     expect(analyze('https://example.com')).toContain('url');
     expect(analyze('notes.txt')).toEqual(expect.arrayContaining(analyze('file')));
     expect(analyze('example.com')).not.toEqual(expect.arrayContaining(analyze('file')));
+    expect(analyze('how big is data.csv')).toEqual(analyze('size file csv'));
     expect(analyze('open the README')).toEqual(expect.arrayContaining(analyze('file')));
     expect(analyze('how big is it')).toEqual(analyze('size'));
   });
