@@ -107,7 +107,14 @@ const FILE_LIKE =
 const LAT_LNG = /[-+]?\b\d{1,3}\.\d+\s*,\s*[-+]?\d{1,3}\.\d+\b/g;
 
 /**
- * The text with "url" before each web address, "file" and the extension for each file name, and
+ * A chat handle names a channel ("#general") or a person ("@bob"), as chat tools write them; the
+ * name itself is the argument, not words about a tool. Not "#42" (an issue number), not an npm
+ * scope ("@types/node"), not inside a word ("user@host", "page#anchor").
+ */
+const HANDLE = /(?<!\S)[#@][a-z][\w.-]*(?![\w./-])/gi;
+
+/**
+ * The text with "channel" or "user" for each chat handle, "url" before each web address, "file" and the extension for each file name, and
  * "coordinates" before each latitude, longitude pair.
  */
 function markAddresses(text: string): string {
@@ -115,7 +122,9 @@ function markAddresses(text: string): string {
   URL_LIKE.lastIndex = 0;
   FILE_LIKE.lastIndex = 0;
   LAT_LNG.lastIndex = 0;
+  HANDLE.lastIndex = 0;
   let marked = text;
+  if (HANDLE.test(marked)) marked = marked.replace(HANDLE, (m) => (m[0] === '#' ? ' channel ' : ' user '));
   if (LAT_LNG.test(marked)) marked = marked.replace(LAT_LNG, ' coordinates $& ');
   if (URL_LIKE.test(marked)) marked = marked.replace(URL_LIKE, ' url $& ');
   if (FILE_LIKE.test(marked))

@@ -77,6 +77,14 @@ describe('analyze', () => {
     expect(analyze('how big is it')).toEqual(analyze('size'));
   });
 
+  it('reads a chat handle as "channel" (#general) or "user" (@bob), and no other # or @', () => {
+    expect(analyze('post to #general')).toEqual(analyze('post to channel'));
+    expect(analyze('ping @bob.smith')).toEqual(analyze('ping user'));
+    expect(analyze('close #42')).toEqual(['clos', '42']);
+    expect(analyze('install @types/node')).not.toContain(analyze('user')[0]);
+    expect(analyze('ssh user@host')).toEqual(analyze('ssh user host'));
+  });
+
   it('reads a latitude, longitude pair as "coordinates", and a lone decimal not', () => {
     expect(analyze('what is at 40.7,-74.0')).toEqual(expect.arrayContaining(analyze('coordinates')));
     expect(analyze('near 52.52, 13.40')).toEqual(expect.arrayContaining(analyze('coordinates')));
