@@ -21,6 +21,9 @@ const STOP_WORDS = new Set(
 export function splitWords(text: string): string[] {
   const spaced = text
     .slice(0, MAX_TEXT)
+    // "what's", "Bob's", "we'll": the clitic is no word of its own (a lone "s" matched any tool
+    // text with a possessive, a rare and so heavy term); the word before it stays.
+    .replace(/(?<=\p{L})['’](?:s|re|ll|ve|d|m|t)\b/giu, '')
     .replace(/([a-z])([A-Z])/g, '$1 $2')
     .replace(/([A-Z]+)([A-Z][a-z])/g, '$1 $2')
     .replace(/(?<=[a-zA-Z])(?=\d)|(?<=\d)(?=[a-zA-Z])/g, ' ');
@@ -92,18 +95,43 @@ for (const group of SYNONYM_GROUPS) {
  * it stands, so "open https://…" reads as "open url".
  */
 const URL_LIKE = /\b(?:https?|ftp):\/\/\S*|\bwww\.[a-z0-9-]+\.\S*/gi;
-/** So does a file name ("notes.txt", "config.yaml", and the well-known ones without a dot) say "file". */
+/**
+ * So does a file name ("notes.txt", "config.yaml", and the well-known ones without a dot) say
+ * "file", and its extension what kind; its base name is the file the request is about, not words
+ * about the tool ("data.csv" is no request for data sources), so it is dropped.
+ */
 const FILE_LIKE =
   /\b(?:readme|license|licence|makefile|dockerfile|gemfile|procfile)\b|[\w-]+\.(?:txt|md|markdown|json|jsonc|ya?ml|toml|ini|env|csv|tsv|log|lock|xml|html?|css|scss|[cm]?[jt]sx?|py|rb|go|rs|java|kt|swift|c|h|cc|cpp|hpp|cs|php|sh|bash|zsh|sql|png|jpe?g|gif|svg|webp|pdf|zip|gz|tar|wasm)\b/gi;
 
-/** The text with "url" before each web address and "file" before each file name. */
+/** And a latitude, longitude pair ("40.7,-74.0", "52.52, 13.40") says "coordinates". */
+const LAT_LNG = /[-+]?\b\d{1,3}\.\d+\s*,\s*[-+]?\d{1,3}\.\d+\b/g;
+
+/**
+ * A chat handle names a channel ("#general") or a person ("@bob"), as chat tools write them; the
+ * name itself is the argument, not words about a tool. Not "#42" (an issue number), not an npm
+ * scope ("@types/node"), not inside a word ("user@host", "page#anchor").
+ */
+const HANDLE = /(?<!\S)[#@][a-z][\w.-]*(?![\w./-])/gi;
+
+/**
+ * The text with "channel" or "user" for each chat handle, "url" before each web address, "file" and the extension for each file name, and
+ * "coordinates" before each latitude, longitude pair.
+ */
 function markAddresses(text: string): string {
   // One test each first: most text has neither, and then nothing is copied.
   URL_LIKE.lastIndex = 0;
   FILE_LIKE.lastIndex = 0;
+  LAT_LNG.lastIndex = 0;
+  HANDLE.lastIndex = 0;
   let marked = text;
+  if (HANDLE.test(marked)) marked = marked.replace(HANDLE, (m) => (m[0] === '#' ? ' channel ' : ' user '));
+  if (LAT_LNG.test(marked)) marked = marked.replace(LAT_LNG, ' coordinates $& ');
   if (URL_LIKE.test(marked)) marked = marked.replace(URL_LIKE, ' url $& ');
-  if (FILE_LIKE.test(marked)) marked = marked.replace(FILE_LIKE, ' file $& ');
+  if (FILE_LIKE.test(marked))
+    marked = marked.replace(
+      FILE_LIKE,
+      (m) => ` file ${m.includes('.') ? m.slice(m.lastIndexOf('.') + 1) : m} `,
+    );
   return marked;
 }
 

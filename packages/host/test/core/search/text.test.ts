@@ -10,6 +10,11 @@ describe('splitWords', () => {
     expect(splitWords('utf8Decode')).toEqual(['utf', '8', 'decode']);
   });
 
+  it("drops a clitic ('s, 're, 'll, curly apostrophe too) instead of making it a word", () => {
+    expect(splitWords("what's in Bob's file")).toEqual(['what', 'in', 'bob', 'file']);
+    expect(splitWords('we’ll see the user’s list')).toEqual(['we', 'see', 'the', 'user', 'list']);
+  });
+
   it('gives nothing for text without letters or digits', () => {
     expect(splitWords('')).toEqual([]);
     expect(splitWords('.*+?()[]{}|\\^$')).toEqual([]);
@@ -67,7 +72,22 @@ describe('analyze', () => {
     expect(analyze('https://example.com')).toContain('url');
     expect(analyze('notes.txt')).toEqual(expect.arrayContaining(analyze('file')));
     expect(analyze('example.com')).not.toEqual(expect.arrayContaining(analyze('file')));
+    expect(analyze('how big is data.csv')).toEqual(analyze('size file csv'));
     expect(analyze('open the README')).toEqual(expect.arrayContaining(analyze('file')));
     expect(analyze('how big is it')).toEqual(analyze('size'));
+  });
+
+  it('reads a chat handle as "channel" (#general) or "user" (@bob), and no other # or @', () => {
+    expect(analyze('post to #general')).toEqual(analyze('post to channel'));
+    expect(analyze('ping @bob.smith')).toEqual(analyze('ping user'));
+    expect(analyze('close #42')).toEqual(['clos', '42']);
+    expect(analyze('install @types/node')).not.toContain(analyze('user')[0]);
+    expect(analyze('ssh user@host')).toEqual(analyze('ssh user host'));
+  });
+
+  it('reads a latitude, longitude pair as "coordinates", and a lone decimal not', () => {
+    expect(analyze('what is at 40.7,-74.0')).toEqual(expect.arrayContaining(analyze('coordinates')));
+    expect(analyze('near 52.52, 13.40')).toEqual(expect.arrayContaining(analyze('coordinates')));
+    expect(analyze('version 1.2')).not.toEqual(expect.arrayContaining(analyze('coordinates')));
   });
 });
