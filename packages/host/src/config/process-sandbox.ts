@@ -1,19 +1,15 @@
 import * as os from 'node:os';
 import * as path from 'node:path';
+import type { PluginGrants } from './grants.js';
 
 /**
  * `builtins.exec.sandbox` and `mcpServers.<id>.sandbox`: the grant vocabulary of every process
  * tool, in the words of plugins' `grants` (paths to read, paths to write, network hosts,
- * environment variable names). `true` or absent: jailed by `sandbox.jail`'s rule with nothing
- * granted; `false`: unjailed, on purpose; an object: jailed, with these grants.
+ * environment variable names; a path may also be absolute, or `~/` for the home folder). `true`
+ * or absent: jailed by `sandbox.jail`'s rule with nothing granted; `false`: unjailed, on purpose;
+ * an object: jailed, with these grants.
  */
-export type ProcessSandboxSetting =
-  | boolean
-  | {
-      readonly net?: readonly string[];
-      readonly fs?: { readonly read?: readonly string[]; readonly write?: readonly string[] };
-      readonly env?: readonly string[];
-    };
+export type ProcessSandboxSetting = boolean | PluginGrants;
 
 /** What a jailed process may reach beyond its default view: absolute paths, host patterns as written, variable names. */
 export interface ProcessGrants {
