@@ -3,20 +3,16 @@
  * remote server, as `doctor`, `dev`, `list --json` and `grant` say them: one implementation, so
  * the commands never disagree.
  */
-import type { ProcessSandboxSetting } from '../config/process-sandbox.js';
+import {
+  type ProcessGrants,
+  type ProcessSandboxSetting,
+  processSandboxOf,
+} from '../config/process-sandbox.js';
 import { sandboxSettingOf } from '../config/sandbox.js';
 import type { ToolHost } from '../host/host.js';
 import { jailPlacement } from '../jail/index.js';
 import { type JailRefusal, readRefusals, refusalText } from '../jail/refusals.js';
 import type { Finding } from './findings.js';
-
-/** What a process tool may reach, as config writes it. */
-export interface ToolGrants {
-  readonly read: readonly string[];
-  readonly write: readonly string[];
-  readonly net: readonly string[];
-  readonly env: readonly string[];
-}
 
 /** One process tool's jail, or why it has none; a remote server's host check. */
 export type ToolJail =
@@ -25,7 +21,8 @@ export type ToolJail =
       readonly kind: 'process';
       readonly jailed: true;
       readonly seccomp: boolean;
-      readonly grants: ToolGrants;
+      /** As config writes them. */
+      readonly grants: ProcessGrants;
       /** What its jail refused lately (kept in .toolhost/jail-refusals.json), each naming its key. */
       readonly refused: readonly string[];
     }
@@ -45,16 +42,6 @@ export type ToolJail =
       readonly allowed: readonly string[];
     };
 
-function grantsOf(setting: ProcessSandboxSetting | undefined): ToolGrants {
-  const grants = typeof setting === 'object' ? setting : {};
-  return {
-    read: [...(grants.fs?.read ?? [])],
-    write: [...(grants.fs?.write ?? [])],
-    net: [...(grants.net ?? [])],
-    env: [...(grants.env ?? [])],
-  };
-}
-
 function processJail(
   tool: string,
   key: string,
@@ -73,7 +60,7 @@ function processJail(
     kind: 'process',
     jailed: true,
     seccomp: placement.seccomp,
-    grants: grantsOf(setting),
+    grants: processSandboxOf(setting).grants,
     refused,
   };
 }
