@@ -97,11 +97,9 @@ describe('run_code limits', () => {
     });
     try {
       const result = (
-        await roomy
-          .session({ codeMode: true })
-          .call('run_code', {
-            code: `const hoard = []; for (let i = 0; ; i++) hoard.push(new Array(1_000_000).fill(i));`,
-          })
+        await roomy.session({ codeMode: true }).call('run_code', {
+          code: `const hoard = []; for (let i = 0; ; i++) hoard.push(new Array(1_000_000).fill(i));`,
+        })
       ).result;
       expect(result.isError).toBe(true);
       expect(resultText(result)).toMatch(/memory limit \(memoryMb: 32; raise limits\.codeMode\.memoryMb/);

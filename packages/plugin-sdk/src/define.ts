@@ -1,14 +1,12 @@
 import * as z from 'zod';
 import type {
-  AvailabilityExpression,
   ContentBlock,
   JsonSchema,
-  ToolAnnotations,
-  ToolApprovalRequirement,
   ToolContext,
   ToolDescriptor,
   ToolExecutorRef,
   ToolOwnerRef,
+  ToolPresentation,
 } from './types.js';
 
 /** The input of every tool is a JSON object, so its schema is a zod object. */
@@ -33,32 +31,23 @@ export type ToolReturn<O extends z.ZodType | undefined = undefined> =
       readonly isError?: boolean;
     };
 
-/** A tool as its author writes it: schemas and code. `defineTool` checks and returns it. */
+/**
+ * A tool as its author writes it: schemas and code, and what the descriptor shows of it
+ * ({@link ToolPresentation}). `defineTool` checks and returns it.
+ */
 export interface ToolDefinition<
   I extends ToolInputSchema = ToolInputSchema,
   O extends z.ZodType | undefined = z.ZodType | undefined,
   Config = unknown,
-> {
+> extends ToolPresentation {
   /** Unique name the model calls: letters, digits, `_` and `-`, at most 64 characters. */
   readonly name: string;
-  /** Human-friendly title. */
-  readonly title?: string;
   /** What the tool does, written for the model. */
   readonly description: string;
   /** Zod object schema of the input; `execute` receives its parsed output. */
   readonly input: I;
   /** Zod schema of `structuredContent`, when the tool returns structured output. */
   readonly output?: O;
-  /** When the tool may be shown. */
-  readonly availability?: AvailabilityExpression;
-  /** MCP behaviour hints. */
-  readonly annotations?: ToolAnnotations;
-  /** Sort key for the plan; defaults to `name`. */
-  readonly sortKey?: string;
-  /** true: shown to the model only once a tool search finds it; see `ToolDescriptor.deferLoading`. */
-  readonly deferLoading?: boolean;
-  /** A person approves each call before it runs; see `ToolDescriptor.requireApproval`. */
-  readonly requireApproval?: ToolApprovalRequirement;
   /** Does the work. Throwing yields an `is_error` result with the error's message. */
   readonly execute: (input: z.output<I>, ctx: ToolContext<Config>) => ToolReturn<O> | Promise<ToolReturn<O>>;
 }

@@ -111,22 +111,13 @@ export interface AvailabilityContext {
   readonly context?: Readonly<Record<string, unknown>>;
 }
 
-/** The public description of a tool: what the planner, the model and people see. */
-export interface ToolDescriptor {
-  /** Unique name the model calls the tool by. */
-  readonly name: string;
+/**
+ * What a tool's author writes of it beside its name, description, schemas and code, and its
+ * descriptor carries as written: one statement for `ToolDefinition` and `ToolDescriptor`.
+ */
+export interface ToolPresentation {
   /** Human-friendly title. */
   readonly title?: string;
-  /** What the tool does, for the model. */
-  readonly description: string;
-  /** JSON Schema (2020-12) of the input object. */
-  readonly inputSchema: JsonSchema;
-  /** JSON Schema of `structuredContent`, when the tool returns structured output. */
-  readonly outputSchema?: JsonSchema;
-  /** Who provides the tool. */
-  readonly owner: ToolOwnerRef;
-  /** Where calls land. A visible descriptor must have one. */
-  readonly executor?: ToolExecutorRef;
   /** When the tool may be shown; default `always`. */
   readonly availability?: AvailabilityExpression;
   /** MCP behaviour hints. */
@@ -144,6 +135,22 @@ export interface ToolDescriptor {
    * reason and severity shown to the approver. Config can add approvals, never lift this one.
    */
   readonly requireApproval?: ToolApprovalRequirement;
+}
+
+/** The public description of a tool: what the planner, the model and people see. */
+export interface ToolDescriptor extends ToolPresentation {
+  /** Unique name the model calls the tool by. */
+  readonly name: string;
+  /** What the tool does, for the model. */
+  readonly description: string;
+  /** JSON Schema (2020-12) of the input object. */
+  readonly inputSchema: JsonSchema;
+  /** JSON Schema of `structuredContent`, when the tool returns structured output. */
+  readonly outputSchema?: JsonSchema;
+  /** Who provides the tool. */
+  readonly owner: ToolOwnerRef;
+  /** Where calls land. A visible descriptor must have one. */
+  readonly executor?: ToolExecutorRef;
   /** Icons for clients to show (MCP's `icons`): kept from a bridged server's tool. */
   readonly icons?: readonly ToolIcon[];
   /**

@@ -3,30 +3,14 @@
  * the operator's grants narrow what the plugin declares.
  */
 import type { PluginPermissions } from '@toolhost/plugin-sdk';
+import type { PluginGrants } from '../config/grants.js';
+import type { CapabilityLimits } from '../config/limits.js';
 import type { FolderMode } from '../workspace/beneath.js';
 import type { ControlPaths } from '../workspace/control.js';
 import type { FetchResolver } from './fetch-resolve.js';
 import type { FetchTransport } from './fetch-transport.js';
 
-/**
- * What config grants a plugin, at `plugins.<id>.grants`. Same vocabulary as the plugin's declared
- * {@link PluginPermissions}; nothing here takes effect unless the plugin declares it too.
- */
-export interface PluginGrants {
-  /**
-   * Host patterns: `api.example.com`, `*.example.com` (subdomains only), optional `:port`. An IP
-   * literal (`10.0.0.5:8080`) or `localhost` also lets `ctx.fetch` connect to that loopback,
-   * private or other special-purpose address, which is refused otherwise whatever name leads there.
-   */
-  readonly net?: readonly string[];
-  /** Folders relative to the project root. A write grant lets the plugin read that folder too. */
-  readonly fs?: { readonly read?: readonly string[]; readonly write?: readonly string[] };
-  /** Environment variable names. */
-  readonly env?: readonly string[];
-}
-
-import type { CapabilityLimits } from '../config/limits.js';
-
+export type { PluginGrants } from '../config/grants.js';
 export type { CapabilityLimits } from '../config/limits.js';
 
 /** What a plugin may actually use: its declared permissions narrowed by the grants. */

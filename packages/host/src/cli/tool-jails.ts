@@ -3,57 +3,27 @@
  * remote server, as `doctor`, `dev`, `list --json` and `grant` say them: one implementation, so
  * the commands never disagree.
  */
-import type { ProcessSandboxSetting } from '../config/process-sandbox.js';
+import { type ProcessSandboxSetting, processSandboxOf } from '../config/process-sandbox.js';
 import { sandboxSettingOf } from '../config/sandbox.js';
 import type { ToolHost } from '../host/host.js';
-import { jailPlacement } from '../jail/index.js';
+import { type ProcessJail, processJailOf } from '../jail/index.js';
 import { type JailRefusal, readRefusals, refusalText } from '../jail/refusals.js';
 import type { Finding } from './findings.js';
 
-/** What a process tool may reach, as config writes it. */
-export interface ToolGrants {
-  readonly read: readonly string[];
-  readonly write: readonly string[];
-  readonly net: readonly string[];
-  readonly env: readonly string[];
-}
-
-/** One process tool's jail, or why it has none; a remote server's host check. */
+/** One process tool's jail, or why it has none (grants as config writes them); a remote server's host check. */
 export type ToolJail =
-  | {
+  | ({
       readonly tool: string;
       readonly kind: 'process';
-      readonly jailed: true;
-      readonly seccomp: boolean;
-      readonly grants: ToolGrants;
       /** What its jail refused lately (kept in .toolhost/jail-refusals.json), each naming its key. */
       readonly refused: readonly string[];
-    }
-  | {
-      readonly tool: string;
-      readonly kind: 'process';
-      readonly jailed: false;
-      readonly reason: string;
-      /** `sandbox: false` in its entry. */
-      readonly optedOut: boolean;
-      readonly refused: readonly string[];
-    }
+    } & ProcessJail)
   | {
       readonly tool: string;
       readonly kind: 'remote';
       /** Loopback and private addresses its URL may resolve to (`mcpServers.<id>.net`). */
       readonly allowed: readonly string[];
     };
-
-function grantsOf(setting: ProcessSandboxSetting | undefined): ToolGrants {
-  const grants = typeof setting === 'object' ? setting : {};
-  return {
-    read: [...(grants.fs?.read ?? [])],
-    write: [...(grants.fs?.write ?? [])],
-    net: [...(grants.net ?? [])],
-    env: [...(grants.env ?? [])],
-  };
-}
 
 function processJail(
   tool: string,
@@ -62,19 +32,12 @@ function processJail(
   host: ToolHost,
   refusals: readonly JailRefusal[],
 ): ToolJail {
-  const refused = refusals.filter((r) => r.tool === tool).map(refusalText);
-  if (setting === false)
-    return { tool, kind: 'process', jailed: false, reason: `${key} is false`, optedOut: true, refused };
-  const placement = jailPlacement(sandboxSettingOf(host.config).jail);
-  if (!placement.jailed)
-    return { tool, kind: 'process', jailed: false, reason: placement.reason, optedOut: false, refused };
+  const { jail } = processJailOf(processSandboxOf(setting), key, sandboxSettingOf(host.config).jail);
   return {
     tool,
     kind: 'process',
-    jailed: true,
-    seccomp: placement.seccomp,
-    grants: grantsOf(setting),
-    refused,
+    ...jail,
+    refused: refusals.filter((r) => r.tool === tool).map(refusalText),
   };
 }
 

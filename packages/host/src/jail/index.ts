@@ -12,7 +12,7 @@ export {
   spawnJailed,
 } from './launch.js';
 export { jailedPid } from './pids.js';
-export { type JailPlacement, jailPlacement } from './placement.js';
+export { type JailPlacement, jailPlacement, type ProcessJail, processJailOf } from './placement.js';
 export {
   type ExecViewOptions,
   execView,

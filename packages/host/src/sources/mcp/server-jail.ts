@@ -7,6 +7,7 @@ import {
   jailLaunch,
   jailPlacement,
   type NetGate,
+  processJailOf,
   serverView,
   spawnJailed,
   whichCommand,
@@ -39,21 +40,17 @@ export class ServerJail {
     this.#root = root;
     this.#env = env;
     this.#controlPaths = place.controlPaths;
-    const sandbox = processSandboxOf(config.sandbox, root);
-    if (!sandbox.jail) {
-      this.state = { jailed: false, reason: `mcpServers.${name}.sandbox is false`, optedOut: true };
-      return;
-    }
-    const placement = jailPlacement(mode);
-    if (placement.jailed) {
-      this.state = { jailed: true, seccomp: placement.seccomp, grants: sandbox.grants };
-    } else if (placement.refused) {
+    const { jail, refusal } = processJailOf(
+      processSandboxOf(config.sandbox, root),
+      `mcpServers.${name}.sandbox`,
+      mode,
+    );
+    if (refusal !== undefined) {
       throw new Error(
-        `it will not run unjailed: ${placement.reason}; set mcpServers.${name}.sandbox to false to run it unjailed on purpose, or sandbox.jail to 'auto'`,
+        `it will not run unjailed: ${refusal}; set mcpServers.${name}.sandbox to false to run it unjailed on purpose, or sandbox.jail to 'auto'`,
       );
-    } else {
-      this.state = { jailed: false, reason: placement.reason, optedOut: false };
     }
+    this.state = jail;
   }
 
   /** The key a grant of `kind` goes into. */

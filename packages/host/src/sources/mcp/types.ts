@@ -1,7 +1,8 @@
 /** The shapes the MCP bridge shares with the host and the CLI. */
 
-import type { ProcessGrants, ProcessSandboxSetting } from '../../config/process-sandbox.js';
+import type { ProcessSandboxSetting } from '../../config/process-sandbox.js';
 import type { JailSetting } from '../../config/sandbox.js';
+import type { ProcessJail } from '../../jail/index.js';
 import type { ControlPaths } from '../../workspace/control.js';
 
 /** Where a server's process runs: the project root, `sandbox.jail`, the environment, the control paths. */
@@ -29,14 +30,8 @@ export interface StdioServerConfig {
   readonly sandbox?: ProcessSandboxSetting;
 }
 
-/** Where a stdio server runs. */
-export type McpServerJail =
-  | {
-      readonly jailed: true;
-      readonly seccomp: boolean;
-      readonly grants: ProcessGrants;
-    }
-  | { readonly jailed: false; readonly reason: string; readonly optedOut: boolean };
+/** Where a stdio server runs: in its jail with its grants, or unjailed and why. */
+export type McpServerJail = ProcessJail;
 
 /** One entry of `mcpServers` in config: a command to run over stdio, or a streamable HTTP URL. */
 export type McpServerConfig =
