@@ -25,6 +25,9 @@ describe('the project token check', () => {
   it('looks at the file on every check; the list of all tokens takes the look of a check made in the same turn', async () => {
     const [first] = await projectTokens(root);
     const tokens = projectTokenCheck({ root });
+    // Something takes the list (an audit trail's secrets): from now on a check shares its look.
+    expect(tokens.all()).toEqual([first?.token]);
+    await nextTurn();
     expect(tokens.check(first?.token ?? '')?.id).toBe('token:default');
     const second = newToken();
     replaceNow({ default: second });
@@ -40,5 +43,14 @@ describe('the project token check', () => {
     replaceNow({ default: third, other: newToken() });
     expect(tokens.all()[0]).toBe(third);
     expect(tokens.all()).toHaveLength(2);
+  });
+
+  it('marks no turn while nothing takes the list', async () => {
+    const [first] = await projectTokens(root);
+    const tokens = projectTokenCheck({ root });
+    expect(tokens.check(first?.token ?? '')?.id).toBe('token:default');
+    const second = newToken();
+    replaceNow({ default: second });
+    expect(tokens.all()).toEqual([second]);
   });
 });

@@ -57,6 +57,8 @@ export function projectTokenCheck(
   let values = tokens.map((t) => t.token);
   /** Whether a check looked at the file in this turn of the event loop (until its check phase). */
   let looked = false;
+  /** Whether anything takes the list (an audit trail): else a check marks no turn. */
+  let listed = false;
   const unlook = () => {
     looked = false;
   };
@@ -73,7 +75,7 @@ export function projectTokenCheck(
   /** `current()` for a check: always looks, and lets the rest of the turn take that look. */
   const checked = (): Known[] => {
     const found = current();
-    if (file !== undefined && !looked) {
+    if (listed && file !== undefined && !looked) {
       looked = true;
       setImmediate(unlook).unref();
     }
@@ -90,6 +92,7 @@ export function projectTokenCheck(
     },
     token: (name) => current().find((t) => t.name === name)?.token,
     all: () => {
+      listed = true;
       if (!looked) current();
       return values;
     },
