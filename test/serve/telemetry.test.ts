@@ -129,6 +129,9 @@ describe('OpenTelemetry with an SDK the embedder registered (in-memory exporter)
       );
       expect(execute?.kind).toBe(SpanKind.INTERNAL);
       expect(execute?.parentSpanContext?.spanId).toBe(server?.spanContext().spanId);
+      // The caller's span is remote; the server span is the execute_tool span's parent in this process.
+      expect(server?.parentSpanContext?.isRemote).toBe(true);
+      expect(execute?.parentSpanContext?.isRemote).not.toBe(true);
       expect(execute?.attributes).toMatchObject({
         'gen_ai.operation.name': 'execute_tool',
         'gen_ai.tool.name': 'echo',
@@ -178,6 +181,24 @@ describe('OpenTelemetry with an SDK the embedder registered (in-memory exporter)
     }[];
     expect(points.find((p) => p.attributes['gen_ai.tool.name'] === 'fails')?.value.count).toBe(1);
     expect(points.find((p) => p.attributes['gen_ai.tool.name'] === 'echo')?.value.count).toBe(1);
+  });
+
+  it('follows an SDK registered again: the spans go to the provider registered now', async () => {
+    const again = new InMemorySpanExporter();
+    trace.disable();
+    trace.setGlobalTracerProvider(
+      new TracerProvider({ spanProcessors: [new SimpleSpanProcessor({ exporter: again })] }),
+    );
+    exporter.reset();
+    const { http, client } = await served(host);
+    try {
+      await client.callTool({ name: 'echo', arguments: {} });
+    } finally {
+      await client.close();
+      await http.close();
+    }
+    expect(again.getFinishedSpans().map((s) => s.name)).toEqual(['execute_tool echo', 'tools/call echo']);
+    expect(exporter.getFinishedSpans()).toEqual([]);
   });
 });
 

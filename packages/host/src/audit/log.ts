@@ -5,7 +5,9 @@
  * request path, and written with one `write` to a descriptor opened for appending (mode 0600)
  * `flushMs` after the batch's first line, or at once when it holds `batchBytes`; a process killed
  * outright loses at most that batch. Writing once per call (a timer and a `write` each) was most
- * of what the trail cost a served call. At `maxBytes` the file becomes `<name>.1.jsonl` (the older
+ * of what the trail cost a served call. A line may also be queued as the function that makes it
+ * (`appendLater`), called when its batch is written: the record's hashing and serializing then
+ * happen after the call's response, not before it. At `maxBytes` the file becomes `<name>.1.jsonl` (the older
  * ones shift up to `keep`, the oldest is removed) and a new one is started. `close()` writes what
  * is pending.
  */
@@ -37,7 +39,8 @@ export class AuditFile {
   readonly #options: Required<AuditFileOptions>;
   #fd: number | undefined;
   #size = 0;
-  #pending: string[] = [];
+  /** Lines, or what makes them (`appendLater`), in the order they came. */
+  #pending: (string | (() => string))[] = [];
   #pendingBytes = 0;
   #timer: NodeJS.Timeout | undefined;
   #closed = false;
@@ -60,9 +63,23 @@ export class AuditFile {
   /** Queues one record already serialized as JSON (one line, no newline). */
   appendLine(json: string): void {
     if (this.#closed) return;
-    this.#pending.push(`${json}\n`);
+    this.#queue(`${json}\n`, json.length + 1);
+  }
+
+  /**
+   * Queues one record made later, when its batch is written: `make` gives its JSON (one line, no
+   * newline). It must capture what it records, not read anything that may change meanwhile.
+   * `chars` is about how long the line will be (what counts toward the batch's size).
+   */
+  appendLater(make: () => string, chars: number): void {
+    if (this.#closed) return;
+    this.#queue(make, chars);
+  }
+
+  #queue(line: string | (() => string), chars: number): void {
+    this.#pending.push(line);
     // Characters, not bytes: a bound on the batch, not a measure of the file.
-    this.#pendingBytes += json.length + 1;
+    this.#pendingBytes += chars;
     if (this.#pendingBytes >= BATCH_BYTES) this.flush();
     // Not unref'd: a process that ends on its own writes its last batch first.
     else this.#timer ??= setTimeout(() => this.flush(), this.#options.flushMs);
@@ -80,10 +97,12 @@ export class AuditFile {
   }
 
   /** The queued lines in runs that each fit the current file (a rotation between two runs). */
-  *#chunks(lines: readonly string[]): Generator<string> {
+  *#chunks(queued: readonly (string | (() => string))[]): Generator<string> {
     let run = '';
     let size = this.#open();
-    for (const line of lines) {
+    for (const entry of queued) {
+      const line = typeof entry === 'string' ? entry : made(entry);
+      if (line === undefined) continue;
       const bytes = Buffer.byteLength(line);
       if (run !== '' && size + bytes > this.#options.maxBytes) {
         yield run;
@@ -139,5 +158,14 @@ export class AuditFile {
     this.#closed = true;
     if (this.#fd !== undefined) closeSync(this.#fd);
     this.#fd = undefined;
+  }
+}
+
+/** The line `make` gives; none when it fails (a bug: the other lines of its batch are written). */
+function made(make: () => string): string | undefined {
+  try {
+    return `${make()}\n`;
+  } catch {
+    return undefined;
   }
 }

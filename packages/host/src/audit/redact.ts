@@ -5,7 +5,7 @@
  * and key, however deep. Its hash is taken after the secrets are cut out, so no record, nor a
  * hash in it, holds a granted secret; a value under a credential-like key does enter the hash.
  */
-import { createHash } from 'node:crypto';
+import { hash as digest } from 'node:crypto';
 
 /** Keys whose values are never recorded (case-insensitive, anywhere in the key). */
 export const DEFAULT_REDACT_KEYS: readonly string[] = [
@@ -43,6 +43,16 @@ export interface Redactor {
    * nothing, and its JSON is both what is hashed and what is recorded.
    */
   prepare(value: unknown): { readonly hash: string; readonly json: string };
+  /**
+   * `prepare`, in two steps: what must be taken from `value` now, while it is as recorded, and
+   * `finish`, which gives what `prepare(value)` gave then, called later (when the record's batch is
+   * written). A value with nothing to cut is taken as its JSON (a string, which nothing can change
+   * afterwards) and hashed in `finish`; any other is prepared whole now. `chars`: the JSON's length.
+   */
+  capture(value: unknown): {
+    readonly chars: number;
+    finish(): { readonly hash: string; readonly json: string };
+  };
 }
 
 /** Keys whose sensitivity is remembered; the cache starts over beyond this. */
@@ -100,7 +110,8 @@ export function createRedactor(
     }
     return true;
   };
-  const sha256 = (json: string) => `sha256:${createHash('sha256').update(json).digest('hex')}`;
+  // One-shot: no Hash object per record.
+  const sha256 = (json: string) => `sha256:${digest('sha256', json, 'hex')}`;
   const walk = (value: unknown, depth: number, byKey: boolean): unknown => {
     if (typeof value === 'string') return text(value);
     if (value === null || typeof value !== 'object') return value;
@@ -122,6 +133,7 @@ export function createRedactor(
     return sha256(json);
   };
   const redact = (value: unknown) => walk(value, 0, true);
+  const cut = (value: unknown) => ({ hash: hash(value), json: JSON.stringify(redact(value)) ?? 'null' });
   return {
     redact,
     hash,
@@ -131,7 +143,15 @@ export function createRedactor(
         const json = JSON.stringify(value) ?? 'null';
         return { hash: sha256(json), json };
       }
-      return { hash: hash(value), json: JSON.stringify(redact(value)) ?? 'null' };
+      return cut(value);
+    },
+    capture(value) {
+      if (clean(value, 0)) {
+        const json = JSON.stringify(value) ?? 'null';
+        return { chars: json.length, finish: () => ({ hash: sha256(json), json }) };
+      }
+      const prepared = cut(value);
+      return { chars: prepared.json.length, finish: () => prepared };
     },
   };
 }

@@ -66,36 +66,19 @@ export class AuditTrail implements AuditSink {
     return this.#file.file;
   }
 
+  /**
+   * Takes what the record holds now (the approval's note, the time, the input as its JSON) and
+   * leaves hashing and serializing the record to when its batch is written (log.ts), off the
+   * call's response. `call` is read then too: its fields other than `input` are text and numbers.
+   */
   call(call: AuditCall): void {
     const redactor = this.#redactor();
     const key = `${call.hostSession} ${call.requestId}`;
     const approval = this.#decided.get(key);
     if (approval !== undefined) this.#decided.delete(key);
-    const input = redactor.prepare(call.input);
-    this.#file.appendLine(
-      line(
-        {
-          v: AUDIT_VERSION,
-          time: new Date().toISOString(),
-          type: 'call',
-          principal: call.principal,
-          ...(call.client === undefined ? {} : { client: redactor.text(call.client) }),
-          session: call.session,
-          request: call.requestId,
-          tool: call.tool,
-          ...(call.owner === undefined ? {} : { owner: call.owner }),
-          inputHash: input.hash,
-        },
-        input.json,
-        {
-          policy: call.policy,
-          ...(approval === undefined ? {} : { approval }),
-          status: call.status,
-          durationMs: Math.round(call.durationMs * 1000) / 1000,
-          ...(call.traceId === undefined ? {} : { traceId: call.traceId }),
-        },
-      ),
-    );
+    const time = Date.now();
+    const input = redactor.capture(call.input);
+    this.#file.appendLater(() => callLine(call, approval, time, redactor, input.finish()), input.chars + 320);
   }
 
   /** Records an approval event of the host's queue (`host.approvals.on`). */
@@ -148,6 +131,38 @@ export class AuditTrail implements AuditSink {
   close(): void {
     this.#file.close();
   }
+}
+
+/** A call's record. */
+function callLine(
+  call: AuditCall,
+  approval: ApprovalNote | undefined,
+  time: number,
+  redactor: Redactor,
+  input: { readonly hash: string; readonly json: string },
+): string {
+  return line(
+    {
+      v: AUDIT_VERSION,
+      time: new Date(time).toISOString(),
+      type: 'call',
+      principal: call.principal,
+      ...(call.client === undefined ? {} : { client: redactor.text(call.client) }),
+      session: call.session,
+      request: call.requestId,
+      tool: call.tool,
+      ...(call.owner === undefined ? {} : { owner: call.owner }),
+      inputHash: input.hash,
+    },
+    input.json,
+    {
+      policy: call.policy,
+      ...(approval === undefined ? {} : { approval }),
+      status: call.status,
+      durationMs: Math.round(call.durationMs * 1000) / 1000,
+      ...(call.traceId === undefined ? {} : { traceId: call.traceId }),
+    },
+  );
 }
 
 /**

@@ -5,6 +5,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { AuditFile } from '../../src/audit/log.js';
 import { readTrail } from '../../src/audit/read.js';
 import { createRedactor } from '../../src/audit/redact.js';
+import { type AuditCall, AuditTrail } from '../../src/audit/trail.js';
 
 let dir: string;
 beforeEach(async () => {
@@ -94,6 +95,89 @@ describe('the batch', () => {
     file.close();
     expect(await lines()).toBe(1002);
   });
+
+  it('makes a line queued with appendLater when its batch is written, in order, and skips one that fails', async () => {
+    const file = new AuditFile({ dir, name: 'host-1', flushMs: 50 });
+    const made: number[] = [];
+    file.append(record(1));
+    file.appendLater(() => {
+      made.push(2);
+      return JSON.stringify(record(2));
+    }, 100);
+    file.appendLater(() => {
+      throw new Error('a bug in a record');
+    }, 100);
+    file.append(record(3));
+    expect(made).toEqual([]);
+    file.flush();
+    expect(made).toEqual([2]);
+    const text = await readFile(file.file, 'utf8');
+    expect(text.split('\n').map((l) => (l === '' ? '' : (JSON.parse(l) as { tool: string }).tool))).toEqual([
+      't1',
+      't2',
+      't3',
+      '',
+    ]);
+    file.close();
+  });
+});
+
+describe('a call record', () => {
+  afterEach(() => vi.useRealTimers());
+
+  const call = (input: unknown): AuditCall => ({
+    principal: 'token:default',
+    client: 'client-with-s3cr3t-value',
+    session: 's1',
+    hostSession: 'h1',
+    requestId: '7',
+    tool: 'echo',
+    input,
+    policy: 'allowed',
+    status: 'ok',
+    durationMs: 1.23456,
+  });
+
+  it('holds what the call was when recorded, though it is made when its batch is written', async () => {
+    vi.useFakeTimers({ toFake: ['Date'] });
+    vi.setSystemTime(Date.UTC(2026, 0, 1, 12, 0, 0));
+    const file = new AuditFile({ dir, name: 'host-1', flushMs: 60_000 });
+    const redactor = createRedactor(['s3cr3t-value']);
+    let asked = 0;
+    const trail = new AuditTrail(file, () => {
+      asked += 1;
+      return redactor;
+    });
+    const clean = { text: 'hello', list: [1, 2] };
+    const secret = { text: 'x s3cr3t-value y', password: 'hunter2' };
+    trail.call(call(clean));
+    trail.call(call(secret));
+    // Changed after the call: the record keeps what it was.
+    clean.text = 'changed';
+    clean.list.push(3);
+    secret.text = 'changed too';
+    vi.setSystemTime(Date.UTC(2026, 0, 1, 12, 0, 30));
+    trail.flush();
+    expect(asked).toBe(2);
+    const records = (await readFile(file.file, 'utf8'))
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(records).toEqual([
+      expect.objectContaining({
+        time: '2026-01-01T12:00:00.000Z',
+        client: 'client-with-[redacted]',
+        input: { text: 'hello', list: [1, 2] },
+        inputHash: redactor.hash({ text: 'hello', list: [1, 2] }),
+        durationMs: 1.235,
+      }),
+      expect.objectContaining({
+        input: { text: 'x [redacted] y', password: '[redacted]' },
+        inputHash: redactor.hash({ text: 'x s3cr3t-value y', password: 'hunter2' }),
+      }),
+    ]);
+    trail.close();
+  });
 });
 
 describe('redaction', () => {
@@ -129,10 +213,12 @@ describe('redaction', () => {
       {},
     ];
     for (const input of inputs) {
-      expect(redactor.prepare(input), JSON.stringify(input)?.slice(0, 60)).toEqual({
-        hash: redactor.hash(input),
-        json: JSON.stringify(redactor.redact(input)),
-      });
+      const expected = { hash: redactor.hash(input), json: JSON.stringify(redactor.redact(input)) };
+      expect(redactor.prepare(input), JSON.stringify(input)?.slice(0, 60)).toEqual(expected);
+      // Taken now, finished later (when the record's batch is written): the same.
+      const captured = redactor.capture(input);
+      expect(captured.finish(), JSON.stringify(input)?.slice(0, 60)).toEqual(expected);
+      expect(captured.chars).toBe(expected.json.length);
     }
   });
 });

@@ -9,6 +9,7 @@
  * `gen_ai.execute_tool.duration` (seconds).
  */
 import {
+  type Attributes,
   type Context,
   type Histogram,
   metrics,
@@ -17,6 +18,8 @@ import {
   SpanKind,
   SpanStatusCode,
   TraceFlags,
+  type Tracer,
+  type TracerProvider,
   trace,
 } from '@opentelemetry/api';
 import type { TraceContext } from '../../types.js';
@@ -25,9 +28,19 @@ import type { CallStatus } from '../wrap/wrapper.js';
 const SCOPE = 'toolhost';
 const TRACEPARENT = /^00-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})$/;
 
+/**
+ * The span each trace context `traceContextOf` made stands for: a call's own span is the parent
+ * of the spans it starts (a served call's execute_tool span) without its `traceparent` being
+ * parsed back.
+ */
+const spans = new WeakMap<TraceContext, Span>();
+
 /** The context whose remote parent `traceparent` names; the root context when it names none. */
 export function parentOf(traceContext: TraceContext | undefined): Context {
-  const match = traceContext === undefined ? null : TRACEPARENT.exec(traceContext.traceparent);
+  if (traceContext === undefined) return ROOT_CONTEXT;
+  const own = spans.get(traceContext);
+  if (own !== undefined) return trace.setSpan(ROOT_CONTEXT, own);
+  const match = TRACEPARENT.exec(traceContext.traceparent);
   if (match === null) return ROOT_CONTEXT;
   const [, traceId, spanId, flags] = match as unknown as [string, string, string, string];
   return trace.setSpanContext(ROOT_CONTEXT, {
@@ -42,8 +55,19 @@ export function parentOf(traceContext: TraceContext | undefined): Context {
 export function traceContextOf(span: Span, from: TraceContext | undefined): TraceContext | undefined {
   const context = span.spanContext();
   if (!trace.isSpanContextValid(context)) return from;
-  const flags = (context.traceFlags & TraceFlags.SAMPLED).toString(16).padStart(2, '0');
-  return { ...from, traceparent: `00-${context.traceId}-${context.spanId}-${flags}` };
+  const flags = (context.traceFlags & TraceFlags.SAMPLED) === 0 ? '00' : '01';
+  const made = { ...from, traceparent: `00-${context.traceId}-${context.spanId}-${flags}` };
+  spans.set(made, span);
+  return made;
+}
+
+let tracer: { provider: TracerProvider; tracer: Tracer } | undefined;
+
+/** This scope's tracer of the provider registered now (asked once per provider, not per span). */
+function tracerNow(): Tracer {
+  const provider = trace.getTracerProvider();
+  if (tracer?.provider !== provider) tracer = { provider, tracer: provider.getTracer(SCOPE) };
+  return tracer.tracer;
 }
 
 /** Starts a span of this scope. */
@@ -53,7 +77,7 @@ export function startSpan(
   parent: Context,
   attributes: Record<string, string | number>,
 ): Span {
-  return trace.getTracer(SCOPE).startSpan(name, { kind, attributes }, parent);
+  return tracerNow().startSpan(name, { kind, attributes }, parent);
 }
 
 /** Why a call failed, for `error.type`; undefined when it succeeded. */
@@ -79,6 +103,23 @@ function durations(): Histogram {
   return histogram.histogram;
 }
 
+/** The metric's attributes of a call of each tool that succeeded: the same object each time. */
+const succeeded = new Map<string, Attributes>();
+const MAX_SUCCEEDED = 1024;
+
+function metricAttributes(name: string, error: string | undefined): Attributes {
+  if (error !== undefined) {
+    return { 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': name, 'error.type': error };
+  }
+  let attributes = succeeded.get(name);
+  if (attributes === undefined) {
+    if (succeeded.size >= MAX_SUCCEEDED) succeeded.clear();
+    attributes = Object.freeze({ 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': name });
+    succeeded.set(name, attributes);
+  }
+  return attributes;
+}
+
 /** One `execute_tool` span, begun: `end` closes it with how the call went. */
 export function executeToolSpan(
   name: string,
@@ -101,11 +142,7 @@ export function executeToolSpan(
         span.setStatus({ code: SpanStatusCode.ERROR });
       }
       span.end();
-      durations().record(durationMs / 1000, {
-        'gen_ai.operation.name': 'execute_tool',
-        'gen_ai.tool.name': name,
-        ...(error === undefined ? {} : { 'error.type': error }),
-      });
+      durations().record(durationMs / 1000, metricAttributes(name, error));
     },
   };
 }
