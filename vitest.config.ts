@@ -32,7 +32,14 @@ export const SANDBOX_INDEPENDENT = [
  * therefore leaves no global behind: it restores what it stubs (`restoreMocks` for spies) and
  * unregisters what it registers, as test/serve/telemetry.test.ts does with the OTel globals.
  */
-export const OWN_MODULES = ['packages/host/test/host/pipeline.test.ts'];
+export const OWN_MODULES = [
+  'packages/host/test/host/pipeline.test.ts',
+  // Real MCP clients in this process that must read a quick tool's progress before its result:
+  // over 2026-07-28 that is a bet on when the client reads (serve/server.ts), so they run in a
+  // fresh process, whose small heap has no long collections and no timers of earlier files.
+  'test/mcp/real-clients.test.ts',
+  'test/mcp/serve-progress.test.ts',
+];
 
 export default defineConfig({
   resolve: { conditions },

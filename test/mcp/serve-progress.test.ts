@@ -51,6 +51,52 @@ describe("a quick plugin tool's progress reaches the SDK client", () => {
     await rm(root, { recursive: true, force: true });
   });
 
+  /** A 2025 client of `toolhost`'s stdio server in a process of its own, over the built host. */
+  async function stdioClient(name: string): Promise<Client> {
+    const script = `
+      const { createHost, serveStdio } = await import(${JSON.stringify(hostModule)});
+      const host = await createHost({ root: ${JSON.stringify(root)}, builtins: false, sandbox: 'inline', cache: false, configFile: false });
+      const served = await serveStdio(host);
+      await served.closed;
+      await host.close();
+    `;
+    const client = new Client({ name, version: '1.0.0' });
+    await client.connect(
+      new StdioClientTransport({
+        command: process.execPath,
+        args: ['--no-node-snapshot', '--input-type=module', '-e', script],
+      }),
+    );
+    return client;
+  }
+
+  it('over stdio, to a client that reads late: a ping after the progress, the result after its answer', async () => {
+    // The client's thread is held at the first notification, long after the tool returned: the
+    // rest of its progress and its result are then all in the pipe at the next read, where a gap
+    // of time no longer separates them. The ping does: the result waits for the client's answer.
+    const client = await stdioClient('progress-late-reader');
+    try {
+      for (let i = 0; i < 3; i++) {
+        const seen: number[] = [];
+        const result = await client.callTool({ name: 'quick_steps', arguments: {} }, undefined, {
+          onprogress: ({ progress }) => {
+            seen.push(progress);
+            if (progress === 1) {
+              const until = performance.now() + 300;
+              while (performance.now() < until) {
+                // busy: the server writes on meanwhile
+              }
+            }
+          },
+        });
+        expect(result.content).toEqual([{ type: 'text', text: 'done' }]);
+        expect(seen).toEqual([1, 2, 3]);
+      }
+    } finally {
+      await client.close();
+    }
+  });
+
   it('over stdio, every notification of every call', async () => {
     const script = `
       const { createHost, serveStdio } = await import(${JSON.stringify(hostModule)});

@@ -267,7 +267,7 @@ export function registerToolHandlers(
     }
     span.end();
     watch?.end?.(outcome);
-    if (writes.last !== undefined) await progressFlushed(writes);
+    if (writes.last !== undefined) await progressFlushed(writes, modern === undefined ? ctx : undefined);
     // The round stopped at an approval or an ask: the answers come with the retry.
     if (running !== undefined && modern !== undefined) {
       const ended = await roundEnd(running, modern.codec, name, args);
@@ -290,22 +290,39 @@ interface ProgressWrites {
 }
 
 /**
- * How long a result waits after its call's last progress notification was written. The SDK
- * clients (v1 and v2) handle a notification a microtask later but a response at once, so a
- * progress notification read in the same chunk as its call's result finds its handler gone and
- * is dropped (typescript-sdk #2580): the notification must reach the client in an earlier read.
- * Separate writes are not enough (a quick tool's progress and result were both in the pipe
- * before the client read, 128–202 of 300 delivered over stdio); a gap after the last write is.
- * Measured over stdio on this 2-core machine at load 4–5 (a quick plugin tool, the SDK v1
- * client): 1 ms delivered 97 %, 2 ms 99.8 %, 3 ms 99–100 %, 5 ms 100 % of 600. A client whose
- * own thread is busy reads later: LangChain's adapters under vitest still lost one at 5 ms, so
- * 10. It stays a bet on the client's reading, not a guarantee. Only a call that sent progress in
- * its last 10 ms pays, and only the rest of the 10 ms.
+ * How long a result waits after its call's last progress notification was written, where the
+ * client cannot be asked (below). The SDK clients (v1 and v2) handle a notification a microtask
+ * later but a response at once, so a progress notification read in the same chunk as its call's
+ * result finds its handler gone and is dropped (typescript-sdk #2580): the notification must reach
+ * the client in an earlier read. Separate writes are not enough (a quick tool's progress and result
+ * were both in the pipe before the client read, 128–202 of 300 delivered over stdio); a gap after
+ * the last write mostly is (at load 4–5: 1 ms delivered 97 %, 5 ms 100 % of 600), but a client
+ * whose thread is busy reads later, and under a full test suite 10 ms still lost some, so 20. A
+ * bet.
  */
-const PROGRESS_GAP_MS = 10;
+const PROGRESS_GAP_MS = 20;
 
-async function progressFlushed(writes: ProgressWrites): Promise<void> {
+/** How long a result waits for the client's answer to the ping that follows its progress. */
+const PONG_WAIT_MS = 2_000;
+
+/**
+ * Waits until the call's progress has reached the client before its result goes. On a 2025
+ * connection (`legacy`: its context) that is a guarantee: a `ping` follows the last progress, and
+ * the SDK clients handle a request, as a notification, a microtask after reading it, so their
+ * answer comes after the progress handler ran. A client that does not answer within
+ * PONG_WAIT_MS, and every 2026-07-28 client (whose revision has no server-to-client requests),
+ * gets the gap.
+ */
+async function progressFlushed(writes: ProgressWrites, legacy: ServerContext | undefined): Promise<void> {
   await writes.last;
+  if (legacy !== undefined) {
+    try {
+      await legacy.mcpReq.send({ method: 'ping' }, { timeout: PONG_WAIT_MS });
+      return;
+    } catch {
+      // No answer in time: the gap below.
+    }
+  }
   const wait = PROGRESS_GAP_MS - (performance.now() - (writes.at ?? 0));
   if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
 }
