@@ -98,20 +98,7 @@ describe("a quick plugin tool's progress reaches the SDK client", () => {
   });
 
   it('over stdio, every notification of every call', async () => {
-    const script = `
-      const { createHost, serveStdio } = await import(${JSON.stringify(hostModule)});
-      const host = await createHost({ root: ${JSON.stringify(root)}, builtins: false, sandbox: 'inline', cache: false, configFile: false });
-      const served = await serveStdio(host);
-      await served.closed;
-      await host.close();
-    `;
-    const client = new Client({ name: 'progress-stdio', version: '1.0.0' });
-    await client.connect(
-      new StdioClientTransport({
-        command: process.execPath,
-        args: ['--no-node-snapshot', '--input-type=module', '-e', script],
-      }),
-    );
+    const client = await stdioClient('progress-stdio');
     expect(await progressSeen(client)).toBe(CALLS * 3);
     await client.close();
   });
