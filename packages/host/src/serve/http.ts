@@ -345,6 +345,7 @@ export async function serveHttp(host: ToolHost, options: McpHttpOptions = {}): P
     server.listen(options.port ?? 0, hostname, () => resolve());
   }).catch((error: unknown) => {
     dashboard?.close();
+    gate.close();
     throw error;
   });
   const address = server.address() as AddressInfo;
@@ -379,6 +380,7 @@ export async function serveHttp(host: ToolHost, options: McpHttpOptions = {}): P
         const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
         server.closeAllConnections();
         await stopped;
+        gate.close();
       })();
       return closed;
     },

@@ -64,6 +64,8 @@ export interface AuthGate {
   metadata(path: string): OAuthProtectedResourceMetadata | undefined;
   /** Host names that must be accepted (the OAuth resource's). */
   readonly hosts: readonly string[];
+  /** Stops watching the tokens file. */
+  close(): void;
 }
 
 export const ANONYMOUS: Principal = Object.freeze({ id: 'anonymous', kind: 'anonymous' });
@@ -106,6 +108,7 @@ export async function createAuthGate(
       secrets: () => NO_SECRETS,
       metadata: () => undefined,
       hosts: [],
+      close: () => {},
       summary: 'NO AUTHENTICATION (--allow-unauthenticated): any local process may call every tool',
     };
   }
@@ -177,6 +180,7 @@ export async function createAuthGate(
     token: tokens?.token('default'),
     summary: `bearer token required (${ways.join('; or ')})`,
     secrets: () => tokens?.all() ?? NO_SECRETS,
+    close: () => tokens?.close(),
     metadata: (path) =>
       path === metadataPath || (metadataPath !== undefined && path === `${metadataPath}/`)
         ? document
