@@ -10,9 +10,15 @@
  * `connection`, `content-length`, `transfer-encoding`, `te`, `trailer`, `upgrade`, `keep-alive`,
  * `expect`, `http2-settings` and `proxy-*`. It may send `authorization` and `cookie` (its own
  * secrets: the host has no cookie jar to leak); both are dropped when a redirect changes origin.
+ *
+ * The call's W3C trace context (`traceparent`, `tracestate`, `baggage`: its execute_tool span's
+ * when an OpenTelemetry SDK is registered, else the caller's as it came) goes with every hop, as
+ * it goes to a bridged MCP server, so the service's spans join the agent's trace. A header of
+ * that name the plugin set itself is kept.
  */
 
 import { raiseHint } from '../config/limits.js';
+import type { TraceContext } from '../types.js';
 import { type FetchArgs, MAX_URL_CHARS } from './args.js';
 import { aborted, failed, invalidArgs, isCapabilityError, limitExceeded, timedOut } from './errors.js';
 import { readCappedText } from './fetch-body.js';
@@ -67,7 +73,11 @@ export function createFetchCapability(options: FetchCapabilityOptions) {
   const grants = addressGrants(options.granted);
   const slots = new FetchSlots(limits.fetchConcurrency);
 
-  return async function serveFetch(args: FetchArgs, signal: AbortSignal): Promise<FetchReply> {
+  return async function serveFetch(
+    args: FetchArgs,
+    signal: AbortSignal,
+    trace?: TraceContext,
+  ): Promise<FetchReply> {
     const first = parseUrl(args.url);
     checkTarget(options, first);
     let url = first;
@@ -75,6 +85,7 @@ export function createFetchCapability(options: FetchCapabilityOptions) {
     let method = methodOf(args.options?.method);
     let body = args.options?.body ?? undefined;
     const headers = requestHeaders(args.options?.headers ?? {});
+    if (trace !== undefined) addTraceHeaders(headers, trace);
     if (body !== undefined) {
       if (method === 'GET' || method === 'HEAD')
         throw invalidArgs('fetch', `a ${method} request cannot have a body`);
@@ -224,6 +235,14 @@ function requestHeaders(raw: Readonly<Record<string, string>>): Headers {
     }
   }
   return headers;
+}
+
+/** The trace context's headers, where the plugin set none of that name. */
+function addTraceHeaders(headers: Headers, trace: TraceContext): void {
+  for (const name of ['traceparent', 'tracestate', 'baggage'] as const) {
+    const value = trace[name];
+    if (value !== undefined && !headers.has(name)) headers.set(name, value);
+  }
 }
 
 /** A network failure in a few words: the system error code, never a message with addresses. */

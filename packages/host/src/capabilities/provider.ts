@@ -5,6 +5,7 @@ import * as path from 'node:path';
  * (declared ∩ granted, fixed when the provider is made) and bounded by the limits.
  */
 import { capabilityLimits } from '../config/limits.js';
+import type { TraceContext } from '../types.js';
 import { Limiter } from '../util/limiter.js';
 import { ControlGuard } from '../workspace/control.js';
 import { fetchArgs, mkdirArgs, parseArgs, pathArgs, renameArgs, rmArgs, writeFileArgs } from './args.js';
@@ -53,8 +54,11 @@ export function createCapabilityProvider(options: CapabilityProviderOptions): Ca
   const fetchSchema = fetchArgs(limits, options.pluginId);
   const writeSchema = writeFileArgs(limits);
 
-  const handlers: Record<CapabilityName, (args: unknown, signal: AbortSignal) => Promise<unknown>> = {
-    fetch: (args, signal) => serveFetch(parseArgs('fetch', fetchSchema, args), signal),
+  const handlers: Record<
+    CapabilityName,
+    (args: unknown, signal: AbortSignal, trace: TraceContext | undefined) => Promise<unknown>
+  > = {
+    fetch: (args, signal, trace) => serveFetch(parseArgs('fetch', fetchSchema, args), signal, trace),
     'fs.readFile': (args, signal) => {
       const { path } = parseArgs('fs.readFile', pathArgs, args);
       return slot('fs.readFile', signal, () => fs.readFile(path));
@@ -90,13 +94,13 @@ export function createCapabilityProvider(options: CapabilityProviderOptions): Ca
   };
 
   return {
-    async invoke(capability, args, signal) {
+    async invoke(capability, args, signal, trace) {
       if (typeof capability !== 'string' || !Object.hasOwn(handlers, capability)) {
         throw unknownCapability(String(capability));
       }
       const name = capability as CapabilityName;
       if (signal.aborted) throw aborted(name, `ctx.${name} was aborted: the call was cancelled`);
-      return handlers[name](args, signal);
+      return handlers[name](args, signal, trace);
     },
     envGranted: effective.env,
     envValues(processEnv) {

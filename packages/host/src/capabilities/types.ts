@@ -5,6 +5,7 @@
 import type { PluginPermissions } from '@toolhost/plugin-sdk';
 import type { PluginGrants } from '../config/grants.js';
 import type { CapabilityLimits } from '../config/limits.js';
+import type { TraceContext } from '../types.js';
 import type { FolderMode } from '../workspace/beneath.js';
 import type { ControlPaths } from '../workspace/control.js';
 import type { FetchResolver } from './fetch-resolve.js';
@@ -72,9 +73,10 @@ export interface CapabilityProvider {
   /**
    * Serves one request from the plugin's runtime (`fetch`, `fs.readFile`, `fs.writeFile`,
    * `fs.appendFile`, `fs.readdir`, `fs.stat`, `fs.mkdir`, `fs.rm`, `fs.rename`). `args` is untrusted JSON. Resolves with a JSON-able value or rejects
-   * with a {@link CapabilityError} whose message is safe to show to plugin code.
+   * with a {@link CapabilityError} whose message is safe to show to plugin code. `trace`: the
+   * call's trace context, which `fetch` sends on.
    */
-  invoke(capability: string, args: unknown, signal: AbortSignal): Promise<unknown>;
+  invoke(capability: string, args: unknown, signal: AbortSignal, trace?: TraceContext): Promise<unknown>;
   /** The effective (declared ∩ granted) environment variable names. */
   readonly envGranted: readonly string[];
   /** The values of the effective environment variables that are set in `processEnv`. */

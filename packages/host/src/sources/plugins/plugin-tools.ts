@@ -22,6 +22,7 @@ import type {
   InputAsker,
   RegisteredTool,
   ToolHooks,
+  TraceContext,
 } from '../../types.js';
 import { type Cancellation, cancellationOf } from '../../util/cancel.js';
 import { issuesText } from '../../util/zod-issues.js';
@@ -173,7 +174,12 @@ export function pluginTools(plugin: LoadedPlugin): RegisteredTool[] {
     const descriptor = pluginDescriptor(plugin.id, tool);
     const request = (
       input: unknown,
-      call: { toolUseId: string; sessionId: string; ask?: InputAsker | undefined },
+      call: {
+        toolUseId: string;
+        sessionId: string;
+        ask?: InputAsker | undefined;
+        trace?: TraceContext | undefined;
+      },
       cancel: Cancellation,
       sinks: CallSinks,
     ) =>
@@ -196,7 +202,7 @@ export function pluginTools(plugin: LoadedPlugin): RegisteredTool[] {
         (capability, args, signal) =>
           capability === 'ask'
             ? askThrough(call.ask, args)
-            : plugin.capabilities.invoke(capability, args, signal),
+            : plugin.capabilities.invoke(capability, args, signal, call.trace),
         sinks,
         cancel,
       );
