@@ -10,7 +10,14 @@ import {
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/server/validators/ajv';
 import type { AuditPolicy, AuditSink } from '../audit/trail.js';
 import type { Session, SessionOptions } from '../core/dispatch/session.js';
-import { parentOf, SpanKind, SpanStatusCode, startSpan, traceContextOf } from '../core/dispatch/telemetry.js';
+import {
+  parentOf,
+  SpanKind,
+  SpanStatusCode,
+  startSpan,
+  traceContextOf,
+  traceIdOf as traceIdOfContext,
+} from '../core/dispatch/telemetry.js';
 import { errorResult } from '../core/wrap/results.js';
 import type { CallObserver, CallOutcome } from '../core/wrap/wrapper.js';
 import type { ToolHost } from '../host/host.js';
@@ -249,7 +256,7 @@ export function registerToolHandlers(
       ...(ctx.sessionId === undefined ? {} : { 'mcp.session.id': ctx.sessionId }),
     });
     const trace = traceContextOf(span, caller);
-    traceId = trace?.traceparent.split('-')[1] ?? traceId;
+    if (trace !== undefined) traceId = traceIdOfContext(trace) ?? traceId;
     let outcome: CallOutcome;
     try {
       outcome = await session.call(name, args, toolUseId, {
