@@ -127,6 +127,17 @@ describe('toolhost served over MCP streamable HTTP', () => {
     });
   });
 
+  it('keeps an idle connection open 65 s, and says so: a busy client does not pick one the server is closing', async () => {
+    // Node's default is 5 s; under load, clients then lost POSTs to "other side closed".
+    const response = await fetch(served.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' }),
+    });
+    await response.body?.cancel();
+    expect(response.headers.get('keep-alive')).toBe('timeout=65');
+  });
+
   it('calls a tool through the wrapper, with structured output', async () => {
     const result = await client.callTool({ name: 'greet', arguments: { who: 'ada' } });
     expect(result).toMatchObject({
