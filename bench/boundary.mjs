@@ -332,7 +332,9 @@ async function httpClient(label, args, { env = {}, ready, urlOf = (found) => fou
     };
     child.stdout.on('data', onData);
     child.stderr.on('data', onData);
-    child.once('exit', (code) => reject(new Error(`${label}: exited (${code}) before it listened:\n${output}`)));
+    child.once('exit', (code) =>
+      reject(new Error(`${label}: exited (${code}) before it listened:\n${output}`)),
+    );
   });
   const pid = child.pid;
   const client = new Client({ name: 'toolhost-bench', version: '1.0.0' });
@@ -575,7 +577,10 @@ async function burst(p, inFlight, calls) {
       }
     } catch (error) {
       failed = true; // the other workers stop too: the run is over
-      const cause = error?.cause === undefined ? '' : ` (cause: ${error.cause?.code ?? error.cause?.message ?? error.cause})`;
+      const cause =
+        error?.cause === undefined
+          ? ''
+          : ` (cause: ${error.cause?.code ?? error.cause?.message ?? error.cause})`;
       throw new Error(`${p.label} at ${inFlight} in flight: ${error?.message ?? error}${cause}`);
     }
   };
