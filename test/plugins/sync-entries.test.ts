@@ -128,4 +128,28 @@ describe('sync entries that reply within the entry', () => {
     // The first call, and a few after V8 recompiles the hot code, go the async way.
     expect(inEntry).toBeGreaterThan(200);
   });
+
+  it('concurrent calls of a quick tool keep to sync entries while an async entry ends (inline)', async () => {
+    const made = await h.project(['pair']);
+    const host = await h.hostFor(made.root, { sandbox: 'inline' });
+    const session = host.session();
+    for (let i = 0; i < 20; i++) await session.call('pair_first', { text: `${i}` });
+    const sandbox = internalsOf(host).sandbox as InlineSandbox;
+    const before = sandbox.replyStats();
+    // pair_second has never run: its first call takes an async entry, and the calls of pair_first
+    // made meanwhile wait for it to end instead of taking async entries too (which kept every
+    // later call async for as long as calls kept coming).
+    const calls = [
+      session.call('pair_second', { text: 'x' }),
+      ...Array.from({ length: 500 }, (_, i) => session.call('pair_first', { text: `${i}` })),
+    ];
+    const outcomes = await Promise.all(calls);
+    expect(textOf(outcomes[0]?.result)).toBe('second: x');
+    outcomes.slice(1).forEach((outcome, i) => {
+      expect(textOf(outcome.result)).toBe(`first: ${i}`);
+    });
+    const after = sandbox.replyStats();
+    expect(after.inEntry + after.waited - before.inEntry - before.waited).toBe(501);
+    expect(after.inEntry - before.inEntry).toBeGreaterThan(450);
+  });
 });

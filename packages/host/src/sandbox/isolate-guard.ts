@@ -34,6 +34,8 @@ export class IsolateGuard {
    * thread may be calling back into this one, and a sync entry would wait for its lock (deadlock).
    */
   #asyncEntries = 0;
+  /** Calls waiting for the async entries to end, resumed in the order they came. */
+  readonly #drained: (() => void)[] = [];
   #watchdog: NodeJS.Timeout | undefined;
   readonly #callCpuStart = new Map<string, bigint>();
 
@@ -53,9 +55,22 @@ export class IsolateGuard {
     this.#asyncEntries += 1;
     const done = () => {
       this.#asyncEntries -= 1;
+      if (this.#asyncEntries === 0 && this.#drained.length > 0) {
+        for (const resume of this.#drained.splice(0)) resume();
+      }
     };
     entered.then(done, done);
     return entered;
+  }
+
+  /** Resolves once no async entry runs: at the settling of the last one. */
+  noAsyncEntry(): Promise<void> {
+    return new Promise((resolve) => this.#drained.push(resolve));
+  }
+
+  /** Whether calls wait for the async entries to end ({@link noAsyncEntry}). */
+  get held(): boolean {
+    return this.#drained.length > 0;
   }
 
   /** Entries running under the guard now. */
