@@ -221,6 +221,7 @@ export class PluginIsolate {
       const entered = this.#enterAsync(entry, kind, json, callId);
       return this.#waitFor<R>(call, key, callId, raw, cancel, { entered, cpuBefore, alone });
     }
+    this.#modes.enteredSync(key);
     let answered: IsolateOutcome<R> | undefined;
     try {
       if (

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import {
   DEMOTE_MS,
   EntryModes,
+  FORGIVE_AFTER_CALLS,
   MAX_SHORT_STALLS,
   PROBATION_CALLS,
   PROMOTE_CPU_MS,
@@ -49,6 +50,24 @@ describe('EntryModes: which tools take sync entries', () => {
     modes.afterLongSyncEntry('t', DEMOTE_MS + 1);
     expect(modes.undecided('t')).toBe(false);
     modes.afterAsyncEntry('t', 0);
+    expect(modes.isSync('t')).toBe(false);
+  });
+
+  it(`a short stall ${FORGIVE_AFTER_CALLS} sync entries after the last one starts the count again: a busy quick tool stays sync`, () => {
+    const modes = new EntryModes();
+    for (let stall = 1; stall <= MAX_SHORT_STALLS * 3; stall++) {
+      modes.afterAsyncEntry('t', 0);
+      for (let call = 0; call < FORGIVE_AFTER_CALLS; call++) modes.enteredSync('t');
+      modes.afterLongSyncEntry('t', DEMOTE_MS + 1);
+      expect(modes.undecided('t')).toBe(true);
+    }
+    // Close together, they count up to the limit as before.
+    for (let stall = 1; stall <= MAX_SHORT_STALLS; stall++) {
+      modes.afterAsyncEntry('t', 0);
+      for (let call = 0; call < FORGIVE_AFTER_CALLS - 2; call++) modes.enteredSync('t');
+      modes.afterLongSyncEntry('t', DEMOTE_MS + 1);
+    }
+    expect(modes.undecided('t')).toBe(false);
     expect(modes.isSync('t')).toBe(false);
   });
 
