@@ -66,8 +66,10 @@ export async function serveStdioRecorded(
   inFlight: InFlightRecorder | undefined,
 ): Promise<{ close: () => Promise<void>; closed: Promise<void> }> {
   const stdin = options.stdin ?? process.stdin;
+  const out = coalescing(options.stdout ?? process.stdout);
   const wire = new WireTransport(
-    new StdioServerTransport(stdin, options.stdout ?? process.stdout),
+    new StdioServerTransport(stdin, out),
+    out,
     inFlight,
     options.handover?.initializeId,
   );
@@ -143,16 +145,19 @@ class WireTransport implements Transport {
   onmessage?: <T extends JSONRPCMessage>(message: T, extra?: MessageExtraInfo) => void;
   closed: () => void = () => {};
   readonly #inner: StdioServerTransport;
+  readonly #out: CoalescingWritable;
   readonly #inFlight: InFlightRecorder | undefined;
   /** The replayed `initialize` the client already had an answer to (early-stdio.ts). */
   #answered: string | number | undefined;
 
   constructor(
     inner: StdioServerTransport,
+    out: CoalescingWritable,
     inFlight: InFlightRecorder | undefined,
     answered: string | number | undefined,
   ) {
     this.#inner = inner;
+    this.#out = out;
     this.#inFlight = inFlight;
     this.#answered = answered;
     inner.onmessage = (message) => {
@@ -182,10 +187,14 @@ class WireTransport implements Transport {
       return Promise.resolve();
     }
     const sent = this.#inner.send(message);
-    // After the write (synchronous on pipes, files and terminals): a process that dies in between
-    // leaves the request recorded, and its client may hear twice of it, never not at all.
-    if (this.#inFlight !== undefined && !('method' in message) && 'id' in message && message.id !== undefined)
-      this.#inFlight.answered(message.id);
+    // After the write (synchronous on pipes, files and terminals; the one its turn's messages
+    // share): a process that dies in between leaves the request recorded, and its client may hear
+    // twice of it, never not at all.
+    const inFlight = this.#inFlight;
+    if (inFlight !== undefined && !('method' in message) && 'id' in message && message.id !== undefined) {
+      const id = message.id;
+      this.#out.afterWrite(() => inFlight.answered(id));
+    }
     return sent;
   }
 
@@ -203,4 +212,49 @@ function track(message: JSONRPCMessage, inFlight: InFlightRecorder): void {
     const id = message.params?.requestId;
     if (typeof id === 'string' || typeof id === 'number') inFlight.answered(id);
   }
+}
+
+/** A writable whose writes of one turn go out together, and that says when they have. */
+export type CoalescingWritable = Writable & {
+  /** Runs `done` once what was written so far has been handed to the stream (at once if it has). */
+  afterWrite(done: () => void): void;
+};
+
+/**
+ * `out` with the messages written in one turn of the microtask queue sent in one write: the
+ * SDK's transport writes each message on its own, and with calls in flight the replies of one
+ * read from the executor come out together (a write syscall each was over one per call at 64
+ * calls in flight; with this, one per five). Corked at the first write, uncorked in the next
+ * tick, after the promise jobs that write the other replies; a message is never held past that.
+ */
+export function coalescing(out: Writable): CoalescingWritable {
+  let corked = false;
+  let after: (() => void)[] = [];
+  const uncork = () => {
+    corked = false;
+    out.uncork();
+    const done = after;
+    after = [];
+    for (const each of done) each();
+  };
+  const write = (...args: Parameters<Writable['write']>): boolean => {
+    if (!corked) {
+      corked = true;
+      out.cork();
+      process.nextTick(uncork);
+    }
+    return out.write(...args);
+  };
+  const afterWrite = (done: () => void) => {
+    if (corked) after.push(done);
+    else done();
+  };
+  return new Proxy(out, {
+    get(target, property) {
+      if (property === 'write') return write;
+      if (property === 'afterWrite') return afterWrite;
+      const value = Reflect.get(target, property, target) as unknown;
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+  }) as CoalescingWritable;
 }
