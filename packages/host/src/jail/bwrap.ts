@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { accessSync, constants } from 'node:fs';
+import { accessSync, closeSync, constants, openSync, readSync } from 'node:fs';
 import * as path from 'node:path';
 import { seccompProgram } from './seccomp.js';
 import type { JailSpec, JailSupport } from './types.js';
@@ -140,7 +140,13 @@ export function systemLibraries(): readonly { source: string; path: string }[] {
 }
 
 function findLibraries(): { source: string; path: string }[] {
-  const run = spawnSync('ldd', [process.execPath], { encoding: 'utf8', env: {}, timeout: 10_000 });
+  // The binary's own dynamic loader lists them as `ldd` does (ldd is a shell script around it):
+  // 6 ms against 34 ms, on every start of a host with the jail.
+  const loader = interpreterOf(process.execPath);
+  const run =
+    loader === undefined
+      ? spawnSync('ldd', [process.execPath], { encoding: 'utf8', env: {}, timeout: 10_000 })
+      : spawnSync(loader, ['--list', process.execPath], { encoding: 'utf8', env: {}, timeout: 10_000 });
   const found = new Map<string, string>();
   if (run.status === 0) {
     for (const line of run.stdout.split('\n')) {
@@ -160,4 +166,45 @@ function findLibraries(): { source: string; path: string }[] {
       }
     })
     .map((dir) => ({ source: dir, path: dir }));
+}
+
+/**
+ * The dynamic loader a 64-bit little-endian ELF executable names (its PT_INTERP), when it names
+ * one that exists; undefined otherwise (then `ldd` is asked).
+ */
+export function interpreterOf(file: string): string | undefined {
+  let header: Buffer;
+  try {
+    const fd = openSync(file, 'r');
+    try {
+      header = Buffer.alloc(4096);
+      readSync(fd, header, 0, header.length, 0);
+    } finally {
+      closeSync(fd);
+    }
+  } catch {
+    return undefined;
+  }
+  // "\x7fELF", ELFCLASS64, ELFDATA2LSB.
+  if (header.readUInt32BE(0) !== 0x7f454c46 || header[4] !== 2 || header[5] !== 1) return undefined;
+  const phoff = Number(header.readBigUInt64LE(0x20));
+  const phentsize = header.readUInt16LE(0x36);
+  const phnum = header.readUInt16LE(0x38);
+  for (let i = 0; i < phnum; i++) {
+    const at = phoff + i * phentsize;
+    if (at + 0x28 > header.length) return undefined;
+    if (header.readUInt32LE(at) !== 3) continue; // PT_INTERP
+    const offset = Number(header.readBigUInt64LE(at + 0x08));
+    const size = Number(header.readBigUInt64LE(at + 0x20));
+    if (offset + size > header.length || size < 2) return undefined;
+    const interpreter = header.toString('latin1', offset, offset + size - 1);
+    if (!path.isAbsolute(interpreter)) return undefined;
+    try {
+      accessSync(interpreter, constants.X_OK);
+      return interpreter;
+    } catch {
+      return undefined;
+    }
+  }
+  return undefined;
 }
