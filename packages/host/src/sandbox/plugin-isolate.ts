@@ -207,9 +207,7 @@ export class PluginIsolate {
     // quick tool's calls took the async path, at several times the CPU, until the load paused
     // (7,000-50,000 calls/s from one burst of 20,000 calls at 5,000 in flight to the next).
     if (this.#guard.held || (this.#guard.asyncEntries > 0 && this.#modes.isSync(key))) {
-      return this.#guard
-        .noAsyncEntry()
-        .then(() => this.#begin<R>(kind, key, callId, json, raw, cancel));
+      return this.#guard.noAsyncEntry().then(() => this.#begin<R>(kind, key, callId, json, raw, cancel));
     }
     const call = new WaitingCall();
     this.#waiting.set(callId, call.settle);
