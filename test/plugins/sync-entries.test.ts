@@ -150,6 +150,8 @@ describe('sync entries that reply within the entry', () => {
     });
     const after = sandbox.replyStats();
     expect(after.inEntry + after.waited - before.inEntry - before.waited).toBe(501);
-    expect(after.inEntry - before.inEntry).toBeGreaterThan(450);
+    // Without the wait, none is (every call took an async entry). A collection or V8's tier-up
+    // in a sync entry can still send a short probation (PROBATION_CALLS) down the async path.
+    expect(after.inEntry - before.inEntry).toBeGreaterThan(250);
   });
 });

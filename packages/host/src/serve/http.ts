@@ -38,7 +38,6 @@ import { paramHeaderRejection } from './param-headers.js';
 import { RateLimiter } from './rate-limit.js';
 import { createMcpServer, type McpServeOptions } from './server.js';
 
-/** How `serveHttp` listens and how long its MCP sessions live. */
 /**
  * How long an idle keep-alive connection stays open, ms. Node's default (5 s) is shorter than a
  * busy client's wait between two requests on one socket: a client that picks a connection the
@@ -48,6 +47,7 @@ import { createMcpServer, type McpServeOptions } from './server.js';
  */
 const KEEP_ALIVE_MS = 65_000;
 
+/** How `serveHttp` listens and how long its MCP sessions live. */
 export interface McpHttpOptions extends McpServeOptions {
   /** Default 0 (any free port). */
   readonly port?: number;
