@@ -33,14 +33,6 @@ export function protocolOf(server: Server, ctx: ServerContext): string {
   return typeof version === 'string' ? version : (server.getNegotiatedProtocolVersion() ?? 'unknown');
 }
 
-/** The trace id of the request's `traceparent` (its second field). */
-export function traceIdOf(ctx: ServerContext): { traceId?: string } {
-  const traceparent = (ctx.mcpReq._meta as Record<string, unknown> | undefined)?.traceparent;
-  if (typeof traceparent !== 'string') return {};
-  const id = traceparent.split('-')[1];
-  return id === undefined || !/^[0-9a-f]{32}$/.test(id) ? {} : { traceId: id };
-}
-
 /** The W3C trace context of a request's `_meta`, when it carries a `traceparent`. */
 export function traceOf(ctx: ServerContext): { trace?: TraceContext } {
   const meta = ctx.mcpReq._meta as Record<string, unknown> | undefined;

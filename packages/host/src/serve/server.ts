@@ -16,7 +16,7 @@ import {
   SpanStatusCode,
   startSpan,
   traceContextOf,
-  traceIdOf as traceIdOfContext,
+  traceIdOf,
 } from '../core/dispatch/telemetry.js';
 import { errorResult } from '../core/wrap/results.js';
 import type { CallObserver, CallOutcome } from '../core/wrap/wrapper.js';
@@ -27,7 +27,7 @@ import { mcpApprover } from './approval.js';
 import { type approvalStateCodec, type ModernCall, modernCall, roundEnd, roundOf } from './approval-2026.js';
 import { legacyAsker, modernAsker } from './ask.js';
 import { type McpPrompt, registerPrompts } from './prompts.js';
-import { clientOf, ownerOf, protocolOf, traceIdOf, traceOf } from './request-meta.js';
+import { clientOf, ownerOf, protocolOf, traceOf } from './request-meta.js';
 
 /** How a host is offered as an MCP server. */
 export interface McpServeOptions {
@@ -208,7 +208,8 @@ export function registerToolHandlers(
       input: request.params.arguments ?? {},
     });
     const check = session.check(name);
-    let traceId = traceIdOf(ctx).traceId;
+    const caller = traceOf(ctx).trace;
+    let traceId = traceIdOf(caller);
     const record =
       audit === undefined
         ? undefined
@@ -247,7 +248,6 @@ export function registerToolHandlers(
     if (running !== undefined) modern?.calls.set(toolUseId, running);
     // The MCP server span of the request (its parent: the caller's traceparent); the call's
     // execute_tool span is its child.
-    const caller = traceOf(ctx).trace;
     const span = startSpan(`tools/call ${name}`, SpanKind.SERVER, parentOf(caller), {
       'mcp.method.name': 'tools/call',
       'jsonrpc.request.id': String(requestId),
@@ -256,7 +256,7 @@ export function registerToolHandlers(
       ...(ctx.sessionId === undefined ? {} : { 'mcp.session.id': ctx.sessionId }),
     });
     const trace = traceContextOf(span, caller);
-    if (trace !== undefined) traceId = traceIdOfContext(trace) ?? traceId;
+    if (trace !== undefined) traceId = traceIdOf(trace) ?? traceId;
     let outcome: CallOutcome;
     try {
       outcome = await session.call(name, args, toolUseId, {

@@ -40,9 +40,11 @@ class SpanTrace implements TraceContext {
   declare readonly tracestate?: string;
   declare readonly baggage?: string;
   readonly #span: Span;
+  readonly #traceId: string;
 
-  constructor(span: Span, traceparent: string, from: TraceContext | undefined) {
+  constructor(span: Span, traceId: string, traceparent: string, from: TraceContext | undefined) {
     this.traceparent = traceparent;
+    this.#traceId = traceId;
     if (from?.tracestate !== undefined) this.tracestate = from.tracestate;
     if (from?.baggage !== undefined) this.baggage = from.baggage;
     this.#span = span;
@@ -51,6 +53,11 @@ class SpanTrace implements TraceContext {
   /** The span `context` was made from, when one of this process's spans made it. */
   static spanOf(context: TraceContext): Span | undefined {
     return #span in context ? (context as SpanTrace).#span : undefined;
+  }
+
+  /** The trace id of `context` when one of this process's spans made it (no parsing). */
+  static traceIdOf(context: TraceContext): string | undefined {
+    return #traceId in context ? (context as SpanTrace).#traceId : undefined;
   }
 }
 
@@ -75,12 +82,17 @@ export function traceContextOf(span: Span, from: TraceContext | undefined): Trac
   const context = span.spanContext();
   if (!trace.isSpanContextValid(context)) return from;
   const flags = (context.traceFlags & TraceFlags.SAMPLED) === 0 ? '00' : '01';
-  return new SpanTrace(span, `00-${context.traceId}-${context.spanId}-${flags}`, from);
+  return new SpanTrace(span, context.traceId, `00-${context.traceId}-${context.spanId}-${flags}`, from);
 }
 
-/** The trace id of a W3C trace context (its `traceparent`'s second field). */
-export function traceIdOf(context: TraceContext): string | undefined {
-  return TRACEPARENT.exec(context.traceparent)?.[1];
+/**
+ * The trace id of a W3C trace context: its `traceparent`'s second field, read without parsing
+ * when one of this process's spans made the context; undefined when the `traceparent` is not
+ * well formed.
+ */
+export function traceIdOf(context: TraceContext | undefined): string | undefined {
+  if (context === undefined) return undefined;
+  return SpanTrace.traceIdOf(context) ?? TRACEPARENT.exec(context.traceparent)?.[1];
 }
 
 let tracer: { provider: TracerProvider; tracer: Tracer } | undefined;
