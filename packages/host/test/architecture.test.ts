@@ -109,6 +109,10 @@ function cycles(graph: Map<string, string[]>): string[][] {
   return found;
 }
 
+/** Longer files hold more than one duty; an exception says why on its first line. */
+const MAX_LINES = 400;
+const OVER = /^\/\/ Over 400 lines: \S/;
+
 describe('the architecture of @toolhost/host', () => {
   const graph = importGraph();
 
@@ -147,5 +151,18 @@ describe('the architecture of @toolhost/host', () => {
       )
       .filter((file) => /from\s+['"]node:/.test(readFileSync(path.join(SRC, file), 'utf8')));
     expect(impure).toEqual([]);
+  });
+
+  it('no source file of either package is over 400 lines, unless its first line says why', () => {
+    const packages = path.resolve(SRC, '../..');
+    const long = ['host', 'plugin-sdk'].flatMap((name) => {
+      const src = path.join(packages, name, 'src');
+      return (readdirSync(src, { recursive: true }) as string[])
+        .filter((file) => file.endsWith('.ts'))
+        .map((file) => ({ file: `${name}/src/${file}`, text: readFileSync(path.join(src, file), 'utf8') }))
+        .filter(({ text }) => text.split('\n').length - 1 > MAX_LINES && !OVER.test(text))
+        .map(({ file, text }) => `${file}: ${text.split('\n').length - 1} lines`);
+    });
+    expect(long).toEqual([]);
   });
 });

@@ -1,7 +1,8 @@
 /**
  * The limits a plugin isolate's entries run under once they leave the sync path: a wall-clock
  * deadline per entry (promises that never settle) and a CPU-time watchdog over all of them
- * (async continuations), and the wait for a call's reply under both. `PluginIsolate` owns one.
+ * (async continuations), and the wait for a call's reply under both; and the hold of calls that
+ * may not enter while async entries run. `PluginIsolate` owns one.
  */
 
 import type ivm from 'isolated-vm';
@@ -36,6 +37,8 @@ export class IsolateGuard {
   #asyncEntries = 0;
   /** Calls waiting for the async entries to end, resumed in the order they came. */
   readonly #drained: (() => void)[] = [];
+  /** The calls {@link hold} holds, by call id: true once aborted. */
+  readonly #held = new Map<string, boolean>();
   #watchdog: NodeJS.Timeout | undefined;
   readonly #callCpuStart = new Map<string, bigint>();
 
@@ -63,14 +66,38 @@ export class IsolateGuard {
     return entered;
   }
 
-  /** Resolves once no async entry runs: at the settling of the last one. */
-  noAsyncEntry(): Promise<void> {
-    return new Promise((resolve) => this.#drained.push(resolve));
+  /**
+   * Holds call `callId` until no async entry runs (the settling of the last one): true when it
+   * may start then, false when it was cancelled meanwhile, by `cancel` or by {@link abort}.
+   */
+  async hold(callId: string, cancel: Cancellation | undefined): Promise<boolean> {
+    this.#held.set(callId, false);
+    try {
+      await new Promise<void>((resolve) => this.#drained.push(resolve));
+      return this.#held.get(callId) === false && cancel?.aborted !== true;
+    } finally {
+      this.#held.delete(callId);
+    }
   }
 
-  /** Whether calls wait for the async entries to end ({@link noAsyncEntry}). */
+  /** Whether call `callId` is held ({@link hold}). */
+  holds(callId: string): boolean {
+    return this.#held.has(callId);
+  }
+
+  /** Whether calls wait for the async entries to end ({@link hold}). */
   get held(): boolean {
     return this.#drained.length > 0;
+  }
+
+  /** The longest a sync entry may hold the thread: the CPU budget, within the wall-clock limit. */
+  syncBudget(): number {
+    return Math.min(this.#limits.cpuMs, this.#limits.timeoutMs);
+  }
+
+  /** Options of a sync entry (`applySync`): arguments copied in, at most {@link syncBudget} ms of the thread. */
+  syncOptions() {
+    return { arguments: { copy: true }, timeout: this.syncBudget() } as const;
   }
 
   /** Entries running under the guard now. */
@@ -104,8 +131,15 @@ export class IsolateGuard {
     }
   }
 
-  /** Aborts `ctx.signal` of a call in this isolate (best effort: the isolate may be gone). */
+  /**
+   * Aborts `ctx.signal` of a call in this isolate (best effort: the isolate may be gone); a call
+   * still held ({@link hold}) never starts.
+   */
   abort(callId: string, reason: string): void {
+    if (this.#held.has(callId)) {
+      this.#held.set(callId, true);
+      return;
+    }
     const entry = this.#owner.abortEntry();
     if (entry === undefined) return;
     this.tracked(entry.apply(undefined, [callId, reason], { timeout: this.#limits.timeoutMs })).catch(

@@ -258,6 +258,7 @@ export class IsolatePool {
     // The call has ended: its pending sleeps (plugin timers) stop on the host too.
     this.#calls.get(callId)?.end?.();
     this.#calls.delete(callId);
+    this.#cancelled.delete(callId);
     generation.inFlight -= 1;
     if (generation.retired) {
       this.#releaseIfDrained(generation);

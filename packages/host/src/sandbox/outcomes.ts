@@ -60,6 +60,13 @@ export function isEngineFailure(error: unknown): boolean {
   );
 }
 
+/** The log line of a stray rejection: its name (unless plain `Error`) and message, at most 4,000 characters. */
+export function strayLine(error: unknown): string {
+  const name = error instanceof Error ? error.name : 'Error';
+  const text = name === 'Error' ? messageOf(error) : `${name}: ${messageOf(error)}`;
+  return `uncaught error in a promise: ${text.length > 4000 ? `${text.slice(0, 4000)}…` : text}`;
+}
+
 /** Maps an isolated-vm failure to the limit it means. */
 export function breachOf(error: unknown, limits: SandboxLimits): LimitBreach {
   const text = messageOf(error);

@@ -20,8 +20,10 @@ import {
   isEngineFailure,
   type LimitBreach,
   NON_STRING,
+  NOT_STARTED,
   outcomeOf,
   PluginLoadError,
+  strayLine,
   WaitingCall,
 } from './outcomes.js';
 import type { Prelude } from './prelude.js';
@@ -29,11 +31,6 @@ import type { IsolateHandlers, SandboxLimits } from './types.js';
 
 export type { IsolateAnswer, IsolateOutcome, LimitBreach } from './outcomes.js';
 export { PluginLoadError } from './outcomes.js';
-
-/** Options of a sync entry: arguments copied in, at most `timeout` ms of the thread. */
-function SYNC_ARGS(timeout: number) {
-  return { arguments: { copy: true }, timeout } as const;
-}
 
 /**
  * One plugin's isolate: the runtime first, then the plugin bundle. A tool's calls enter it async
@@ -179,9 +176,12 @@ export class PluginIsolate {
     return this.#begin(kind, `${kind}:${name}`, callId, json, true);
   }
 
-  /** Whether call `callId` waits here for its reply (the pool's `abort` looks for it). */
+  /**
+   * Whether call `callId` waits here: for its reply, or to start once the async entries end (the
+   * pool's `abort` looks for it).
+   */
   waitsFor(callId: string): boolean {
-    return this.#waiting.has(callId);
+    return this.#waiting.has(callId) || this.#guard.holds(callId);
   }
 
   /**
@@ -207,7 +207,9 @@ export class PluginIsolate {
     // quick tool's calls took the async path, at several times the CPU, until the load paused
     // (7,000-50,000 calls/s from one burst of 20,000 calls at 5,000 in flight to the next).
     if (this.#guard.held || (this.#guard.asyncEntries > 0 && this.#modes.isSync(key))) {
-      return this.#guard.noAsyncEntry().then(() => this.#begin<R>(kind, key, callId, json, raw, cancel));
+      return this.#guard
+        .hold(callId, cancel)
+        .then((start) => (start ? this.#begin<R>(kind, key, callId, json, raw, cancel) : NOT_STARTED));
     }
     const call = new WaitingCall();
     this.#waiting.set(callId, call.settle);
@@ -224,7 +226,7 @@ export class PluginIsolate {
     try {
       if (
         !this.#enterSync(key, callId, () =>
-          entry.begin.applySync(undefined, [kind, json], SYNC_ARGS(this.#syncBudget())),
+          entry.begin.applySync(undefined, [kind, json], this.#guard.syncOptions()),
         )
       ) {
         answered = this.#breach ?? GONE;
@@ -262,14 +264,7 @@ export class PluginIsolate {
    */
   #stray(error: unknown, callId: string): boolean {
     if (this.#isolate.isDisposed || isEngineFailure(error)) return false;
-    const name = error instanceof Error ? error.name : 'Error';
-    const text = name === 'Error' ? messageOf(error) : `${name}: ${messageOf(error)}`;
-    this.#handlers?.log(
-      callId,
-      'error',
-      `uncaught error in a promise: ${text.length > 4000 ? `${text.slice(0, 4000)}…` : text}`,
-      '',
-    );
+    this.#handlers?.log(callId, 'error', strayLine(error), '');
     return true;
   }
 
@@ -312,11 +307,6 @@ export class PluginIsolate {
     }
   }
 
-  /** The longest a sync entry may hold the thread: the CPU budget, within the wall-clock limit. */
-  #syncBudget(): number {
-    return Math.min(this.#limits.cpuMs, this.#limits.timeoutMs);
-  }
-
   /**
    * Runs a sync entry of `callId`; a long one demotes its tool (`key`) to the async path. False
    * when it ran past its budget: the isolate is then reset with a `cpuMs` breach.
@@ -328,7 +318,7 @@ export class PluginIsolate {
       run();
     } catch (error) {
       if (this.#stray(error, callId)) return true;
-      const budget = this.#syncBudget();
+      const budget = this.#guard.syncBudget();
       const breach = /timed out/i.test(messageOf(error))
         ? {
             kind: 'limit' as const,
@@ -355,7 +345,10 @@ export class PluginIsolate {
     return breach;
   }
 
-  /** Aborts `ctx.signal` of a call in this isolate (best effort: the isolate may be gone). */
+  /**
+   * Aborts `ctx.signal` of a call in this isolate (best effort: the isolate may be gone); a call
+   * still held (`IsolateGuard.hold`) never starts.
+   */
   abort(callId: string, reason: string): void {
     this.#guard.abort(callId, reason);
   }
@@ -372,7 +365,7 @@ export class PluginIsolate {
     const key = this.#callKey.get(callId);
     if (key !== undefined && this.#modes.isSync(key) && this.#guard.asyncEntries === 0) {
       this.#enterSync(key, callId, () =>
-        entry.settle.applySync(undefined, [requestId, replyJson], SYNC_ARGS(this.#syncBudget())),
+        entry.settle.applySync(undefined, [requestId, replyJson], this.#guard.syncOptions()),
       );
       return;
     }
