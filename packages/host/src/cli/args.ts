@@ -29,7 +29,8 @@ function optionIn(message: string): string | undefined {
   return /'(-{1,2}[^' ]+)/.exec(message)?.[1];
 }
 
-type Options = NonNullable<ParseArgsConfig['options']>;
+/** A command's flags, as `node:util`'s `parseArgs` takes them. */
+export type Options = NonNullable<ParseArgsConfig['options']>;
 type Values<O extends Options> = ReturnType<
   typeof parseArgs<{ args: string[]; options: O; strict: true; allowPositionals: true }>
 >['values'];

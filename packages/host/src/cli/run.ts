@@ -1,5 +1,6 @@
 import { messageOf } from '../util/errors.js';
-import { isUsageError, wantsHelp } from './args.js';
+import { isUsageError, type Options, parseCommand, wantsHelp } from './args.js';
+import { FLAGS } from './flags.js';
 import { type CommandName, HELP, renderHelp } from './help.js';
 import { type Io, processIo, styleFor } from './io.js';
 import { isRestart, restartWithFlag } from './restart.js';
@@ -71,6 +72,9 @@ export async function run(argv: readonly string[], io: Io = processIo()): Promis
     return EXIT.ok;
   }
   try {
+    // The line is checked before the command (and the host) loads: a typo is answered at once.
+    const flags: { options: Options; positionals: readonly string[] } = FLAGS[name];
+    parseCommand(name, rest, flags.options, flags.positionals);
     const command = await COMMANDS[name]();
     return await command(rest, io);
   } catch (error) {

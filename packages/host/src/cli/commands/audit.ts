@@ -1,7 +1,8 @@
 import { watch } from 'node:fs';
 import * as path from 'node:path';
 import { type AuditFilter, type AuditRecord, matches, readTrail, TrailTail } from '../../audit/read.js';
-import { COMMON_OPTIONS, parseCommand, UsageError } from '../args.js';
+import { parseCommand, UsageError } from '../args.js';
+import { FLAGS } from '../flags.js';
 import type { Io } from '../io.js';
 import { resolveProject } from '../project.js';
 import { EXIT } from '../types.js';
@@ -37,17 +38,7 @@ function countOf(flag: string | undefined): number | undefined {
  * as it is written, until interrupted.
  */
 export async function audit(argv: readonly string[], io: Io): Promise<number> {
-  const { values } = parseCommand('audit', argv, {
-    ...COMMON_OPTIONS,
-    principal: { type: 'string' },
-    tool: { type: 'string' },
-    status: { type: 'string' },
-    type: { type: 'string' },
-    since: { type: 'string' },
-    limit: { type: 'string' },
-    follow: { type: 'boolean', short: 'f' },
-    json: { type: 'boolean' },
-  });
+  const { values } = parseCommand('audit', argv, FLAGS.audit.options);
   if (values.type !== undefined && values.type !== 'call' && values.type !== 'approval') {
     throw new UsageError(`--type must be "call" or "approval", not ${JSON.stringify(values.type)}`);
   }

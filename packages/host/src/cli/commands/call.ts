@@ -6,8 +6,9 @@ import type { ApprovalAnswer, ApprovalHandler, ApprovalRequest } from '../../cor
 import { resultText } from '../../core/wrap/results.js';
 import type { CallObserver } from '../../core/wrap/wrapper.js';
 import type { ToolHost } from '../../host/host.js';
-import { COMMON_OPTIONS, parseCommand, UsageError } from '../args.js';
+import { parseCommand, UsageError } from '../args.js';
 import { projectCommand } from '../findings.js';
+import { FLAGS } from '../flags.js';
 import { type Io, styleFor } from '../io.js';
 import { openHost, resolveProject } from '../project.js';
 import type { RemoteApprover } from '../remote.js';
@@ -198,21 +199,7 @@ function remoteApproverFor(consent: Consent, name: string, io: Io): RemoteApprov
 }
 
 export async function call(argv: readonly string[], io: Io): Promise<number> {
-  const { values, positionals } = parseCommand(
-    'call',
-    argv,
-    {
-      ...COMMON_OPTIONS,
-      input: { type: 'string' },
-      'input-file': { type: 'string' },
-      json: { type: 'boolean' },
-      url: { type: 'string' },
-      token: { type: 'string' },
-      yes: { type: 'boolean', short: 'y' },
-      'yes-all': { type: 'boolean' },
-    },
-    ['NAME'],
-  );
+  const { values, positionals } = parseCommand('call', argv, FLAGS.call.options, FLAGS.call.positionals);
   const [name = ''] = positionals;
   const input = await inputOf(values);
   if (values.token !== undefined && values.url === undefined) {

@@ -3,10 +3,11 @@ import { resultText } from '../../core/wrap/results.js';
 import type { ToolHost } from '../../host/host.js';
 import { type McpHttpServer, serveHttp } from '../../serve/http.js';
 import type { McpCallWatch, McpServeOptions } from '../../serve/server.js';
-import { COMMON_OPTIONS, parseCommand, portOf } from '../args.js';
+import { parseCommand, portOf } from '../args.js';
 import { loud } from '../auth-line.js';
 import { DEFAULT_DEV_PORT } from '../defaults.js';
 import { planWarnings, warningLines } from '../findings.js';
+import { FLAGS } from '../flags.js';
 import { type Io, type Output, type Style, styleFor } from '../io.js';
 import { openHost, resolveProject } from '../project.js';
 import { serveUntilStopped } from '../running.js';
@@ -73,11 +74,7 @@ function callPrinter(output: Output, style: Style): NonNullable<McpServeOptions[
 }
 
 export async function dev(argv: readonly string[], io: Io): Promise<number> {
-  const { values } = parseCommand('dev', argv, {
-    ...COMMON_OPTIONS,
-    port: { type: 'string' },
-    'allow-unauthenticated': { type: 'boolean' },
-  });
+  const { values } = parseCommand('dev', argv, FLAGS.dev.options);
   const open = values['allow-unauthenticated'] === true;
   const port = values.port === undefined ? undefined : portOf('--port', values.port);
   const project = await resolveProject(values);

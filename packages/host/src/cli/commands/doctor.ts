@@ -7,7 +7,7 @@ import type { ToolHost } from '../../host/host.js';
 import type { IsolateStats } from '../../sandbox/types.js';
 import { describeControlAccess } from '../../sources/builtin/index.js';
 import type { PluginReport } from '../../sources/plugins/types.js';
-import { COMMON_OPTIONS, parseCommand } from '../args.js';
+import { parseCommand } from '../args.js';
 import {
   configKeyFindings,
   controlGrantFindings,
@@ -18,6 +18,7 @@ import {
   render,
   unknownPluginFindings,
 } from '../findings.js';
+import { FLAGS } from '../flags.js';
 import { type Io, styleFor } from '../io.js';
 import { openHost, resolveProject } from '../project.js';
 import { toolJailFindings } from '../tool-jails.js';
@@ -155,7 +156,7 @@ function isolatesFinding(stats: IsolateStats): Finding {
 }
 
 export async function doctor(argv: readonly string[], io: Io): Promise<number> {
-  const { values } = parseCommand('doctor', argv, COMMON_OPTIONS);
+  const { values } = parseCommand('doctor', argv, FLAGS.doctor.options);
   const project = await resolveProject(values);
   const style = styleFor(io.out);
   const configName = shownPath(project.configFile);

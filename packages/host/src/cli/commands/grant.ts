@@ -1,7 +1,8 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { createInterface } from 'node:readline/promises';
-import { COMMON_OPTIONS, parseCommand, UsageError } from '../args.js';
+import { parseCommand, UsageError } from '../args.js';
 import { addAt, grantFindings, render } from '../findings.js';
+import { FLAGS } from '../flags.js';
 import { type Io, styleFor } from '../io.js';
 import { addToJson, lineDiff } from '../json-edit.js';
 import { openHost, resolveProject } from '../project.js';
@@ -45,12 +46,7 @@ async function confirm(question: string): Promise<boolean> {
  * (`.toolhost/jail-refusals.json`), each at the key that grants it.
  */
 export async function grant(argv: readonly string[], io: Io): Promise<number> {
-  const { values, positionals } = parseCommand(
-    'grant',
-    argv,
-    { ...COMMON_OPTIONS, yes: { type: 'boolean', short: 'y' } },
-    ['PLUGIN'],
-  );
+  const { values, positionals } = parseCommand('grant', argv, FLAGS.grant.options, FLAGS.grant.positionals);
   const [id = ''] = positionals;
   const project = await resolveProject(values);
   const name = shownPath(project.configFile);

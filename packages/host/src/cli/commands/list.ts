@@ -1,5 +1,6 @@
-import { COMMON_OPTIONS, parseCommand } from '../args.js';
+import { parseCommand } from '../args.js';
 import { planWarnings, warningLines } from '../findings.js';
+import { FLAGS } from '../flags.js';
 import { type Io, styleFor } from '../io.js';
 import { openHost, resolveProject } from '../project.js';
 import { listedSkills, skillLines } from '../skills-view.js';
@@ -8,7 +9,7 @@ import { EXIT } from '../types.js';
 import { deferredOf, listJson, planLines, shownPath } from '../view.js';
 
 export async function list(argv: readonly string[], io: Io): Promise<number> {
-  const { values } = parseCommand('list', argv, { ...COMMON_OPTIONS, json: { type: 'boolean' } });
+  const { values } = parseCommand('list', argv, FLAGS.list.options);
   const project = await resolveProject(values);
   const host = await openHost(project, io);
   try {

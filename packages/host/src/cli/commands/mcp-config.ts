@@ -2,7 +2,8 @@ import { realpath } from 'node:fs/promises';
 import * as path from 'node:path';
 import { DEFAULT_TOKEN_NAME, projectTokens, TOKENS_FILE } from '../../serve/auth/tokens.js';
 import { isDirectory, isFile } from '../../util/stat.js';
-import { COMMON_OPTIONS, parseCommand, UsageError } from '../args.js';
+import { parseCommand, UsageError } from '../args.js';
+import { FLAGS } from '../flags.js';
 import { BIN, shellWord } from '../invocation.js';
 import type { Io } from '../io.js';
 import { resolveProject } from '../project.js';
@@ -46,12 +47,7 @@ async function binPath(): Promise<string> {
  * `--no-node-snapshot` is passed so that `sandbox: 'inline'` needs no restart.
  */
 export async function mcpConfig(argv: readonly string[], io: Io): Promise<number> {
-  const { values } = parseCommand('mcp-config', argv, {
-    ...COMMON_OPTIONS,
-    name: { type: 'string' },
-    url: { type: 'string' },
-    json: { type: 'boolean' },
-  });
+  const { values } = parseCommand('mcp-config', argv, FLAGS['mcp-config'].options);
   const name = values.name ?? 'toolhost';
   if (!SERVER_NAME.test(name)) {
     throw new UsageError(`--name must be 1-64 letters, digits, "_" or "-", not ${JSON.stringify(name)}`);

@@ -1,7 +1,8 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import * as path from 'node:path';
 import { exists } from '../../util/stat.js';
-import { COMMON_OPTIONS, parseCommand, UsageError } from '../args.js';
+import { parseCommand, UsageError } from '../args.js';
+import { FLAGS } from '../flags.js';
 import { shellWord, toolhostCommand } from '../invocation.js';
 import { type Io, styleFor } from '../io.js';
 import { resolveProject } from '../project.js';
@@ -10,7 +11,7 @@ import { EXIT } from '../types.js';
 import { shownPath } from '../view.js';
 
 export async function scaffold(argv: readonly string[], io: Io): Promise<number> {
-  const { values, positionals } = parseCommand('new', argv, COMMON_OPTIONS, ['NAME']);
+  const { values, positionals } = parseCommand('new', argv, FLAGS.new.options, FLAGS.new.positionals);
   const [id = ''] = positionals;
   if (!PLUGIN_ID.test(id)) {
     throw new UsageError(

@@ -3,7 +3,8 @@ import * as path from 'node:path';
 import { sandboxSettingOf } from '../../config/sandbox.js';
 import { type EarlyStdio, servedToolsKey, startEarlyStdio } from '../../serve/early-stdio.js';
 import { supervisionOf } from '../../serve/reports.js';
-import { COMMON_OPTIONS, parseCommand, UsageError } from '../args.js';
+import { parseCommand, UsageError } from '../args.js';
+import { FLAGS } from '../flags.js';
 import type { Io } from '../io.js';
 import { version } from '../version.js';
 
@@ -26,14 +27,7 @@ function sandboxOf(flag: string | undefined): Sandbox | undefined {
  * (serve-run.ts).
  */
 export async function serve(argv: readonly string[], io: Io): Promise<number> {
-  const { values } = parseCommand('serve', argv, {
-    ...COMMON_OPTIONS,
-    http: { type: 'string' },
-    host: { type: 'string' },
-    'allow-unauthenticated': { type: 'boolean' },
-    'no-watch': { type: 'boolean' },
-    sandbox: { type: 'string' },
-  });
+  const { values } = parseCommand('serve', argv, FLAGS.serve.options);
   const flag = sandboxOf(values.sandbox);
   const early = values.http === undefined ? earlyAnswers(values, flag) : undefined;
   await early?.settled();

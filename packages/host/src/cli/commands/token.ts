@@ -5,7 +5,8 @@ import {
   rotateToken,
   TOKENS_FILE,
 } from '../../serve/auth/tokens.js';
-import { COMMON_OPTIONS, parseCommand, UsageError } from '../args.js';
+import { parseCommand, UsageError } from '../args.js';
+import { FLAGS } from '../flags.js';
 import type { Io } from '../io.js';
 import { resolveProject } from '../project.js';
 import { EXIT } from '../types.js';
@@ -17,12 +18,7 @@ import { EXIT } from '../types.js';
  * `--remove NAME` removes it; running servers honour either from their next request.
  */
 export async function token(argv: readonly string[], io: Io): Promise<number> {
-  const { values } = parseCommand('token', argv, {
-    ...COMMON_OPTIONS,
-    rotate: { type: 'string' },
-    remove: { type: 'string' },
-    json: { type: 'boolean' },
-  });
+  const { values } = parseCommand('token', argv, FLAGS.token.options);
   if (values.rotate !== undefined && values.remove !== undefined) {
     throw new UsageError('give --rotate or --remove, not both');
   }
