@@ -177,8 +177,10 @@ export function interpreterOf(file: string): string | undefined {
   try {
     const fd = openSync(file, 'r');
     try {
-      header = Buffer.alloc(4096);
-      readSync(fd, header, 0, header.length, 0);
+      const buffer = Buffer.alloc(4096);
+      // Only what the file holds: a truncated header names no loader (zeros past its end would
+      // read as fields).
+      header = buffer.subarray(0, readSync(fd, buffer, 0, buffer.length, 0));
     } finally {
       closeSync(fd);
     }
@@ -186,6 +188,7 @@ export function interpreterOf(file: string): string | undefined {
     return undefined;
   }
   // "\x7fELF", ELFCLASS64, ELFDATA2LSB.
+  if (header.length < 0x40) return undefined; // shorter than an ELF64 header
   if (header.readUInt32BE(0) !== 0x7f454c46 || header[4] !== 2 || header[5] !== 1) return undefined;
   const phoff = Number(header.readBigUInt64LE(0x20));
   const phentsize = header.readUInt16LE(0x36);
