@@ -61,9 +61,11 @@ export default defineConfig({
           ],
         },
       },
+      // Vitest runs projects in the order of their names: this one, whose files are among the
+      // longest and start a fresh process each, goes early, not last on one worker.
       {
         extends: true,
-        test: { name: 'toolhost (own modules)', include: OWN_MODULES, isolate: true },
+        test: { name: 'own modules', include: OWN_MODULES, isolate: true },
       },
       // The dashboard in a real headless Chromium, driving a real `toolhost dev`: each file starts
       // both, so they get more time than a unit test.

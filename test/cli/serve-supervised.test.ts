@@ -84,7 +84,7 @@ describe('toolhost serve over stdio, isolates in a supervised serve process (--s
   it('a plugin that makes V8 abort: its call fails at once, the same connection serves other tools after the restart, and the third crash quarantines it', async () => {
     const { client, stderr, supervisor, logs } = await connect(['healthy', 'crasher'], {
       builtins: false,
-      plugins: { crasher: { limits: { memoryMb: 32, timeoutMs: 60_000, cpuMs: 60_000 } } },
+      plugins: { crasher: { limits: { memoryMb: 16, timeoutMs: 60_000, cpuMs: 60_000 } } },
     });
     const servePids = new Set<number>();
     for (let crash = 1; crash <= 3; crash++) {
@@ -114,7 +114,7 @@ describe('toolhost serve over stdio, isolates in a supervised serve process (--s
   it('a crash inside a sync entry ends the serve process at once: every request in flight gets its error, and the restarted process serves the next call', async () => {
     const { client, stderr, supervisor } = await connect(['healthy', 'synccrasher', 'waits'], {
       builtins: false,
-      plugins: { synccrasher: { limits: { memoryMb: 64, timeoutMs: 60_000, cpuMs: 60_000 } } },
+      plugins: { synccrasher: { limits: { memoryMb: 16, timeoutMs: 60_000, cpuMs: 60_000 } } },
     });
     const crashed = childrenOf(supervisor)[0]?.pid ?? 0;
     // Quick calls first: the tool goes to sync entries, on the serve process's main thread. (A

@@ -50,7 +50,7 @@ async function crashProject() {
     sandbox: 'process',
     plugins: {
       // Generous: on a busy machine the crash may take a while to come.
-      crasher: { limits: { memoryMb: 64, timeoutMs: 60_000, cpuMs: 60_000 } },
+      crasher: { limits: { memoryMb: 16, timeoutMs: 60_000, cpuMs: 60_000 } },
       tag: { grants },
       by_a: { grants },
       by_b: { grants },
@@ -250,7 +250,7 @@ describe('a crash inside a sync entry', () => {
     const made = await h.project(['synccrasher']);
     const host = await h.hostFor(made.root, {
       sandbox: 'process',
-      plugins: { synccrasher: { limits: { memoryMb: 64, timeoutMs: 60_000, cpuMs: 60_000 } } },
+      plugins: { synccrasher: { limits: { memoryMb: 16, timeoutMs: 60_000, cpuMs: 60_000 } } },
     });
     const session = host.session();
     const sandbox = internalsOf(host).sandbox as ProcessSandbox;

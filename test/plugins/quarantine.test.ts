@@ -31,7 +31,7 @@ describe('a plugin that keeps crashing the executor process', () => {
   it('is quarantined visibly: hidden in the plan, list --json and doctor, with a rebuild at start and lift', async () => {
     // Settings in the config file, so that the CLI below loads the plugin exactly the same way.
     const made = await project(['crasher', 'healthy'], {
-      plugins: { crasher: { limits: { memoryMb: 64, timeoutMs: 60_000, cpuMs: 60_000 } } },
+      plugins: { crasher: { limits: { memoryMb: 16, timeoutMs: 60_000, cpuMs: 60_000 } } },
     });
     dispose = made.dispose;
     const root = made.root;

@@ -30,7 +30,7 @@ export const REPO_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)
 export const HEADER = `import { definePlugin, defineTool } from '@toolhost/plugin-sdk';\nimport * as z from 'zod';\n`;
 
 /** Small limits so that every breach test ends quickly. */
-export const SMALL_LIMITS = { timeoutMs: 1500, cpuMs: 1000 } as const;
+export const SMALL_LIMITS = { timeoutMs: 1000, cpuMs: 500 } as const;
 
 /** A plugin that must keep working beside (or after) a hostile one. */
 export const HEALTHY_ID = 'healthy';
