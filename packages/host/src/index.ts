@@ -12,8 +12,7 @@
 
 // The host: create one, read its plan, hand out sessions, listen for changes.
 
-export type { ToolHost } from './host/host.js';
-export { createHost } from './host/host.js';
+export { createHost, type ToolHost } from './host/host.js';
 export type {
   ChangeListener,
   ErrorListener,
@@ -113,72 +112,81 @@ export type { PluginReport, PluginSettings, PluginStatus } from './sources/plugi
 
 // Limits and their defaults.
 
-export type { CallLimits, OwnDeadline, SandboxLimits } from './config/limits.js';
-export { DEFAULT_LIMITS, DEFAULT_SANDBOX_LIMITS } from './config/limits.js';
+export {
+  type CallLimits,
+  DEFAULT_LIMITS,
+  DEFAULT_SANDBOX_LIMITS,
+  type OwnDeadline,
+  type SandboxLimits,
+} from './config/limits.js';
 
 // The config file: its schema, loading and errors.
 
 export type { IsolateSettings } from './config/isolates.js';
-export type { ConfigIssue, ConfigOutcome } from './config/load.js';
-export { ConfigError, configJsonSchema, loadConfigFile, parseConfig } from './config/load.js';
-export type { ToolhostConfig } from './config/schema.js';
-export { configSchema } from './config/schema.js';
+export {
+  ConfigError,
+  type ConfigIssue,
+  type ConfigOutcome,
+  configJsonSchema,
+  loadConfigFile,
+  parseConfig,
+} from './config/load.js';
+export { configSchema, type ToolhostConfig } from './config/schema.js';
 export type { JailMode, Walls } from './jail/index.js';
 export type { IsolateStats, PreludeStart } from './sandbox/types.js';
 export type { ProcessMemory } from './util/memory.js';
 
 // The pure planner, and the contracts it works on (declared in @toolhost/plugin-sdk).
 
-export type {
-  ApprovalSeverity,
-  AvailabilityContext,
-  AvailabilityExpression,
-  HiddenReason,
-  HiddenToolPlanEntry,
-  ToolApprovalRequirement,
-  ToolDescriptor,
-  ToolDiagnostic,
-  ToolPlan,
-  ToolPlanContractErrorCode,
-  ToolPlanEntry,
-  ToolResult,
+export {
+  type ApprovalSeverity,
+  type AvailabilityContext,
+  type AvailabilityExpression,
+  type HiddenReason,
+  type HiddenToolPlanEntry,
+  isToolPlanContractError,
+  type ToolApprovalRequirement,
+  type ToolDescriptor,
+  type ToolDiagnostic,
+  type ToolPlan,
+  ToolPlanContractError,
+  type ToolPlanContractErrorCode,
+  type ToolPlanEntry,
+  type ToolResult,
 } from '@toolhost/plugin-sdk';
-export { isToolPlanContractError, ToolPlanContractError } from '@toolhost/plugin-sdk';
 export { evaluateAvailability } from './core/filter/availability.js';
 export { buildToolPlan } from './core/filter/planner.js';
 
 // Adapters: descriptors and results in the shapes of the Anthropic, OpenAI and MCP APIs.
 
-export type {
-  AnthropicContentBlock,
-  AnthropicDeferredTool,
-  AnthropicImageMediaType,
-  AnthropicInputSchema,
-  AnthropicTool,
-  AnthropicToolEntry,
-  AnthropicToolResultBlock,
-  AnthropicToolResultContent,
-  AnthropicToolSearchTool,
-  AnthropicToolUseBlock,
-} from './core/dispatch/adapters/anthropic.js';
-export { toAnthropicTool, toAnthropicToolResult } from './core/dispatch/adapters/anthropic.js';
-export type { McpTool } from './core/dispatch/adapters/mcp.js';
-export { toMcpTool } from './core/dispatch/adapters/mcp.js';
-export type {
-  OpenAIFunctionCall,
-  OpenAIFunctionCallOutput,
-  OpenAIFunctionTool,
-  OpenAIResponseItem,
-  OpenAIResponsesDeferredTool,
-  OpenAIResponsesTool,
-  OpenAIResponsesToolEntry,
-  OpenAIToolCall,
-  OpenAIToolMessage,
-  OpenAIToolSearchCall,
-  OpenAIToolSearchOutput,
-  OpenAIToolSearchTool,
-} from './core/dispatch/adapters/openai.js';
 export {
+  type AnthropicContentBlock,
+  type AnthropicDeferredTool,
+  type AnthropicImageMediaType,
+  type AnthropicInputSchema,
+  type AnthropicTool,
+  type AnthropicToolEntry,
+  type AnthropicToolResultBlock,
+  type AnthropicToolResultContent,
+  type AnthropicToolSearchTool,
+  type AnthropicToolUseBlock,
+  toAnthropicTool,
+  toAnthropicToolResult,
+} from './core/dispatch/adapters/anthropic.js';
+export { type McpTool, toMcpTool } from './core/dispatch/adapters/mcp.js';
+export {
+  type OpenAIFunctionCall,
+  type OpenAIFunctionCallOutput,
+  type OpenAIFunctionTool,
+  type OpenAIResponseItem,
+  type OpenAIResponsesDeferredTool,
+  type OpenAIResponsesTool,
+  type OpenAIResponsesToolEntry,
+  type OpenAIToolCall,
+  type OpenAIToolMessage,
+  type OpenAIToolSearchCall,
+  type OpenAIToolSearchOutput,
+  type OpenAIToolSearchTool,
   toOpenAIFunctionCallOutput,
   toOpenAIResponsesTool,
   toOpenAITool,
@@ -190,10 +198,8 @@ export {
 export type { HttpAuthOptions } from './serve/auth/gate.js';
 export type { ServeToken } from './serve/auth/tokens.js';
 export type { DashboardEvent, DashboardOptions } from './serve/dashboard/index.js';
-export type { McpHttpOptions, McpHttpServer } from './serve/http.js';
-export { serveHttp } from './serve/http.js';
+export { type McpHttpOptions, type McpHttpServer, serveHttp } from './serve/http.js';
 export type { McpSessionClose, McpSessionCloseReason } from './serve/http-sessions.js';
 export type { McpPrompt, McpPromptArgument, McpPromptContext } from './serve/prompts.js';
 export type { McpServeOptions } from './serve/server.js';
-export type { McpStdioOptions } from './serve/stdio.js';
-export { serveStdio } from './serve/stdio.js';
+export { type McpStdioOptions, serveStdio } from './serve/stdio.js';

@@ -5,16 +5,14 @@
  * purpose (and leaves this file: a name is public or internal, never both).
  */
 
-export type {
-  CapabilityLimits,
-  CapabilityProvider,
-  EffectivePermissions,
-  MissingGrant,
-} from './capabilities/index.js';
 export {
+  type CapabilityLimits,
+  type CapabilityProvider,
   createCapabilityProvider,
   DEFAULT_CAPABILITY_LIMITS,
+  type EffectivePermissions,
   effectivePermissions,
+  type MissingGrant,
   missingGrants,
 } from './capabilities/index.js';
 export { formatConfigIssues } from './config/load.js';
@@ -23,22 +21,28 @@ export { checkAvailabilityExpression } from './core/filter/availability.js';
 export { planRegistry } from './core/filter/plan.js';
 export { compareDescriptors } from './core/filter/planner.js';
 export { formatExecutor, formatOwner } from './core/refs.js';
-export type { PolicyDecision, PolicySubject } from './core/register/policy.js';
-export { groupsOf, isAllowedTool, matchesPattern } from './core/register/policy.js';
+export {
+  groupsOf,
+  isAllowedTool,
+  matchesPattern,
+  type PolicyDecision,
+  type PolicySubject,
+} from './core/register/policy.js';
 export { buildRegistry, SOURCE_ORDER } from './core/register/registry.js';
 export { HookSet } from './core/wrap/hooks.js';
 export { errorResult } from './core/wrap/results.js';
-export type { WrapperContext } from './core/wrap/wrapper.js';
-export { callTool } from './core/wrap/wrapper.js';
-export type { HostInternals } from './host/internals.js';
-export { internalsOf } from './host/internals.js';
-export type { ChangeBatch, ProjectWatcher, ProjectWatcherOptions } from './host/watch.js';
-export { watchProject } from './host/watch.js';
+export { callTool, type WrapperContext } from './core/wrap/wrapper.js';
+export { type HostInternals, internalsOf } from './host/internals.js';
+export {
+  type ChangeBatch,
+  type ProjectWatcher,
+  type ProjectWatcherOptions,
+  watchProject,
+} from './host/watch.js';
 export { createSandbox } from './sandbox/create.js';
 export { endedAs, executorPlacement, spawnExecutor } from './sandbox/executor-spawn.js';
 export { InlineSandbox } from './sandbox/inline.js';
-export type { ProcessSandboxOptions } from './sandbox/process.js';
-export { ProcessSandbox } from './sandbox/process.js';
+export { ProcessSandbox, type ProcessSandboxOptions } from './sandbox/process.js';
 export { liveScriptIsolates } from './sandbox/script-runner.js';
 export type {
   CallSinks,
@@ -50,25 +54,27 @@ export type {
   SandboxOutcome,
 } from './sandbox/types.js';
 export { createMcpServer } from './serve/server.js';
-export type { InFlightRecorder } from './serve/stdio.js';
-export { serveStdioRecorded } from './serve/stdio.js';
-export type { ControlKind, ControlPaths } from './sources/builtin/index.js';
+export { type InFlightRecorder, serveStdioRecorded } from './serve/stdio.js';
 export {
   ControlFileError,
+  type ControlKind,
+  type ControlPaths,
   createBuiltinTools,
   isControlFileError,
   isWorkspaceEscapeError,
   resolveInside,
   WorkspaceEscapeError,
 } from './sources/builtin/index.js';
-export type { InProcessToolOptions } from './sources/in-process.js';
-export { checkWithZod, inProcessTool } from './sources/in-process.js';
-export type { McpBridgeOptions } from './sources/mcp/bridge.js';
-export { McpBridge } from './sources/mcp/bridge.js';
-export type { BuildLimits } from './sources/plugins/build-limits.js';
-export { DEFAULT_BUILD_LIMITS } from './sources/plugins/build-limits.js';
-export type { BundleOptions, BundleOutcome, IncrementalBundler } from './sources/plugins/bundle.js';
-export { bundlePlugin, createIncrementalBundler } from './sources/plugins/bundle.js';
+export { checkWithZod, type InProcessToolOptions, inProcessTool } from './sources/in-process.js';
+export { McpBridge, type McpBridgeOptions } from './sources/mcp/bridge.js';
+export { type BuildLimits, DEFAULT_BUILD_LIMITS } from './sources/plugins/build-limits.js';
+export {
+  type BundleOptions,
+  type BundleOutcome,
+  bundlePlugin,
+  createIncrementalBundler,
+  type IncrementalBundler,
+} from './sources/plugins/bundle.js';
 export { discoverPlugins } from './sources/plugins/discover.js';
 export { loadPlugin } from './sources/plugins/load.js';
 export { PluginSet } from './sources/plugins/plugin-set.js';
