@@ -30,7 +30,7 @@ export const SYNONYM_GROUPS: readonly (readonly string[])[] = [
   ['get', 'fetch', 'retrieve', 'read', 'show', 'view', 'display', 'see'],
   ['file', 'files'],
   ['comment', 'comments', 'reply', 'replies'],
-  ['user', 'users', 'member', 'members', 'person', 'people', 'profile'],
+  ['user', 'users', 'member', 'members', 'person', 'people', 'profile', 'everyone', 'everybody'],
   ['channel', 'channels', 'room'],
   ['config', 'configuration', 'settings', 'setting', 'cfg'],
   ['auth', 'authentication', 'login', 'log in', 'sign in'],
@@ -75,7 +75,8 @@ export const SYNONYM_GROUPS: readonly (readonly string[])[] = [
   ['elevation', 'altitude', 'sea level', 'height above'],
   ['init', 'initialize', 'initialise', 'start new'],
   ['block', 'blocks', 'content block'],
-  ['size', 'sizes', 'how big', 'how large', 'bytes'],
+  ['size', 'sizes', 'how big', 'how large', 'bytes', 'biggest', 'largest', 'smallest'],
   ['run', 'execute', 'exec'],
+  ['tree', 'recursive', 'recursively', 'nested'],
   ['write', 'save'],
 ];

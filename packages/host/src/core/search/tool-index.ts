@@ -8,6 +8,14 @@ const K1 = 1.2;
 const MAX_QUERY_TERMS = 64;
 /** Added when the query names the tool exactly ("browser_click"), so a known name always wins. */
 const EXACT_NAME_BONUS = 100;
+/**
+ * Added in proportion to the share of the tool's own name (its last `__` segment: `create_issue`
+ * of `mcp__github__create_issue`) that the query says: BM25 adds up terms one by one, so a tool
+ * whose whole name the request spells out ("list the commits" → list_commits) could lose to one
+ * with a rarer word of it in a long description. Small beside a term's score (0.5; chosen on the
+ * tune set's folds, bench/tool-search-cv.mjs): it orders near-ties, it does not outvote the text.
+ */
+const NAME_COVERAGE_BONUS = 0.5;
 const DEFAULT_LIMIT = 5;
 
 interface Posting {
@@ -41,6 +49,8 @@ export function createToolIndex(tools: readonly SearchableTool[]): ToolIndex {
     };
     return FIELD_NAMES.map((f) => derived[f] ?? analyze(texts[f], stems));
   });
+  // The distinct terms of each tool's own name, for NAME_COVERAGE_BONUS.
+  const ownNames = docs.map((d) => [...new Set(analyze(d.name.slice(d.name.lastIndexOf('__') + 2), stems))]);
   const avgLength = FIELD_NAMES.map((_, f) => {
     let total = 0;
     for (const fields of analysed) total += (fields[f] as string[]).length;
@@ -81,6 +91,14 @@ export function createToolIndex(tools: readonly SearchableTool[]): ToolIndex {
       const scores = new Map<number, number>();
       for (const term of terms) {
         for (const p of postings.get(term) ?? []) scores.set(p.doc, (scores.get(p.doc) ?? 0) + p.score);
+      }
+      const said = new Set(analysed);
+      for (const [doc, score] of scores) {
+        const own = ownNames[doc] as string[];
+        if (own.length === 0) continue;
+        let covered = 0;
+        for (const term of own) if (said.has(term)) covered++;
+        scores.set(doc, score + (NAME_COVERAGE_BONUS * covered) / own.length);
       }
       for (const word of query.slice(0, 4_000).toLowerCase().split(/\s+/)) {
         const doc = exact.get(word);

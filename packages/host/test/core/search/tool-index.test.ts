@@ -25,6 +25,16 @@ describe('text rules change the ranking', () => {
     expect(names(dotted, 'archive workspace')[0]).toBe('z.workspace.archive');
   });
 
+  it('name coverage: the tool whose own name the request says beats one whose namespace says it', () => {
+    // The same words in every field, so BM25 ties them (and the name order puts a_ first); only
+    // the last `__` segment differs: the tool's own name, which the request spells out.
+    const tools = [
+      tool('mcp__archive__records', 'Keeps them.'),
+      tool('mcp__records__archive', 'Keeps them.'),
+    ];
+    expect(names(tools, 'archive')[0]).toBe('mcp__records__archive');
+  });
+
   it('stemming: "archiving records" finds the tool that "archives old records"', () => {
     const tools = [tool('tool_a', 'Prints old records.'), tool('tool_z', 'Archives old records.')];
     expect(names(tools, 'archiving records')[0]).toBe('tool_z');
