@@ -1,7 +1,8 @@
+import { readFile } from 'node:fs/promises';
 import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ListJson } from '../../packages/host/src/cli/types.js';
-import { ANSI, project, REPO, toolhostInProcess } from './cli.js';
+import { ANSI, cleanEnv, project, REPO, toolhost, toolhostInProcess } from './cli.js';
 
 describe('toolhost list', () => {
   let root: string;
@@ -118,6 +119,26 @@ describe('toolhost list', () => {
       expect(stderr).toContain('unknown key(s): unknownKey');
     } finally {
       await bad.dispose();
+    }
+  });
+});
+
+describe('toolhost list without MCP servers', () => {
+  it('never loads the MCP client SDK (the bridge loads with the first server listed)', async () => {
+    const { root, dispose } = await project(['healthy']);
+    try {
+      const log = path.join(root, 'imports.log');
+      const hook = path.join(REPO, 'test/fixtures/hooks/log-imports.mjs');
+      const { code } = await toolhost(['list', '--root', root], {
+        env: cleanEnv({ NODE_OPTIONS: `--import=${hook}`, TOOLHOST_TEST_IMPORT_LOG: log }),
+      });
+      expect(code).toBe(0);
+      const loaded = (await readFile(log, 'utf8')).split('\n');
+      // The log saw the host's own modules (so an empty log cannot pass), and no MCP client.
+      expect(loaded.some((url) => url.includes('/sources/plugins/'))).toBe(true);
+      expect(loaded.filter((url) => url.includes('@modelcontextprotocol/client'))).toEqual([]);
+    } finally {
+      await dispose();
     }
   });
 });

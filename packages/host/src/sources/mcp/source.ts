@@ -2,7 +2,7 @@ import type { OwnDeadline } from '../../config/limits.js';
 import type { JailSetting } from '../../config/sandbox.js';
 import type { Disposer, RefreshReason, SourceAdapter, ToolSource } from '../../types.js';
 import { Listeners } from '../../util/listeners.js';
-import { McpBridge, type McpBridgeOptions } from './bridge.js';
+import type { McpBridge, McpBridgeOptions } from './bridge.js';
 import type { McpServerConfig, McpServerStatus } from './types.js';
 
 /** What the MCP source reads from the host's settings at each refresh. */
@@ -51,6 +51,10 @@ export class McpSource implements SourceAdapter {
     const { servers, callTimeout } = this.#options.settings();
     if (this.#bridge === undefined && Object.keys(servers).length === 0) return false;
     this.#bridge?.setCallTimeout(callTimeout);
+    // The bridge, and the MCP client SDK under it (≈ 100 ms of imports), load with the first
+    // server listed: a host or a CLI run without MCP servers never pays for them.
+    const { McpBridge } = await import('./bridge.js');
+    if (this.#closed) return false;
     this.#bridge ??= new McpBridge({
       ...this.#options.bridge,
       callTimeout,
