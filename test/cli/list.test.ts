@@ -124,7 +124,7 @@ describe('toolhost list', () => {
 });
 
 describe('toolhost list without MCP servers', () => {
-  it('never loads the MCP client SDK (the bridge loads with the first server listed)', async () => {
+  it('never loads the MCP client SDK (the bridge loads with the first server listed) nor chokidar', async () => {
     const { root, dispose } = await project(['healthy']);
     try {
       const log = path.join(root, 'imports.log');
@@ -137,6 +137,8 @@ describe('toolhost list without MCP servers', () => {
       // The log saw the host's own modules (so an empty log cannot pass), and no MCP client.
       expect(loaded.some((url) => url.includes('/sources/plugins/'))).toBe(true);
       expect(loaded.filter((url) => url.includes('@modelcontextprotocol/client'))).toEqual([]);
+      // Nor a watcher: list never watches.
+      expect(loaded.filter((url) => url.includes('/node_modules/chokidar/'))).toEqual([]);
     } finally {
       await dispose();
     }

@@ -37,7 +37,7 @@ import type {
   HostOptions,
   ToolhostConfigInput,
 } from './types.js';
-import { type ChangeBatch, type ProjectWatcher, watchProject } from './watch.js';
+import type { ChangeBatch, ProjectWatcher } from './watch.js';
 
 /** How long `close()` waits for calls in flight. */
 const DRAIN_MS = 5_000;
@@ -305,6 +305,10 @@ export class ToolHost {
 
   /** Starts watching the plugins folder, the skills folder and the config file; resolves once the watcher is ready. */
   async watch(): Promise<void> {
+    if (this.#watcher !== undefined || this.#closed) return;
+    // The watcher, and chokidar under it, load with the first watch: a host that never watches
+    // (the CLI's list and call, most embedders) does not import them.
+    const { watchProject } = await import('./watch.js');
     if (this.#watcher !== undefined || this.#closed) return;
     const { pluginsDir, skillsDir, configFile, root } = this.#paths;
     this.#watcher = watchProject({

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, realpathSync } from 'node:fs';
 import * as path from 'node:path';
-import * as esbuild from 'esbuild';
+import type * as esbuild from 'esbuild';
 import { PACKAGE_ROOT } from '../util/package.js';
 import { MINI_MODULES, type PreludeKind } from './prelude-kind.js';
 
@@ -95,25 +95,29 @@ const preludeScripts = new Map<PreludeKind, Promise<string>>();
 export function loadPreludeScript(kind: PreludeKind): Promise<string> {
   let script = preludeScripts.get(kind);
   if (script === undefined) {
-    script = esbuild
-      .build({
-        ...ISOLATE_SCRIPT_OPTIONS,
-        // Every isolate keeps its own copy of the prelude's source (V8 needs it for lazy
-        // compilation): ASCII keeps it a one-byte string, and dropping whitespace and comments
-        // shrinks it further (869 KB two-byte -> 631 KB one-byte, 5.5 -> 4.4 MB RSS per isolate).
-        // Identifiers keep their names: `keepNames` would cost more than it saves.
-        charset: 'ascii',
-        minifyWhitespace: true,
-        minifySyntax: true,
-        absWorkingDir: PACKAGE_ROOT,
-        plugins: [withoutZodLocales],
-        stdin: {
-          contents: preludeSource(kind),
-          resolveDir: PACKAGE_ROOT,
-          sourcefile: '<toolhost-prelude>',
-          loader: 'js',
-        },
-      })
+    // esbuild loads here, on the first prelude this process builds: the executor is sent its
+    // prelude, and a host that finds its bundles cached may never build one.
+    script = import('esbuild')
+      .then((esbuild) =>
+        esbuild.build({
+          ...ISOLATE_SCRIPT_OPTIONS,
+          // Every isolate keeps its own copy of the prelude's source (V8 needs it for lazy
+          // compilation): ASCII keeps it a one-byte string, and dropping whitespace and comments
+          // shrinks it further (869 KB two-byte -> 631 KB one-byte, 5.5 -> 4.4 MB RSS per isolate).
+          // Identifiers keep their names: `keepNames` would cost more than it saves.
+          charset: 'ascii',
+          minifyWhitespace: true,
+          minifySyntax: true,
+          absWorkingDir: PACKAGE_ROOT,
+          plugins: [withoutZodLocales],
+          stdin: {
+            contents: preludeSource(kind),
+            resolveDir: PACKAGE_ROOT,
+            sourcefile: '<toolhost-prelude>',
+            loader: 'js',
+          },
+        }),
+      )
       .then((result) => {
         const code = result.outputFiles?.[0]?.text;
         if (code === undefined) {
