@@ -8,7 +8,7 @@ import type { Frame } from './channel.js';
 import { CrashListeners, settleRequestsOf } from './executor-deaths.js';
 import { handleFrame } from './executor-frames.js';
 import { killExecutor, sendPrelude, startExecutor } from './executor-process.js';
-import { type ExecutorPlacement, executorPlacement, wallsOf } from './executor-spawn.js';
+import { type ExecutorPlacement, placementWhenNeeded, wallsOf } from './executor-spawn.js';
 import { ExecutorWatch, silenceAllowedMs } from './executor-watch.js';
 import type { ToExecutor } from './ipc.js';
 import { LogWindows } from './log-budget.js';
@@ -75,7 +75,8 @@ export class ProcessSandbox implements Sandbox {
     abort: (id, reason) => this.#abort(id, reason),
   };
   #isolates: IsolateSettings;
-  readonly #placement: ExecutorPlacement;
+  /** Where the executor goes, found out on first use (executor-spawn.ts, placementWhenNeeded). */
+  readonly #placement: () => ExecutorPlacement;
   #closed = false;
   #closing: (() => void) | undefined;
 
@@ -92,12 +93,12 @@ export class ProcessSandbox implements Sandbox {
       retire: () => void this.#retireNow(),
     });
     this.#isolates = options.isolates ?? DEFAULT_ISOLATE_SETTINGS;
-    this.#placement = executorPlacement(options.jail ?? 'auto');
+    this.#placement = placementWhenNeeded(options.jail ?? 'auto');
   }
 
   /** The walls around the isolates this sandbox holds (the jail as the first executor will get it). */
   get walls(): Walls {
-    return wallsOf(this.#placement);
+    return wallsOf(this.#placement());
   }
 
   /** The process new requests go to: the live one, a new one, or none while a dead one is closing. */
@@ -109,7 +110,7 @@ export class ProcessSandbox implements Sandbox {
 
   #spawn(): Executor {
     this.#generation += 1;
-    const executor = startExecutor(this.#entry, this.#placement, this.#generation, this.#startupMs, {
+    const executor = startExecutor(this.#entry, this.#placement(), this.#generation, this.#startupMs, {
       onFrame: (frame, from) => this.#onMessage(frame, from),
       onEnded: (ended) => this.#onEnded(ended),
       kill: (it) => this.#kill(it),
@@ -131,7 +132,7 @@ export class ProcessSandbox implements Sandbox {
 
   /** Ends `executor` at once (executor-process.ts). */
   #kill(executor: Executor): void {
-    killExecutor(executor, this.#placement.jailed);
+    killExecutor(executor, this.#placement().jailed);
   }
 
   #dispatch(pending: Pending): void {
@@ -226,9 +227,10 @@ export class ProcessSandbox implements Sandbox {
       onSettled?.();
       return Promise.resolve(crashed('the sandbox is closed') as R);
     }
-    if (!this.#placement.jailed && this.#placement.refused) {
+    const placement = this.#placement();
+    if (!placement.jailed && placement.refused) {
       onSettled?.();
-      return Promise.resolve(crashed(`the executor process could not start: ${this.#placement.reason}`) as R);
+      return Promise.resolve(crashed(`the executor process could not start: ${placement.reason}`) as R);
     }
     const id = this.#nextId++;
     return new Promise<R>((resolve) => {
@@ -345,7 +347,7 @@ export class ProcessSandbox implements Sandbox {
     const outcome = await this.#request<Outcome>((id) => ({ t: 'stats', id }), '');
     // A jailed executor has no /proc to read its resident set in: read here, where it is seen.
     return this.#retired.stats(outcome, this.#isolates, () => {
-      const pid = this.#placement.jailed ? this.executorPid : undefined;
+      const pid = this.#placement().jailed ? this.executorPid : undefined;
       return pid === undefined ? undefined : residentBytesOf(pid);
     });
   }
@@ -369,7 +371,7 @@ export class ProcessSandbox implements Sandbox {
   /** The host's pid of the process that runs plugin code (inside the jail when jailed), when it runs. */
   get executorPid(): number | undefined {
     const pid = this.pid;
-    if (pid === undefined || !this.#placement.jailed) return pid;
+    if (pid === undefined || !this.#placement().jailed) return pid;
     return jailedPid(pid);
   }
 
