@@ -51,20 +51,30 @@ export function createCapabilityProvider(options: CapabilityProviderOptions): Ca
     fsSlots.run(work, signal, () =>
       aborted(name, `ctx.${name} was aborted while it waited for a ctx.fs slot: its call ended`),
     );
-  const fetchSchema = fetchArgs(limits, options.pluginId);
-  const writeSchema = writeFileArgs(limits);
+  // Built on first use: most plugins never fetch or write, and the two schemas were a tenth of a
+  // warm start of 100 plugins (bench/scale.mjs), one pair per plugin.
+  let fetchArgsOf: ReturnType<typeof fetchArgs> | undefined;
+  let writeArgsOf: ReturnType<typeof writeFileArgs> | undefined;
+  const fetchSchema = () => {
+    fetchArgsOf ??= fetchArgs(limits, options.pluginId);
+    return fetchArgsOf;
+  };
+  const writeSchema = () => {
+    writeArgsOf ??= writeFileArgs(limits);
+    return writeArgsOf;
+  };
 
   const handlers: Record<
     CapabilityName,
     (args: unknown, signal: AbortSignal, trace: TraceContext | undefined) => Promise<unknown>
   > = {
-    fetch: (args, signal, trace) => serveFetch(parseArgs('fetch', fetchSchema, args), signal, trace),
+    fetch: (args, signal, trace) => serveFetch(parseArgs('fetch', fetchSchema(), args), signal, trace),
     'fs.readFile': (args, signal) => {
       const { path } = parseArgs('fs.readFile', pathArgs, args);
       return slot('fs.readFile', signal, () => fs.readFile(path));
     },
     'fs.writeFile': (args, signal) => {
-      const { path, data } = parseArgs('fs.writeFile', writeSchema, args);
+      const { path, data } = parseArgs('fs.writeFile', writeSchema(), args);
       return slot('fs.writeFile', signal, () => fs.writeFile(path, data));
     },
     'fs.readdir': (args, signal) => {
@@ -76,7 +86,7 @@ export function createCapabilityProvider(options: CapabilityProviderOptions): Ca
       return slot('fs.stat', signal, () => fs.stat(path));
     },
     'fs.appendFile': (args, signal) => {
-      const { path, data } = parseArgs('fs.appendFile', writeSchema, args);
+      const { path, data } = parseArgs('fs.appendFile', writeSchema(), args);
       return slot('fs.appendFile', signal, () => fs.appendFile(path, data));
     },
     'fs.mkdir': (args, signal) => {
