@@ -1,3 +1,3 @@
 export { analyze, splitWords, stem } from './text.js';
-export { createToolIndex } from './tool-index.js';
+export { createToolIndex, ownName } from './tool-index.js';
 export type { SearchableTool, SearchHit, ToolIndex } from './types.js';

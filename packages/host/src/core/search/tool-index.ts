@@ -18,6 +18,15 @@ const EXACT_NAME_BONUS = 100;
 const NAME_COVERAGE_BONUS = 0.5;
 const DEFAULT_LIMIT = 5;
 
+/**
+ * A tool's own name: what follows the last `__` (`create_issue` of `mcp__github__create_issue`),
+ * or the whole name when it has no namespace (a plugin's or a built-in's).
+ */
+export function ownName(name: string): string {
+  const at = name.lastIndexOf('__');
+  return at < 0 ? name : name.slice(at + 2);
+}
+
 interface Posting {
   readonly doc: number;
   /** This term's whole contribution to the doc's score: idf × saturated weighted frequency. */
@@ -49,8 +58,9 @@ export function createToolIndex(tools: readonly SearchableTool[]): ToolIndex {
     };
     return FIELD_NAMES.map((f) => derived[f] ?? analyze(texts[f], stems));
   });
-  // The distinct terms of each tool's own name, for NAME_COVERAGE_BONUS.
-  const ownNames = docs.map((d) => [...new Set(analyze(d.name.slice(d.name.lastIndexOf('__') + 2), stems))]);
+  // The distinct words of each tool's own name, single letters left out ("x" of `x_post` names
+  // nothing a request would say).
+  const ownNames = docs.map((d) => [...new Set(analyze(ownName(d.name), stems).filter((t) => t.length > 1))]);
   const avgLength = FIELD_NAMES.map((_, f) => {
     let total = 0;
     for (const fields of analysed) total += (fields[f] as string[]).length;
@@ -86,13 +96,13 @@ export function createToolIndex(tools: readonly SearchableTool[]): ToolIndex {
       const max = Number.isFinite(limit) ? Math.max(0, Math.floor(limit)) : DEFAULT_LIMIT;
       if (typeof query !== 'string' || max === 0) return [];
       const analysed = analyze(query);
-      const terms = [...new Set(analysed)].slice(0, MAX_QUERY_TERMS);
-      terms.push(...new Set(termPairs(analysed.slice(0, MAX_QUERY_TERMS))));
+      // The query's distinct words (within the cap: they also decide the name coverage), then its pairs.
+      const said = new Set([...new Set(analysed)].slice(0, MAX_QUERY_TERMS));
+      const terms = [...said, ...new Set(termPairs(analysed.slice(0, MAX_QUERY_TERMS)))];
       const scores = new Map<number, number>();
       for (const term of terms) {
         for (const p of postings.get(term) ?? []) scores.set(p.doc, (scores.get(p.doc) ?? 0) + p.score);
       }
-      const said = new Set(analysed);
       for (const [doc, score] of scores) {
         const own = ownNames[doc] as string[];
         if (own.length === 0) continue;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createToolIndex, type SearchableTool } from '../../../src/core/search/index.js';
+import { createToolIndex, ownName, type SearchableTool } from '../../../src/core/search/index.js';
 
 const NO_INPUT = { type: 'object', properties: {} };
 
@@ -33,6 +33,12 @@ describe('text rules change the ranking', () => {
       tool('mcp__records__archive', 'Keeps them.'),
     ];
     expect(names(tools, 'archive')[0]).toBe('mcp__records__archive');
+  });
+
+  it("a tool's own name is what follows its last __, or the whole name without a namespace", () => {
+    expect(ownName('mcp__github__create_issue')).toBe('create_issue');
+    expect(ownName('read')).toBe('read');
+    expect(ownName('weather_forecast')).toBe('weather_forecast');
   });
 
   it('stemming: "archiving records" finds the tool that "archives old records"', () => {
