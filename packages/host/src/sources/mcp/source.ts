@@ -51,10 +51,21 @@ export class McpSource implements SourceAdapter {
     const { servers, callTimeout } = this.#options.settings();
     if (this.#bridge === undefined && Object.keys(servers).length === 0) return false;
     this.#bridge?.setCallTimeout(callTimeout);
-    // The bridge, and the MCP client SDK under it (≈ 100 ms of imports), load with the first
-    // server listed: a host or a CLI run without MCP servers never pays for them.
+    const bridge = this.#bridge ?? (await this.#makeBridge(callTimeout));
+    if (bridge === undefined) return false;
+    await bridge.update(servers);
+    return true;
+  }
+
+  /**
+   * The bridge, made once: it, and the MCP client SDK under it (≈ 100 ms of imports), load with
+   * the first server listed, so a host or a CLI run without MCP servers never pays for them.
+   * Undefined when the source closed while they loaded.
+   */
+  async #makeBridge(callTimeout: OwnDeadline): Promise<McpBridge | undefined> {
     const { McpBridge } = await import('./bridge.js');
-    if (this.#closed) return false;
+    if (this.#closed) return undefined;
+    // A refresh that ran alongside may have made it meanwhile.
     this.#bridge ??= new McpBridge({
       ...this.#options.bridge,
       callTimeout,
@@ -62,8 +73,7 @@ export class McpSource implements SourceAdapter {
       jail: () => this.#options.settings().jail,
       onChange: () => this.#changed.emit('mcp'),
     });
-    await this.#bridge.update(servers);
-    return true;
+    return this.#bridge;
   }
 
   contributions(): readonly ToolSource[] {
