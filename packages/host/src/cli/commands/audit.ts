@@ -69,7 +69,6 @@ export async function audit(argv: readonly string[], io: Io): Promise<number> {
       io.err.write(`toolhost: no audit records in ${path.relative(process.cwd(), dir) || dir}\n`);
     return EXIT.ok;
   }
-  io.err.write('toolhost: following the trail; Ctrl-C to stop\n');
   await new Promise<void>((resolve) => {
     let reading = Promise.resolve();
     const poll = () => {
@@ -84,6 +83,10 @@ export async function audit(argv: readonly string[], io: Io): Promise<number> {
     };
     process.once('SIGINT', stop);
     process.once('SIGTERM', stop);
+    // Said only once the watch is up, and followed by one read: a record written between the
+    // first read and the watch (or by someone who waited for this line) is shown, not lost.
+    io.err.write('toolhost: following the trail; Ctrl-C to stop\n');
+    poll();
   });
   return EXIT.ok;
 }
