@@ -114,6 +114,21 @@ const LAT_LNG = /[-+]?\b\d{1,3}\.\d+\s*,\s*[-+]?\d{1,3}\.\d+\b/g;
 const HANDLE = /(?<!\S)[#@][a-z][\w.-]*(?![\w./-])/gi;
 
 /**
+ * Code a request quotes for a page to run says "javascript": a property of the browser's globals
+ * ("document.title", "window.scrollY", "localStorage.getItem") or an arrow function.
+ */
+const SCRIPT_LIKE = /\b(?:document|window|navigator|localStorage|sessionStorage|console)\.[a-z_$][\w$]*|=>/gi;
+
+/**
+ * A search engine's name used for what it does ("google the error", "bing it") says "web search";
+ * not a product of the same name ("Google Maps", "Bing Maps").
+ */
+const ENGINE = /\b(?:google|bing|duckduckgo|ddg)\b(?!\s*maps?\b)/gi;
+
+/** Two numbers added ("2 + 3", "5 plus 7", "add 2 and 3") say "sum". */
+const ADDITION = /\d\s*(?:\+|\bplus\b)\s*\d|\badd\s+-?\d+(?:\.\d+)?\s+(?:and|to)\s+-?\d/gi;
+
+/**
  * The text with "channel" or "user" for each chat handle, "url" before each web address, "file" and the extension for each file name, and
  * "coordinates" before each latitude, longitude pair.
  */
@@ -123,7 +138,13 @@ function markAddresses(text: string): string {
   FILE_LIKE.lastIndex = 0;
   LAT_LNG.lastIndex = 0;
   HANDLE.lastIndex = 0;
+  SCRIPT_LIKE.lastIndex = 0;
+  ENGINE.lastIndex = 0;
+  ADDITION.lastIndex = 0;
   let marked = text;
+  if (SCRIPT_LIKE.test(marked)) marked = marked.replace(SCRIPT_LIKE, ' javascript $& ');
+  if (ENGINE.test(marked)) marked = marked.replace(ENGINE, ' web search ');
+  if (ADDITION.test(marked)) marked = marked.replace(ADDITION, ' sum $& ');
   if (HANDLE.test(marked)) marked = marked.replace(HANDLE, (m) => (m[0] === '#' ? ' channel ' : ' user '));
   if (LAT_LNG.test(marked)) marked = marked.replace(LAT_LNG, ' coordinates $& ');
   if (URL_LIKE.test(marked)) marked = marked.replace(URL_LIKE, ' url $& ');

@@ -90,4 +90,28 @@ describe('analyze', () => {
     expect(analyze('near 52.52, 13.40')).toEqual(expect.arrayContaining(analyze('coordinates')));
     expect(analyze('version 1.2')).not.toEqual(expect.arrayContaining(analyze('coordinates')));
   });
+
+  it('reads quoted page code (a browser global\'s property, an arrow function) as "javascript"', () => {
+    const js = analyze('javascript');
+    expect(analyze('run document.title in the page')).toEqual(expect.arrayContaining(js));
+    expect(analyze('what does localStorage.getItem("k") give')).toEqual(expect.arrayContaining(js));
+    expect(analyze('map it with x => x * 2')).toEqual(expect.arrayContaining(js));
+    expect(analyze('the document title of the report')).not.toEqual(expect.arrayContaining(js));
+  });
+
+  it('reads a search engine named as a verb as "web search", and not Google Maps', () => {
+    const web = analyze('web search');
+    expect(analyze('google the latest node release notes')).toEqual(expect.arrayContaining(web));
+    expect(analyze('bing it')).toEqual(expect.arrayContaining(web));
+    expect(analyze('open google maps at the station')).not.toEqual(expect.arrayContaining(analyze('web')));
+  });
+
+  it('reads two numbers added as "sum", and two numbers joined by "and" alone not', () => {
+    const sum = analyze('sum');
+    expect(analyze('add 2 and 3')).toEqual(expect.arrayContaining(sum));
+    expect(analyze('what is 5 plus 7')).toEqual(expect.arrayContaining(sum));
+    expect(analyze('1.5 + 2')).toEqual(expect.arrayContaining(sum));
+    expect(analyze('issues between 10 and 20')).not.toEqual(expect.arrayContaining(sum));
+    expect(analyze('add a label to issue 4')).not.toEqual(expect.arrayContaining(sum));
+  });
 });
