@@ -91,6 +91,16 @@ describe('analyze', () => {
     expect(analyze('version 1.2')).not.toEqual(expect.arrayContaining(analyze('coordinates')));
   });
 
+  it('folds the words of requests written after the first tune set: who am i, paragraph, cafe, disk usage', () => {
+    expect(analyze('who am I in notion')).toContain(analyze('self')[0]);
+    expect(analyze('add a paragraph')).toContain(analyze('block')[0]);
+    expect(analyze('opening hours of that cafe')).toEqual(expect.arrayContaining(analyze('place info')));
+    expect(analyze('how much disk')).toEqual(analyze('size'));
+    expect(analyze('a second checkout')).toContain(analyze('worktree')[0]);
+    // The working tree (the files checked out) is not a worktree (a second checkout).
+    expect(analyze('the working tree')).not.toContain(analyze('worktree')[0]);
+  });
+
   it('reads quoted page code (a browser global\'s property, an arrow function) as "javascript"', () => {
     const js = analyze('javascript');
     expect(analyze('run document.title in the page')).toEqual(expect.arrayContaining(js));
