@@ -1,7 +1,19 @@
-import { trace } from '@opentelemetry/api';
+import {
+  type Attributes,
+  type BatchObservableCallback,
+  createNoopMeter,
+  type MeterProvider,
+  metrics,
+  trace,
+} from '@opentelemetry/api';
 import { TracerProvider } from '@opentelemetry/sdk-trace';
-import { describe, expect, it } from 'vitest';
-import { parentOf, traceContextOf, traceIdOf } from '../../../src/core/dispatch/telemetry.js';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import {
+  executeToolSpan,
+  parentOf,
+  traceContextOf,
+  traceIdOf,
+} from '../../../src/core/dispatch/telemetry.js';
 
 /** The one reading of a trace id: a caller's traceparent, or a context this process's span made. */
 
@@ -37,5 +49,70 @@ describe('traceIdOf', () => {
     expect(remote?.isRemote).toBe(true);
     expect(remote?.spanId).toBe(span.spanContext().spanId);
     span.end();
+  });
+});
+
+describe('the duration metric, recorded in batches', () => {
+  /** A meter provider whose histogram keeps what is recorded, and whose collection can be run. */
+  function recordingProvider() {
+    const recorded: [number, Attributes | undefined][] = [];
+    const callbacks: BatchObservableCallback[] = [];
+    const noop = createNoopMeter();
+    const provider: MeterProvider = {
+      getMeter: () => ({
+        ...noop,
+        createHistogram: () => ({
+          record: (value: number, attributes?: Attributes) => recorded.push([value, attributes]),
+        }),
+        createObservableGauge: (name: string) => noop.createObservableGauge(name),
+        addBatchObservableCallback: (callback: BatchObservableCallback) => {
+          callbacks.push(callback);
+        },
+      }),
+    };
+    const collect = () => {
+      for (const callback of callbacks) void callback({ observe: () => {} });
+    };
+    return { provider, recorded, collect };
+  }
+  const call = (name: string, ms: number) =>
+    executeToolSpan(name, 'toolu_1', 'plugin', undefined).end('ok', ms);
+
+  afterEach(() => {
+    vi.useRealTimers();
+    metrics.disable();
+  });
+
+  it('records a call off its end: within 50 ms, or when a collection starts', () => {
+    vi.useFakeTimers();
+    const { provider, recorded, collect } = recordingProvider();
+    metrics.setGlobalMeterProvider(provider);
+    call('echo', 1500);
+    call('echo', 20);
+    expect(recorded).toEqual([]);
+    vi.advanceTimersByTime(50);
+    expect(recorded.map(([seconds]) => seconds)).toEqual([1.5, 0.02]);
+    expect(recorded[0]?.[1]).toEqual({ 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': 'echo' });
+    call('other', 3);
+    collect();
+    expect(recorded.map(([seconds]) => seconds)).toEqual([1.5, 0.02, 0.003]);
+    vi.advanceTimersByTime(50);
+    expect(recorded).toHaveLength(3);
+  });
+
+  it('records a full batch at once, and keeps values for the provider that was registered then', () => {
+    vi.useFakeTimers();
+    const first = recordingProvider();
+    metrics.setGlobalMeterProvider(first.provider);
+    for (let i = 0; i < 64; i++) call('echo', i);
+    expect(first.recorded).toHaveLength(64);
+    call('echo', 64);
+    metrics.disable();
+    const second = recordingProvider();
+    metrics.setGlobalMeterProvider(second.provider);
+    call('echo', 65);
+    vi.advanceTimersByTime(50);
+    expect(first.recorded.map(([seconds]) => seconds * 1000)).toEqual([...Array(65).keys()]);
+    expect(second.recorded.map(([seconds]) => seconds * 1000)).toEqual([65]);
   });
 });
