@@ -306,8 +306,13 @@ export class Session extends SessionDispatch {
       const message = check.ok ? `Tool "${name}" cannot be called` : check.message;
       return { result: errorResult(message), status: 'blocked', durationMs: 0 };
     }
-    const { signal, observer, trace } = options;
-    const ctx =
+    const { signal, observer } = options;
+    const end = state.snapshot.track?.();
+    const span = executeToolSpan(name, toolUseId, tool.source, options.trace);
+    // The call passes on its own span's context, so a bridged server's spans are its children
+    // (without an SDK, the caller's as it came). One copy of the session's context at most.
+    const trace = span.trace ?? options.trace;
+    const ctx: WrapperContext =
       signal === undefined && observer === undefined && trace === undefined
         ? state.wrapper
         : {
@@ -316,13 +321,9 @@ export class Session extends SessionDispatch {
             ...(observer === undefined ? {} : { observer }),
             ...(trace === undefined ? {} : { trace }),
           };
-    const end = state.snapshot.track?.();
-    const span = executeToolSpan(name, toolUseId, tool.source, trace);
-    // The call passes on its own span's context, so a bridged server's spans are its children.
-    const traced = span.trace === trace || span.trace === undefined ? ctx : { ...ctx, trace: span.trace };
     let outcome: CallOutcome | undefined;
     try {
-      outcome = await callTool(tool, toolUseId, input, traced);
+      outcome = await callTool(tool, toolUseId, input, ctx);
       return outcome;
     } finally {
       span.end(outcome?.status ?? 'executor-threw', outcome?.durationMs ?? 0);
