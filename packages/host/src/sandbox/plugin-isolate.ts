@@ -106,11 +106,7 @@ export class PluginIsolate {
     const context = await this.#isolate.createContext();
     const bridge = bridgeOf(handlers, {
       settle: (id, reply, callId) => this.#settle(id, reply, callId),
-      replied: (callId, json) => {
-        const waiter = this.#waiting.get(callId);
-        this.#waiting.delete(callId);
-        waiter?.(json);
-      },
+      replied: (callId, json) => this.#replied(callId, json),
     });
     this.#entry = await attachRuntime(this.#isolate, context, prelude, bridge);
     // Plugin code runs only now, when the runtime has captured what it needs.
@@ -225,9 +221,10 @@ export class PluginIsolate {
     let answered: IsolateOutcome<R> | undefined;
     try {
       if (
-        !this.#enterSync(key, callId, () =>
-          entry.begin.applySync(undefined, [kind, json], this.#guard.syncOptions()),
-        )
+        !this.#enterSync(key, callId, () => {
+          const reply: unknown = entry.begin.applySync(undefined, [kind, json], this.#guard.syncOptions());
+          if (typeof reply === 'string') call.settle(reply);
+        })
       ) {
         answered = this.#breach ?? GONE;
       } else if (call.settled !== undefined) {
@@ -243,7 +240,14 @@ export class PluginIsolate {
     return answered;
   }
 
-  /** An async entry of a call (`apply`): settled once it has left the isolate; a failure breaches. */
+  /** The reply of `callId`, to whoever waits for it (from the bridge, or returned by `begin`). */
+  #replied(callId: string, json: string): void {
+    const waiter = this.#waiting.get(callId);
+    this.#waiting.delete(callId);
+    waiter?.(json);
+  }
+
+  /** An async entry of a call (`apply`): its reply when it answered in it (`begin`); a failure breaches. */
   #enterAsync(entry: Entry, kind: string, json: string, callId: string): Promise<unknown> {
     return this.#guard
       .tracked(
@@ -252,6 +256,7 @@ export class PluginIsolate {
           timeout: this.#limits.timeoutMs,
         }),
       )
+      .then((reply: unknown) => typeof reply === 'string' && this.#replied(callId, reply))
       .catch((error: unknown) => {
         if (!this.#isolate.isDisposed && !this.#stray(error, callId))
           this.#fail(breachOf(error, this.#limits));

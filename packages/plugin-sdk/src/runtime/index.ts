@@ -294,18 +294,28 @@ function failure(error: unknown, maxChars: number): CallReply {
     : { kind: 'error', message: messageOf(error) };
 }
 
-/** Ends a call or hook and sends its reply as one sealed string. */
-function finish(callId: string, reply: Outgoing, maxChars: number): void {
+/** Ends a call or hook: its reply as one sealed string. */
+function ended(callId: string, reply: Outgoing, maxChars: number): string {
   sendLogMarker(callId);
   endCall(callId);
-  bridge.reply(callId, typeof reply === 'string' ? reply : seal(reply, maxChars));
+  return typeof reply === 'string' ? reply : seal(reply, maxChars);
+}
+
+/** Ends a call or hook that waited, and sends its reply. */
+function finish(callId: string, reply: Outgoing, maxChars: number): void {
+  bridge.reply(callId, ended(callId, reply, maxChars));
 }
 
 /**
  * Runs one call or hook as a tracked call (its signal, its capability requests) and turns any
- * throw into an error reply. Work that finishes without waiting replies before this returns.
+ * throw into an error reply. Work that finishes without waiting is answered by the return value
+ * (no trip back to the host through the bridge); other work replies through the bridge.
  */
-function track(callId: string, maxChars: number, work: () => Outgoing | Promise<Outgoing>): void {
+function track(
+  callId: string,
+  maxChars: number,
+  work: () => Outgoing | Promise<Outgoing>,
+): string | undefined {
   calls.set(callId, { ended: false, aborted: false, reason: undefined, listeners: [] });
   current = callId;
   if (orphanLogs.length > 0) flushOrphanLogs(callId);
@@ -313,13 +323,11 @@ function track(callId: string, maxChars: number, work: () => Outgoing | Promise<
   try {
     outcome = work();
   } catch (error) {
-    finish(callId, failure(error, maxChars), maxChars);
-    return;
+    return ended(callId, failure(error, maxChars), maxChars);
   }
   // By its prototype, captured, not `instanceof`: plugin code can redefine Promise[Symbol.hasInstance].
   if (typeof outcome === 'string' || getPrototypeOf(outcome) !== PromiseProto) {
-    finish(callId, outcome as Outgoing, maxChars);
-    return;
+    return ended(callId, outcome as Outgoing, maxChars);
   }
   // `then` as captured: plugin code may have replaced Promise.prototype.then by now. The promise
   // is the runtime's own (an async function's), so it settles exactly once.
@@ -328,6 +336,7 @@ function track(callId: string, maxChars: number, work: () => Outgoing | Promise<
     (reply: Outgoing) => finish(callId, reply, maxChars),
     (error: unknown) => finish(callId, failure(error, maxChars), maxChars),
   );
+  return undefined;
 }
 
 const entry: RuntimeEntry = {
@@ -336,7 +345,7 @@ const entry: RuntimeEntry = {
   begin(kind, requestJson) {
     const req = parse(requestJson) as CallRequest & HookRequest;
     const callId = StringCtor(req.callId);
-    track(callId, req.maxReplyChars, kind === 'hook' ? () => runHook(req) : () => runCall(req));
+    return track(callId, req.maxReplyChars, kind === 'hook' ? () => runHook(req) : () => runCall(req));
   },
 
   settle(requestId, replyJson) {

@@ -28,12 +28,13 @@ export interface RuntimeEntry {
   describe(configJson: string): string;
   /**
    * Starts one tool call (`call`: a {@link CallRequest}) or plugin hook (`hook`: a
-   * {@link HookRequest}) and returns at once; its JSON reply goes to the bridge's `reply` once it
-   * has settled — within this very entry when nothing waits on the host (the microtask checkpoint
-   * runs before the entry returns), so a synchronous entry can get its reply before it returns.
-   * Never throws for the call's own faults: they are error replies.
+   * {@link HookRequest}) and returns at once. A call whose tool answered without waiting (its
+   * `execute` returned a value, or threw) is answered by the return value: its JSON reply. Any
+   * other returns undefined, and its JSON reply goes to the bridge's `reply` once it has settled
+   * (within this very entry when nothing waits on the host: the microtask checkpoint runs before
+   * the entry returns). Never throws for the call's own faults: they are error replies.
    */
-  begin(kind: 'call' | 'hook', requestJson: string): void;
+  begin(kind: 'call' | 'hook', requestJson: string): string | undefined;
   /** Answers a capability request with a JSON {@link CapabilityReply}. */
   settle(requestId: number, replyJson: string): void;
   /** Aborts `ctx.signal` of a call. */
