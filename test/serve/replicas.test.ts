@@ -81,19 +81,37 @@ describe('three replicas behind HAProxy', () => {
     const replicas: Running[] = [];
     let balancer: ChildProcess | undefined;
     try {
-      const ports = [await freePort(), await freePort(), await freePort()];
-      for (const port of ports) {
-        replicas.push(startToolhost(['serve', '--http', String(port), '--no-watch', '--root', root]));
+      // Each replica takes a port of the system's choosing and says which: a port picked here and
+      // passed on could be taken by another test's server before the replica binds it.
+      for (let i = 0; i < 3; i++) {
+        replicas.push(startToolhost(['serve', '--http', '0', '--no-watch', '--root', root]));
       }
-      for (const replica of replicas)
-        await replica.stderr.waitFor(/MCP streamable HTTP at http:\/\/127\.0\.0\.1:\d+\/mcp/, {
-          timeoutMs: 60_000,
-        });
-      const front = await freePort();
+      const ports: number[] = [];
+      for (const replica of replicas) {
+        const ready = await replica.stderr.waitFor(
+          /MCP streamable HTTP at http:\/\/127\.0\.0\.1:(\d+)\/mcp/,
+          {
+            timeoutMs: 60_000,
+          },
+        );
+        ports.push(Number(ready[1]));
+      }
+      // HAProxy's port must be in its configuration, so it is picked here: tried again when it was
+      // taken meanwhile (HAProxy then exits).
       const cfg = path.join(root, 'haproxy.cfg');
-      await writeFile(cfg, haproxyConfig(front, ports));
-      balancer = spawn('haproxy', ['-f', cfg, '-db'], { stdio: ['ignore', 'ignore', 'pipe'] });
-      await accepting(front, balancer);
+      let front = 0;
+      for (let attempt = 1; ; attempt++) {
+        front = await freePort();
+        await writeFile(cfg, haproxyConfig(front, ports));
+        balancer = spawn('haproxy', ['-f', cfg, '-db'], { stdio: ['ignore', 'ignore', 'pipe'] });
+        try {
+          await accepting(front, balancer);
+          break;
+        } catch (error) {
+          balancer.kill('SIGKILL');
+          if (attempt === 3) throw error;
+        }
+      }
       const url = new URL(`http://127.0.0.1:${front}/mcp`);
       const token = projectToken(root);
 
