@@ -100,6 +100,13 @@ describe('the duration metric, recorded in batches', () => {
     expect(recorded).toHaveLength(3);
   });
 
+  it('keeps nothing and sets no timer when no SDK is registered (the no-op meter)', () => {
+    vi.useFakeTimers();
+    metrics.disable();
+    for (let i = 0; i < 3; i++) call('echo', i);
+    expect(vi.getTimerCount()).toBe(0);
+  });
+
   it('records a full batch at once, and keeps values for the provider that was registered then', () => {
     vi.useFakeTimers();
     const first = recordingProvider();
