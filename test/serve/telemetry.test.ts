@@ -171,9 +171,10 @@ describe('OpenTelemetry with an SDK the embedder registered (in-memory exporter)
     );
     expect(spans.find((s) => s.name === 'tools/call fails')?.attributes['error.type']).toBe('tool_error');
     const { resourceMetrics } = await reader.collect();
-    const metric = resourceMetrics.scopeMetrics
-      .flatMap((scope) => scope.metrics)
-      .find((m) => m.descriptor.name === 'gen_ai.execute_tool.duration');
+    const collected = resourceMetrics.scopeMetrics.flatMap((scope) => scope.metrics);
+    // The instrument whose callback records the batched durations observes nothing: not exported.
+    expect(collected.map((m) => m.descriptor.name)).not.toContain('toolhost.execute_tool.duration.batch');
+    const metric = collected.find((m) => m.descriptor.name === 'gen_ai.execute_tool.duration');
     expect(metric?.descriptor.unit).toBe('s');
     const points = (metric?.dataPoints ?? []) as {
       attributes: Record<string, unknown>;
@@ -237,8 +238,8 @@ describe('telemetry.otlp: the host exports over OTLP/HTTP', () => {
     expect(traces).toContain('execute_tool echo');
     expect(traces).toContain('tools/call echo');
     expect(traces).toContain('toolhost-test');
-    expect(
-      received.some((r) => r.path === '/v1/metrics' && r.body.includes('gen_ai.execute_tool.duration')),
-    ).toBe(true);
+    const metrics = received.filter((r) => r.path === '/v1/metrics').map((r) => r.body);
+    expect(metrics.some((body) => body.includes('gen_ai.execute_tool.duration'))).toBe(true);
+    expect(metrics.some((body) => body.includes('toolhost.execute_tool.duration.batch'))).toBe(false);
   });
 });
