@@ -221,10 +221,9 @@ export class PluginIsolate {
     let answered: IsolateOutcome<R> | undefined;
     try {
       if (
-        !this.#enterSync(key, callId, () => {
-          const reply: unknown = entry.begin.applySync(undefined, [kind, json], this.#guard.syncOptions());
-          if (typeof reply === 'string') call.settle(reply);
-        })
+        !this.#enterSync(key, callId, () =>
+          this.#replied(callId, entry.begin.applySync(undefined, [kind, json], this.#guard.syncOptions())),
+        )
       ) {
         answered = this.#breach ?? GONE;
       } else if (call.settled !== undefined) {
@@ -240,8 +239,9 @@ export class PluginIsolate {
     return answered;
   }
 
-  /** The reply of `callId`, to whoever waits for it (from the bridge, or returned by `begin`). */
-  #replied(callId: string, json: string): void {
+  /** A reply of `callId` to its waiter: the bridge's, or `begin`'s (undefined: it comes by the bridge). */
+  #replied(callId: string, json: unknown): void {
+    if (typeof json !== 'string') return;
     const waiter = this.#waiting.get(callId);
     this.#waiting.delete(callId);
     waiter?.(json);
@@ -256,7 +256,7 @@ export class PluginIsolate {
           timeout: this.#limits.timeoutMs,
         }),
       )
-      .then((reply: unknown) => typeof reply === 'string' && this.#replied(callId, reply))
+      .then((reply: unknown) => this.#replied(callId, reply))
       .catch((error: unknown) => {
         if (!this.#isolate.isDisposed && !this.#stray(error, callId))
           this.#fail(breachOf(error, this.#limits));
