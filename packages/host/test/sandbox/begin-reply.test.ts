@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { attachRuntime, type Entry } from '../../src/sandbox/isolate-bridge.js';
 import { loadPrelude } from '../../src/sandbox/prelude.js';
 import { bundlePlugin } from '../../src/sources/plugins/bundle.js';
+import { callRequest } from './call-request.js';
 
 const SOURCE = `import { definePlugin, defineTool } from '@toolhost/plugin-sdk';
 import * as z from 'zod';
@@ -34,19 +35,9 @@ let calls = 0;
 /** `begin` of one call: what it returned, and what reached the bridge's `reply` during it. */
 function begin(tool: string, input: unknown): { returned: unknown; bridged: [string, string][] } {
   calls += 1;
-  const request = {
-    callId: `c${calls}`,
-    toolName: tool,
-    toolUseId: `t${calls}`,
-    sessionId: 's',
-    input,
-    config: null,
-    env: {},
-    envGranted: [],
-    maxReplyChars: 100_000,
-  };
   replies.length = 0;
-  const returned = entry.begin.applySync(undefined, ['call', JSON.stringify(request)], {
+  const request = JSON.stringify(callRequest(calls, tool, input, 100_000));
+  const returned = entry.begin.applySync(undefined, ['call', request], {
     arguments: { copy: true },
   });
   return { returned, bridged: [...replies] };

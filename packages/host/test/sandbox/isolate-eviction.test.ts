@@ -5,6 +5,7 @@ import { DEFAULT_SANDBOX_LIMITS } from '../../src/config/limits.js';
 import { type CallHandlers, IsolatePool } from '../../src/sandbox/isolate-pool.js';
 import { loadPrelude } from '../../src/sandbox/prelude.js';
 import { bundlePlugin } from '../../src/sources/plugins/bundle.js';
+import { callRequest } from './call-request.js';
 
 const fixture = path.resolve(
   path.dirname(fileURLToPath(import.meta.url)),
@@ -41,17 +42,7 @@ const quiet: CallHandlers = {
 let ids = 0;
 function request(tool: string, input: object): string {
   ids += 1;
-  return JSON.stringify({
-    callId: `c${ids}`,
-    toolName: tool,
-    toolUseId: `t${ids}`,
-    sessionId: 's',
-    input,
-    config: null,
-    env: {},
-    envGranted: [],
-    maxReplyChars: 10_000,
-  });
+  return JSON.stringify(callRequest(ids, tool, input));
 }
 
 /** Calls `tool` of the plugin version `key`; answers with the reply's text, or the limit's message. */

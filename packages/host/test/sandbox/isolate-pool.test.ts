@@ -5,6 +5,7 @@ import { DEFAULT_SANDBOX_LIMITS } from '../../src/config/limits.js';
 import { IsolatePool } from '../../src/sandbox/isolate-pool.js';
 import { loadPrelude } from '../../src/sandbox/prelude.js';
 import { bundlePlugin } from '../../src/sources/plugins/bundle.js';
+import { callRequest } from './call-request.js';
 
 const healthy = path.resolve(
   path.dirname(fileURLToPath(import.meta.url)),
@@ -29,18 +30,7 @@ describe('an isolate pool', () => {
     const built = await bundlePlugin(healthy);
     if (!built.ok) throw new Error(built.error);
     pool.load('healthy@1', built.code, DEFAULT_SANDBOX_LIMITS);
-    const request = (i: number) =>
-      JSON.stringify({
-        callId: `c${i}`,
-        toolName: 'healthy_echo',
-        toolUseId: `t${i}`,
-        sessionId: 's',
-        input: { text: `${i}` },
-        config: null,
-        env: {},
-        envGranted: [],
-        maxReplyChars: 10_000,
-      });
+    const request = (i: number) => JSON.stringify(callRequest(i, 'healthy_echo', { text: `${i}` }));
     const kinds: string[] = [];
     for (let i = 0; i < 20; i++) {
       const answer = pool.text('call', 'healthy@1', 'healthy_echo', `c${i}`, request(i), handlers);

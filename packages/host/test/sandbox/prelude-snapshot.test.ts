@@ -17,6 +17,7 @@ import { loadPreludeScript } from '../../src/sandbox/isolate-script.js';
 import { type IsolateOutcome, PluginIsolate } from '../../src/sandbox/plugin-isolate.js';
 import { loadPrelude, type Prelude, preparePrelude } from '../../src/sandbox/prelude.js';
 import { bundlePlugin } from '../../src/sources/plugins/bundle.js';
+import { callRequest } from './call-request.js';
 
 /** A plugin that reports what its isolate holds; `mini` also binds zod's mini API (the `full` prelude). */
 function probeSource(mini: boolean): string {
@@ -107,17 +108,7 @@ const handlers = {
 let ids = 0;
 function request(toolName: string, input: unknown): CallRequest {
   ids += 1;
-  return {
-    callId: `c${ids}`,
-    toolName,
-    toolUseId: `t${ids}`,
-    sessionId: 's',
-    input,
-    config: null,
-    env: {},
-    envGranted: [],
-    maxReplyChars: 1_000_000,
-  };
+  return callRequest(ids, toolName, input, 1_000_000);
 }
 
 async function replyOf<R>(answer: IsolateOutcome<R> | Promise<IsolateOutcome<R>>): Promise<R> {

@@ -11,6 +11,7 @@ import type { CallHandlers } from '../../src/sandbox/isolate-pool.js';
 import { IsolatePool } from '../../src/sandbox/isolate-pool.js';
 import { loadPrelude } from '../../src/sandbox/prelude.js';
 import { bundlePlugin } from '../../src/sources/plugins/bundle.js';
+import { callRequest } from './call-request.js';
 
 const ticker = path.resolve(
   path.dirname(fileURLToPath(import.meta.url)),
@@ -55,17 +56,7 @@ describe('plugin timers on the host', () => {
     if (!built.ok) throw new Error(built.error);
     pool.load('ticker@1', built.code, DEFAULT_SANDBOX_LIMITS);
     const { handlers, held, sleepOf } = heldSleeps();
-    const request = {
-      callId: 'c1',
-      toolName: 'tick',
-      toolUseId: 't1',
-      sessionId: 's',
-      input: { n: 100, ms: 1 },
-      config: null,
-      env: {},
-      envGranted: [],
-      maxReplyChars: 10_000,
-    };
+    const request = callRequest(1, 'tick', { n: 100, ms: 1 });
     const answer = pool.call('ticker@1', request, handlers);
     // The intervals are set before ctx.sleep(60000), in the same turn: all their sleeps are held by now.
     await sleepOf(60_000);
