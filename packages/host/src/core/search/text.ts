@@ -69,14 +69,18 @@ function cachedStem(word: string, cache: Map<string, string>): string {
 
 interface Phrase {
   readonly words: readonly string[];
-  readonly canonical: string;
+  readonly canonical: readonly string[];
 }
 
-/** Stemmed single word → canonical term; phrases by their first stemmed word, longest first. */
-const SINGLE = new Map<string, string>();
+/**
+ * Stemmed single word → canonical terms; phrases by their first stemmed word, longest first. A
+ * group's first member may be several words ("create issue"): a member then stands for all of
+ * them, and their pair, as if the request had said them ("file a bug" reads as "create issue").
+ */
+const SINGLE = new Map<string, readonly string[]>();
 const PHRASES = new Map<string, Phrase[]>();
 for (const group of SYNONYM_GROUPS) {
-  const canonical = stem(group[0] as string);
+  const canonical = (group[0] as string).split(' ').map(stem);
   for (const member of group) {
     const words = member.split(' ').map(stem);
     if (words.length === 1) {
@@ -101,7 +105,7 @@ const URL_LIKE = /\b(?:https?|ftp):\/\/\S*|\bwww\.[a-z0-9-]+\.\S*/gi;
  * about the tool ("data.csv" is no request for data sources), so it is dropped.
  */
 const FILE_LIKE =
-  /\b(?:readme|license|licence|makefile|dockerfile|gemfile|procfile)\b|[\w-]+\.(?:txt|md|markdown|json|jsonc|ya?ml|toml|ini|env|csv|tsv|log|lock|xml|html?|css|scss|[cm]?[jt]sx?|py|rb|go|rs|java|kt|swift|c|h|cc|cpp|hpp|cs|php|sh|bash|zsh|sql|png|jpe?g|gif|svg|webp|pdf|zip|gz|tar|wasm)\b/gi;
+  /\b(?:readme|license|licence|makefile|dockerfile|gemfile|procfile)\b|[\w-]+\.(?:txt|md|markdown|json|jsonc|ya?ml|toml|ini|env|csv|tsv|log|lock|xml|html?|css|scss|[cm]?[jt]sx?|py|rb|go|rs|java|kt|swift|c|h|cc|cpp|hpp|cs|php|sh|bash|zsh|sql|png|jpe?g|gif|svg|webp|bmp|tiff?|heic|ico|pdf|docx?|xlsx?|pptx?|odt|mp[34]|m4a|mov|mkv|avi|webm|wav|flac|ogg|zip|gz|tar|wasm)\b/gi;
 
 /** And a latitude, longitude pair ("40.7,-74.0", "52.52, 13.40") says "coordinates". */
 const LAT_LNG = /[-+]?\b\d{1,3}\.\d+\s*,\s*[-+]?\d{1,3}\.\d+\b/g;
@@ -125,12 +129,20 @@ const SCRIPT_LIKE = /\b(?:document|window|navigator|localStorage|sessionStorage|
  */
 const ENGINE = /\b(?:google|bing|duckduckgo|ddg)\b(?!\s*maps?\b)/gi;
 
+/**
+ * A request put as a question ("what did reviewers say", "who approved it", "when was it
+ * modified") asks to get something, whatever its verb. Not "how" ("how big", "how far" say
+ * more than "get", and their own groups read them).
+ */
+const QUESTION = /^\s*(?:what|which|who|where|when)\b/i;
+
 /** Two numbers added ("2 + 3", "5 plus 7", "add 2 and 3") say "sum". */
 const ADDITION = /\d\s*(?:\+|\bplus\b)\s*\d|\badd\s+-?\d+(?:\.\d+)?\s+(?:and|to)\s+-?\d/gi;
 
 /**
- * The text with "channel" or "user" for each chat handle, "url" before each web address, "file" and the extension for each file name, and
- * "coordinates" before each latitude, longitude pair.
+ * The text with "get" before a question, "channel" or "user" for each chat handle, "url" before
+ * each web address, "file" and the extension for each file name, and "coordinates" before each
+ * latitude, longitude pair (and the other marks above).
  */
 function markAddresses(text: string): string {
   // One test each first: most text has neither, and then nothing is copied.
@@ -142,6 +154,7 @@ function markAddresses(text: string): string {
   ENGINE.lastIndex = 0;
   ADDITION.lastIndex = 0;
   let marked = text;
+  if (QUESTION.test(marked)) marked = ` get ${marked}`;
   if (SCRIPT_LIKE.test(marked)) marked = marked.replace(SCRIPT_LIKE, ' javascript $& ');
   if (ENGINE.test(marked)) marked = marked.replace(ENGINE, ' web search ');
   if (ADDITION.test(marked)) marked = marked.replace(ADDITION, ' sum $& ');
@@ -168,12 +181,14 @@ export function analyze(text: string, stemCache?: Map<string, string>): string[]
     const word = stems[i] as string;
     const phrase = PHRASES.get(word)?.find((p) => p.words.every((w, k) => stems[i + k] === w));
     if (phrase) {
-      terms.push(phrase.canonical);
+      terms.push(...phrase.canonical);
       i += phrase.words.length - 1;
       continue;
     }
     if (STOP_WORDS.has(words[i] as string)) continue;
-    terms.push(SINGLE.get(word) ?? word);
+    const canonical = SINGLE.get(word);
+    if (canonical) terms.push(...canonical);
+    else terms.push(word);
   }
   return terms;
 }

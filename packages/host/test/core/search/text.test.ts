@@ -77,6 +77,33 @@ describe('analyze', () => {
     expect(analyze('how big is it')).toEqual(analyze('size'));
   });
 
+  it('reads an idiom as the act and its object it means, and its words alone as themselves', () => {
+    // A group led by a phrase stands for all of its words, as if the request had said them.
+    expect(analyze('file a bug')).toEqual(analyze('create issue'));
+    expect(analyze('open an issue: the login crashes')).toEqual(analyze('create issue login crash'));
+    expect(analyze('mkdir build')).toEqual(analyze('create directory build'));
+    // Only the whole idiom: a file and a bug, or opening a file, say what they say.
+    expect(analyze('the file has a bug')).toEqual(analyze('file issue'));
+    expect(analyze('open the file')).not.toContain(analyze('issue')[0]);
+  });
+
+  it('reads a question as a request to get something; "how" questions keep their own words', () => {
+    const get = analyze('get')[0];
+    expect(analyze('what did reviewers say')).toEqual(analyze('get review say'));
+    expect(analyze('who approved PR 31')[0]).toBe(get);
+    expect(analyze('when was it modified')[0]).toBe(get);
+    expect(analyze('how high is Denver')).not.toContain(get);
+    expect(analyze('how high is Denver')).toEqual(analyze('elevation denver'));
+    // Only a request that starts as a question.
+    expect(analyze('post what you found')).not.toContain(get);
+  });
+
+  it('reads a media or office file name as "file" and its kind', () => {
+    expect(analyze('how big is video.mp4')).toEqual(analyze('size file mp4'));
+    expect(analyze('open report.docx')).toEqual(expect.arrayContaining(analyze('file docx')));
+    expect(analyze('play song.flac')).toEqual(expect.arrayContaining(analyze('file flac')));
+  });
+
   it('reads a chat handle as "channel" (#general) or "user" (@bob), and no other # or @', () => {
     expect(analyze('post to #general')).toEqual(analyze('post to channel'));
     expect(analyze('ping @bob.smith')).toEqual(analyze('ping user'));

@@ -54,6 +54,20 @@ describe('text rules change the ranking', () => {
     const folders = [tool('a_zip_file', 'Zips a file.'), tool('z_zip_folder', 'Zips a folder.')];
     expect(names(folders, 'zip the dir')[0]).toBe('z_zip_folder');
   });
+
+  it('an idiom finds the act it means: "file a bug" creates an issue, and the pair ranks it first', () => {
+    // Both tools speak of issues and of creating; only create_issue says the pair the idiom means.
+    const tools = [
+      tool('a_list_issues', 'Lists issues, and creates a report of them.'),
+      tool('z_create_issue', 'Creates an issue.'),
+    ];
+    expect(names(tools, 'file a bug: the login page crashes')[0]).toBe('z_create_issue');
+  });
+
+  it('a question finds the tool that gets: "what did reviewers say" reads the reviews', () => {
+    const tools = [tool('a_post_review', 'Posts a review.'), tool('z_get_reviews', 'Gets the reviews.')];
+    expect(names(tools, 'what did reviewers say on PR 8')[0]).toBe('z_get_reviews');
+  });
 });
 
 describe('fields', () => {
