@@ -5,14 +5,14 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { createHost } from '@toolhost/host';
+// The watcher's coalescing window (`settleMs` default), read from the build this bench measures.
+import { SETTLE_MS } from '../packages/host/dist/host/watch.js';
 
 const EDITS = 50;
 const WARMUP = 3;
 const SIZES = [1, 50];
 const EDIT_TIMEOUT_MS = 10_000;
 const PROBE_TIMEOUT_MS = 1_000;
-/** The watcher's coalescing window: `settleMs` default in packages/host/src/host/watch.ts. */
-const SETTLE_MS = 30;
 
 function pluginSource(i, version) {
   return `import { definePlugin, defineTool } from '@toolhost/plugin-sdk';

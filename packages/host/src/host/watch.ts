@@ -43,10 +43,12 @@ const IGNORED_SEGMENTS = new Set(['node_modules', '.git', '.toolhost']);
  * `change`s 0.5–2 ms apart; vim's default save is one `change`; a write-temp-then-rename save is
  * `add` of the temp file and `change` of the target within 1–5 ms, then the temp file's `unlink`
  * ~100 ms later (chokidar holds unlinks back to pair them with a rename). That last one needs no
- * window: a file no build can read is not an event here (see `buildMayRead`). 30 ms is several
- * times the widest gap inside one save, on a loaded 2-core machine.
+ * window: a file no build can read is not an event here (see `buildMayRead`). 20 ms is six times
+ * the widest gap inside one save on a loaded 2-core machine (3.1 ms, `node bench/watch-events.mjs`),
+ * and a third of what a save of one plugin takes to become visible at 100 plugins (it was 30 ms,
+ * half that time; bench/scale.mjs).
  */
-export const SETTLE_MS = 30;
+export const SETTLE_MS = 20;
 
 /**
  * chokidar drops a `change` of a path that comes within 50 ms of the last one it emitted for it
