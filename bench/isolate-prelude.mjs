@@ -55,7 +55,8 @@ if (variant === 'snapshot' && prepared.snapshot === undefined) throw new Error('
 const prelude = variant === 'no-cache' ? { ...prepared, cachedData: undefined } : prepared;
 // Warm-up: the first isolates pay for V8's own first compiles.
 for (let i = 0; i < 5; i++) {
-  const isolate = await PluginIsolate.create(prelude, bundle, LIMITS, HANDLERS);
+  const isolate = await PluginIsolate.prepare(prelude, LIMITS, HANDLERS);
+  await isolate.load(bundle);
   await isolate.describe('null');
   isolate.dispose();
 }
@@ -76,7 +77,8 @@ const describe = [];
 const rss0 = process.memoryUsage().rss;
 for (let i = 0; i < N; i++) {
   let started = performance.now();
-  const isolate = await PluginIsolate.create(prelude, bundle, LIMITS, HANDLERS);
+  const isolate = await PluginIsolate.prepare(prelude, LIMITS, HANDLERS);
+  await isolate.load(bundle);
   create.push(performance.now() - started);
   started = performance.now();
   const outcome = await isolate.describe('null');

@@ -8,8 +8,14 @@ import type {
 import type { Cancellation } from '../util/cancel.js';
 import { type CallHandlers, handlersByCall } from './call-handlers.js';
 import { type Generation, isGone, isIdle, oldestIdle, sweepEveryMs } from './isolate-generation.js';
+import { IsolateSpare } from './isolate-spare.js';
 import { NOT_STARTED } from './outcomes.js';
-import { type IsolateAnswer, type IsolateOutcome, PluginIsolate, PluginLoadError } from './plugin-isolate.js';
+import {
+  type IsolateAnswer,
+  type IsolateOutcome,
+  type PluginIsolate,
+  PluginLoadError,
+} from './plugin-isolate.js';
 import { type Prelude, preludeStarts } from './prelude.js';
 import {
   DEFAULT_ISOLATE_SETTINGS,
@@ -65,9 +71,12 @@ export class IsolatePool {
   }
 
   readonly #handlers: IsolateHandlers = handlersByCall(this.#calls);
+  /** The isolate made ahead for the next start (describe or first call); see isolate-spare.ts. */
+  readonly spare = new IsolateSpare(this.#handlers);
 
   async #create(bundle: string, limits: SandboxLimits): Promise<PluginIsolate> {
-    const isolate = await PluginIsolate.create(await this.#runtime(bundle), bundle, limits, this.#handlers);
+    const isolate = await this.spare.take(await this.#runtime(bundle), limits);
+    await isolate.load(bundle);
     // An isolate that finished starting after close() must not outlive the pool.
     if (this.#closed) {
       isolate.dispose();
@@ -208,7 +217,8 @@ export class IsolatePool {
       this.#leave(generation, callId, started.isolate);
       throw error;
     }
-    if (answer instanceof Promise) return this.#leaveAfter(answer, generation, callId, started.isolate);
+    if (answer instanceof Promise)
+      return answer.finally(() => this.#leave(generation, callId, started.isolate));
     this.#leave(generation, callId, started.isolate);
     return answer;
   }
@@ -231,19 +241,6 @@ export class IsolatePool {
       return await invoke(isolate);
     } finally {
       this.#cancelled.delete(callId);
-      this.#leave(generation, callId, isolate);
-    }
-  }
-
-  async #leaveAfter<R>(
-    answer: Promise<IsolateOutcome<R>>,
-    generation: Generation,
-    callId: string,
-    isolate: PluginIsolate,
-  ): Promise<IsolateOutcome<R>> {
-    try {
-      return await answer;
-    } finally {
       this.#leave(generation, callId, isolate);
     }
   }
@@ -391,6 +388,7 @@ export class IsolatePool {
 
   close(): void {
     this.#closed = true;
+    this.spare.dispose();
     this.#stopSweeper();
     this.#housed.clear();
     for (const isolate of this.#live) isolate.dispose();

@@ -67,9 +67,19 @@ export function strayLine(error: unknown): string {
   return `uncaught error in a promise: ${text.length > 4000 ? `${text.slice(0, 4000)}…` : text}`;
 }
 
-/** Maps an isolated-vm failure to the limit it means. */
-export function breachOf(error: unknown, limits: SandboxLimits): LimitBreach {
+/**
+ * Maps an isolated-vm failure to the limit it means; a timeout of a sync entry (whose timeout is
+ * the CPU budget `syncCpuMs`, see entry-modes.ts) is a `cpuMs` breach.
+ */
+export function breachOf(error: unknown, limits: SandboxLimits, syncCpuMs?: number): LimitBreach {
   const text = messageOf(error);
+  if (syncCpuMs !== undefined && /timed out/i.test(text)) {
+    return {
+      kind: 'limit',
+      limit: 'cpuMs',
+      message: `the plugin ran synchronously past its CPU time limit (cpuMs: ${syncCpuMs})`,
+    };
+  }
   if (/memory limit/i.test(text)) {
     return {
       kind: 'limit',

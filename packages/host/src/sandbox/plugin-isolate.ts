@@ -45,6 +45,8 @@ export class PluginIsolate {
   readonly #isolate: ivm.Isolate;
   readonly #limits: SandboxLimits;
   #entry: Entry | undefined;
+  /** The context a prepared isolate's bundle will run in (`load`), until it has. */
+  #context: ivm.Context | undefined;
   /** Calls and hooks waiting for their reply, by call id: the runtime's `reply` lands here. */
   readonly #waiting = new Map<string, (outcome: string | LimitBreach) => void>();
   /** How each tool (or hook phase) is entered: `sync` once it proved quick, `async` after a long entry. */
@@ -81,41 +83,51 @@ export class PluginIsolate {
   }
 
   /**
-   * Creates the isolate from the prelude's snapshot (or evaluates the prelude in it), attaches the
-   * bridge, then evaluates the plugin bundle. Throws a readable error.
+   * Creates the isolate from the prelude's snapshot (or evaluates the prelude in it) and attaches
+   * the bridge: ready for one plugin's bundle (`load`), which no code of has run yet. Throws a
+   * readable error.
    */
-  static async create(
+  static async prepare(
     prelude: Prelude,
-    bundle: string,
     limits: SandboxLimits,
     handlers: IsolateHandlers,
   ): Promise<PluginIsolate> {
     const sandbox = new PluginIsolate(limits, prelude.snapshot);
     try {
-      await sandbox.#load(prelude, bundle, handlers);
+      sandbox.#handlers = handlers;
+      sandbox.#context = await sandbox.#isolate.createContext();
+      const bridge = bridgeOf(handlers, {
+        settle: (id, reply, callId) => sandbox.#settle(id, reply, callId),
+        replied: (callId, json) => sandbox.#replied(callId, json),
+      });
+      sandbox.#entry = await attachRuntime(sandbox.#isolate, sandbox.#context, prelude, bridge);
       return sandbox;
     } catch (error) {
-      const breach = sandbox.#breach ?? (sandbox.#isolate.isDisposed ? breachOf(error, limits) : undefined);
-      sandbox.dispose();
-      throw new PluginLoadError(breach ? breach.message : explainMissingGlobal(messageOf(error)));
+      throw sandbox.#loadError(error);
     }
   }
 
-  async #load(prelude: Prelude, bundle: string, handlers: IsolateHandlers): Promise<void> {
-    this.#handlers = handlers;
-    const context = await this.#isolate.createContext();
-    const bridge = bridgeOf(handlers, {
-      settle: (id, reply, callId) => this.#settle(id, reply, callId),
-      replied: (callId, json) => this.#replied(callId, json),
-    });
-    this.#entry = await attachRuntime(this.#isolate, context, prelude, bridge);
-    // Plugin code runs only now, when the runtime has captured what it needs.
-    const script = await this.#isolate.compileScript(bundle, { filename: 'plugin.js' });
-    await this.#guard.run(
-      () => script.run(context, { timeout: Math.min(this.#limits.timeoutMs, LOAD_TIMEOUT_MS) }),
-      'load',
-    );
-    script.release();
+  /** Evaluates the plugin bundle, once, in a prepared isolate. Throws a readable error. */
+  async load(bundle: string): Promise<void> {
+    const context = this.#context;
+    this.#context = undefined;
+    try {
+      if (context === undefined || this.#isolate.isDisposed) throw new Error('the isolate is not ready');
+      // Plugin code runs only now, when the runtime has captured what it needs.
+      const script = await this.#isolate.compileScript(bundle, { filename: 'plugin.js' });
+      const timeout = Math.min(this.#limits.timeoutMs, LOAD_TIMEOUT_MS);
+      await this.#guard.run(() => script.run(context, { timeout }), 'load');
+      script.release();
+    } catch (error) {
+      throw this.#loadError(error);
+    }
+  }
+
+  /** Why a start failed, read before the isolate is disposed. */
+  #loadError(error: unknown): PluginLoadError {
+    const breach = this.#breach ?? (this.#isolate.isDisposed ? breachOf(error, this.#limits) : undefined);
+    this.dispose();
+    return new PluginLoadError(breach ? breach.message : explainMissingGlobal(messageOf(error)));
   }
 
   get disposed(): boolean {
@@ -148,14 +160,8 @@ export class PluginIsolate {
 
   /** Runs a call; `cancel` aborts the call's `ctx.signal` in the isolate while the host waits for it. */
   call(request: CallRequest, cancel?: Cancellation): IsolateAnswer<CallReply> {
-    return this.#begin(
-      'call',
-      `call:${request.toolName}`,
-      request.callId,
-      JSON.stringify(request),
-      false,
-      cancel,
-    );
+    const { toolName, callId } = request;
+    return this.#begin('call', `call:${toolName}`, callId, JSON.stringify(request), false, cancel);
   }
 
   hook(request: HookRequest): IsolateAnswer<HookReply> {
@@ -323,14 +329,7 @@ export class PluginIsolate {
       run();
     } catch (error) {
       if (this.#stray(error, callId)) return true;
-      const budget = this.#guard.syncBudget();
-      const breach = /timed out/i.test(messageOf(error))
-        ? {
-            kind: 'limit' as const,
-            limit: 'cpuMs' as const,
-            message: `the plugin ran synchronously past its CPU time limit (cpuMs: ${budget})`,
-          }
-        : breachOf(error, this.#limits);
+      const breach = breachOf(error, this.#limits, this.#guard.syncBudget());
       if (!this.#isolate.isDisposed || this.#breach === undefined) this.#fail(breach);
       return false;
     } finally {

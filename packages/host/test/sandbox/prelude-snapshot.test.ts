@@ -132,8 +132,9 @@ function evaluated(prelude: Prelude): Prelude {
 
 const made: PluginIsolate[] = [];
 async function isolateOf(prelude: Prelude, bundle: string): Promise<PluginIsolate> {
-  const isolate = await PluginIsolate.create(prelude, bundle, DEFAULT_SANDBOX_LIMITS, handlers);
+  const isolate = await PluginIsolate.prepare(prelude, DEFAULT_SANDBOX_LIMITS, handlers);
   made.push(isolate);
+  await isolate.load(bundle);
   return isolate;
 }
 

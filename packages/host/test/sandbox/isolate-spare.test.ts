@@ -1,0 +1,142 @@
+/**
+ * The isolate made ahead for the next plugin start (isolate-spare.ts), with real isolates: a start
+ * that fits takes it, one that does not makes its own, none carries anything of a plugin that ran
+ * before, and a spare nobody takes is given back.
+ */
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
+import type { DescribeReply } from '@toolhost/plugin-sdk/protocol';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { DEFAULT_SANDBOX_LIMITS } from '../../src/config/limits.js';
+import { IsolatePool } from '../../src/sandbox/isolate-pool.js';
+import { IsolateSpare, REFILL_AFTER_MS } from '../../src/sandbox/isolate-spare.js';
+import type { PluginIsolate } from '../../src/sandbox/plugin-isolate.js';
+import { loadPrelude } from '../../src/sandbox/prelude.js';
+import { bundlePlugin } from '../../src/sources/plugins/bundle.js';
+
+const handlers = { log() {}, progress() {}, request: async () => '{"ok":false,"error":"none"}' };
+const WAIT = { timeout: 20_000, interval: 5 };
+
+/**
+ * A plugin that leaves a mark on its global object and says, in its one tool's description, the
+ * marks it found there when it was loaded: another plugin's mark there would be a leak.
+ */
+function markingSource(id: string): string {
+  return `import { definePlugin, defineTool } from '@toolhost/plugin-sdk';
+import * as z from 'zod';
+const marks = (o) => Object.getOwnPropertyNames(o).filter((n) => n.startsWith('mark_'));
+const found = [...marks(globalThis), ...marks(Object.prototype)].join(',') || 'none';
+globalThis['mark_${id}'] = true;
+Object.defineProperty(Object.prototype, 'mark_proto_${id}', { value: true });
+export default definePlugin({
+  id: '${id}',
+  tools: [defineTool({ name: '${id}_t', description: 'found ' + found, input: z.object({}), execute: () => 'ok' })],
+});
+`;
+}
+
+const bundles: Record<string, string> = {};
+let dir = '';
+const made: PluginIsolate[] = [];
+
+beforeAll(async () => {
+  dir = await mkdtemp(path.join(tmpdir(), 'toolhost-spare-'));
+  for (const id of ['a', 'b', 'c']) {
+    await mkdir(path.join(dir, id));
+    await writeFile(path.join(dir, id, 'index.ts'), markingSource(id));
+    const built = await bundlePlugin(path.join(dir, id, 'index.ts'));
+    if (!built.ok) throw new Error(built.error);
+    bundles[id] = built.code;
+  }
+});
+
+afterAll(async () => {
+  for (const isolate of made.splice(0)) isolate.dispose();
+  await rm(dir, { recursive: true, force: true });
+});
+
+async function descriptionOf(isolate: PluginIsolate): Promise<string> {
+  const outcome = await isolate.describe('null');
+  if (outcome.kind !== 'reply' || !outcome.reply.ok) throw new Error(JSON.stringify(outcome));
+  return (outcome.reply as Extract<DescribeReply, { ok: true }>).manifest.tools[0]?.description ?? '';
+}
+
+describe('IsolateSpare', () => {
+  it('serves the next start with the isolate it made ahead, which holds nothing of the plugin before', async () => {
+    const prelude = await loadPrelude(bundles.a as string);
+    const spare = new IsolateSpare(handlers);
+    const first = await spare.take(prelude, DEFAULT_SANDBOX_LIMITS);
+    made.push(first);
+    await first.load(bundles.a as string);
+    expect(await descriptionOf(first)).toBe('found none');
+    expect(spare.counts).toEqual({ served: 0, missed: 1 });
+    // Made once starts pause, then the next start takes it.
+    await vi.waitFor(() => expect(spare.held).toBe(true), WAIT);
+    const second = await spare.take(prelude, DEFAULT_SANDBOX_LIMITS);
+    made.push(second);
+    expect(spare.counts).toEqual({ served: 1, missed: 1 });
+    expect(second).not.toBe(first);
+    await second.load(bundles.b as string);
+    // Plugin a's global and what it added to Object.prototype are in a's isolate only.
+    expect(await descriptionOf(second)).toBe('found none');
+    expect(await descriptionOf(first)).toBe('found none');
+    spare.dispose();
+  });
+
+  it('makes its own isolate for a start under other limits, and a spare for those next', async () => {
+    const prelude = await loadPrelude(bundles.a as string);
+    const spare = new IsolateSpare(handlers);
+    made.push(await spare.take(prelude, DEFAULT_SANDBOX_LIMITS));
+    await vi.waitFor(() => expect(spare.held).toBe(true), WAIT);
+    const other = { ...DEFAULT_SANDBOX_LIMITS, memoryMb: DEFAULT_SANDBOX_LIMITS.memoryMb + 16 };
+    made.push(await spare.take(prelude, other));
+    expect(spare.counts).toEqual({ served: 0, missed: 2 });
+    await vi.waitFor(() => expect(spare.held).toBe(true), WAIT);
+    made.push(await spare.take(prelude, other));
+    expect(spare.counts).toEqual({ served: 1, missed: 2 });
+    spare.dispose();
+  });
+
+  it('makes a spare once starts pause, gives it back after its idle time, and makes none once closed', async () => {
+    const prelude = await loadPrelude(bundles.a as string);
+    const spare = new IsolateSpare(handlers, 50);
+    vi.useFakeTimers();
+    try {
+      made.push(await spare.take(prelude, DEFAULT_SANDBOX_LIMITS));
+      expect(spare.held).toBe(false);
+      vi.advanceTimersByTime(REFILL_AFTER_MS);
+      expect(spare.held).toBe(true);
+      vi.advanceTimersByTime(50);
+      expect(spare.held).toBe(false);
+      spare.dispose();
+      made.push(await spare.take(prelude, DEFAULT_SANDBOX_LIMITS));
+      vi.advanceTimersByTime(60_000);
+      expect(spare.held).toBe(false);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+});
+
+describe('IsolatePool with a spare', () => {
+  it('describes one plugin after another in spares, each seeing nothing of the one before', async () => {
+    const pool = new IsolatePool((bundle) => loadPrelude(bundle));
+    try {
+      const described: string[] = [];
+      for (const id of ['a', 'b', 'c']) {
+        if (id !== 'a') await vi.waitFor(() => expect(pool.spare.held).toBe(true), WAIT);
+        const outcome = await pool.describe(bundles[id] as string, 'null', DEFAULT_SANDBOX_LIMITS);
+        if (outcome.kind !== 'reply' || !outcome.reply.ok) throw new Error(JSON.stringify(outcome));
+        described.push(outcome.reply.manifest.tools[0]?.description ?? '');
+      }
+      expect(described).toEqual(['found none', 'found none', 'found none']);
+      expect(pool.spare.counts).toEqual({ served: 2, missed: 1 });
+      // The spare is no plugin's isolate: it is not counted live.
+      expect(pool.liveIsolates).toBe(0);
+    } finally {
+      pool.close();
+    }
+    expect(pool.spare.held).toBe(false);
+  });
+});
