@@ -315,6 +315,7 @@ export class ToolHost {
       pluginsDir,
       configFile: configFile ?? path.join(root, 'toolhost.config.json'),
       ...(this.#skills === undefined ? {} : { skillsDir }),
+      onPluginEvent: (id) => this.#plugins?.touched(id),
       onBatch: (batch) => void this.#run(...runOf(batch), batch.config),
       onError: (error) => this.#pipeline.errors.emit({ kind: 'watch', message: error.message }),
     });

@@ -21,6 +21,8 @@ export interface ProjectWatcherOptions {
   readonly configFile: string;
   /** The skills folder, when the host has one: only its `<name>/SKILL.md` files and folders count. */
   readonly skillsDir?: string;
+  /** Each event of a plugin's files, as it comes (the batch naming the plugin follows it). */
+  readonly onPluginEvent?: (pluginId: string) => void;
   /** Quiet time after the last event before a batch is emitted, ms (default {@link SETTLE_MS}). */
   readonly settleMs?: number;
   /** The longest a batch waits under a continuous stream of events, ms. */
@@ -145,7 +147,11 @@ export function watchProject(options: ProjectWatcherOptions): ProjectWatcher {
       const rel = path.relative(pluginsDir, absolute);
       if (rel === '' || rel.startsWith('..') || path.isAbsolute(rel)) return;
       const [id] = rel.split(path.sep);
-      if (id !== undefined) plugins.add(id);
+      if (id !== undefined) {
+        plugins.add(id);
+        // A plugin file (not the folder itself): its build may start while the batch settles.
+        if (rel !== id) options.onPluginEvent?.(id);
+      }
     }
     const now = Date.now();
     firstEventAt ??= now;

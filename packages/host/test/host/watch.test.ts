@@ -19,11 +19,14 @@ describe('the project watcher', () => {
       await writeFile(path.join(root, 'plugins', id, 'index.ts'), 'export default 0;\n');
     }
     const batches: string[][] = [];
+    /** Each plugin event as it came, and the batches so far when it did. */
+    const events: { id: string; batchesBefore: number }[] = [];
     const waiters: { id: string; resolve: () => void }[] = [];
     const watcher: ProjectWatcher = watchProject({
       pluginsDir: path.join(root, 'plugins'),
       configFile: path.join(root, 'toolhost.config.json'),
       ...(settleMs === undefined ? {} : { settleMs }),
+      onPluginEvent: (id) => events.push({ id, batchesBefore: batches.length }),
       onBatch: (batch: ChangeBatch) => {
         batches.push([...batch.plugins].sort());
         for (const waiter of [...waiters])
@@ -39,7 +42,7 @@ describe('the project watcher', () => {
     cleanups.push(() => watcher.close());
     await watcher.ready;
     const batchOf = (id: string) => new Promise<void>((resolve) => waiters.push({ id, resolve }));
-    return { root, batches, batchOf };
+    return { root, batches, batchOf, events };
   }
 
   it("turns an editor's write-temp-then-rename save into one batch, the temp file's late unlink included", async () => {
@@ -72,6 +75,16 @@ describe('the project watcher', () => {
     await writeFile(path.join(root, 'plugins', 'b', 'index.ts'), 'export default 2;\n');
     await marker;
     expect(batches).toEqual([['a'], ['b']]);
+  });
+
+  it("tells of each event of a plugin's files as it comes, before the batch that names the plugin", async () => {
+    const { root, batches, batchOf, events } = await project();
+    const saved = batchOf('a');
+    await writeFile(path.join(root, 'plugins', 'a', 'index.ts'), 'export default 1;\n');
+    await saved;
+    expect(batches).toEqual([['a']]);
+    expect(events.length).toBeGreaterThan(0);
+    expect(events.every((e) => e.id === 'a' && e.batchesBefore === 0)).toBe(true);
   });
 
   it('sees a second save of the same file that chokidar throttles away (within 50 ms of the first)', async () => {

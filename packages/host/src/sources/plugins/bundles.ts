@@ -36,6 +36,10 @@ interface Context {
   readonly entry: string;
   readonly bundler: IncrementalBundler;
   idle?: NodeJS.Timeout;
+  /** The build started at a file event (`touched`), and the plugin's event count when it started. */
+  early?: { readonly events: number; readonly outcome: Promise<BundleOutcome> };
+  /** An event came while the early build ran: one more starts when it ends. */
+  again?: boolean;
 }
 
 /**
@@ -53,6 +57,8 @@ export class PluginBundles {
   readonly #idleMs: number;
   readonly #service: BuildService | undefined;
   readonly #contexts = new Map<string, Context>();
+  /** File events seen of each plugin (`touched`): a build started before the last one is stale. */
+  readonly #events = new Map<string, number>();
 
   constructor(options: PluginBundlesOptions = {}) {
     this.#cache = options.cacheDir === undefined ? undefined : new BundleCache(options.cacheDir);
@@ -78,6 +84,16 @@ export class PluginBundles {
       this.drop(plugin.id);
       context = undefined;
     }
+    const early = context?.early;
+    if (context !== undefined && early !== undefined && early.events === this.#events.get(plugin.id)) {
+      // Started at the plugin's last file event, while the watcher's batch settled: nothing of the
+      // plugin changed since, so it is this pass's build.
+      context.early = undefined;
+      building();
+      const outcome = await early.outcome;
+      if (outcome.ok) await this.#cache?.storeBundle(plugin.id, plugin.entry, outcome.code, outcome.inputs);
+      return outcome;
+    }
     const incremental = context !== undefined || watched;
     if (!incremental) {
       const cached = await this.#cache?.bundle(plugin.id, plugin.entry, plugin.dir, survey);
@@ -99,6 +115,40 @@ export class PluginBundles {
     });
     if (outcome.ok) await this.#cache?.storeBundle(plugin.id, plugin.entry, outcome.code, outcome.inputs);
     return outcome;
+  }
+
+  /**
+   * A file of `pluginId` changed (the watcher's event, before its batch settles). A plugin with an
+   * incremental context (one saved in the last minute) is rebuilt at once, so the pass that
+   * follows the batch finds its build done: the settling and the build overlap instead of adding
+   * up. The pass takes that build only if no event of the plugin came after it started; one that
+   * came while it ran starts one more build when it ends (never more than one waiting).
+   */
+  touched(pluginId: string): void {
+    const events = (this.#events.get(pluginId) ?? 0) + 1;
+    this.#events.set(pluginId, events);
+    const context = this.#contexts.get(pluginId);
+    if (context === undefined) return;
+    // `again` is defined while an early build runs.
+    if (context.again !== undefined) {
+      context.again = true;
+      return;
+    }
+    this.#buildEarly(pluginId, context, events);
+  }
+
+  #buildEarly(pluginId: string, context: Context, events: number): void {
+    context.again = false;
+    const outcome = context.bundler.rebuild();
+    context.early = { events, outcome };
+    this.#keep(pluginId, context);
+    void outcome.then(() => {
+      const again = context.again;
+      context.again = undefined;
+      if (again === true && this.#contexts.get(pluginId) === context) {
+        this.#buildEarly(pluginId, context, this.#events.get(pluginId) ?? 0);
+      }
+    });
   }
 
   /** (Re)starts the idle timer of a context. */

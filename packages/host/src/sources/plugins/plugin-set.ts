@@ -235,6 +235,11 @@ export class PluginSet {
   }
 
   /** How many plugins hold an incremental esbuild context now. */
+  /** A file of plugin `id` changed; its next pass is coming (see `PluginBundles.touched`). */
+  touched(id: string): void {
+    this.#bundles.touched(id);
+  }
+
   get contexts(): number {
     return this.#bundles.contexts;
   }

@@ -87,6 +87,14 @@ export class PluginSource implements SourceAdapter {
   }
 
   /** Each plugin's status and diagnostics after the last refresh. */
+  /**
+   * A file of plugin `id` changed (the watcher's event, before its batch): a plugin saved lately
+   * starts its build now (`PluginBundles.touched`).
+   */
+  touched(id: string): void {
+    if (!this.#closed) this.#set.touched(id);
+  }
+
   get reports(): readonly PluginReport[] {
     return this.#loads.map((load) => load.report);
   }
