@@ -38,7 +38,9 @@ interface Context {
   idle?: NodeJS.Timeout;
   /** The build started at a file event (`touched`), and the plugin's event count when it started. */
   early?: { readonly events: number; readonly outcome: Promise<BundleOutcome> };
-  /** An event came while the early build ran: one more starts when it ends. */
+  /** Whether an early build runs now. */
+  earlyRunning?: boolean;
+  /** An event came while it ran: one more starts when it ends. */
   again?: boolean;
 }
 
@@ -57,7 +59,7 @@ export class PluginBundles {
   readonly #idleMs: number;
   readonly #service: BuildService | undefined;
   readonly #contexts = new Map<string, Context>();
-  /** File events seen of each plugin (`touched`): a build started before the last one is stale. */
+  /** File events of each plugin with a context (`touched`): a build started before the last is stale. */
   readonly #events = new Map<string, number>();
 
   constructor(options: PluginBundlesOptions = {}) {
@@ -85,34 +87,34 @@ export class PluginBundles {
       context = undefined;
     }
     const early = context?.early;
+    let outcome: BundleOutcome;
     if (context !== undefined && early !== undefined && early.events === this.#events.get(plugin.id)) {
       // Started at the plugin's last file event, while the watcher's batch settled: nothing of the
       // plugin changed since, so it is this pass's build.
       context.early = undefined;
       building();
-      const outcome = await early.outcome;
-      if (outcome.ok) await this.#cache?.storeBundle(plugin.id, plugin.entry, outcome.code, outcome.inputs);
-      return outcome;
+      outcome = await early.outcome;
+    } else {
+      const incremental = context !== undefined || watched;
+      if (!incremental) {
+        const cached = await this.#cache?.bundle(plugin.id, plugin.entry, plugin.dir, survey);
+        if (cached !== undefined) return { ok: true, code: cached, inputs: [] };
+      }
+      outcome = await this.#builds.run(async () => {
+        building();
+        const options: BundleOptions =
+          this.#service === undefined ? { root: plugin.dir } : { root: plugin.dir, service: this.#service };
+        if (!incremental) return bundlePlugin(plugin.entry, options);
+        const kept = this.#contexts.get(plugin.id) ?? {
+          entry: plugin.entry,
+          bundler: createIncrementalBundler(plugin.entry, options),
+        };
+        this.#contexts.set(plugin.id, kept);
+        const result = await kept.bundler.rebuild();
+        this.#keep(plugin.id, kept);
+        return result;
+      });
     }
-    const incremental = context !== undefined || watched;
-    if (!incremental) {
-      const cached = await this.#cache?.bundle(plugin.id, plugin.entry, plugin.dir, survey);
-      if (cached !== undefined) return { ok: true, code: cached, inputs: [] };
-    }
-    const outcome = await this.#builds.run(async () => {
-      building();
-      const options: BundleOptions =
-        this.#service === undefined ? { root: plugin.dir } : { root: plugin.dir, service: this.#service };
-      if (!incremental) return bundlePlugin(plugin.entry, options);
-      const kept = this.#contexts.get(plugin.id) ?? {
-        entry: plugin.entry,
-        bundler: createIncrementalBundler(plugin.entry, options),
-      };
-      this.#contexts.set(plugin.id, kept);
-      const result = await kept.bundler.rebuild();
-      this.#keep(plugin.id, kept);
-      return result;
-    });
     if (outcome.ok) await this.#cache?.storeBundle(plugin.id, plugin.entry, outcome.code, outcome.inputs);
     return outcome;
   }
@@ -125,27 +127,24 @@ export class PluginBundles {
    * came while it ran starts one more build when it ends (never more than one waiting).
    */
   touched(pluginId: string): void {
+    const context = this.#contexts.get(pluginId);
+    // Counted only while the plugin has a context: only its early builds are compared with it.
+    if (context === undefined) return;
     const events = (this.#events.get(pluginId) ?? 0) + 1;
     this.#events.set(pluginId, events);
-    const context = this.#contexts.get(pluginId);
-    if (context === undefined) return;
-    // `again` is defined while an early build runs.
-    if (context.again !== undefined) {
-      context.again = true;
-      return;
-    }
-    this.#buildEarly(pluginId, context, events);
+    if (context.earlyRunning === true) context.again = true;
+    else this.#buildEarly(pluginId, context, events);
   }
 
   #buildEarly(pluginId: string, context: Context, events: number): void {
+    context.earlyRunning = true;
     context.again = false;
     const outcome = context.bundler.rebuild();
     context.early = { events, outcome };
     this.#keep(pluginId, context);
     void outcome.then(() => {
-      const again = context.again;
-      context.again = undefined;
-      if (again === true && this.#contexts.get(pluginId) === context) {
+      context.earlyRunning = false;
+      if (context.again === true && this.#contexts.get(pluginId) === context) {
         this.#buildEarly(pluginId, context, this.#events.get(pluginId) ?? 0);
       }
     });
@@ -166,6 +165,7 @@ export class PluginBundles {
     const context = this.#contexts.get(pluginId);
     if (context === undefined) return;
     this.#contexts.delete(pluginId);
+    this.#events.delete(pluginId);
     clearTimeout(context.idle);
     void context.bundler.dispose();
   }
