@@ -13,6 +13,7 @@
 //   ≤ 3 MB goal is beyond the floor when the prelude alone takes more.
 // Run: `npm run build && node --no-node-snapshot bench/scale-floor.mjs` (in `npm run bench`).
 // Environment: FLOOR_PLUGINS (default 100). Compare the figures of one run; this machine is noisy.
+import { execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { availableParallelism, tmpdir } from 'node:os';
@@ -64,8 +65,7 @@ function rssMb() {
 }
 
 /** One measurement in a fresh process (its own heap and RSS): `node scale-floor.mjs <part> <root>`. */
-async function inChild(part, root) {
-  const { execFileSync } = await import('node:child_process');
+function inChild(part, root) {
   const out = execFileSync(process.execPath, ['--no-node-snapshot', import.meta.filename, part, root], {
     encoding: 'utf8',
     env: { ...process.env, FLOOR_PLUGINS: String(COUNT) },
@@ -73,7 +73,7 @@ async function inChild(part, root) {
   return JSON.parse(out.trim().split('\n').at(-1));
 }
 
-async function bundlesOf(root) {
+function bundlesOf(root) {
   const bundles = [];
   for (let i = 0; i < COUNT; i++) bundles.push(readFileSync(path.join(root, 'bundles', `p${i}.js`), 'utf8'));
   return bundles;
@@ -81,7 +81,7 @@ async function bundlesOf(root) {
 
 /** Starts every plugin in turn as a describe does (made, loaded, described, disposed): CPU and wall. */
 async function starts(root) {
-  const bundles = await bundlesOf(root);
+  const bundles = bundlesOf(root);
   const prelude = await loadPrelude(bundles[0]);
   if (prelude.snapshot === undefined) throw new Error('no snapshot of the prelude was made');
   const start = async (bundle) => {
@@ -101,7 +101,7 @@ async function starts(root) {
 
 /** RSS per live isolate of one kind, COUNT of them alive in this fresh process. */
 async function memory(root, kind) {
-  const bundles = await bundlesOf(root);
+  const bundles = bundlesOf(root);
   const prelude = await loadPrelude(bundles[0]);
   const make = {
     bare: async () => {
@@ -163,9 +163,9 @@ try {
   const buildCpu = cpuMs() - buildCpu0;
   await esbuild.stop();
 
-  const started = await inChild('starts', root);
+  const started = inChild('starts', root);
   const mem = {};
-  for (const kind of ['bare', 'prelude', 'plugin']) mem[kind] = (await inChild(`memory-${kind}`, root)).mb;
+  for (const kind of ['bare', 'prelude', 'plugin']) mem[kind] = inChild(`memory-${kind}`, root).mb;
 
   const floorMs = (buildCpu + started.cpuMs) / CORES;
   const fmt = (n) => (n >= 100 ? n.toFixed(0) : n.toFixed(1));
