@@ -1,3 +1,4 @@
+import { realpathSync } from 'node:fs';
 import { realpath } from 'node:fs/promises';
 import * as path from 'node:path';
 import type * as esbuild from 'esbuild';
@@ -64,9 +65,9 @@ export interface BuildScope {
   readonly hostRoots: readonly string[];
 }
 
-async function realpathOr(file: string): Promise<string> {
+function realpathOr(file: string): string {
   try {
-    return await realpath(file);
+    return realpathSync(file);
   } catch {
     return file;
   }
@@ -90,7 +91,7 @@ export async function buildScope(pluginDir: string): Promise<BuildScope> {
   hostRoots ??= Promise.all(HOST_PACKAGES.map((name) => packageDir(PACKAGE_ROOT, name))).then((dirs) =>
     dirs.filter((dir) => dir !== undefined),
   );
-  return { pluginRoot: await realpathOr(pluginDir), hostRoots: await hostRoots };
+  return { pluginRoot: realpathOr(pluginDir), hostRoots: await hostRoots };
 }
 
 /** Whether a build under `scope` may read `file` (a real path). */
@@ -187,7 +188,7 @@ export function confinementPlugin(scope: BuildScope, run: BuildRun, reader: Buil
         if (result.errors.length > 0) return { errors: result.errors, warnings: result.warnings };
         if (result.external) return refuse(WHY.external);
         if (result.namespace !== 'file') return refuse(WHY.notAFile);
-        const file = await realpathOr(result.path);
+        const file = realpathOr(result.path);
         // Plugin code (and the entry stub, importer "<stdin>") reaches only the plugin folder; the
         // SDK and zod are reached only through their package names, and stay in their folders.
         if (hostPackage) {
@@ -212,7 +213,7 @@ export function confinementPlugin(scope: BuildScope, run: BuildRun, reader: Buil
         const overFiles = budget.takeFile();
         if (overFiles !== undefined) return refusal(overFiles);
         if (args.namespace !== 'file') return refusal(`"${args.path}" is refused: ${WHY.notAFile}`);
-        const file = await realpathOr(args.path);
+        const file = realpathOr(args.path);
         const loader = loaderOf(file);
         const matched = 'matched by an import() or require() of a computed path';
         const refuse = (why: string) =>

@@ -1,6 +1,7 @@
-import { readdir, readFile } from 'node:fs/promises';
+import { readFileSync } from 'node:fs';
+import { readdir } from 'node:fs/promises';
 import * as path from 'node:path';
-import { isFile } from '../../util/stat.js';
+import { isFileSync } from '../../util/stat.js';
 
 /** A folder under `plugins/` that has an entry. */
 export interface DiscoveredPlugin {
@@ -20,12 +21,12 @@ export interface DiscoveryProblem {
 const ENTRY_CANDIDATES = ['index.ts', 'index.mts', 'index.js', 'index.mjs'];
 
 /** The entry of a plugin folder: `package.json` `main`, else `index.ts` / `index.js`. */
-async function findEntry(dir: string): Promise<{ entry?: string; problem?: string }> {
+function findEntry(dir: string): { entry?: string; problem?: string } {
   const manifest = path.join(dir, 'package.json');
-  if (await isFile(manifest)) {
+  if (isFileSync(manifest)) {
     let main: unknown;
     try {
-      main = (JSON.parse(await readFile(manifest, 'utf8')) as { main?: unknown }).main;
+      main = (JSON.parse(readFileSync(manifest, 'utf8')) as { main?: unknown }).main;
     } catch (error) {
       return { problem: `package.json is not valid JSON: ${(error as Error).message}` };
     }
@@ -33,12 +34,12 @@ async function findEntry(dir: string): Promise<{ entry?: string; problem?: strin
       const entry = path.resolve(dir, main);
       if (path.relative(dir, entry).startsWith('..'))
         return { problem: `package.json main "${main}" leaves the plugin folder` };
-      return (await isFile(entry)) ? { entry } : { problem: `package.json main "${main}" does not exist` };
+      return isFileSync(entry) ? { entry } : { problem: `package.json main "${main}" does not exist` };
     }
   }
   for (const candidate of ENTRY_CANDIDATES) {
     const entry = path.join(dir, candidate);
-    if (await isFile(entry)) return { entry };
+    if (isFileSync(entry)) return { entry };
   }
   return {};
 }
@@ -77,7 +78,7 @@ export async function discoverPlugins(
       continue;
     }
     const dir = path.join(pluginsDir, id);
-    const found = await findEntry(dir);
+    const found = findEntry(dir);
     if (found.problem !== undefined) problems.push({ id, dir, message: found.problem });
     else if (found.entry !== undefined) plugins.push({ id, dir, entry: found.entry });
   }

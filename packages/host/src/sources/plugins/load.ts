@@ -83,7 +83,7 @@ async function loadFromBundle(
   const configJson = JSON.stringify(settings.config ?? null);
   // Hashed once: the manifest cache and the fingerprint are both keyed by it.
   const bundleHash = sha256(bundled.code);
-  let raw = await manifests?.manifest(bundleHash, configJson);
+  let raw = manifests?.manifest(bundleHash, configJson);
   if (raw === undefined) {
     const describe = () => options.sandbox.describe(bundled.code, configJson, limits);
     const outcome = await (options.limitDescribe?.(describe) ?? describe());

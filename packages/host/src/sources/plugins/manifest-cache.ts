@@ -24,7 +24,7 @@ export class ManifestCache {
   }
 
   /** A manifest read earlier from the same bundle with the same config (as raw, unvalidated JSON). */
-  manifest(bundleHash: string, configJson: string): Promise<unknown> {
+  manifest(bundleHash: string, configJson: string): unknown {
     return readJson<unknown>(this.#manifestFile(bundleHash, configJson));
   }
 

@@ -66,7 +66,7 @@ export class Quarantine {
   open(): Promise<void> {
     this.#opened ??= (async () => {
       if (this.#file === undefined) return;
-      const data = await readJson<Partial<FileShape>>(this.#file);
+      const data = readJson<Partial<FileShape>>(this.#file);
       const plugins = data?.version === 1 && typeof data.plugins === 'object' ? data.plugins : {};
       for (const [id, record] of Object.entries(plugins ?? {}))
         if (isRecord(record)) this.#records.set(id, record);
