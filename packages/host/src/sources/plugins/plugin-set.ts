@@ -2,6 +2,7 @@ import * as path from 'node:path';
 import { byCodeUnit } from '../../util/compare.js';
 import { messageOf } from '../../util/errors.js';
 import { Limiter } from '../../util/limiter.js';
+import { Turns } from '../../util/turns.js';
 import { PluginBundles, type PluginBundlesOptions } from './bundles.js';
 import { FileSurvey } from './cache.js';
 import { type DiscoveredPlugin, discoverPlugins } from './discover.js';
@@ -45,6 +46,10 @@ export interface PluginSetOptions extends Omit<PluginBundlesOptions, 'cacheDir'>
  * SDK (≈ 6 MB).
  */
 export const DEFAULT_DESCRIBE_SLOTS = 3;
+
+/** Plugins whose cache checks run between two turns of the event loop (`Turns`): ~2 ms of work. */
+const STEPS_PER_TURN = 16;
+
 /**
  * A load that has not landed this long after the last other one did is a straggler: long enough
  * for a slow build among many on a busy machine (builds land every ~150 ms at 4 at once), short
@@ -145,6 +150,7 @@ export class PluginSet {
     const loadOptions: LoadPluginsOptions = { ...options, limitDescribe: (task) => describes.run(task) };
     // One pass over the disk for the cache: the SDK's and zod's files are looked at once.
     const survey = new FileSurvey();
+    const turns = new Turns(STEPS_PER_TURN);
     const started: Promise<void>[] = [];
     for (const plugin of plugins) {
       let entry = this.#entries.get(plugin.id);
@@ -160,7 +166,7 @@ export class PluginSet {
       }
       entry ??= { entry: plugin.entry, dir: plugin.dir };
       this.#entries.set(plugin.id, entry);
-      started.push(this.#start(plugin, entry, loadOptions, only?.has(plugin.id) === true, survey));
+      started.push(this.#start(plugin, entry, loadOptions, only?.has(plugin.id) === true, survey, turns));
     }
     this.#refreshing = true;
     try {
@@ -206,14 +212,16 @@ export class PluginSet {
     options: LoadPluginsOptions,
     watched: boolean,
     survey: FileSurvey,
+    turns: Turns,
   ): Promise<void> {
     const running: Running = { since: Date.now(), phase: 'waiting to build' };
     entry.running = running;
     const building = () => {
       running.phase = 'build';
     };
-    return this.#bundles
-      .bundle(plugin, watched, survey, building)
+    return turns
+      .next()
+      .then(() => this.#bundles.bundle(plugin, watched, survey, building))
       .then(
         (bundled) => {
           running.phase = 'describe';
