@@ -26,9 +26,20 @@ export function toWebRequest(req: IncomingMessage, res: ServerResponse): Request
 }
 
 /**
- * Writes `response` to `res`: status and headers at once (an event stream must reach the client
- * before its first event), then each chunk of the body as it comes. When the client goes away
- * the body is cancelled, so the SDK stops writing to it.
+ * How long an event stream's status and headers may wait for its first event, so that both leave
+ * in one write. A tool call's answer usually comes well within it; a stream that stays silent
+ * longer (a slow call, a GET listen stream) gets its headers then, as soon as any stream did before.
+ */
+export const HEADERS_WAIT_MS = 20;
+
+/**
+ * Writes `response` to `res`: status and headers, then each chunk of the body as it comes. An event
+ * stream's headers go with its first event, or after `HEADERS_WAIT_MS` if none came by then (a
+ * client must see the stream open before a late first event). Node holds a chunked write until
+ * the next tick, so a chunk and the end of the body right after it (an answer, then its stream
+ * closing) leave in one write with the headers: one syscall a response, where flushing the
+ * headers first made it two. When the client goes away the body is cancelled, so the SDK stops
+ * writing to it.
  */
 export async function writeWebResponse(res: ServerResponse, response: Response): Promise<void> {
   const headers: Record<string, string> = {};
@@ -41,7 +52,13 @@ export async function writeWebResponse(res: ServerResponse, response: Response):
     res.end();
     return;
   }
-  if (headers['content-type']?.startsWith('text/event-stream') === true) res.flushHeaders();
+  const headersLater =
+    headers['content-type']?.startsWith('text/event-stream') === true
+      ? // Cleared by the first chunk. (Not `headersSent`: it is true from `writeHead` on.)
+        setTimeout(() => {
+          if (!res.destroyed) res.flushHeaders();
+        }, HEADERS_WAIT_MS)
+      : undefined;
   const reader = body.getReader();
   const cancel = () => void reader.cancel().catch(() => {});
   res.once('close', cancel);
@@ -50,11 +67,14 @@ export async function writeWebResponse(res: ServerResponse, response: Response):
       const { done, value } = await reader.read();
       if (done) break;
       if (res.destroyed) break;
+      clearTimeout(headersLater);
+      // Node holds a chunked write until the next tick: an `end` in these microtasks joins it.
       res.write(value);
     }
   } catch {
     // The stream failed or was cancelled because the client left: nothing more to write.
   } finally {
+    clearTimeout(headersLater);
     res.off('close', cancel);
     if (!res.destroyed) res.end();
   }
