@@ -44,6 +44,33 @@ async function serve(respond: () => Response, seen: (writes: Writes) => void = (
 
 const sse = { 'content-type': 'text/event-stream' };
 
+/**
+ * A server answering with an event stream the test writes to (through `controller`, once the
+ * request has come), starting with `first` when given.
+ */
+async function serveStream(first?: string) {
+  let started!: ReadableStreamDefaultController<Uint8Array>;
+  const url = await serve(
+    () =>
+      new Response(
+        new ReadableStream<Uint8Array>({
+          start(c) {
+            started = c;
+            if (first !== undefined) c.enqueue(new TextEncoder().encode(first));
+          },
+        }),
+        { headers: sse },
+      ),
+  );
+  return {
+    url,
+    controller: {
+      enqueue: (chunk: Uint8Array) => started.enqueue(chunk),
+      close: () => started.close(),
+    },
+  };
+}
+
 describe('writeWebResponse: a Response written to a Node response', () => {
   it('sends an event stream that answers at once (event, then end) in one write with its headers', async () => {
     const event = 'event: message\ndata: {"jsonrpc":"2.0","id":1,"result":{}}\n\n';
@@ -73,18 +100,7 @@ describe('writeWebResponse: a Response written to a Node response', () => {
   });
 
   it(`opens a silent event stream (headers sent) within ${HEADERS_WAIT_MS} ms, before its first event`, async () => {
-    let controller!: ReadableStreamDefaultController<Uint8Array>;
-    const url = await serve(
-      () =>
-        new Response(
-          new ReadableStream({
-            start(c) {
-              controller = c;
-            },
-          }),
-          { headers: sse },
-        ),
-    );
+    const { url, controller } = await serveStream();
     // Resolves on the headers alone: nothing is sent on the stream until it has.
     const response = await fetch(url);
     expect(response.status).toBe(200);
@@ -94,19 +110,7 @@ describe('writeWebResponse: a Response written to a Node response', () => {
   });
 
   it('writes each chunk of a longer stream as it comes, and a plain JSON body whole', async () => {
-    let controller!: ReadableStreamDefaultController<Uint8Array>;
-    const url = await serve(
-      () =>
-        new Response(
-          new ReadableStream({
-            start(c) {
-              controller = c;
-              c.enqueue(new TextEncoder().encode('data: 1\n\n'));
-            },
-          }),
-          { headers: sse },
-        ),
-    );
+    const { url, controller } = await serveStream('data: 1\n\n');
     const response = await fetch(url);
     const reader = response.body?.getReader();
     if (reader === undefined) throw new Error('no body');
