@@ -27,12 +27,21 @@ export async function isDirectory(dir: string): Promise<boolean> {
 }
 
 /**
- * `isFile`, synchronously: for the many small checks of a pass over the plugins, where the thread
- * pool's round trip costs more than the stat.
+ * `isFile`, synchronously: for code that cannot wait (module set-up), and for the many small
+ * checks of a pass over the plugins, where the thread pool's round trip costs more than the stat.
  */
 export function isFileSync(file: string): boolean {
   try {
     return statSync(file).isFile();
+  } catch {
+    return false;
+  }
+}
+
+/** `isDirectory`, synchronously (see `isFileSync`). */
+export function isDirectorySync(dir: string): boolean {
+  try {
+    return statSync(dir).isDirectory();
   } catch {
     return false;
   }

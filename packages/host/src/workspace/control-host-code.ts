@@ -1,25 +1,18 @@
 /** Where the running host's code lives, a control path of its own (control.ts). */
-import { realpathSync, statSync } from 'node:fs';
+import { realpathSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { isDirectorySync, isFileSync } from '../util/stat.js';
 
 /** The folder holding the `package.json` of the package `file` belongs to. */
 function packageFolder(file: string): string | undefined {
   let dir = path.dirname(file);
   for (;;) {
-    if (path.basename(dir) !== 'node_modules' && existsFile(path.join(dir, 'package.json'))) return dir;
+    if (path.basename(dir) !== 'node_modules' && isFileSync(path.join(dir, 'package.json'))) return dir;
     const parent = path.dirname(dir);
     if (parent === dir) return undefined;
     dir = parent;
-  }
-}
-
-function existsFile(file: string): boolean {
-  try {
-    return statSync(file).isFile();
-  } catch {
-    return false;
   }
 }
 
@@ -65,19 +58,11 @@ export function hostCodeFoldersOf(packages: readonly string[]): string[] {
     if (at >= 0) folders.add(real.slice(0, at + marker.length - 1));
     for (let dir = real; ; dir = path.dirname(dir)) {
       const modules = path.basename(dir) === 'node_modules' ? dir : path.join(dir, 'node_modules');
-      if (existsFolder(modules)) folders.add(modules);
+      if (isDirectorySync(modules)) folders.add(modules);
       if (path.dirname(dir) === dir) break;
     }
   }
   return [...folders];
-}
-
-function existsFolder(dir: string): boolean {
-  try {
-    return statSync(dir).isDirectory();
-  } catch {
-    return false;
-  }
 }
 
 /** The running host's code folders, found once at load. */

@@ -2,7 +2,7 @@ import { promises as fs } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { exists, isDirectory, isFile } from '../../src/util/stat.js';
+import { exists, isDirectory, isDirectorySync, isFile, isFileSync } from '../../src/util/stat.js';
 
 let dir: string;
 beforeAll(async () => {
@@ -13,7 +13,7 @@ afterAll(async () => {
   await fs.rm(dir, { recursive: true, force: true });
 });
 
-describe('exists, isFile, isDirectory', () => {
+describe('exists, isFile, isDirectory and the sync twins', () => {
   it('tell a file from a folder and say no for what is missing', async () => {
     const file = path.join(dir, 'file.txt');
     const missing = path.join(dir, 'missing');
@@ -24,5 +24,13 @@ describe('exists, isFile, isDirectory', () => {
       false,
       false,
     ]);
+  });
+
+  it('isFileSync and isDirectorySync answer as isFile and isDirectory do', () => {
+    const file = path.join(dir, 'file.txt');
+    const missing = path.join(dir, 'missing');
+    expect([isFileSync(file), isDirectorySync(file)]).toEqual([true, false]);
+    expect([isFileSync(dir), isDirectorySync(dir)]).toEqual([false, true]);
+    expect([isFileSync(missing), isDirectorySync(missing)]).toEqual([false, false]);
   });
 });
