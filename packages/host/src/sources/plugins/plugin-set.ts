@@ -37,6 +37,8 @@ export interface PluginSetOptions extends Omit<PluginBundlesOptions, 'cacheDir'>
   readonly graceMs?: number;
   /** Told when a straggler landed after its refresh had returned: `loads()` has changed. */
   readonly onLanded?: (pluginId: string) => void;
+  /** Plugins a pass starts between two turns of the event loop (`Turns`); default 16. */
+  readonly pluginsPerTurn?: number;
 }
 
 /**
@@ -47,8 +49,11 @@ export interface PluginSetOptions extends Omit<PluginBundlesOptions, 'cacheDir'>
  */
 export const DEFAULT_DESCRIBE_SLOTS = 3;
 
-/** Plugins whose cache checks run between two turns of the event loop (`Turns`): ~2 ms of work. */
-const STEPS_PER_TURN = 16;
+/**
+ * Plugins a pass starts between two turns of the event loop (`Turns`): on a warm pass, their cache
+ * checks and cached manifests, a few ms in all.
+ */
+const DEFAULT_PLUGINS_PER_TURN = 16;
 
 /**
  * A load that has not landed this long after the last other one did is a straggler: long enough
@@ -107,6 +112,7 @@ export class PluginSet {
   #problems: PluginLoad[] = [];
   readonly #describes: Limiter;
   readonly #graceMs: number;
+  readonly #pluginsPerTurn: number;
   readonly #onLanded: (pluginId: string) => void;
   /** True while a refresh waits for its loads: a landing then is part of that refresh. */
   #refreshing = false;
@@ -120,6 +126,7 @@ export class PluginSet {
     this.#manifests = useCache ? new ManifestCache(cacheDir) : undefined;
     this.#describes = new Limiter(options.describeSlots ?? DEFAULT_DESCRIBE_SLOTS);
     this.#graceMs = options.graceMs ?? DEFAULT_GRACE_MS;
+    this.#pluginsPerTurn = options.pluginsPerTurn ?? DEFAULT_PLUGINS_PER_TURN;
     this.#onLanded = options.onLanded ?? (() => undefined);
   }
 
@@ -150,7 +157,7 @@ export class PluginSet {
     const loadOptions: LoadPluginsOptions = { ...options, limitDescribe: (task) => describes.run(task) };
     // One pass over the disk for the cache: the SDK's and zod's files are looked at once.
     const survey = new FileSurvey();
-    const turns = new Turns(STEPS_PER_TURN);
+    const turns = new Turns(this.#pluginsPerTurn);
     const started: Promise<void>[] = [];
     for (const plugin of plugins) {
       let entry = this.#entries.get(plugin.id);

@@ -1,4 +1,4 @@
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -159,6 +159,46 @@ describe('a plugin set', () => {
     const loads = await setOf(dir, root, true, { describeSlots: 2 }).refresh({ root, sandbox: counting });
     expect(loads.map((l) => l.report.status)).toEqual(ids.map(() => 'loaded'));
     expect(most).toBe(2);
+  });
+
+  it('a warm pass gives the event loop a turn every `pluginsPerTurn` plugins', async () => {
+    const ids = ['p1', 'p2', 'p3', 'p4', 'p5', 'p6', 'p7', 'p8', 'p9'];
+    const { root, dir, sandbox } = await project(Object.fromEntries(ids.map((id) => [id, pluginSource(id)])));
+    // Old files: the cache trusts their stat, so the pass measured does no I/O of its own to wait on.
+    const hourAgo = new Date(Date.now() - 3_600_000);
+    for (const id of ids) await utimes(path.join(dir, id, 'index.ts'), hourAgo, hourAgo);
+    await setOf(dir, root, true).refresh({ root, sandbox });
+
+    // Turns of the event loop, counted by an immediate that schedules the next one.
+    let turn = 0;
+    let counting = true;
+    const tick = () => {
+      turn += 1;
+      if (counting) setImmediate(tick);
+    };
+    const turnOfLoad: number[] = [];
+    const recording = new Proxy(sandbox, {
+      get(target, property) {
+        if (property === 'load')
+          return (...args: Parameters<Sandbox['load']>) => {
+            turnOfLoad.push(turn);
+            return target.load(...args);
+          };
+        const value = Reflect.get(target, property, target);
+        return typeof value === 'function' ? value.bind(target) : value;
+      },
+    });
+    const set = setOf(dir, root, true, { pluginsPerTurn: 4 });
+    const refreshed = set.refresh({ root, sandbox: recording });
+    setImmediate(tick);
+    const loads = await refreshed;
+    counting = false;
+    expect(loads.map((l) => l.report.status)).toEqual(ids.map(() => 'loaded'));
+    const perTurn = new Map<number, number>();
+    for (const t of turnOfLoad) perTurn.set(t, (perTurn.get(t) ?? 0) + 1);
+    // 9 plugins, 4 a turn: three turns at least, never more than 4 plugins in one.
+    expect(perTurn.size).toBeGreaterThanOrEqual(3);
+    expect(Math.max(...perTurn.values())).toBeLessThanOrEqual(4);
   });
 
   it('creates an incremental context only for a plugin the watcher saw change, and drops it when idle', async () => {
