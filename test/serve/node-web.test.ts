@@ -1,7 +1,7 @@
 import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { HEADERS_WAIT_MS, writeWebResponse } from '../../packages/host/src/serve/node-web.js';
+import { writeWebResponse } from '../../packages/host/src/serve/node-web.js';
 
 type Writes = { count: number };
 
@@ -99,7 +99,7 @@ describe('writeWebResponse: a Response written to a Node response', () => {
     expect(writes?.count).toBe(1);
   });
 
-  it(`opens a silent event stream (headers sent) within ${HEADERS_WAIT_MS} ms, before its first event`, async () => {
+  it('opens a silent event stream (headers sent) before its first event', async () => {
     const { url, controller } = await serveStream();
     // Resolves on the headers alone: nothing is sent on the stream until it has.
     const response = await fetch(url);

@@ -30,7 +30,7 @@ export function toWebRequest(req: IncomingMessage, res: ServerResponse): Request
  * in one write. A tool call's answer usually comes well within it; a stream that stays silent
  * longer (a slow call, a GET listen stream) gets its headers then, as soon as any stream did before.
  */
-export const HEADERS_WAIT_MS = 20;
+const HEADERS_WAIT_MS = 20;
 
 /**
  * Writes `response` to `res`: status and headers, then each chunk of the body as it comes. An event
