@@ -10,13 +10,24 @@
 //                     made by this process (untimed): a served call's entry follows the protocol's
 //                     work, which has pushed the isolate's code and data out of the CPU's caches
 //   plain server      server-everything's echo over stdio through the SDK client (the baseline)
-// and the ratio a served call could reach if everything else were free:
-//   (plain + pipe round trip + isolate entry after an MCP call) / plain.
+//   plain server behind a byte relay   the same server with one more Node process in the chain
+//                     that copies bytes and parses nothing (bench/lib/byte-relay.mjs): the shape of
+//                     `toolhost serve` with its jailed executor (the protocol in one process, a
+//                     second process on the path of every call), measured whole, under the same load
+// and the ratios a path could reach if everything else were free:
+//   served stdio p50, sum of parts       (plain + pipe round trip + isolate entry after an MCP call) / plain
+//   served stdio p50, in the chain       (plain behind the relay + isolate entry after an MCP call) / plain
+//   process-sandbox plugin p50           (pipe round trip + isolate entry after an MCP call) / plain
+//   served stdio calls/s at 64 and at 5,000 in flight: plain behind the relay / plain (an upper
+//                     bound: the executor enters an isolate where the relay only copies)
+// Throughput: BENCH_ROUNDS (5) interleaved bursts per path at each concurrency (5,000 calls at 64
+// in flight, 20,000 at 5,000, as in bench/boundary.mjs), median calls/s.
 // Run: `node --no-node-snapshot bench/floor.mjs` (in `npm run bench`).
 import { spawn } from 'node:child_process';
 import { createRequire } from 'node:module';
 import * as path from 'node:path';
 import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import ivm from 'isolated-vm';
@@ -24,6 +35,11 @@ import ivm from 'isolated-vm';
 const WARMUP = Number(process.env.BENCH_WARMUP ?? 2000);
 const BLOCKS = Number(process.env.BENCH_BLOCKS ?? 100);
 const BLOCK = 100;
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
+const CONCURRENCY = [
+  { inFlight: 64, calls: 5_000 },
+  { inFlight: 5_000, calls: 20_000 },
+];
 
 const require = createRequire(import.meta.url);
 const everything = (() => {
@@ -54,11 +70,29 @@ const context = isolate.createContextSync();
 const echo = context.evalSync("(text) => 'echo: ' + text", { reference: true });
 const enter = async (text) => echo.applySync(undefined, [text], { result: { copy: true } });
 
-const client = new Client({ name: 'floor-bench', version: '1.0.0' });
-await client.connect(
-  new StdioClientTransport({ command: process.execPath, args: [everything, 'stdio'], stderr: 'ignore' }),
-);
-const plain = (text) => client.callTool({ name: 'echo', arguments: { message: text } });
+/** An SDK client of `node <args>` over stdio; `call` checks each answer (a broken path fails loudly). */
+async function mcpClient(label, args) {
+  const transport = new StdioClientTransport({ command: process.execPath, args, stderr: 'ignore' });
+  const client = new Client({ name: 'floor-bench', version: '1.0.0' });
+  await client.connect(transport);
+  // As in boundary.mjs: a 'drain' listener per message written while the pipe is full, by design.
+  transport._process?.stdin?.setMaxListeners(0);
+  const call = async (text) => {
+    const result = await client.callTool({ name: 'echo', arguments: { message: text } });
+    if (result.content?.[0]?.text !== `Echo: ${text}`) {
+      throw new Error(`${label}: unexpected answer to "${text}": ${JSON.stringify(result).slice(0, 300)}`);
+    }
+    return result;
+  };
+  return { call, close: () => client.close() };
+}
+const direct = await mcpClient('plain server', [everything, 'stdio']);
+const relayed = await mcpClient('plain server behind a byte relay', [
+  fileURLToPath(new URL('./lib/byte-relay.mjs', import.meta.url)),
+  everything,
+  'stdio',
+]);
+const plain = direct.call;
 
 /** `run` timed whole, in µs. */
 const timed = (run) => async (text) => {
@@ -79,6 +113,7 @@ const paths = [
   { label: 'isolate entry (applySync), hot', run: timed(enter), samples: [] },
   { label: 'isolate entry, after an MCP call', run: enterAfterCall, samples: [] },
   { label: 'plain MCP server over stdio (echo)', run: timed(plain), samples: [] },
+  { label: 'plain server behind a byte relay', run: timed(relayed.call), samples: [] },
 ];
 for (const p of paths) for (let i = 0; i < WARMUP; i++) await p.run(`w${i}`);
 for (let round = 0; round < BLOCKS; round++) {
@@ -92,10 +127,49 @@ console.log(
   `floor: ${BLOCKS * BLOCK} calls per path after ${WARMUP} warm-up calls, interleaved blocks of ${BLOCK}`,
 );
 for (const p of paths) console.log(`${p.label.padEnd(40)} p50 ${p50(p.samples).toFixed(1).padStart(7)} µs`);
-const [pipe, , entry, server] = paths.map((p) => p50(p.samples));
+const [pipe, , entry, server, chain] = paths.map((p) => p50(p.samples));
+const ratio = (value) => `${value.toFixed(2)}×`;
+console.log('floors, as ratios to the plain server (p50):');
 console.log(
-  `served stdio with the jailed executor cannot go under (plain + pipe + entry after an MCP call) / plain = ${((server + pipe + entry) / server).toFixed(2)}× the plain server's p50 here (goal 1.5×)`,
+  `  served stdio, sum of parts: (plain + pipe + entry after an MCP call) / plain = ${ratio((server + pipe + entry) / server)} (goal ≤ 1.5×)`,
 );
-await client.close();
+console.log(
+  `  served stdio, in the chain: (plain behind the relay + entry after an MCP call) / plain = ${ratio((chain + entry) / server)} (goal ≤ 1.5×)`,
+);
+console.log(
+  `  process-sandbox plugin: (pipe + entry after an MCP call) / plain = ${ratio((pipe + entry) / server)} (goal ≤ 1×)`,
+);
+
+/** `calls` calls of `call`, `inFlight` at a time: calls per second. */
+async function burst(call, inFlight, calls) {
+  let next = 0;
+  const worker = async () => {
+    while (next < calls) await call(`c${next++}`);
+  };
+  const started = performance.now();
+  await Promise.all(Array.from({ length: inFlight }, worker));
+  return calls / ((performance.now() - started) / 1000);
+}
+const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+console.log(`throughput: median of ${ROUNDS} interleaved bursts per path`);
+for (const { inFlight, calls } of CONCURRENCY) {
+  const rates = { plain: [], relayed: [] };
+  const order = [
+    ['plain', plain],
+    ['relayed', relayed.call],
+  ];
+  for (let round = 0; round < ROUNDS; round++) {
+    for (let k = 0; k < order.length; k++) {
+      const [key, call] = order[(round + k) % order.length];
+      rates[key].push(await burst(call, inFlight, calls));
+    }
+  }
+  const [p, r] = [median(rates.plain), median(rates.relayed)];
+  console.log(
+    `  at ${inFlight.toLocaleString('en-US')} in flight (${calls.toLocaleString('en-US')} calls a burst): plain ${Math.round(p).toLocaleString('en-US')} calls/s, behind the relay ${Math.round(r).toLocaleString('en-US')} → served stdio cannot go over ${ratio(r / p)} the plain server here (goal ≥ 1×)`,
+  );
+}
+await direct.close();
+await relayed.close();
 child.kill();
 isolate.dispose();
