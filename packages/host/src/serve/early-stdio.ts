@@ -86,6 +86,8 @@ export interface EarlyStdio {
   handover(): Handover;
 }
 
+const NEWLINE = 0x0a;
+
 /** How long the opening may take before the host is loaded all the same (see `settled`). */
 const WAIT_FOR_INITIALIZE_MS = 200;
 const WAIT_FOR_LIST_MS = 100;
@@ -107,7 +109,8 @@ export function startEarlyStdio(options: {
   let initializeId: string | number | undefined;
   let answeredTools: readonly unknown[] | undefined;
   let off = false;
-  let partial = '';
+  /** The bytes after the last newline read: a line's start, perhaps ending inside a character. */
+  let partial: Buffer = Buffer.alloc(0);
   let settle!: () => void;
   const settledPromise = new Promise<void>((resolve) => {
     settle = resolve;
@@ -170,9 +173,16 @@ export function startEarlyStdio(options: {
     }
   };
   const onData = (chunk: Buffer | string) => {
-    const lines = (partial + chunk.toString()).split('\n');
-    partial = lines.pop() ?? '';
-    for (const line of lines) onLine(line);
+    // Split as bytes, decoded a whole line at a time: a character whose bytes come in two chunks
+    // must not become two replacement characters (a newline byte is never inside one).
+    const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
+    const data = partial.length === 0 ? bytes : Buffer.concat([partial, bytes]);
+    let start = 0;
+    for (let end = data.indexOf(NEWLINE); end !== -1; end = data.indexOf(NEWLINE, start)) {
+      onLine(data.toString('utf8', start, end));
+      start = end + 1;
+    }
+    partial = data.subarray(start);
   };
   stdin.on('data', onData);
 
@@ -190,7 +200,7 @@ export function startEarlyStdio(options: {
       const replay = new PassThrough();
       for (const line of [initialize, initialized, ...kept])
         if (line !== undefined) replay.write(`${line}\n`);
-      if (partial !== '') replay.write(partial);
+      if (partial.length > 0) replay.write(partial);
       stdin.pipe(replay);
       return {
         stdin: replay,
