@@ -115,7 +115,7 @@ export class PluginBundles {
         return result;
       });
     }
-    if (outcome.ok) await this.#cache?.storeBundle(plugin.id, plugin.entry, outcome.code, outcome.inputs);
+    if (outcome.ok) this.#cache?.storeBundle(plugin.id, plugin.entry, outcome.code, outcome.inputs);
     return outcome;
   }
 

@@ -91,8 +91,7 @@ async function loadFromBundle(
       return failedLoad(id, `plugin "${id}" could not be described: ${outcome.message}`);
     raw = outcome.reply;
     // The reply is plugin-controlled data until parsed: it may be anything, null included.
-    if ((raw as { ok?: unknown } | null)?.ok === true)
-      await manifests?.storeManifest(bundleHash, configJson, raw);
+    if ((raw as { ok?: unknown } | null)?.ok === true) manifests?.storeManifest(bundleHash, configJson, raw);
   }
   const reply = parseDescribeReply(raw);
   if (!reply.ok) return failedLoad(id, `plugin "${id}" failed to load: ${reply.error}`, reply.toolNames);

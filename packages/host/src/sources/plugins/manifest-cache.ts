@@ -28,9 +28,9 @@ export class ManifestCache {
     return readJson<unknown>(this.#manifestFile(bundleHash, configJson));
   }
 
-  async storeManifest(bundleHash: string, configJson: string, reply: unknown): Promise<void> {
+  storeManifest(bundleHash: string, configJson: string, reply: unknown): void {
     try {
-      await writeAtomic(this.#manifestFile(bundleHash, configJson), JSON.stringify(reply));
+      writeAtomic(this.#manifestFile(bundleHash, configJson), JSON.stringify(reply));
     } catch {
       // A read-only or full disk only costs a describe next time.
     }

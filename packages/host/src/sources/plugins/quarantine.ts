@@ -141,10 +141,10 @@ export class Quarantine {
   #save(): void {
     const file = this.#file;
     if (file === undefined) return;
-    this.#saving = this.#saving.then(async () => {
+    this.#saving = this.#saving.then(() => {
       const data: FileShape = { version: 1, plugins: Object.fromEntries(this.#records) };
       try {
-        await writeAtomic(file, `${JSON.stringify(data, null, 2)}\n`);
+        writeAtomic(file, `${JSON.stringify(data, null, 2)}\n`);
       } catch {
         // A read-only project: the quarantine still holds in this process.
       }
