@@ -101,6 +101,14 @@ export class ProcessSandbox implements Sandbox {
     return wallsOf(this.#placement());
   }
 
+  /** Starts the executor when none runs (`Sandbox.warm`); one no request reaches retires when idle. */
+  warm(): void {
+    const placement = this.#placement();
+    if (this.#closed || (!placement.jailed && placement.refused)) return;
+    this.#live();
+    this.#updateHeartbeat();
+  }
+
   /** The process new requests go to: the live one, a new one, or none while a dead one is closing. */
   #live(): Executor | undefined {
     const current = this.#executor;
@@ -292,9 +300,7 @@ export class ProcessSandbox implements Sandbox {
     ...[pluginId, version, request, capabilities, sinks, cancelWith]: Parameters<Sandbox['call']>
   ): Promise<SandboxOutcome<CallReply>> {
     const cancel = asCancellation(cancelWith);
-    if (cancel.aborted) {
-      return Promise.resolve(notStarted);
-    }
+    if (cancel.aborted) return Promise.resolve(notStarted);
     let id = 0;
     const stopListening = cancel.onAbort((reason) => this.#abort(id, reason));
     const key = versionKey(pluginId, version);
@@ -338,10 +344,7 @@ export class ProcessSandbox implements Sandbox {
     return (await this.isolateStats()).live;
   }
 
-  /**
-   * The executor's isolates. Eviction counts go on across executors retired when idle (a crashed
-   * executor's own counts are lost with it).
-   */
+  /** The executor's isolates; eviction counts go on across executors retired when idle (not crashed). */
   async isolateStats(): Promise<IsolateStats> {
     if (this.#executor === undefined) return this.#retired.none(this.#isolates);
     const outcome = await this.#request<Outcome>((id) => ({ t: 'stats', id }), '');
@@ -360,10 +363,7 @@ export class ProcessSandbox implements Sandbox {
     this.#watch.retireWhenIdle(this.#pending.size > 0, this.#isolates.idleMs);
   }
 
-  /**
-   * The pid of the process the host started for the executor, when it runs (for crash tests):
-   * bubblewrap when jailed (killing it ends the executor), else the executor itself.
-   */
+  /** The pid of the process started for the executor, when it runs: bubblewrap's when jailed. */
   get pid(): number | undefined {
     return this.#executor?.child.pid;
   }

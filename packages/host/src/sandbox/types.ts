@@ -104,6 +104,13 @@ export interface Sandbox {
   readonly mode: 'inline' | 'process';
   /** The walls around the code it runs: the isolate, and the executor's jail (`process` only). */
   readonly walls: Walls;
+  /**
+   * A plugin is being built and will be described next: get ready for it now, so that the
+   * readying overlaps the build (`process`: the executor process is started, when none runs and
+   * the jail rule allows one). Optional to call; a start that builds nothing (every bundle and
+   * manifest cached) never starts one this way.
+   */
+  warm?(): void;
   /** Reads a bundle's manifest in a throwaway isolate; no executor runs. */
   describe(
     bundle: string,

@@ -225,6 +225,9 @@ export class PluginSet {
     entry.running = running;
     const building = () => {
       running.phase = 'build';
+      // Its describe comes next: the sandbox gets ready while it builds (a cached bundle never
+      // gets here, so a warm start still starts no executor).
+      options.sandbox.warm?.();
     };
     return turns
       .next()

@@ -161,6 +161,41 @@ describe('a plugin set', () => {
     expect(most).toBe(2);
   });
 
+  it('tells the sandbox to get ready as each build starts, before its describe, and never on a cached start', async () => {
+    const ids = ['w1', 'w2', 'w3'];
+    const { root, dir, sandbox } = await project(Object.fromEntries(ids.map((id) => [id, pluginSource(id)])));
+    const events: string[] = [];
+    const recording = new Proxy(sandbox, {
+      get(target, property) {
+        if (property === 'warm') return () => events.push('warm');
+        if (property === 'describe')
+          return (...args: Parameters<Sandbox['describe']>) => {
+            events.push('describe');
+            return target.describe(...args);
+          };
+        const value = Reflect.get(target, property, target);
+        return typeof value === 'function' ? value.bind(target) : value;
+      },
+    });
+    const cold = await setOf(dir, root, true).refresh({ root, sandbox: recording });
+    expect(cold.map((l) => l.report.status)).toEqual(ids.map(() => 'loaded'));
+    expect(events.filter((e) => e === 'warm')).toHaveLength(ids.length);
+    expect(events.filter((e) => e === 'describe')).toHaveLength(ids.length);
+    // Each describe has had its warning: the n-th describe comes after the n-th warm.
+    let warms = 0;
+    let describes = 0;
+    for (const event of events) {
+      if (event === 'warm') warms += 1;
+      else describes += 1;
+      expect(describes).toBeLessThanOrEqual(warms);
+    }
+
+    events.length = 0;
+    const warm = await setOf(dir, root, true).refresh({ root, sandbox: recording });
+    expect(warm.map((l) => l.report.status)).toEqual(ids.map(() => 'loaded'));
+    expect(events).toEqual([]);
+  });
+
   it('a warm pass gives the event loop a turn every `pluginsPerTurn` plugins', async () => {
     const ids = ['p1', 'p2', 'p3', 'p4', 'p5', 'p6', 'p7', 'p8', 'p9'];
     const { root, dir, sandbox } = await project(Object.fromEntries(ids.map((id) => [id, pluginSource(id)])));

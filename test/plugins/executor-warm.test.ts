@@ -1,0 +1,52 @@
+import * as path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { DEFAULT_SANDBOX_LIMITS } from '@toolhost/host';
+import { bundlePlugin, ProcessSandbox } from '@toolhost/host/internal';
+import { afterEach, describe, expect, it } from 'vitest';
+
+const fixtures = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../fixtures/plugins');
+
+/** Whether process `pid` runs (signal 0 only checks). */
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+describe('warming the process sandbox', () => {
+  let sandbox: ProcessSandbox | undefined;
+  afterEach(async () => {
+    await sandbox?.close();
+  });
+
+  it('starts the executor before any request, and the describe that follows runs in it', async () => {
+    sandbox = new ProcessSandbox();
+    expect(sandbox.pid).toBeUndefined();
+    sandbox.warm();
+    // The process started (bubblewrap's, when jailed: the executor inside comes a moment later).
+    const warmed = sandbox.pid;
+    expect(warmed).toBeDefined();
+    expect(alive(warmed ?? 0)).toBe(true);
+    // A second warm while it runs starts no other.
+    sandbox.warm();
+    expect(sandbox.generation).toBe(1);
+
+    const built = await bundlePlugin(path.join(fixtures, 'healthy', 'index.ts'));
+    if (!built.ok) throw new Error(built.error);
+    const outcome = await sandbox.describe(built.code, 'null', DEFAULT_SANDBOX_LIMITS);
+    expect(outcome).toMatchObject({ kind: 'reply', reply: { ok: true } });
+    expect(sandbox.pid).toBe(warmed);
+    expect(sandbox.generation).toBe(1);
+  });
+
+  it('starts nothing once closed', async () => {
+    sandbox = new ProcessSandbox();
+    await sandbox.close();
+    sandbox.warm();
+    expect(sandbox.pid).toBeUndefined();
+    expect(sandbox.generation).toBe(0);
+  });
+});
