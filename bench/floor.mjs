@@ -10,6 +10,8 @@
 //                     made by this process (untimed): a served call's entry follows the protocol's
 //                     work, which has pushed the isolate's code and data out of the CPU's caches
 //   plain server      server-everything's echo over stdio through the SDK client (the baseline)
+//   the SDK's v2 server   a plain echo server on the SDK `toolhost serve` is built on, with serve's
+//                     entry (bench/lib/sdk-v2-echo.mjs): what that SDK costs by itself
 //   plain server behind a byte relay   the same server with one more Node process in the chain
 //                     that copies bytes and parses nothing (bench/lib/byte-relay.mjs): the shape of
 //                     `toolhost serve` with its jailed executor (the protocol in one process, a
@@ -92,6 +94,9 @@ const relayed = await mcpClient('plain server behind a byte relay', [
   everything,
   'stdio',
 ]);
+const v2 = await mcpClient("the SDK's v2 server", [
+  fileURLToPath(new URL('./lib/sdk-v2-echo.mjs', import.meta.url)),
+]);
 const plain = direct.call;
 
 /** `run` timed whole, in µs. */
@@ -114,6 +119,7 @@ const paths = [
   { label: 'isolate entry, after an MCP call', run: enterAfterCall, samples: [] },
   { label: 'plain MCP server over stdio (echo)', run: timed(plain), samples: [] },
   { label: 'plain server behind a byte relay', run: timed(relayed.call), samples: [] },
+  { label: "the SDK's v2 server (echo)", run: timed(v2.call), samples: [] },
 ];
 for (const p of paths) for (let i = 0; i < WARMUP; i++) await p.run(`w${i}`);
 for (let round = 0; round < BLOCKS; round++) {
@@ -127,7 +133,7 @@ console.log(
   `floor: ${BLOCKS * BLOCK} calls per path after ${WARMUP} warm-up calls, interleaved blocks of ${BLOCK}`,
 );
 for (const p of paths) console.log(`${p.label.padEnd(40)} p50 ${p50(p.samples).toFixed(1).padStart(7)} µs`);
-const [pipe, , entry, server, chain] = paths.map((p) => p50(p.samples));
+const [pipe, , entry, server, chain, sdkV2] = paths.map((p) => p50(p.samples));
 const ratio = (value) => `${value.toFixed(2)}×`;
 console.log('floors, as ratios to the plain server (p50):');
 console.log(
@@ -139,6 +145,7 @@ console.log(
 console.log(
   `  process-sandbox plugin: (pipe + entry after an MCP call) / plain = ${ratio((pipe + entry) / server)} (goal ≤ 1×)`,
 );
+console.log(`  the SDK's v2 server alone: ${ratio(sdkV2 / server)} the plain (v1) server's p50`);
 
 /** `calls` calls of `call`, `inFlight` at a time: calls per second. */
 async function burst(call, inFlight, calls) {
@@ -153,10 +160,11 @@ async function burst(call, inFlight, calls) {
 const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 console.log(`throughput: median of ${ROUNDS} interleaved bursts per path`);
 for (const { inFlight, calls } of CONCURRENCY) {
-  const rates = { plain: [], relayed: [] };
+  const rates = { plain: [], relayed: [], v2: [] };
   const order = [
     ['plain', plain],
     ['relayed', relayed.call],
+    ['v2', v2.call],
   ];
   for (let round = 0; round < ROUNDS; round++) {
     for (let k = 0; k < order.length; k++) {
@@ -164,12 +172,14 @@ for (const { inFlight, calls } of CONCURRENCY) {
       rates[key].push(await burst(call, inFlight, calls));
     }
   }
-  const [p, r] = [median(rates.plain), median(rates.relayed)];
+  const [p, r, s2] = [median(rates.plain), median(rates.relayed), median(rates.v2)];
+  const perSecond = (value) => Math.round(value).toLocaleString('en-US');
   console.log(
-    `  at ${inFlight.toLocaleString('en-US')} in flight (${calls.toLocaleString('en-US')} calls a burst): plain ${Math.round(p).toLocaleString('en-US')} calls/s, behind the relay ${Math.round(r).toLocaleString('en-US')} → served stdio cannot go over ${ratio(r / p)} the plain server here (goal ≥ 1×)`,
+    `  at ${inFlight.toLocaleString('en-US')} in flight (${calls.toLocaleString('en-US')} calls a burst): plain ${perSecond(p)} calls/s, behind the relay ${perSecond(r)} → served stdio cannot go over ${ratio(r / p)} the plain server here (goal ≥ 1×); the SDK's v2 server alone ${perSecond(s2)} (${ratio(s2 / p)})`,
   );
 }
 await direct.close();
 await relayed.close();
+await v2.close();
 child.kill();
 isolate.dispose();
