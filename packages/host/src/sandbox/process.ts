@@ -103,8 +103,8 @@ export class ProcessSandbox implements Sandbox {
 
   /** Starts the executor when none runs (`Sandbox.warm`); one no request reaches retires when idle. */
   warm(): void {
-    const placement = this.#placement();
-    if (this.#closed || (!placement.jailed && placement.refused)) return;
+    const placement = this.#closed ? undefined : this.#placement();
+    if (placement === undefined || (!placement.jailed && placement.refused)) return;
     this.#live();
     this.#updateHeartbeat();
   }
