@@ -103,9 +103,9 @@ export class ProcessSandbox implements Sandbox {
 
   /** Starts the executor when none runs (`Sandbox.warm`); one no request reaches retires when idle. */
   warm(): void {
-    const placement = this.#closed ? undefined : this.#placement();
+    const placement = this.#closed || this.#executor !== undefined ? undefined : this.#placement();
     if (placement === undefined || (!placement.jailed && placement.refused)) return;
-    this.#live();
+    this.#spawn();
     this.#updateHeartbeat();
   }
 
