@@ -55,7 +55,6 @@ export class Quarantine {
   /** Deaths so far of plugins not quarantined yet, with the fingerprint they were charged to. */
   readonly #crashes = new Map<string, { fingerprint: string; count: number }>();
   #opened: Promise<void> | undefined;
-  #saving: Promise<void> = Promise.resolve();
 
   /** `file`: where quarantines persist; without one they last as long as this object. */
   constructor(file: string | undefined) {
@@ -137,22 +136,15 @@ export class Quarantine {
     });
   }
 
-  /** Writes the records (one write at a time, the last state wins); a failed write only loses persistence. */
+  /** Writes the records at once (`writeAtomic` is synchronous); a failed write only loses persistence. */
   #save(): void {
     const file = this.#file;
     if (file === undefined) return;
-    this.#saving = this.#saving.then(() => {
-      const data: FileShape = { version: 1, plugins: Object.fromEntries(this.#records) };
-      try {
-        writeAtomic(file, `${JSON.stringify(data, null, 2)}\n`);
-      } catch {
-        // A read-only project: the quarantine still holds in this process.
-      }
-    });
-  }
-
-  /** Resolves once every write started so far is done. */
-  flushed(): Promise<void> {
-    return this.#saving;
+    const data: FileShape = { version: 1, plugins: Object.fromEntries(this.#records) };
+    try {
+      writeAtomic(file, `${JSON.stringify(data, null, 2)}\n`);
+    } catch {
+      // A read-only project: the quarantine still holds in this process.
+    }
   }
 }

@@ -189,7 +189,6 @@ export class PluginSource implements SourceAdapter {
   async close(): Promise<void> {
     this.#closed = true;
     this.#set.dispose();
-    await this.#quarantine.flushed();
     this.#stopCrashes?.();
     this.#sandbox = undefined;
   }
