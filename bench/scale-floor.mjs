@@ -92,7 +92,7 @@ async function starts(root) {
     return isolate;
   };
   // Warm-up: V8's first compiles.
-  for (let i = 0; i < 5; i++) (await start(bundles[i])).dispose();
+  for (let i = 0; i < 5; i++) (await start(bundles[i % bundles.length])).dispose();
   const cpu0 = cpuMs();
   const wall0 = performance.now();
   for (const bundle of bundles) (await start(bundle)).dispose();
