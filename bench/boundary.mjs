@@ -17,6 +17,8 @@
 //
 // Run: `npm run bench` (all benches), or `npm run build && node bench/boundary.mjs`.
 // Environment: BENCH_BLOCKS (default 300), BENCH_WARMUP (2000), BENCH_ROUNDS (5),
+// BENCH_BURST_CALLS (calls per burst at every concurrency; default 5,000 at 64 in flight and
+// 20,000 at 5,000: only a smoke run such as test/bench/goals.test.ts sets it),
 // BENCH_JSON=<file> (write the results there, for bench/boundary-compare.mjs), BENCH_STRICT=1
 // (exit 1 when a goal is missed), BENCH_TIMEOUT_S (900: a run that takes longer fails; a quiet
 // 2-core machine takes about 450 s, most of it the HTTP paths).
@@ -73,8 +75,8 @@ const STRICT = process.env.BENCH_STRICT === '1';
 const JSON_FILE = process.env.BENCH_JSON || undefined;
 /** In flight → calls per burst: enough that the ramp-up and the drain do not dominate. */
 const CONCURRENCY = [
-  { inFlight: 64, calls: 5_000 },
-  { inFlight: 5_000, calls: 20_000 },
+  { inFlight: 64, calls: positiveInt('BENCH_BURST_CALLS', 5_000) },
+  { inFlight: 5_000, calls: positiveInt('BENCH_BURST_CALLS', 20_000) },
 ];
 
 const require = createRequire(import.meta.url);

@@ -1,0 +1,130 @@
+import { execFile } from 'node:child_process';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+/**
+ * Issue 29's "done when": `npm run bench` prints every figure of the issue with its goal, and the
+ * floor where a goal is beyond the machine. Each of those benches runs here once, as small as it
+ * goes (smoke runs: no figure is judged, only that it is measured and printed with its goal and a
+ * verdict). The goals expected are the issue's, written here, not read from the benches.
+ */
+
+const BENCH = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../bench');
+
+/** Runs `node [flags] bench/<script>` with `env`; its stdout, or a failure with its output. */
+function bench(script: string, env: Record<string, string>, flags: string[] = ['--no-node-snapshot']) {
+  return new Promise<string>((resolve, reject) => {
+    execFile(
+      process.execPath,
+      [...flags, path.join(BENCH, script)],
+      { env: { ...process.env, ...env }, maxBuffer: 16 * 1024 * 1024, timeout: 120_000 },
+      (error, stdout, stderr) =>
+        error ? reject(new Error(`${script}: ${error.message}\n${stdout}\n${stderr}`)) : resolve(stdout),
+    );
+  });
+}
+
+const VERDICT = '[✓✗]';
+const NUMBER = String.raw`\d[\d,.]*`;
+
+describe("issue 29's benches print every figure with its goal", () => {
+  let dir: string;
+  beforeAll(async () => {
+    dir = await mkdtemp(path.join(tmpdir(), 'toolhost-bench-goals-'));
+  });
+  afterAll(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('boundary.mjs: each path against the plain server, p50 and calls/s at 64 and 5,000 in flight', async () => {
+    const json = path.join(dir, 'boundary.json');
+    const out = await bench('boundary.mjs', {
+      BENCH_BLOCKS: '1',
+      BENCH_WARMUP: '1',
+      BENCH_ROUNDS: '1',
+      BENCH_BURST_CALLS: '100',
+      BENCH_JSON: json,
+    });
+    const { paths } = JSON.parse(await readFile(json, 'utf8')) as {
+      paths: Record<
+        string,
+        {
+          latency: { p50Ratio: number; goal: number | null; met: boolean | null };
+          throughput: Record<string, { ratio: number; goal: number | null; met: boolean | null }>;
+        }
+      >;
+    };
+    const latency = { inproc: 0.05, inline: 0.25, process: 1, 'serve-process': 1.5, 'serve-http': 1.5 };
+    for (const [key, goal] of Object.entries(latency)) {
+      expect(paths[key]?.latency.goal, key).toBe(goal);
+      expect(Number.isFinite(paths[key]?.latency.p50Ratio), key).toBe(true);
+      expect(typeof paths[key]?.latency.met, key).toBe('boolean');
+    }
+    const throughput = {
+      '64': { process: 1.25, 'serve-process': 1, 'serve-http': 1 },
+      '5000': { process: 1.25, 'serve-process': 1, 'serve-http': 1 },
+    };
+    for (const [inFlight, goals] of Object.entries(throughput)) {
+      for (const [key, goal] of Object.entries(goals)) {
+        const figure = paths[key]?.throughput[inFlight];
+        expect(figure?.goal, `${key} @${inFlight}`).toBe(goal);
+        expect(Number.isFinite(figure?.ratio), `${key} @${inFlight}`).toBe(true);
+        expect(typeof figure?.met, `${key} @${inFlight}`).toBe('boolean');
+      }
+    }
+    // And on the screen: a verdict beside every goal of the two tables.
+    for (const goal of ['≤ 0.05×', '≤ 0.25×', '≤ 1×', '≤ 1.5×', '≥ 1.25×', '≥ 1×'])
+      expect(out).toMatch(new RegExp(`${goal} ${VERDICT}`));
+    expect(out).toMatch(/goals missed: |every goal met/);
+  });
+
+  it('floor.mjs: the floors under the served goals and the process plugin, each with its goal', async () => {
+    const out = await bench('floor.mjs', {
+      BENCH_BLOCKS: '1',
+      BENCH_WARMUP: '1',
+      BENCH_ROUNDS: '1',
+      BENCH_BURST_CALLS: '100',
+    });
+    expect(out).toMatch(new RegExp(`served stdio, sum of parts: .* = ${NUMBER}× \\(goal ≤ 1\\.5×\\)`));
+    expect(out).toMatch(new RegExp(`served stdio, in the chain: .* = ${NUMBER}× \\(goal ≤ 1\\.5×\\)`));
+    expect(out).toMatch(new RegExp(`process-sandbox plugin: .* = ${NUMBER}× \\(goal ≤ 1×\\)`));
+    for (const inFlight of ['64', '5,000'])
+      expect(out).toMatch(
+        new RegExp(
+          `at ${inFlight} in flight .* cannot go over ${NUMBER}× .*\\(goal ≥ 1×\\); the SDK's v2 server alone`,
+        ),
+      );
+  });
+
+  it('scale.mjs and scale-floor.mjs: cold start, warm start, memory and save → visible at 100 plugins, and their floor', async () => {
+    const out = await bench('scale.mjs', {
+      SCALE_SIZES: '100',
+      SCALE_RUNS: '1',
+      SCALE_EDITS: '3',
+      SCALE_NO_IDLE: '1',
+    });
+    expect(out).toMatch(
+      new RegExp(
+        `goals at 100 plugins \\| cold start ≤ 1500 ms ${VERDICT} \\| warm start ≤ 150 ms ${VERDICT} \\| ≤ 3 MB per live isolate ${VERDICT} \\| save → visible ≤ 60 ms median ${VERDICT}`,
+      ),
+    );
+    expect(out).toMatch(new RegExp(`100 plugins \\| cold start ${NUMBER} ms .* warm start ${NUMBER} ms`));
+    expect(out).toMatch(new RegExp(`${NUMBER} MB per live isolate`));
+    const floor = await bench('scale-floor.mjs', { FLOOR_PLUGINS: '4' });
+    expect(floor).toMatch(
+      new RegExp(
+        `cold start floor +${NUMBER} ms .*\\[goal: cold start ≤ 1500 ms; the floor is (under|over) the goal\\]`,
+      ),
+    );
+    expect(floor).toMatch(new RegExp(`prelude alone ${NUMBER} MB .*\\[goal: ≤ 3 MB; `));
+  });
+
+  it('serve-start.mjs: spawn to the first tools/list answer, warm, against its goal', async () => {
+    const out = await bench('serve-start.mjs', { BENCH_RUNS: '1' }, []);
+    expect(out).toMatch(new RegExp(`warm +initialize p50 ${NUMBER} ms, first tools/list p50 ${NUMBER} ms`));
+    expect(out).toMatch(new RegExp(`goal: first tools/list ≤ 300 ms warm ${VERDICT}`));
+  });
+});
