@@ -206,7 +206,7 @@ export class IsolateGuard {
           this.#owner.fail({
             kind: 'limit',
             limit: 'cpuMs',
-            message: `the plugin used more CPU time than its limit (cpuMs: ${this.#limits.cpuMs})`,
+            message: `the plugin ran past its CPU time limit (cpuMs: ${this.#limits.cpuMs})`,
           });
           return;
         }
