@@ -28,6 +28,8 @@ function bench(script: string, env: Record<string, string>, flags: string[] = ['
 }
 
 const VERDICT = '[✓✗]';
+/** boundary.mjs and floor.mjs as small as they go: one block, one warm-up call, one short burst each. */
+const SMALL = { BENCH_BLOCKS: '1', BENCH_WARMUP: '1', BENCH_ROUNDS: '1', BENCH_BURST_CALLS: '100' };
 const NUMBER = String.raw`\d[\d,.]*`;
 
 describe("issue 29's benches print every figure with its goal", () => {
@@ -41,13 +43,7 @@ describe("issue 29's benches print every figure with its goal", () => {
 
   it('boundary.mjs: each path against the plain server, p50 and calls/s at 64 and 5,000 in flight', async () => {
     const json = path.join(dir, 'boundary.json');
-    const out = await bench('boundary.mjs', {
-      BENCH_BLOCKS: '1',
-      BENCH_WARMUP: '1',
-      BENCH_ROUNDS: '1',
-      BENCH_BURST_CALLS: '100',
-      BENCH_JSON: json,
-    });
+    const out = await bench('boundary.mjs', { ...SMALL, BENCH_JSON: json });
     const { paths } = JSON.parse(await readFile(json, 'utf8')) as {
       paths: Record<
         string,
@@ -82,12 +78,7 @@ describe("issue 29's benches print every figure with its goal", () => {
   });
 
   it('floor.mjs: the floors under the served goals and the process plugin, each with its goal', async () => {
-    const out = await bench('floor.mjs', {
-      BENCH_BLOCKS: '1',
-      BENCH_WARMUP: '1',
-      BENCH_ROUNDS: '1',
-      BENCH_BURST_CALLS: '100',
-    });
+    const out = await bench('floor.mjs', SMALL);
     expect(out).toMatch(new RegExp(`served stdio, sum of parts: .* = ${NUMBER}× \\(goal ≤ 1\\.5×\\)`));
     expect(out).toMatch(new RegExp(`served stdio, in the chain: .* = ${NUMBER}× \\(goal ≤ 1\\.5×\\)`));
     expect(out).toMatch(new RegExp(`process-sandbox plugin: .* = ${NUMBER}× \\(goal ≤ 1×\\)`));
