@@ -56,4 +56,26 @@ describe.each(['inline', 'process'] as const)("a plugin tool's maxResultChars (%
     expect(outcome.status).toBe('ok');
     expect(textOf(outcome.result)).toHaveLength(500);
   });
+
+  it('stops a returned string far over it inside the isolate, by its length or by its JSON, before copying it out', async () => {
+    const root = await sizedProject();
+    const host = await h.hostFor(root, {
+      sandbox,
+      plugins: { sized: { limits: { maxResultChars: 1_000 } } },
+    });
+    const session = host.session();
+    // The reply guard is 2 × 1,000 + 65,536 = 67,536 characters of JSON (replyCharsFor).
+    const guard =
+      'its reply passed 67536 characters of JSON inside the isolate and was not copied out; raise plugins.sized.limits.maxResultChars in the config to allow more';
+    const long = await session.call('sized_text', { unit: 'x', count: 70_000 });
+    expect(long.status).toBe('limit-exceeded');
+    expect(textOf(long.result)).toContain(guard);
+    // 40,000 characters: under the guard by length, over it as JSON (each quote escaped).
+    const quoted = await session.call('sized_text', { unit: '"', count: 40_000 });
+    expect(quoted.status).toBe('limit-exceeded');
+    expect(textOf(quoted.result)).toContain(guard);
+    // Under the guard both ways: the result limit speaks, in the result's own characters.
+    const under = await session.call('sized_text', { unit: 'x', count: 30_000 });
+    expect(textOf(under.result)).toContain('returned 30000 characters, over the limit maxResultChars (1000)');
+  });
 });

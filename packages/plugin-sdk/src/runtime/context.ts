@@ -101,23 +101,35 @@ export interface SignalState {
   listeners: (() => void)[];
 }
 
-/** A call's `ctx.signal`: an `AbortSignal`'s surface over the call's state, aborted by the host's `abort`. */
-export function signalOf(state: SignalState) {
-  return {
-    get aborted() {
-      return state.aborted;
-    },
-    get reason() {
-      return state.reason;
-    },
-    addEventListener(type: string, listener: () => void) {
-      if (type === 'abort') state.listeners.push(listener);
-    },
-    removeEventListener(type: string, listener: () => void) {
-      if (type === 'abort') state.listeners = state.listeners.filter((l) => l !== listener);
-    },
-    throwIfAborted() {
-      if (state.aborted) throw state.reason;
-    },
-  };
+/**
+ * A call's `ctx.signal`: an `AbortSignal`'s surface over the call's state, aborted by the host's
+ * `abort`. A class, not an object literal: a literal's accessors are made afresh with every object,
+ * ≈ 0.45 µs of the ≈ 3 µs a quick call spent in the runtime (a CPU profile of the runtime in a
+ * node:vm context); an instance is one allocation. The state stays out of reach in a private field.
+ */
+class CallSignal {
+  readonly #state: SignalState;
+  constructor(state: SignalState) {
+    this.#state = state;
+  }
+  get aborted(): boolean {
+    return this.#state.aborted;
+  }
+  get reason(): unknown {
+    return this.#state.reason;
+  }
+  addEventListener(type: string, listener: () => void): void {
+    if (type === 'abort') this.#state.listeners.push(listener);
+  }
+  removeEventListener(type: string, listener: () => void): void {
+    const state = this.#state;
+    if (type === 'abort') state.listeners = state.listeners.filter((l) => l !== listener);
+  }
+  throwIfAborted(): void {
+    if (this.#state.aborted) throw this.#state.reason;
+  }
+}
+
+export function signalOf(state: SignalState): CallSignal {
+  return new CallSignal(state);
 }
