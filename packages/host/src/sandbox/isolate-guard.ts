@@ -28,6 +28,7 @@ export interface GuardOwner {
 export class IsolateGuard {
   readonly #isolate: ivm.Isolate;
   readonly #limits: SandboxLimits;
+  readonly #syncOptions: { readonly timeout: number };
   readonly #owner: GuardOwner;
   #active = 0;
   /**
@@ -46,6 +47,7 @@ export class IsolateGuard {
     this.#isolate = isolate;
     this.#limits = limits;
     this.#owner = owner;
+    this.#syncOptions = Object.freeze({ timeout: this.syncBudget() });
   }
 
   /** Async entries not yet settled. */
@@ -95,9 +97,13 @@ export class IsolateGuard {
     return Math.min(this.#limits.cpuMs, this.#limits.timeoutMs);
   }
 
-  /** Options of a sync entry (`applySync`): arguments copied in, at most {@link syncBudget} ms of the thread. */
-  syncOptions() {
-    return { arguments: { copy: true }, timeout: this.syncBudget() } as const;
+  /**
+   * Options of a sync entry (`applySync`): at most {@link syncBudget} ms of the thread. Made once
+   * (the limits never change). The arguments are strings and numbers, which isolated-vm passes
+   * as primitives; `copy` would serialize each through an ExternalCopy first.
+   */
+  syncOptions(): { readonly timeout: number } {
+    return this.#syncOptions;
   }
 
   /** Entries running under the guard now. */

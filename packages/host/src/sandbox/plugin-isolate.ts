@@ -9,6 +9,7 @@ import {
 import ivm from 'isolated-vm';
 import type { Cancellation } from '../util/cancel.js';
 import { messageOf } from '../util/errors.js';
+import { callRequestJson } from './call-request.js';
 import { EntryModes } from './entry-modes.js';
 import { attachRuntime, bridgeOf, type Entry, LOAD_TIMEOUT_MS } from './isolate-bridge.js';
 import { IsolateGuard } from './isolate-guard.js';
@@ -161,7 +162,7 @@ export class PluginIsolate {
   /** Runs a call; `cancel` aborts the call's `ctx.signal` in the isolate while the host waits for it. */
   call(request: CallRequest, cancel?: Cancellation): IsolateAnswer<CallReply> {
     const { toolName, callId } = request;
-    return this.#begin('call', `call:${toolName}`, callId, JSON.stringify(request), false, cancel);
+    return this.#begin('call', `call:${toolName}`, callId, callRequestJson(request), false, cancel);
   }
 
   hook(request: HookRequest): IsolateAnswer<HookReply> {

@@ -4,6 +4,7 @@ import { asCancellation } from '../util/cancel.js';
 import { residentBytesOf } from '../util/memory.js';
 import { builtEntry } from '../util/package.js';
 import { callLogs } from './call-handlers.js';
+import { callRequestJson } from './call-request.js';
 import type { Frame } from './channel.js';
 import { CrashListeners, settleRequestsOf } from './executor-deaths.js';
 import { handleFrame } from './executor-frames.js';
@@ -43,14 +44,13 @@ export type { ProcessSandboxOptions } from './types.js';
 
 /**
  * Isolates in a supervised child process. A plugin that makes V8 abort (isolated-vm issues #457,
- * #527) kills only the child. Exactly the requests that were running there (the child had
- * counted them read: started-mark.ts) end with an `is_error` result naming the crash; requests it had not started,
- * and requests that arrive while it is down, go to the next process, which is started at once
- * when there is work. A death is charged to a plugin when only that plugin was running there; the
- * host hears of it through `onCrash`. Costs a round trip over the channel (`channel.ts`) per call.
- * One process: a second one (each call sent to the next, round robin) bought no throughput at
- * 5,000 calls in flight on a 2-core machine, where the host is the busier side, and made
- * sequential calls slower.
+ * #527) kills only the child. Exactly the requests that were running there (started-mark.ts)
+ * end with an `is_error` result naming the crash; requests it had not started, and requests
+ * that arrive while it is down, go to the next process, which is started at once when there is
+ * work. A death is charged to a plugin when only that plugin was running there; the host hears of
+ * it through `onCrash`. Costs a round trip over the channel (`channel.ts`) per call. One process:
+ * a second one (each call sent to the next, round robin) bought no throughput at 5,000 calls in
+ * flight on a 2-core machine, where the host is the busier side, and made sequential calls slower.
  */
 export class ProcessSandbox implements Sandbox {
   readonly mode = 'process';
@@ -309,7 +309,7 @@ export class ProcessSandbox implements Sandbox {
         id = assigned;
         return { t: 'call', id: assigned, key, callId: request.callId, tool: request.toolName };
       },
-      JSON.stringify(request),
+      callRequestJson(request),
       {
         plugin: { id: pluginId, version },
         sinks,

@@ -14,6 +14,7 @@ import { placeholderDescriptor } from '../../core/refs.js';
 import { unavailableEntries } from '../../core/register/unavailable.js';
 import { callStopped, invalidInput, type StoppedStatus } from '../../core/wrap/errors.js';
 import { errorResult } from '../../core/wrap/results.js';
+import { callRequests } from '../../sandbox/call-request.js';
 import type { CallSinks, LimitName, Sandbox, SandboxOutcome } from '../../sandbox/types.js';
 import type {
   AfterToolCallResult,
@@ -172,6 +173,14 @@ export function pluginTools(plugin: LoadedPlugin): RegisteredTool[] {
   };
   return plugin.manifest.tools.map((tool) => {
     const descriptor = pluginDescriptor(plugin.id, tool);
+    const requestOf = callRequests({
+      toolName: tool.name,
+      config: plugin.config ?? null,
+      env: plugin.env,
+      envGranted: plugin.capabilities.envGranted,
+      maxReplyChars: replyCharsFor(plugin.limits.maxResultChars),
+      logs: plugin.logs,
+    });
     const request = (
       input: unknown,
       call: {
@@ -186,18 +195,7 @@ export function pluginTools(plugin: LoadedPlugin): RegisteredTool[] {
       plugin.sandbox.call(
         plugin.id,
         plugin.version,
-        {
-          callId: nextCallId(),
-          toolName: tool.name,
-          toolUseId: call.toolUseId,
-          sessionId: call.sessionId,
-          input,
-          config: plugin.config ?? null,
-          env: plugin.env,
-          envGranted: plugin.capabilities.envGranted,
-          maxReplyChars: replyCharsFor(plugin.limits.maxResultChars),
-          logs: plugin.logs,
-        },
+        requestOf({ callId: nextCallId(), toolUseId: call.toolUseId, sessionId: call.sessionId, input }),
         // ctx.ask goes to the MCP request the call came with, not to the plugin's grants.
         (capability, args, signal) =>
           capability === 'ask'
