@@ -57,25 +57,28 @@ describe.each(['inline', 'process'] as const)("a plugin tool's maxResultChars (%
     expect(textOf(outcome.result)).toHaveLength(500);
   });
 
-  it('stops a returned string far over it inside the isolate, by its length or by its JSON, before copying it out', async () => {
+  it('stops a returned string far over it inside the isolate, before copying it out, by its characters as they are', async () => {
     const root = await sizedProject();
     const host = await h.hostFor(root, {
       sandbox,
       plugins: { sized: { limits: { maxResultChars: 1_000 } } },
     });
     const session = host.session();
-    // The reply guard is 2 × 1,000 + 65,536 = 67,536 characters of JSON (replyCharsFor).
+    // The reply guard is 2 × 1,000 + 65,536 = 67,536 characters (replyCharsFor); a string's reply
+    // is one mark character and the string.
     const guard =
-      'its reply passed 67536 characters of JSON inside the isolate and was not copied out; raise plugins.sized.limits.maxResultChars in the config to allow more';
-    const long = await session.call('sized_text', { unit: 'x', count: 70_000 });
-    expect(long.status).toBe('limit-exceeded');
-    expect(textOf(long.result)).toContain(guard);
-    // 40,000 characters: under the guard by length, over it as JSON (each quote escaped).
+      'its reply passed 67536 characters inside the isolate and was not copied out; raise plugins.sized.limits.maxResultChars in the config to allow more';
+    const over = await session.call('sized_text', { unit: 'x', count: 67_536 });
+    expect(over.status).toBe('limit-exceeded');
+    expect(textOf(over.result)).toContain(guard);
+    // One character less fits the guard: the result limit speaks, in the result's own characters.
+    const under = await session.call('sized_text', { unit: 'x', count: 67_535 });
+    expect(under.status).toBe('limit-exceeded');
+    expect(textOf(under.result)).toContain('returned 67535 characters, over the limit maxResultChars (1000)');
+    // Characters JSON would escape count once: 40,000 quotes are 40,000 characters, under the guard.
     const quoted = await session.call('sized_text', { unit: '"', count: 40_000 });
-    expect(quoted.status).toBe('limit-exceeded');
-    expect(textOf(quoted.result)).toContain(guard);
-    // Under the guard both ways: the result limit speaks, in the result's own characters.
-    const under = await session.call('sized_text', { unit: 'x', count: 30_000 });
-    expect(textOf(under.result)).toContain('returned 30000 characters, over the limit maxResultChars (1000)');
+    expect(textOf(quoted.result)).toContain(
+      'returned 40000 characters, over the limit maxResultChars (1000)',
+    );
   });
 });

@@ -78,7 +78,7 @@ export interface SandboxLimits {
 }
 
 /**
- * The most characters of JSON a plugin's reply may have when it leaves the isolate, for a result
+ * The most characters a plugin's reply may have when it leaves the isolate, for a result
  * limit of `maxResultChars`: the transport guard that keeps a huge value from being copied out
  * (isolated-vm does not bound a copy). Twice the limit and 64 Ki: room for the content as JSON
  * and a `structuredContent` that mirrors it, so the result limit is what a result meets first;

@@ -100,7 +100,7 @@ export class IsolateGuard {
   /**
    * Options of a sync entry (`applySync`): at most {@link syncBudget} ms of the thread. Made once
    * (the limits never change). The arguments are strings and numbers, which isolated-vm passes
-   * as primitives; `copy` would serialize each through an ExternalCopy first.
+   * as primitives; `copy` would serialize each into a copy first.
    */
   syncOptions(): { readonly timeout: number } {
     return this.#syncOptions;

@@ -3,6 +3,8 @@
  * it instead; and the waiter a reply lands in.
  */
 
+import type { ToolResult } from '@toolhost/plugin-sdk';
+import { TEXT_REPLY_MARK } from '@toolhost/plugin-sdk/protocol';
 import { messageOf } from '../util/errors.js';
 import type { LimitName, SandboxLimits } from './types.js';
 
@@ -42,10 +44,32 @@ export const NON_STRING: LimitBreach = {
   message: 'the plugin runtime returned a non-string reply',
 };
 
-/** A reply's text parsed (or left as text when `raw`), or the breach that ended the call instead. */
+/** The replies read from text replies: their shape is the host's own making, so no schema checks them. */
+const textReplies = new WeakSet<object>();
+
+const TEXT_MARK_CODE = TEXT_REPLY_MARK.charCodeAt(0);
+
+/**
+ * A reply's text from the plugin runtime, read: a text reply (protocol.ts, `TEXT_REPLY_MARK`)
+ * becomes an `ok` reply of one text block, made here; any other is JSON, parsed (throws when it
+ * is not). Untrusted either way, but a text reply cannot be malformed: any string is a text.
+ */
+export function readReply(text: string): unknown {
+  if (text.charCodeAt(0) !== TEXT_MARK_CODE) return JSON.parse(text);
+  const reply = { kind: 'ok', result: { content: [{ type: 'text', text: text.slice(1) }] } };
+  textReplies.add(reply);
+  return reply;
+}
+
+/** Whether `reply` was read from a text reply by {@link readReply} (no parsed JSON ever was). */
+export function isTextReply(reply: unknown): reply is { readonly kind: 'ok'; readonly result: ToolResult } {
+  return typeof reply === 'object' && reply !== null && textReplies.has(reply);
+}
+
+/** A reply's text read (or left as text when `raw`), or the breach that ended the call instead. */
 export function outcomeOf<R>(outcome: string | LimitBreach, raw: boolean): IsolateOutcome<R> {
   if (typeof outcome !== 'string') return outcome;
-  return { kind: 'reply', reply: (raw ? outcome : JSON.parse(outcome)) as R };
+  return { kind: 'reply', reply: (raw ? outcome : readReply(outcome)) as R };
 }
 
 /**

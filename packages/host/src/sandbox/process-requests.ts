@@ -6,7 +6,7 @@ import { type CallHandlers, callHandlers } from './call-handlers.js';
 import type { FrameWriter } from './channel.js';
 import type { ToExecutor } from './ipc.js';
 import type { CallLogOptions } from './log-budget.js';
-import { NOT_STARTED } from './outcomes.js';
+import { NOT_STARTED, readReply } from './outcomes.js';
 import type { PreludeKind } from './prelude-kind.js';
 import { scriptLimit, scriptOutcomeOf } from './script-outcomes.js';
 import type { StartedMarkFile } from './started-mark.js';
@@ -123,7 +123,7 @@ export function scriptEnd(outcome: Outcome): CodeOutcome {
 /** A reply's text from the plugin runtime, parsed here, once. */
 export function replyOf(text: string): Outcome {
   try {
-    return { kind: 'reply', reply: JSON.parse(text) };
+    return { kind: 'reply', reply: readReply(text) };
   } catch {
     return crashed('the executor process sent a reply that is not JSON');
   }

@@ -7,9 +7,11 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
+import { TEXT_REPLY_MARK } from '@toolhost/plugin-sdk/protocol';
 import ivm from 'isolated-vm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { attachRuntime, type Entry } from '../../src/sandbox/isolate-bridge.js';
+import { readReply } from '../../src/sandbox/outcomes.js';
 import { loadPrelude } from '../../src/sandbox/prelude.js';
 import { bundlePlugin } from '../../src/sources/plugins/bundle.js';
 import { callRequest } from './call-request.js';
@@ -77,8 +79,9 @@ describe("the runtime's begin", () => {
   it("returns the reply of a tool that answered at once, and sends nothing through the bridge's reply", () => {
     const { returned, bridged } = begin('now', { text: 'hi' });
     expect(bridged).toEqual([]);
-    expect(typeof returned).toBe('string');
-    expect(JSON.parse(returned as string)).toEqual({
+    // A string result leaves as a text reply: the mark, then the text as it is.
+    expect(returned).toBe(`${TEXT_REPLY_MARK}now: hi`);
+    expect(readReply(returned as string)).toEqual({
       kind: 'ok',
       result: { content: [{ type: 'text', text: 'now: hi' }] },
     });
@@ -101,7 +104,8 @@ describe("the runtime's begin", () => {
     expect(returned).toBeUndefined();
     expect(bridged).toHaveLength(1);
     expect(bridged[0]?.[0]).toBe(`c${calls}`);
-    expect(JSON.parse(bridged[0]?.[1] as string)).toEqual({
+    expect(bridged[0]?.[1]).toBe(`${TEXT_REPLY_MARK}later`);
+    expect(readReply(bridged[0]?.[1] as string)).toEqual({
       kind: 'ok',
       result: { content: [{ type: 'text', text: 'later' }] },
     });

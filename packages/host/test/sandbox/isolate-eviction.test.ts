@@ -3,6 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_SANDBOX_LIMITS } from '../../src/config/limits.js';
 import { type CallHandlers, IsolatePool } from '../../src/sandbox/isolate-pool.js';
+import { readReply } from '../../src/sandbox/outcomes.js';
 import { loadPrelude } from '../../src/sandbox/prelude.js';
 import { bundlePlugin } from '../../src/sources/plugins/bundle.js';
 import { callRequest } from './call-request.js';
@@ -56,7 +57,7 @@ async function call(
   const outcome = await pool.text('call', key, tool, `c${ids}`, json, handlers);
   if (outcome.kind !== 'reply') throw new Error(outcome.message);
   return (
-    (JSON.parse(outcome.reply) as { result: { content: { text: string }[] } }).result.content[0]?.text ?? ''
+    (readReply(outcome.reply) as { result: { content: { text: string }[] } }).result.content[0]?.text ?? ''
   );
 }
 

@@ -1,5 +1,6 @@
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { TEXT_REPLY_MARK } from '@toolhost/plugin-sdk/protocol';
 import { afterAll, describe, expect, it } from 'vitest';
 import { DEFAULT_SANDBOX_LIMITS } from '../../src/config/limits.js';
 import { IsolatePool } from '../../src/sandbox/isolate-pool.js';
@@ -38,7 +39,7 @@ describe('an isolate pool', () => {
       const outcome = await answer;
       expect(outcome).toEqual({
         kind: 'reply',
-        reply: expect.stringContaining(`"text":"echo: ${i}"`),
+        reply: `${TEXT_REPLY_MARK}echo: ${i}`,
       });
     }
     // The first call creates the isolate and enters async; a quick tool is then entered sync.

@@ -1,21 +1,3 @@
-/**
- * The runtime inside a plugin's isolate. It is evaluated (bundled as one script, the prelude)
- * *before* the plugin's bundle: it captures the intrinsics it relies on and leaves one global, the
- * one-shot attach entry, which the host calls with the bridge right after making the context and
- * which removes itself; the host gets the runtime's entry functions from it. Plugin code can later
- * tamper with globals, but only inside its own isolate: everything that leaves is one JSON string,
- * serialized here inside the host's time limit and validated again by the host.
- *
- * The prelude is usually evaluated once per process, while V8 takes a snapshot of it (the host's
- * sandbox/prelude.ts), not in each isolate. Its top level must therefore hold no host function
- * (the bridge comes at attach), draw no randomness (it would repeat in every isolate), create no
- * `Intl` object (V8 aborts the snapshot) and leave alone what V8 installs only in a finished
- * context: `WebAssembly`, `SharedArrayBuffer`, `Error.stackTraceLimit` and the newest builtins
- * (`Promise.try`, …) are absent while it runs, and defining some of them makes V8 abort whenever
- * it makes a context from the snapshot. prelude-snapshot.test.ts (host) checks the result.
- */
-import { normalizeToolReturn } from '../results.js';
-import type { ToolResult } from '../types.js';
 import { contextFor, signalOf } from './context.js';
 import { clearCallTimers, installGlobals } from './globals/index.js';
 import {
@@ -33,7 +15,6 @@ import { type LogBudget, logBudget, logDataJson, logLine, logMarker, logRoom as 
 import {
   ATTACH_GLOBAL,
   BRIDGE_CALLBACKS,
-  type CallReply,
   type CallRequest,
   type CapabilityReply,
   type HookReply,
@@ -43,7 +24,8 @@ import {
   type RuntimeEntry,
 } from './protocol.js';
 import { describe, parseConfig, type RegisteredTool, requirePlugin } from './registration.js';
-import { cappedStringify, clip, issuesOf, isThenable, messageOf, TOO_LARGE } from './values.js';
+import { failure, finishCall, type Outgoing, seal } from './replies.js';
+import { cappedStringify, clip, issuesOf, isThenable } from './values.js';
 
 // A plugin-installed stack formatter would run whenever any error is created, including ours.
 Object.defineProperty(ErrorCtor, 'prepareStackTrace', {
@@ -62,16 +44,6 @@ let bridge: RuntimeBridge = {
   reply: unattached,
   entropy: unattached,
 };
-
-/** Serializes a reply inside the isolate, under the host's time limit, capped in size. */
-function seal(reply: CallReply | HookReply, maxChars: number): string {
-  try {
-    return cappedStringify(reply, maxChars);
-  } catch (error) {
-    if (error === TOO_LARGE) return stringify({ kind: 'too-large', size: maxChars });
-    return stringify({ kind: 'error', message: `the result cannot be serialized: ${messageOf(error)}` });
-  }
-}
 
 // ---- per-call state: signals, pending capability requests -------------------------------------
 
@@ -195,12 +167,6 @@ function logger(callId: string) {
 }
 
 /**
- * A reply already serialized (the `ok` reply of a call: its result is serialized once, here, and
- * leaves as it is). Every other reply is an object that `seal` serializes.
- */
-type Outgoing = CallReply | HookReply | string;
-
-/**
  * Runs one call. A tool whose `execute` returns its value (not a promise) is answered at once,
  * within the host's entry, with no microtask in between; one that returns a promise is awaited.
  */
@@ -244,38 +210,6 @@ async function settleCall(
   return finishCall(tool, req, await returned);
 }
 
-/** The reply to a call whose tool returned `returned`: checked against its output schema, serialized. */
-function finishCall(tool: RegisteredTool, req: CallRequest, returned: unknown): Outgoing {
-  if (typeof returned === 'string') return textReply(returned, req.maxReplyChars);
-  const result: ToolResult = normalizeToolReturn(returned);
-  if (tool.output !== undefined && result.structuredContent !== undefined && result.isError !== true) {
-    const checked = tool.output.safeParse(result.structuredContent);
-    if (!checked.success) {
-      const detail = issuesOf(checked)
-        .map((i) => `${i.path}: ${i.message}`)
-        .join('; ');
-      return {
-        kind: 'error',
-        message: `structuredContent does not match the tool's output schema (${detail})`,
-      };
-    }
-  }
-  // Serialized here, once: getters, proxies and toJSON run inside the time limit, not on the host.
-  return `{"kind":"ok","result":${cappedStringify(result, req.maxReplyChars)}}`;
-}
-
-/**
- * The `ok` reply of a tool that returned a string: one text block. Its JSON is known without a walk
- * (a string has no getters, proxies or toJSON), so it skips `cappedStringify`'s replacer, ≈ 0.4 µs
- * of a quick call's ≈ 3 µs in the runtime; the cap holds exactly as there.
- */
-function textReply(text: string, maxChars: number): string {
-  if (text.length > maxChars) throw TOO_LARGE;
-  const result = `{"content":[{"type":"text","text":${stringify(text)}}]}`;
-  if (result.length > maxChars) throw TOO_LARGE;
-  return `{"kind":"ok","result":${result}}`;
-}
-
 function endCall(callId: string): void {
   const state = calls.get(callId);
   if (state !== undefined) state.ended = true;
@@ -298,13 +232,6 @@ async function runHook(req: HookRequest): Promise<HookReply> {
     kind: 'ok',
     verdict: verdict === undefined ? null : parse(cappedStringify(verdict, req.maxReplyChars)),
   };
-}
-
-/** The reply to a call or hook that threw `error`. */
-function failure(error: unknown, maxChars: number): CallReply {
-  return error === TOO_LARGE
-    ? { kind: 'too-large', size: maxChars }
-    : { kind: 'error', message: messageOf(error) };
 }
 
 /** Ends a call or hook: its reply as one sealed string. */

@@ -97,14 +97,23 @@ export interface CallRequest {
   /** Names the plugin may read (declared and granted); others are refused by name. */
   readonly envGranted: readonly string[];
   /**
-   * Most characters of JSON the reply may have as it leaves the isolate: a transport guard (copying
-   * out is not bounded), not the result limit, which the host checks once in its own unit.
+   * Most characters the reply may have as it leaves the isolate: a transport guard (copying out
+   * is not bounded), not the result limit, which the host checks once in its own unit.
    */
   readonly maxReplyChars: number;
   /** The call's log caps; without them, the runtime's defaults (those of the host's config). */
   readonly logs?: LogCaps;
 }
 
+/**
+ * How a call's reply that is one text block (a tool that returned a string) leaves the isolate:
+ * this mark, then the text as it is, not JSON. Every other reply is a `CallReply` as JSON, which
+ * starts with `{`. The host then neither parses nor checks the reply's structure: any string is
+ * a valid text block. It takes no escaping on the way out and no parsing or schema on the way in.
+ */
+export const TEXT_REPLY_MARK = 't';
+
+/** What a call's reply says, once read (a text reply is an `ok` with its one text block). */
 export type CallReply =
   | { readonly kind: 'ok'; readonly result: ToolResult }
   | { readonly kind: 'invalid-input'; readonly issues: readonly WireIssue[] }

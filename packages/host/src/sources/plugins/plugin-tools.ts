@@ -15,6 +15,7 @@ import { unavailableEntries } from '../../core/register/unavailable.js';
 import { callStopped, invalidInput, type StoppedStatus } from '../../core/wrap/errors.js';
 import { errorResult } from '../../core/wrap/results.js';
 import { callRequests } from '../../sandbox/call-request.js';
+import { isTextReply } from '../../sandbox/outcomes.js';
 import type { CallSinks, LimitName, Sandbox, SandboxOutcome } from '../../sandbox/types.js';
 import type {
   AfterToolCallResult,
@@ -107,6 +108,8 @@ function resultOf(
       `Tool "${toolName}" of plugin "${pluginId}" was stopped: ${outcome.message}${reset}${raise}`,
     );
   }
+  // A text reply is one text block the sandbox made from the runtime's string: nothing to check.
+  if (isTextReply(outcome.reply)) return outcome.reply.result;
   const parsed = callReplySchema.safeParse(outcome.reply);
   if (!parsed.success) {
     return errorResult(`Tool "${toolName}" returned a malformed reply: ${z.prettifyError(parsed.error)}`);
@@ -126,7 +129,7 @@ function resultOf(
       // The isolate's transport guard: the reply passed it, so the result was not copied out.
       throw callStopped(
         'limit-exceeded',
-        `Tool "${toolName}" returned a result over the limit maxResultChars (${limits.maxResultChars} characters): its reply passed ${reply.size} characters of JSON inside the isolate and was not copied out; ${raiseHint(pluginId, 'maxResultChars')}`,
+        `Tool "${toolName}" returned a result over the limit maxResultChars (${limits.maxResultChars} characters): its reply passed ${reply.size} characters inside the isolate and was not copied out; ${raiseHint(pluginId, 'maxResultChars')}`,
       );
     case 'error':
       return errorResult(`Tool "${toolName}" failed: ${reply.message}`);
