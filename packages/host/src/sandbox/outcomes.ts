@@ -44,10 +44,20 @@ export const NON_STRING: LimitBreach = {
   message: 'the plugin runtime returned a non-string reply',
 };
 
-/** The replies read from text replies: their shape is the host's own making, so no schema checks them. */
-const textReplies = new WeakSet<object>();
-
 const TEXT_MARK_CODE = TEXT_REPLY_MARK.charCodeAt(0);
+
+/**
+ * An `ok` reply read from a text reply: its shape is the host's own making, so no schema checks
+ * it (a class, told apart by `instanceof`: marking plain objects in a WeakSet cost more, in the
+ * collector too).
+ */
+class TextReply {
+  readonly kind = 'ok';
+  readonly result: ToolResult;
+  constructor(text: string) {
+    this.result = { content: [{ type: 'text', text }] };
+  }
+}
 
 /**
  * A reply's text from the plugin runtime, read: a text reply (protocol.ts, `TEXT_REPLY_MARK`)
@@ -55,15 +65,12 @@ const TEXT_MARK_CODE = TEXT_REPLY_MARK.charCodeAt(0);
  * is not). Untrusted either way, but a text reply cannot be malformed: any string is a text.
  */
 export function readReply(text: string): unknown {
-  if (text.charCodeAt(0) !== TEXT_MARK_CODE) return JSON.parse(text);
-  const reply = { kind: 'ok', result: { content: [{ type: 'text', text: text.slice(1) }] } };
-  textReplies.add(reply);
-  return reply;
+  return text.charCodeAt(0) === TEXT_MARK_CODE ? new TextReply(text.slice(1)) : JSON.parse(text);
 }
 
-/** Whether `reply` was read from a text reply by {@link readReply} (no parsed JSON ever was). */
+/** Whether `reply` was read from a text reply by {@link readReply} (no parsed JSON ever is). */
 export function isTextReply(reply: unknown): reply is { readonly kind: 'ok'; readonly result: ToolResult } {
-  return typeof reply === 'object' && reply !== null && textReplies.has(reply);
+  return reply instanceof TextReply;
 }
 
 /** A reply's text read (or left as text when `raw`), or the breach that ended the call instead. */
