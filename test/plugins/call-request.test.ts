@@ -1,6 +1,7 @@
 import type { CallRequest } from '@toolhost/plugin-sdk/protocol';
 import { describe, expect, it } from 'vitest';
 import { callRequestJson, callRequests } from '../../packages/host/src/sandbox/call-request.js';
+import { readRequest } from '../../packages/plugin-sdk/src/runtime/requests.js';
 
 const logs = { linesPerCall: 10, bytesPerCall: 100, lineBytes: 50, linesPerMinute: 60, bytesPerMinute: 600 };
 
@@ -13,9 +14,15 @@ const settings = {
   logs,
 };
 
+/** What the runtime reads of a request: all of it, but only the log caps it applies (per call). */
+function asRead(request: CallRequest): unknown {
+  const whole = JSON.parse(JSON.stringify(request)) as Record<string, unknown>;
+  return { ...whole, logs: { linesPerCall: 10, bytesPerCall: 100, lineBytes: 50 } };
+}
+
 const inputs: unknown[] = [
   { text: 'hello' },
-  { text: '"quoted" \\ back \u0000 nul \ud83d\ude00 emoji \ud800 lone' },
+  { text: '"quoted" \\ back \u0000 nul \n newline \ud83d\ude00 emoji \ud800 lone' },
   { deep: { a: [1, 2, { b: true }] }, n: -0.5e-7 },
   {},
   [],
@@ -23,33 +30,49 @@ const inputs: unknown[] = [
   null,
 ];
 
-describe('the JSON of a plugin call request', () => {
+describe('a plugin call request, from the host to the runtime', () => {
   const requestOf = callRequests(settings);
 
   it.each(inputs.map((input) => [JSON.stringify(input), input]))(
-    'parses to what the whole request would serialize to (input %s)',
+    'reads back as the whole request (input %s)',
     (_, input) => {
       const request = requestOf({ callId: 'c-"1"', toolUseId: 'toolu_1', sessionId: 's\n1', input });
-      expect(JSON.parse(callRequestJson(request))).toStrictEqual(JSON.parse(JSON.stringify(request)));
-      expect(JSON.parse(callRequestJson(request))).toStrictEqual({
+      expect(readRequest(callRequestJson(request))).toStrictEqual(asRead(request));
+      expect(readRequest(callRequestJson(request))).toMatchObject({
         callId: 'c-"1"',
         toolUseId: 'toolu_1',
         sessionId: 's\n1',
         input,
-        ...settings,
+        toolName: settings.toolName,
+        config: settings.config,
+        env: settings.env,
+        envGranted: settings.envGranted,
       });
     },
   );
 
-  it('carries nothing it would not carry whole: the prepared settings stay off the wire', () => {
-    const request = requestOf({ callId: 'c', toolUseId: 't', sessionId: 's', input: { x: 1 } });
-    expect(Object.keys(JSON.parse(callRequestJson(request))).sort()).toStrictEqual(
-      Object.keys(request).sort(),
-    );
-    expect(JSON.stringify(request)).not.toContain('callSettingsJson');
+  it("reads each call's settings, when they change between calls and back", () => {
+    const other = callRequests({
+      ...settings,
+      env: { TOKEN: 'other' },
+      envGranted: ['TOKEN'],
+      maxReplyChars: 9,
+    });
+    const call = { callId: 'c', toolUseId: 't', sessionId: 's', input: {} };
+    const first = readRequest(callRequestJson(requestOf(call)));
+    const second = readRequest(callRequestJson(other(call)));
+    const third = readRequest(callRequestJson(requestOf(call)));
+    expect(first).toMatchObject({ env: settings.env, maxReplyChars: 65_536 });
+    expect(second).toMatchObject({ env: { TOKEN: 'other' }, envGranted: ['TOKEN'], maxReplyChars: 9 });
+    expect(third).toMatchObject({ env: settings.env, maxReplyChars: 65_536 });
+    // Read once while they stay the same, and shared by the calls that bring them: frozen.
+    const fourth = readRequest(callRequestJson(requestOf(call)));
+    expect(fourth.env).toBe(third.env);
+    expect(Object.isFrozen(fourth.env)).toBe(true);
+    expect(Object.isFrozen(fourth.envGranted)).toBe(true);
   });
 
-  it('serializes a request made elsewhere, or one without input, whole', () => {
+  it('sends a request made elsewhere, or one without input, as one JSON text', () => {
     const plain: CallRequest = {
       callId: 'c',
       toolName: 't',
@@ -62,9 +85,10 @@ describe('the JSON of a plugin call request', () => {
       maxReplyChars: 10,
     };
     expect(callRequestJson(plain)).toBe(JSON.stringify(plain));
+    expect(readRequest(callRequestJson(plain))).toStrictEqual(plain);
     const noInput = requestOf({ callId: 'c', toolUseId: 'u', sessionId: 's', input: undefined });
     expect(callRequestJson(noInput)).toBe(JSON.stringify(noInput));
-    expect(JSON.parse(callRequestJson(noInput))).not.toHaveProperty('input');
+    expect(readRequest(callRequestJson(noInput))).not.toHaveProperty('input');
   });
 
   it('fails as the whole request would on an input JSON cannot carry', () => {

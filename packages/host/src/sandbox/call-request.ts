@@ -1,4 +1,9 @@
-import type { CallRequest, LogCaps } from '@toolhost/plugin-sdk/protocol';
+import {
+  type CallRequest,
+  type CallSettings,
+  type LogCaps,
+  REQUEST_SETTINGS_SEPARATOR,
+} from '@toolhost/plugin-sdk/protocol';
 
 /** What a call request holds besides its tool's and plugin's settings. */
 export interface CallOfTool {
@@ -11,22 +16,33 @@ export interface CallOfTool {
 /** A tool's settings in its calls' requests: the same in each of them. */
 export type ToolCallSettings = Omit<CallRequest, keyof CallOfTool | 'logs'> & { readonly logs: LogCaps };
 
-/** The JSON of a request's settings, made once per tool; a symbol, so `JSON.stringify` skips it. */
-const SETTINGS_JSON = Symbol('toolhost.callSettingsJson');
+/** A request's parts made once per tool; a symbol, so `JSON.stringify` skips it. */
+const PREPARED = Symbol('toolhost.preparedCall');
 
 interface PreparedRequest extends CallRequest {
-  readonly [SETTINGS_JSON]?: string;
+  readonly [PREPARED]?: { readonly tool: string; readonly settings: string };
 }
 
 /**
- * The requests of one tool's calls: the settings (the tool's name, the plugin's config, env and
- * caps) serialized once, here, and each request then serialized around them
- * ({@link callRequestJson}). Those settings are a third of a quick call's request and were ≈ 0.5 µs of
- * its host-side JSON.stringify (a CPU profile of bench/boundary.mjs's inline echo).
+ * The requests of one tool's calls, their settings serialized once, here: the tool's name and the
+ * plugin's config (JSON members), and the plugin's env, grants and caps (a JSON text of their own,
+ * protocol.ts `CallSettings`). Each request is then serialized around them ({@link callRequestJson}).
+ * Those settings were two thirds of a quick call's request: ≈ 0.5 µs of its JSON.stringify here and
+ * 0.4 µs of its JSON.parse in the isolate, which now parses them when they change.
  */
 export function callRequests(settings: ToolCallSettings): (call: CallOfTool) => CallRequest {
   const { toolName, config, env, envGranted, maxReplyChars, logs } = settings;
-  const json = JSON.stringify({ toolName, config, env, envGranted, maxReplyChars, logs }).slice(1, -1);
+  const shared: CallSettings = {
+    env,
+    envGranted,
+    maxReplyChars,
+    // What the runtime reads of the caps; the per-minute ones are the host's (log-budget.ts).
+    logs: { linesPerCall: logs.linesPerCall, bytesPerCall: logs.bytesPerCall, lineBytes: logs.lineBytes },
+  };
+  const prepared = {
+    tool: JSON.stringify({ toolName, config }).slice(1, -1),
+    settings: JSON.stringify(shared),
+  };
   // Written out, not spread: a literal of known shape is one allocation.
   return ({ callId, toolUseId, sessionId, input }) => {
     const request: PreparedRequest = {
@@ -40,19 +56,20 @@ export function callRequests(settings: ToolCallSettings): (call: CallOfTool) => 
       envGranted,
       maxReplyChars,
       logs,
-      [SETTINGS_JSON]: json,
+      [PREPARED]: prepared,
     };
     return request;
   };
 }
 
 /**
- * A call request's JSON for the isolate: around its settings' JSON when {@link callRequests} made
- * it, else whole. Parses to what `JSON.stringify(request)` would give.
+ * A call request as the runtime reads it (protocol.ts, `RuntimeEntry.begin`): when
+ * {@link callRequests} made it, the call's own JSON, a newline and its settings' JSON (made once);
+ * else the whole request's JSON.
  */
 export function callRequestJson(request: CallRequest): string {
-  const settings = (request as PreparedRequest)[SETTINGS_JSON];
+  const prepared = (request as PreparedRequest)[PREPARED];
   const input = request.input === undefined ? undefined : JSON.stringify(request.input);
-  if (settings === undefined || input === undefined) return JSON.stringify(request);
-  return `{"callId":${JSON.stringify(request.callId)},"toolUseId":${JSON.stringify(request.toolUseId)},"sessionId":${JSON.stringify(request.sessionId)},"input":${input},${settings}}`;
+  if (prepared === undefined || input === undefined) return JSON.stringify(request);
+  return `{"callId":${JSON.stringify(request.callId)},"toolUseId":${JSON.stringify(request.toolUseId)},"sessionId":${JSON.stringify(request.sessionId)},"input":${input},${prepared.tool}}${REQUEST_SETTINGS_SEPARATOR}${prepared.settings}`;
 }

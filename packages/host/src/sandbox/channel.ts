@@ -8,7 +8,8 @@
  * isolate — so a call is serialized once each way and parsed once where it is used. Lengths, not
  * delimiters, bound the body: nothing inside it can end a frame early or forge the next one.
  * UTF-8 cannot carry a lone surrogate; nothing sent needs to: heads and bodies are JSON from
- * `JSON.stringify`, which escapes them, and bundles are ASCII (esbuild's default charset).
+ * `JSON.stringify`, which escapes them, or a text reply, which the runtime sends raw only when the
+ * text is well-formed (runtime/replies.ts), and bundles are ASCII (esbuild's default charset).
  */
 
 import { constants } from 'node:buffer';

@@ -19,12 +19,14 @@ import {
   type CapabilityReply,
   type HookReply,
   type HookRequest,
+  type LogCaps,
   type RuntimeAttach,
   type RuntimeBridge,
   type RuntimeEntry,
 } from './protocol.js';
 import { describe, parseConfig, type RegisteredTool, requirePlugin } from './registration.js';
 import { failure, finishCall, type Outgoing, seal } from './replies.js';
+import { readRequest } from './requests.js';
 import { cappedStringify, clip, issuesOf, isThenable } from './values.js';
 
 // A plugin-installed stack formatter would run whenever any error is created, including ours.
@@ -53,7 +55,7 @@ interface CallState {
   reason: unknown;
   listeners: (() => void)[];
   /** Its log caps, from its request. */
-  logCaps?: CallRequest['logs'];
+  logCaps?: Partial<LogCaps> | undefined;
   /** Its log lines so far, against its caps; made on its first line (most calls log none). */
   logs?: LogBudget;
 }
@@ -110,7 +112,7 @@ function flushOrphanLogs(callId: string): void {
 }
 
 /** Sets a call's log caps from its request (lines logged before, such as orphans, count on). */
-function limitLogs(callId: string, caps: CallRequest['logs']): void {
+function limitLogs(callId: string, caps: Partial<LogCaps> | undefined): void {
   const state = calls.get(callId);
   if (state === undefined || caps === undefined) return;
   state.logCaps = caps;
@@ -283,7 +285,7 @@ const entry: RuntimeEntry = {
   describe,
 
   begin(kind, requestJson) {
-    const req = parse(requestJson) as CallRequest & HookRequest;
+    const req = readRequest(requestJson);
     const callId = StringCtor(req.callId);
     return track(callId, req.maxReplyChars, kind === 'hook' ? () => runHook(req) : () => runCall(req));
   },

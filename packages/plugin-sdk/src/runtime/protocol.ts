@@ -33,6 +33,10 @@ export interface RuntimeEntry {
    * other returns undefined, and its JSON reply goes to the bridge's `reply` once it has settled
    * (within this very entry when nothing waits on the host: the microtask checkpoint runs before
    * the entry returns). Never throws for the call's own faults: they are error replies.
+   *
+   * A call's `requestJson` may come in two JSON texts, the call's own members, then
+   * {@link REQUEST_SETTINGS_SEPARATOR} and its {@link CallSettings}, which the runtime parses only
+   * when they differ from the last call's.
    */
   begin(kind: 'call' | 'hook', requestJson: string): string | undefined;
   /** Answers a capability request with a JSON {@link CapabilityReply}. */
@@ -104,6 +108,20 @@ export interface CallRequest {
   /** The call's log caps; without them, the runtime's defaults (those of the host's config). */
   readonly logs?: LogCaps;
 }
+
+/**
+ * What every call of one plugin shares, as its requests carry it (see `RuntimeEntry.begin`): the
+ * same until the host's config for the plugin changes.
+ */
+export interface CallSettings {
+  readonly env: CallRequest['env'];
+  readonly envGranted: CallRequest['envGranted'];
+  readonly maxReplyChars: number;
+  readonly logs?: Partial<LogCaps>;
+}
+
+/** Between a call's own JSON and its settings' JSON: a character JSON text never has raw. */
+export const REQUEST_SETTINGS_SEPARATOR = '\n';
 
 /**
  * How a call's reply that is one text block (a tool that returned a string) leaves the isolate:
