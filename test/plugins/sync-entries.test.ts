@@ -131,6 +131,27 @@ describe('sync entries that reply within the entry', () => {
     expect(inEntry).toBeGreaterThan(200);
   });
 
+  it('a quick tool called by a crowd from its first call on takes sync entries without a lull (inline)', async () => {
+    const made = await h.project(['healthy']);
+    const host = await h.hostFor(made.root, { sandbox: 'inline' });
+    const session = host.session();
+    // 64 callers from the first call on, each making its next call as its last one ends: until
+    // the very end, no call runs alone in the isolate, which promoted a tool before.
+    const total = 2_000;
+    let next = 0;
+    const caller = async () => {
+      while (next < total) {
+        const i = next++;
+        expect(textOf((await session.call('healthy_echo', { text: `${i}` })).result)).toBe(`echo: ${i}`);
+      }
+    };
+    await Promise.all(Array.from({ length: 64 }, caller));
+    const { inEntry, waited } = (internalsOf(host).sandbox as InlineSandbox).replyStats();
+    expect(inEntry + waited).toBe(total);
+    // Judged after CROWD_ENTRIES (32) entries; the 64 first calls all take async ones.
+    expect(inEntry).toBeGreaterThan(total / 2);
+  });
+
   it('concurrent calls of a quick tool keep to sync entries while an async entry ends (inline)', async () => {
     const made = await h.project(['pair']);
     const host = await h.hostFor(made.root, { sandbox: 'inline' });

@@ -24,6 +24,12 @@
  * or else, under sustained concurrent load (where no call runs alone and an isolate's CPU cannot be
  * told apart per call), after {@link PROBATION_CALLS} calls on the async path. Without the second
  * way, one collection during a burst sent every later call of the burst down the slow path.
+ *
+ * A tool never judged whose calls come under load from the first (none ever runs alone: a server
+ * started into traffic) is judged by the crowd: {@link CROWD_ENTRIES} of its async entries in a
+ * row, with no other tool's entry starting among them, that used under {@link PROMOTE_CPU_MS} of
+ * the isolate's CPU each on average (the CPU of those still in flight counted too: an over-estimate)
+ * send it to the sync path. Before, it stayed on the async path, at half the calls/s, until a lull.
  */
 export const PROMOTE_CPU_MS = 2;
 export const DEMOTE_MS = 5;
@@ -31,6 +37,7 @@ export const SHORT_STALL_MS = 50;
 export const MAX_SHORT_STALLS = 8;
 export const PROBATION_CALLS = 100;
 export const FORGIVE_AFTER_CALLS = 1_000;
+export const CROWD_ENTRIES = 32;
 
 export class EntryModes {
   /** `sync` once promoted; `async` for good; absent while undecided. */
@@ -44,8 +51,12 @@ export class EntryModes {
     return this.#mode.get(key) === 'sync';
   }
 
+  /** An undecided tool's async entries since the isolate's CPU time was `cpuMs`: judged together. */
+  #crowd: { key: string; cpuMs: number; ended: number } | undefined;
+
   /** A sync entry of `key` began (counts toward forgiving its last short stall). */
   enteredSync(key: string): void {
+    if (this.#crowd !== undefined && this.#crowd.key !== key) this.#crowd = undefined;
     const stalls = this.#stalls.get(key);
     if (stalls !== undefined) stalls.since += 1;
   }
@@ -60,12 +71,27 @@ export class EntryModes {
     if (!this.#mode.has(key) && cpuMs < PROMOTE_CPU_MS) this.#promote(key);
   }
 
-  /** A call of `key` entered async (counts down a probation). */
-  enteredAsync(key: string): void {
+  /**
+   * A call of `key` entered async, the isolate having used `cpuMs` of CPU so far (counts down a
+   * probation; opens or closes a crowd, see above).
+   */
+  enteredAsync(key: string, cpuMs: number): void {
+    if (this.#crowd !== undefined && this.#crowd.key !== key) this.#crowd = undefined;
+    else if (this.#crowd === undefined && !this.#mode.has(key)) this.#crowd = { key, cpuMs, ended: 0 };
     const left = this.#probation.get(key);
     if (left === undefined) return;
     if (left > 1) this.#probation.set(key, left - 1);
     else if (!this.#mode.has(key)) this.#promote(key);
+  }
+
+  /** An async entry of `key` ended while others ran, the isolate having used `cpuMs` of CPU so far. */
+  afterCrowdedEntry(key: string, cpuMs: number): void {
+    const crowd = this.#crowd;
+    if (crowd === undefined || crowd.key !== key || this.#mode.has(key)) return;
+    crowd.ended += 1;
+    if (crowd.ended < CROWD_ENTRIES) return;
+    this.#crowd = undefined;
+    if ((cpuMs - crowd.cpuMs) / crowd.ended < PROMOTE_CPU_MS) this.#promote(key);
   }
 
   #promote(key: string): void {

@@ -218,8 +218,8 @@ export class PluginIsolate {
     this.#waiting.set(callId, call.settle);
     this.#callKey.set(callId, key);
     if (!(this.#modes.isSync(key) && this.#guard.asyncEntries === 0)) {
-      this.#modes.enteredAsync(key);
       const cpuBefore = this.#isolate.cpuTime;
+      this.#modes.enteredAsync(key, Number(cpuBefore) / 1e6);
       const alone = this.#guard.active === 0;
       const entered = this.#enterAsync(entry, kind, json, callId);
       return this.#waitFor<R>(call, key, callId, raw, cancel, { entered, cpuBefore, alone });
@@ -301,14 +301,12 @@ export class PluginIsolate {
       // The reply can come before the entry has left the isolate (a quick tool replies from
       // within it); the caller's next call should find the isolate free for a sync entry.
       if (async !== undefined) await async.entered;
-      // A first call that used little CPU, alone in the isolate: its tool goes sync.
-      if (
-        async?.alone === true &&
-        this.#guard.active === 0 &&
-        this.#modes.undecided(key) &&
-        typeof outcome === 'string'
-      ) {
-        this.#modes.afterAsyncEntry(key, Number(this.#isolate.cpuTime - async.cpuBefore) / 1e6);
+      // A first call that used little CPU, alone in the isolate, sends its tool sync; calls in a
+      // crowd are judged together (entry-modes.ts).
+      if (async !== undefined && this.#modes.undecided(key) && typeof outcome === 'string') {
+        if (async.alone && this.#guard.active === 0)
+          this.#modes.afterAsyncEntry(key, Number(this.#isolate.cpuTime - async.cpuBefore) / 1e6);
+        else this.#modes.afterCrowdedEntry(key, Number(this.#isolate.cpuTime) / 1e6);
       }
       return outcomeOf<R>(outcome, raw);
     } catch (error) {

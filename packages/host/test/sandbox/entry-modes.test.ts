@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
+  CROWD_ENTRIES,
   DEMOTE_MS,
   EntryModes,
   FORGIVE_AFTER_CALLS,
@@ -75,12 +76,12 @@ describe('EntryModes: which tools take sync entries', () => {
     const modes = new EntryModes();
     modes.afterAsyncEntry('t', 0);
     modes.afterLongSyncEntry('t', DEMOTE_MS + 1);
-    for (let call = 1; call < PROBATION_CALLS; call++) modes.enteredAsync('t');
+    for (let call = 1; call < PROBATION_CALLS; call++) modes.enteredAsync('t', 0);
     expect(modes.isSync('t')).toBe(false);
-    modes.enteredAsync('t');
+    modes.enteredAsync('t', 0);
     expect(modes.isSync('t')).toBe(true);
     // A tool never promoted is on no probation: async calls alone do not promote it.
-    for (let call = 0; call <= PROBATION_CALLS; call++) modes.enteredAsync('new');
+    for (let call = 0; call <= PROBATION_CALLS; call++) modes.enteredAsync('new', 0);
     expect(modes.isSync('new')).toBe(false);
   });
 
@@ -90,8 +91,47 @@ describe('EntryModes: which tools take sync entries', () => {
     modes.afterLongSyncEntry('t', DEMOTE_MS + 1);
     modes.afterAsyncEntry('t', 0);
     modes.afterLongSyncEntry('t', SHORT_STALL_MS);
-    for (let call = 0; call <= PROBATION_CALLS; call++) modes.enteredAsync('t');
+    for (let call = 0; call <= PROBATION_CALLS; call++) modes.enteredAsync('t', 0);
     expect(modes.isSync('t')).toBe(false);
+  });
+
+  /** `count` async entries of `key` that run in a crowd, each using `cpuEach` ms of the isolate's CPU. */
+  function crowd(modes: EntryModes, key: string, count: number, cpuEach: number, cpuFrom = 0): number {
+    let cpu = cpuFrom;
+    for (let i = 0; i < count; i++) {
+      modes.enteredAsync(key, cpu);
+      cpu += cpuEach;
+      modes.afterCrowdedEntry(key, cpu);
+    }
+    return cpu;
+  }
+
+  it(`judges a tool whose calls never run alone by ${CROWD_ENTRIES} crowded entries: quick on average, it goes sync`, () => {
+    const modes = new EntryModes();
+    const cpu = crowd(modes, 'quick', CROWD_ENTRIES - 1, PROMOTE_CPU_MS / 4);
+    expect(modes.isSync('quick')).toBe(false);
+    crowd(modes, 'quick', 1, PROMOTE_CPU_MS / 4, cpu);
+    expect(modes.isSync('quick')).toBe(true);
+  });
+
+  it('leaves a tool undecided whose crowded entries use PROMOTE_CPU_MS each or more', () => {
+    const modes = new EntryModes();
+    crowd(modes, 'heavy', CROWD_ENTRIES * 4, PROMOTE_CPU_MS);
+    expect(modes.isSync('heavy')).toBe(false);
+    expect(modes.undecided('heavy')).toBe(true);
+  });
+
+  it("starts the count again when another tool's entry starts among them: their CPU is not told apart", () => {
+    const modes = new EntryModes();
+    let cpu = crowd(modes, 'a', CROWD_ENTRIES - 1, 0.01);
+    modes.enteredAsync('b', cpu);
+    cpu = crowd(modes, 'a', CROWD_ENTRIES - 1, 0.01, cpu);
+    expect(modes.isSync('a')).toBe(false);
+    modes.enteredSync('c');
+    crowd(modes, 'a', CROWD_ENTRIES - 1, 0.01, cpu);
+    expect(modes.isSync('a')).toBe(false);
+    crowd(modes, 'a', 1, 0.01, cpu);
+    expect(modes.isSync('a')).toBe(true);
   });
 
   it('only an entry longer than DEMOTE_MS by the clock is worth reading the CPU time of', () => {
