@@ -27,13 +27,17 @@ describe.each(['inline', 'process'] as const)("a plugin tool's maxResultChars (%
     return root;
   }
 
-  it("counts the result's characters, not its JSON's: escaped characters are not counted twice", async () => {
-    const root = await sizedProject();
-    const host = await h.hostFor(root, {
+  /** A session of a host whose `sized` plugin may return 1,000 characters. */
+  async function sizedSession() {
+    const host = await h.hostFor(await sizedProject(), {
       sandbox,
       plugins: { sized: { limits: { maxResultChars: 1_000 } } },
     });
-    const session = host.session();
+    return host.session();
+  }
+
+  it("counts the result's characters, not its JSON's: escaped characters are not counted twice", async () => {
+    const session = await sizedSession();
     // 900 characters, whose JSON (every quote escaped) is over 1,800.
     const quotes = await session.call('sized_text', { unit: '"', count: 900 });
     expect(quotes.status).toBe('ok');
@@ -58,12 +62,7 @@ describe.each(['inline', 'process'] as const)("a plugin tool's maxResultChars (%
   });
 
   it('stops a returned string far over it inside the isolate, before copying it out, by its characters as they are', async () => {
-    const root = await sizedProject();
-    const host = await h.hostFor(root, {
-      sandbox,
-      plugins: { sized: { limits: { maxResultChars: 1_000 } } },
-    });
-    const session = host.session();
+    const session = await sizedSession();
     // The reply guard is 2 × 1,000 + 65,536 = 67,536 characters (replyCharsFor); a string's reply
     // is one mark character and the string.
     const guard =
