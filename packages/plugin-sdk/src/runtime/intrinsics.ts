@@ -22,10 +22,11 @@ const isWellFormedFn = (String.prototype as { isWellFormed?: (this: string) => b
 export const isWellFormed = (text: string): boolean =>
   isWellFormedFn !== undefined && apply(isWellFormedFn, text, []) === true;
 export const freeze = Object.freeze;
-const indexOfFn = String.prototype.indexOf;
+const lastIndexOfFn = String.prototype.lastIndexOf;
 const sliceFn = String.prototype.slice;
-/** `text.indexOf(search)`, as captured. */
-export const indexOf = (text: string, search: string): number => apply(indexOfFn, text, [search]) as number;
+/** `text.lastIndexOf(search)`, as captured. */
+export const lastIndexOf = (text: string, search: string): number =>
+  apply(lastIndexOfFn, text, [search]) as number;
 /** `text.slice(start, end)`, as captured. */
 export const slice = (text: string, start: number, end?: number): string =>
   apply(sliceFn, text, end === undefined ? [start] : [start, end]) as string;

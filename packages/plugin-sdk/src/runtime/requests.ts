@@ -1,4 +1,4 @@
-import { freeze, indexOf, parse, slice } from './intrinsics.js';
+import { freeze, lastIndexOf, parse, slice } from './intrinsics.js';
 import {
   type CallRequest,
   type CallSettings,
@@ -28,7 +28,9 @@ function settingsOf(text: string): CallSettings {
  * a call's own members and its settings, which are parsed again only when they changed.
  */
 export function readRequest(json: string): CallRequest & HookRequest {
-  const cut = indexOf(json, REQUEST_SETTINGS_SEPARATOR);
+  // From the end: the settings are short, a call's input may be megabytes (and a JSON text holds
+  // no raw newline, so the last one is the separator).
+  const cut = lastIndexOf(json, REQUEST_SETTINGS_SEPARATOR);
   if (cut < 0) return parse(json) as CallRequest & HookRequest;
   const request = parse(slice(json, 0, cut)) as Record<string, unknown>;
   const settings = settingsOf(slice(json, cut + 1));
