@@ -1,3 +1,20 @@
+/**
+ * The runtime inside a plugin's isolate. It is evaluated (bundled as one script, the prelude)
+ * *before* the plugin's bundle: it captures the intrinsics it relies on and leaves one global, the
+ * one-shot attach entry, which the host calls with the bridge right after making the context and
+ * which removes itself; the host gets the runtime's entry functions from it. Plugin code can later
+ * tamper with globals, but only inside its own isolate: everything that leaves is one string (JSON,
+ * or a text reply: protocol.ts), made here inside the host's time limit and checked again by the
+ * host.
+ *
+ * The prelude is usually evaluated once per process, while V8 takes a snapshot of it (the host's
+ * sandbox/prelude.ts), not in each isolate. Its top level must therefore hold no host function
+ * (the bridge comes at attach), draw no randomness (it would repeat in every isolate), create no
+ * `Intl` object (V8 aborts the snapshot) and leave alone what V8 installs only in a finished
+ * context: `WebAssembly`, `SharedArrayBuffer`, `Error.stackTraceLimit` and the newest builtins
+ * (`Promise.try`, …) are absent while it runs, and defining some of them makes V8 abort whenever
+ * it makes a context from the snapshot. prelude-snapshot.test.ts (host) checks the result.
+ */
 import { contextFor, signalOf } from './context.js';
 import { clearCallTimers, installGlobals } from './globals/index.js';
 import {
