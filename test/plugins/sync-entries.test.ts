@@ -152,6 +152,25 @@ describe('sync entries that reply within the entry', () => {
     expect(inEntry).toBeGreaterThan(total / 2);
   });
 
+  it('two quick tools called in a mix by a crowd from their first calls on both take sync entries (inline)', async () => {
+    const made = await h.project(['pair']);
+    const host = await h.hostFor(made.root, { sandbox: 'inline' });
+    const session = host.session();
+    const total = 2_000;
+    let next = 0;
+    const caller = async () => {
+      while (next < total) {
+        const i = next++;
+        const [tool, word] = i % 2 === 0 ? ['pair_first', 'first'] : ['pair_second', 'second'];
+        expect(textOf((await session.call(tool, { text: `${i}` })).result)).toBe(`${word}: ${i}`);
+      }
+    };
+    await Promise.all(Array.from({ length: 64 }, caller));
+    const { inEntry, waited } = (internalsOf(host).sandbox as InlineSandbox).replyStats();
+    expect(inEntry + waited).toBe(total);
+    expect(inEntry).toBeGreaterThan(total / 2);
+  });
+
   it('concurrent calls of a quick tool keep to sync entries while an async entry ends (inline)', async () => {
     const made = await h.project(['pair']);
     const host = await h.hostFor(made.root, { sandbox: 'inline' });

@@ -25,11 +25,12 @@
  * told apart per call), after {@link PROBATION_CALLS} calls on the async path. Without the second
  * way, one collection during a burst sent every later call of the burst down the slow path.
  *
- * A tool never judged whose calls come under load from the first (none ever runs alone: a server
- * started into traffic) is judged by the crowd: {@link CROWD_ENTRIES} of its async entries in a
- * row, with no other tool's entry starting among them, that used under {@link PROMOTE_CPU_MS} of
- * the isolate's CPU each on average (the CPU of those still in flight counted too: an over-estimate)
- * send it to the sync path. Before, it stayed on the async path, at half the calls/s, until a lull.
+ * Tools never judged whose calls come under load from the first (none ever runs alone: a server
+ * started into traffic) are judged by the crowd: over {@link CROWD_ENTRIES} ended async entries of
+ * undecided tools, a tool with `n` of them goes sync when the isolate's whole CPU time over them,
+ * divided by `n`, is under {@link PROMOTE_CPU_MS}. That bounds its own average from above, whatever
+ * else ran meanwhile (other tools, entries still in flight): an over-estimate, never an under-.
+ * Before, such tools stayed on the async path, at half the calls/s, until a lull.
  */
 export const PROMOTE_CPU_MS = 2;
 export const DEMOTE_MS = 5;
@@ -51,12 +52,11 @@ export class EntryModes {
     return this.#mode.get(key) === 'sync';
   }
 
-  /** An undecided tool's async entries since the isolate's CPU time was `cpuMs`: judged together. */
-  #crowd: { key: string; cpuMs: number; ended: number } | undefined;
+  /** Undecided tools' ended async entries, by tool, since the isolate's CPU time was `cpuMs`. */
+  #crowd: { cpuMs: number; ended: number; byKey: Map<string, number> } | undefined;
 
   /** A sync entry of `key` began (counts toward forgiving its last short stall). */
   enteredSync(key: string): void {
-    if (this.#crowd !== undefined && this.#crowd.key !== key) this.#crowd = undefined;
     const stalls = this.#stalls.get(key);
     if (stalls !== undefined) stalls.since += 1;
   }
@@ -73,25 +73,33 @@ export class EntryModes {
 
   /**
    * A call of `key` entered async, the isolate having used `cpuMs` of CPU so far (counts down a
-   * probation; opens or closes a crowd, see above).
+   * probation; an undecided tool's opens a crowd when none is open, see above).
    */
   enteredAsync(key: string, cpuMs: number): void {
-    if (this.#crowd !== undefined && this.#crowd.key !== key) this.#crowd = undefined;
-    else if (this.#crowd === undefined && !this.#mode.has(key)) this.#crowd = { key, cpuMs, ended: 0 };
+    if (this.#crowd === undefined && !this.#mode.has(key))
+      this.#crowd = { cpuMs, ended: 0, byKey: new Map() };
     const left = this.#probation.get(key);
     if (left === undefined) return;
     if (left > 1) this.#probation.set(key, left - 1);
     else if (!this.#mode.has(key)) this.#promote(key);
   }
 
-  /** An async entry of `key` ended while others ran, the isolate having used `cpuMs` of CPU so far. */
-  afterCrowdedEntry(key: string, cpuMs: number): void {
+  /**
+   * An async entry of `key` ended while others ran: begun when the isolate had used `startCpuMs`
+   * of CPU, ended at `cpuMs`.
+   */
+  afterCrowdedEntry(key: string, startCpuMs: number, cpuMs: number): void {
     const crowd = this.#crowd;
-    if (crowd === undefined || crowd.key !== key || this.#mode.has(key)) return;
+    // Only an entry begun since the crowd opened: all of its CPU is in the crowd's.
+    if (crowd === undefined || startCpuMs < crowd.cpuMs || this.#mode.has(key)) return;
+    crowd.byKey.set(key, (crowd.byKey.get(key) ?? 0) + 1);
     crowd.ended += 1;
     if (crowd.ended < CROWD_ENTRIES) return;
     this.#crowd = undefined;
-    if ((cpuMs - crowd.cpuMs) / crowd.ended < PROMOTE_CPU_MS) this.#promote(key);
+    const spent = cpuMs - crowd.cpuMs;
+    for (const [tool, ended] of crowd.byKey) {
+      if (spent / ended < PROMOTE_CPU_MS && !this.#mode.has(tool)) this.#promote(tool);
+    }
   }
 
   #promote(key: string): void {

@@ -33,6 +33,9 @@ import type { IsolateHandlers, SandboxLimits } from './types.js';
 export type { IsolateAnswer, IsolateOutcome, LimitBreach } from './outcomes.js';
 export { PluginLoadError } from './outcomes.js';
 
+/** Milliseconds of isolated-vm's nanosecond CPU times. */
+const msOf = (ns: bigint): number => Number(ns) / 1e6;
+
 /**
  * One plugin's isolate: the runtime first, then the plugin bundle. A tool's calls enter it async
  * (`apply`, on the isolate's own thread, so a spinning plugin never blocks this process's event
@@ -219,7 +222,7 @@ export class PluginIsolate {
     this.#callKey.set(callId, key);
     if (!(this.#modes.isSync(key) && this.#guard.asyncEntries === 0)) {
       const cpuBefore = this.#isolate.cpuTime;
-      this.#modes.enteredAsync(key, Number(cpuBefore) / 1e6);
+      this.#modes.enteredAsync(key, msOf(cpuBefore));
       const alone = this.#guard.active === 0;
       const entered = this.#enterAsync(entry, kind, json, callId);
       return this.#waitFor<R>(call, key, callId, raw, cancel, { entered, cpuBefore, alone });
@@ -301,12 +304,11 @@ export class PluginIsolate {
       // The reply can come before the entry has left the isolate (a quick tool replies from
       // within it); the caller's next call should find the isolate free for a sync entry.
       if (async !== undefined) await async.entered;
-      // A first call that used little CPU, alone in the isolate, sends its tool sync; calls in a
-      // crowd are judged together (entry-modes.ts).
+      // A quick first call alone in the isolate sends its tool sync; else a crowd (entry-modes.ts).
       if (async !== undefined && this.#modes.undecided(key) && typeof outcome === 'string') {
-        if (async.alone && this.#guard.active === 0)
-          this.#modes.afterAsyncEntry(key, Number(this.#isolate.cpuTime - async.cpuBefore) / 1e6);
-        else this.#modes.afterCrowdedEntry(key, Number(this.#isolate.cpuTime) / 1e6);
+        const [start, now] = [msOf(async.cpuBefore), msOf(this.#isolate.cpuTime)];
+        if (async.alone && this.#guard.active === 0) this.#modes.afterAsyncEntry(key, now - start);
+        else this.#modes.afterCrowdedEntry(key, start, now);
       }
       return outcomeOf<R>(outcome, raw);
     } catch (error) {
@@ -335,7 +337,7 @@ export class PluginIsolate {
       // Long by the clock and by the isolate's own CPU: a process that was merely descheduled
       // (a busy machine) or a host-side pause does not demote a quick tool.
       if (EntryModes.mayBeLong(performance.now() - started) && !this.#isolate.isDisposed) {
-        this.#modes.afterLongSyncEntry(key, Number(this.#isolate.cpuTime - cpuBefore) / 1e6);
+        this.#modes.afterLongSyncEntry(key, msOf(this.#isolate.cpuTime - cpuBefore));
       }
     }
     return true;

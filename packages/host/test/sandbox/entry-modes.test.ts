@@ -95,43 +95,64 @@ describe('EntryModes: which tools take sync entries', () => {
     expect(modes.isSync('t')).toBe(false);
   });
 
-  /** `count` async entries of `key` that run in a crowd, each using `cpuEach` ms of the isolate's CPU. */
-  function crowd(modes: EntryModes, key: string, count: number, cpuEach: number, cpuFrom = 0): number {
+  /**
+   * `count` async entries that run in a crowd, one after another, each using `cpuEach` ms of the
+   * isolate's CPU; their tools in turn from `keys`. Answers the isolate's CPU time after them.
+   */
+  function crowd(modes: EntryModes, keys: string[], count: number, cpuEach: number, cpuFrom = 0): number {
     let cpu = cpuFrom;
     for (let i = 0; i < count; i++) {
-      modes.enteredAsync(key, cpu);
+      const key = keys[i % keys.length] as string;
+      const start = cpu;
+      modes.enteredAsync(key, start);
       cpu += cpuEach;
-      modes.afterCrowdedEntry(key, cpu);
+      modes.afterCrowdedEntry(key, start, cpu);
     }
     return cpu;
   }
 
   it(`judges a tool whose calls never run alone by ${CROWD_ENTRIES} crowded entries: quick on average, it goes sync`, () => {
     const modes = new EntryModes();
-    const cpu = crowd(modes, 'quick', CROWD_ENTRIES - 1, PROMOTE_CPU_MS / 4);
+    const cpu = crowd(modes, ['quick'], CROWD_ENTRIES - 1, PROMOTE_CPU_MS / 4);
     expect(modes.isSync('quick')).toBe(false);
-    crowd(modes, 'quick', 1, PROMOTE_CPU_MS / 4, cpu);
+    crowd(modes, ['quick'], 1, PROMOTE_CPU_MS / 4, cpu);
     expect(modes.isSync('quick')).toBe(true);
   });
 
   it('leaves a tool undecided whose crowded entries use PROMOTE_CPU_MS each or more', () => {
     const modes = new EntryModes();
-    crowd(modes, 'heavy', CROWD_ENTRIES * 4, PROMOTE_CPU_MS);
+    crowd(modes, ['heavy'], CROWD_ENTRIES * 4, PROMOTE_CPU_MS);
     expect(modes.isSync('heavy')).toBe(false);
     expect(modes.undecided('heavy')).toBe(true);
   });
 
-  it("starts the count again when another tool's entry starts among them: their CPU is not told apart", () => {
+  it('promotes quick tools called in a mix: the whole CPU over each one’s entries bounds its average', () => {
     const modes = new EntryModes();
-    let cpu = crowd(modes, 'a', CROWD_ENTRIES - 1, 0.01);
-    modes.enteredAsync('b', cpu);
-    cpu = crowd(modes, 'a', CROWD_ENTRIES - 1, 0.01, cpu);
-    expect(modes.isSync('a')).toBe(false);
-    modes.enteredSync('c');
-    crowd(modes, 'a', CROWD_ENTRIES - 1, 0.01, cpu);
-    expect(modes.isSync('a')).toBe(false);
-    crowd(modes, 'a', 1, 0.01, cpu);
-    expect(modes.isSync('a')).toBe(true);
+    crowd(modes, ['a', 'b', 'c'], CROWD_ENTRIES, 0.01);
+    expect(['a', 'b', 'c'].map((key) => modes.isSync(key))).toEqual([true, true, true]);
+  });
+
+  it('promotes no tool of a mix whose CPU could be its own: a heavy neighbour keeps a quick tool undecided', () => {
+    const modes = new EntryModes();
+    // Every other entry is the heavy tool's: all the CPU counted against each tool's 16 entries.
+    let cpu = 0;
+    for (let i = 0; i < CROWD_ENTRIES; i++) {
+      const [key, spent] = i % 2 === 0 ? ['heavy', PROMOTE_CPU_MS * 2] : ['quick', 0.01];
+      const start = cpu;
+      cpu += spent as number;
+      modes.enteredAsync(key as string, start);
+      modes.afterCrowdedEntry(key as string, start, cpu);
+    }
+    expect(modes.isSync('heavy')).toBe(false);
+    expect(modes.isSync('quick')).toBe(false);
+  });
+
+  it('counts only entries begun since the crowd opened: a heavy call that ran before cannot look quick', () => {
+    const modes = new EntryModes();
+    // A heavy tool's entries all ran (their CPU spent) before a crowd opened at 1,000 ms, and end after.
+    modes.enteredAsync('quick', 1_000);
+    for (let i = 0; i < CROWD_ENTRIES; i++) modes.afterCrowdedEntry('heavy', 0, 1_000);
+    expect(modes.isSync('heavy')).toBe(false);
   });
 
   it('only an entry longer than DEMOTE_MS by the clock is worth reading the CPU time of', () => {
