@@ -11,7 +11,8 @@
 // path's ratios taken to the HTTP baseline, its clients pooling 256 connections. Method: every
 // path gets BENCH_WARMUP sequential warm-up calls, then BENCH_BLOCKS rounds in which each path runs
 // a block of 100 sequential calls (the order rotates each round), for p50/p95; then BENCH_ROUNDS
-// interleaved bursts per path at 64 and at 5,000 calls in flight, for calls/s. CPU per call: this
+// interleaved bursts per path at 64 and at 5,000 calls in flight, for calls/s (the median) and
+// their spread (the fastest burst over the slowest: stable under load). CPU per call: this
 // process from `process.cpuUsage()`, child processes (executor, MCP server, `serve` and its
 // executor) from utime+stime in /proc/<pid>/stat. Every result is checked; any failure exits 1.
 //
@@ -654,6 +655,16 @@ const THROUGHPUT_GOALS = {
   5000: { process: 1.25, inproc: 2, 'serve-process': 1, 'serve-http': 1 },
 };
 
+/**
+ * Throughput under load, stable (issue 29: the process path's calls/s at 5,000 in flight once
+ * varied 3× from one burst to the next): the fastest of its bursts over the slowest, at most this.
+ * The issue names no number; 1.5× is this bench's, well inside the noise a 2-core machine shows.
+ */
+const SPREAD_GOALS = { 5000: { process: 1.5 } };
+
+/** The fastest of a path's bursts over its slowest. */
+const spreadOf = (runs) => Math.max(...runs) / Math.min(...runs);
+
 function summarize(paths, latency, throughput) {
   const summary = {};
   for (const p of paths) {
@@ -679,6 +690,8 @@ function summarize(paths, latency, throughput) {
       const t = byPath.get(p.key);
       const tRatio = t.perSecond / throughput.get(inFlight).get(baseline).perSecond;
       const goal = THROUGHPUT_GOALS[inFlight]?.[p.key];
+      const spread = spreadOf(t.runs);
+      const spreadGoal = SPREAD_GOALS[inFlight]?.[p.key];
       entry.throughput[inFlight] = {
         calls: t.calls,
         perSecond: t.perSecond,
@@ -686,6 +699,9 @@ function summarize(paths, latency, throughput) {
         ratio: tRatio,
         goal: goal ?? null,
         met: goal === undefined ? null : tRatio >= goal,
+        spread,
+        spreadGoal: spreadGoal ?? null,
+        spreadMet: spreadGoal === undefined ? null : spread <= spreadGoal,
         cpu: t.cpu,
       };
     }
@@ -720,6 +736,19 @@ function print(summary) {
       ...levels.flatMap((n) => {
         const t = e.throughput[n];
         return [count(t.perSecond), times(t.ratio), verdict(t.ratio, t.goal ?? undefined, false)];
+      }),
+    ]),
+  );
+  console.log(
+    `\nthroughput spread: the fastest of each path's ${ROUNDS} bursts over its slowest (stable under load)`,
+  );
+  table(
+    ['path', ...levels.flatMap((n) => [`spread @${count(n)}`, 'goal'])],
+    entries.map(([, e]) => [
+      e.label,
+      ...levels.flatMap((n) => {
+        const t = e.throughput[n];
+        return [times(t.spread), verdict(t.spread, t.spreadGoal ?? undefined, true)];
       }),
     ]),
   );
@@ -831,6 +860,9 @@ try {
     ...Object.entries(e.throughput)
       .filter(([, t]) => t.met === false)
       .map(([n]) => `${e.label} throughput @${n}`),
+    ...Object.entries(e.throughput)
+      .filter(([, t]) => t.spreadMet === false)
+      .map(([n]) => `${e.label} throughput spread @${n}`),
   ]);
   console.log(missed.length === 0 ? 'every goal met' : `goals missed: ${missed.join('; ')}`);
   if (STRICT && missed.length > 0) exitCode = 1;

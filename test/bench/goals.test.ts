@@ -49,7 +49,17 @@ describe("issue 29's benches print every figure with its goal", () => {
         string,
         {
           latency: { p50Ratio: number; goal: number | null; met: boolean | null };
-          throughput: Record<string, { ratio: number; goal: number | null; met: boolean | null }>;
+          throughput: Record<
+            string,
+            {
+              ratio: number;
+              goal: number | null;
+              met: boolean | null;
+              spread: number;
+              spreadGoal: number | null;
+              spreadMet: boolean | null;
+            }
+          >;
         }
       >;
     };
@@ -71,7 +81,13 @@ describe("issue 29's benches print every figure with its goal", () => {
         expect(typeof figure?.met, `${key} @${inFlight}`).toBe('boolean');
       }
     }
-    // And on the screen: a verdict beside every goal of the two tables.
+    // Stable under load: the process path's bursts at 5,000 in flight, fastest over slowest.
+    const stable = paths.process?.throughput['5000'];
+    expect(stable?.spreadGoal).toBe(1.5);
+    expect(stable?.spread).toBeGreaterThanOrEqual(1);
+    expect(typeof stable?.spreadMet).toBe('boolean');
+    expect(out).toMatch(new RegExp(`plugin, process sandbox .*${NUMBER}× +≤ 1\\.5× ${VERDICT}`));
+    // And on the screen: a verdict beside every goal of the tables.
     for (const goal of ['≤ 0.05×', '≤ 0.25×', '≤ 1×', '≤ 1.5×', '≥ 1.25×', '≥ 1×'])
       expect(out).toMatch(new RegExp(`${goal} ${VERDICT}`));
     expect(out).toMatch(/goals missed: |every goal met/);
