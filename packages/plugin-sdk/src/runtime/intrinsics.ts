@@ -16,7 +16,7 @@ export const PromiseProto = Promise.prototype;
 export const promiseThen = Promise.prototype.then;
 export const ErrorCtor = Error;
 export const StringCtor = String;
-export const apply = Reflect.apply;
+const apply = Reflect.apply;
 const isWellFormedFn = (String.prototype as { isWellFormed?: (this: string) => boolean }).isWellFormed;
 /** Whether `text` has no lone surrogate (false where the engine cannot tell). */
 export const isWellFormed = (text: string): boolean =>
