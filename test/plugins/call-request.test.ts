@@ -31,7 +31,7 @@ const inputs: unknown[] = [
 ];
 
 describe('a plugin call request, from the host to the runtime', () => {
-  const requestOf = callRequests(settings);
+  const requestOf = callRequests(settings)(settings.toolName);
 
   it.each(inputs.map((input) => [JSON.stringify(input), input]))(
     'reads back as the whole request (input %s)',
@@ -57,7 +57,7 @@ describe('a plugin call request, from the host to the runtime', () => {
       env: { TOKEN: 'other' },
       envGranted: ['TOKEN'],
       maxReplyChars: 9,
-    });
+    })(settings.toolName);
     const call = { callId: 'c', toolUseId: 't', sessionId: 's', input: {} };
     const first = readRequest(callRequestJson(requestOf(call)));
     const second = readRequest(callRequestJson(other(call)));
@@ -70,6 +70,16 @@ describe('a plugin call request, from the host to the runtime', () => {
     expect(fourth.env).toBe(third.env);
     expect(Object.isFrozen(fourth.env)).toBe(true);
     expect(Object.isFrozen(fourth.envGranted)).toBe(true);
+  });
+
+  it("gives a plugin's tools one settings text: read once for all of them, each with its own name", () => {
+    const ofTool = callRequests(settings);
+    const call = { callId: 'c', toolUseId: 't', sessionId: 's', input: {} };
+    const first = readRequest(callRequestJson(ofTool('first')(call)));
+    const second = readRequest(callRequestJson(ofTool('second')(call)));
+    expect([first.toolName, second.toolName]).toEqual(['first', 'second']);
+    expect(second.env).toBe(first.env);
+    expect(second.config).toStrictEqual(settings.config);
   });
 
   it('sends a request made elsewhere, or one without input, as one JSON text', () => {

@@ -13,8 +13,10 @@ export interface CallOfTool {
   readonly input: unknown;
 }
 
-/** A tool's settings in its calls' requests: the same in each of them. */
-export type ToolCallSettings = Omit<CallRequest, keyof CallOfTool | 'logs'> & { readonly logs: LogCaps };
+/** A plugin's settings in its tools' call requests: the same in each of them. */
+export type PluginCallSettings = Omit<CallRequest, keyof CallOfTool | 'toolName' | 'logs'> & {
+  readonly logs: LogCaps;
+};
 
 /** A request's parts made once per tool; a symbol, so `JSON.stringify` skips it. */
 const PREPARED = Symbol('toolhost.preparedCall');
@@ -24,14 +26,17 @@ interface PreparedRequest extends CallRequest {
 }
 
 /**
- * The requests of one tool's calls, their settings serialized once, here: the tool's name and the
- * plugin's config (JSON members), and the plugin's env, grants and caps (a JSON text of their own,
- * protocol.ts `CallSettings`). Each request is then serialized around them ({@link callRequestJson}).
- * Those settings were two thirds of a quick call's request: ≈ 0.5 µs of its JSON.stringify here and
- * 0.4 µs of its JSON.parse in the isolate, which now parses them when they change.
+ * The requests of a plugin's tools' calls, their settings serialized once per plugin, here: its
+ * config (a JSON member, beside the tool's name, made once per tool), and its env, grants and caps
+ * (a JSON text of their own, protocol.ts `CallSettings`). Each request is then serialized around
+ * them ({@link callRequestJson}). Those settings were two thirds of a quick call's request: ≈ 0.5 µs
+ * of its JSON.stringify here and 0.4 µs of its JSON.parse in the isolate, which now parses them
+ * when they change.
  */
-export function callRequests(settings: ToolCallSettings): (call: CallOfTool) => CallRequest {
-  const { toolName, config, env, envGranted, maxReplyChars, logs } = settings;
+export function callRequests(
+  settings: PluginCallSettings,
+): (toolName: string) => (call: CallOfTool) => CallRequest {
+  const { config, env, envGranted, maxReplyChars, logs } = settings;
   const shared: CallSettings = {
     env,
     envGranted,
@@ -39,26 +44,31 @@ export function callRequests(settings: ToolCallSettings): (call: CallOfTool) => 
     // What the runtime reads of the caps; the per-minute ones are the host's (log-budget.ts).
     logs: { linesPerCall: logs.linesPerCall, bytesPerCall: logs.bytesPerCall, lineBytes: logs.lineBytes },
   };
-  const prepared = {
-    tool: JSON.stringify({ toolName, config }).slice(1, -1),
-    settings: JSON.stringify(shared),
-  };
-  // Written out, not spread: a literal of known shape is one allocation.
-  return ({ callId, toolUseId, sessionId, input }) => {
-    const request: PreparedRequest = {
-      callId,
-      toolName,
-      toolUseId,
-      sessionId,
-      input,
-      config,
-      env,
-      envGranted,
-      maxReplyChars,
-      logs,
-      [PREPARED]: prepared,
+  const settingsJson = JSON.stringify(shared);
+  // The runtime reads a config of null as none (registration.ts `parseConfig`).
+  const configJson = JSON.stringify(config ?? null);
+  return (toolName) => {
+    const prepared = {
+      tool: `"toolName":${JSON.stringify(toolName)},"config":${configJson}`,
+      settings: settingsJson,
     };
-    return request;
+    // Written out, not spread: a literal of known shape is one allocation.
+    return ({ callId, toolUseId, sessionId, input }) => {
+      const request: PreparedRequest = {
+        callId,
+        toolName,
+        toolUseId,
+        sessionId,
+        input,
+        config,
+        env,
+        envGranted,
+        maxReplyChars,
+        logs,
+        [PREPARED]: prepared,
+      };
+      return request;
+    };
   };
 }
 

@@ -174,16 +174,16 @@ export function pluginTools(plugin: LoadedPlugin): RegisteredTool[] {
     chars: plugin.limits.maxResultChars,
     raise: raiseHint(plugin.id, 'maxResultChars'),
   };
+  const requestsOfTool = callRequests({
+    config: plugin.config ?? null,
+    env: plugin.env,
+    envGranted: plugin.capabilities.envGranted,
+    maxReplyChars: replyCharsFor(plugin.limits.maxResultChars),
+    logs: plugin.logs,
+  });
   return plugin.manifest.tools.map((tool) => {
     const descriptor = pluginDescriptor(plugin.id, tool);
-    const requestOf = callRequests({
-      toolName: tool.name,
-      config: plugin.config ?? null,
-      env: plugin.env,
-      envGranted: plugin.capabilities.envGranted,
-      maxReplyChars: replyCharsFor(plugin.limits.maxResultChars),
-      logs: plugin.logs,
-    });
+    const requestOf = requestsOfTool(tool.name);
     const request = (
       input: unknown,
       call: {
