@@ -53,7 +53,9 @@ const toolWaits = new Map<number, (reply: CodeToolReply) => void>();
 let nextRequest = 1;
 
 const channel = new Socket({ fd: 3, readable: true, writable: true });
-const writer = new FrameWriter(channel);
+/** Replies leave in groups while a read's requests run: 16 first (see `FrameWriter`). */
+const REPLY_GROUP = 16;
+const writer = new FrameWriter(channel, setImmediate, REPLY_GROUP);
 
 function send(message: FromExecutor, body?: string): void {
   writer.send(JSON.stringify(message), body);

@@ -125,6 +125,27 @@ describe('the frame writer', () => {
     expect(read.map((frame) => frame.body)).toEqual(Array.from({ length: 100 }, (_, id) => `body ${id}`));
   });
 
+  it('given a first group, writes a long turn in doubling groups as they fill, the rest when it ends', async () => {
+    const sink = new Sink();
+    const writer = new FrameWriter(sink, flushNow, 16);
+    const framesPerWrite = () =>
+      sink.writes.map((chunk) => {
+        const { reader, frames: read } = collector();
+        reader.push(chunk);
+        return read.map((frame) => frame.head.id);
+      });
+    for (let id = 0; id < 100; id++) writer.send(JSON.stringify({ t: 'reply', id }));
+    // Two groups have left before the turn ends: 16 frames, then 32.
+    expect(framesPerWrite().map((ids) => ids.length)).toEqual([16, 32]);
+    await Promise.resolve();
+    expect(framesPerWrite().map((ids) => ids.length)).toEqual([16, 32, 52]);
+    // The next turn starts again at the first group.
+    for (let id = 100; id < 120; id++) writer.send(JSON.stringify({ t: 'reply', id }));
+    await Promise.resolve();
+    expect(framesPerWrite().map((ids) => ids.length)).toEqual([16, 32, 52, 16, 4]);
+    expect(framesPerWrite().flat()).toEqual(Array.from({ length: 120 }, (_, id) => id));
+  });
+
   it('keeps queueing while the sink is full and writes everything in order after drain', async () => {
     const sink = new Sink();
     const writer = new FrameWriter(sink, flushNow);
