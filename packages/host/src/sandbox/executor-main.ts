@@ -255,6 +255,9 @@ channel.on('data', (chunk: Buffer) => {
     }
   }
   inbox.length = 0;
+  // The answers of sync entries leave now, not at the end of the turn (≈ 2 µs later on every
+  // sequential call's path); answers settled later in this turn still go together then.
+  writer.flush();
 });
 
 // The host going away (its end of the channel closed) ends this process; no isolate outlives it.

@@ -150,7 +150,7 @@ export class ProcessSandbox implements Sandbox {
     pending.sentTo = executor;
     pending.seq = executor.sent++;
     pending.sends += 1;
-    executor.writer.send(pending.head, pending.body);
+    executor.writer.send(pending.head, pending.body, this.#pending.size === 1); // alone: sent at once
   }
 
   /** Sends to the live process only: a message for a dead one is dropped (a new one reloads). */

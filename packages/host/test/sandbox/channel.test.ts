@@ -146,6 +146,23 @@ describe('the frame writer', () => {
     expect(framesPerWrite().flat()).toEqual(Array.from({ length: 120 }, (_, id) => id));
   });
 
+  it('writes a frame sent now at once, with the frames queued before it', async () => {
+    const sink = new Sink();
+    const writer = new FrameWriter(sink, flushNow);
+    writer.send(JSON.stringify({ t: 'load', id: 0 }));
+    writer.send(JSON.stringify({ t: 'call', id: 1 }), 'request', true);
+    expect(sink.writes).toHaveLength(1);
+    writer.send(JSON.stringify({ t: 'call', id: 2 }));
+    expect(sink.writes).toHaveLength(1);
+    await Promise.resolve();
+    const ids = sink.writes.map((chunk) => {
+      const { reader, frames: read } = collector();
+      reader.push(chunk);
+      return read.map((frame) => frame.head.id);
+    });
+    expect(ids).toEqual([[0, 1], [2]]);
+  });
+
   it('keeps queueing while the sink is full and writes everything in order after drain', async () => {
     const sink = new Sink();
     const writer = new FrameWriter(sink, flushNow);
