@@ -66,9 +66,10 @@ export class FrameWriter {
    * when the turn ends. The executor answers so: its replies to the requests of one read went out
    * in one write after the last of them had run, and the host, whose callers send their next calls
    * only on an answer, sat idle meanwhile, then the executor while the host worked. Measured at 64
-   * calls in flight (bench/boundary.mjs's echo, 50,000 calls a round): 55,000-62,000 calls/s in
-   * one write a read, 83,000-95,000 with a first group of 16. Doubling keeps a read of thousands of
-   * requests (5,000 in flight) to a handful of writes.
+   * calls in flight (bench/boundary.mjs's echo, 50,000 calls a round, against the build before):
+   * 53,000-61,000 calls/s in one write a read, 75,000-99,000 with a first group of 16 (4 to 32
+   * did as well, within the noise). Doubling keeps a read of thousands of requests (5,000 in
+   * flight) to a handful of writes.
    */
   constructor(sink: FrameSink, schedule: (flush: () => void) => void = setImmediate, firstGroup = 0) {
     this.#sink = sink;
