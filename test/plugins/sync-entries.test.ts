@@ -72,39 +72,76 @@ describe.each(['inline', 'process'] as const)('sync entries (%s sandbox)', (sand
   });
 });
 
-describe('the executor heartbeat and sync entries', () => {
+/**
+ * The burner plugin loaded straight into a process sandbox (no host): `call(ms, n)` burns `ms` in
+ * call `c<n>`. Its calls made in one turn reach the executor in one write (the first of them, sent
+ * while none was in flight, in one of its own).
+ */
+async function burnerInProcess(sandbox: ProcessSandbox) {
+  const built = await bundlePlugin(path.join(fixtures, 'burner', 'index.ts'));
+  if (!built.ok) throw new Error(built.error);
+  const limits = { ...DEFAULT_SANDBOX_LIMITS, cpuMs: 5_000, timeoutMs: 10_000 };
+  const version = sandbox.load('burner', built.code, limits);
+  const sinks = { log: () => {}, progress: () => {} };
+  return (ms: number, n: number) =>
+    sandbox.call(
+      'burner',
+      version,
+      {
+        callId: `c${n}`,
+        toolName: 'burn',
+        toolUseId: 't',
+        sessionId: 's',
+        input: { ms },
+        config: null,
+        env: {},
+        envGranted: [],
+        maxReplyChars: 10_000,
+      },
+      async () => null,
+      sinks,
+      new AbortController().signal,
+    );
+}
+
+describe('the executor process and sync entries', () => {
   it('never kills an executor whose sync entry is doing a plugin’s work within its CPU budget', async () => {
     const sandbox = new ProcessSandbox({ heartbeatMs: 200 });
     try {
-      const built = await bundlePlugin(path.join(fixtures, 'burner', 'index.ts'));
-      if (!built.ok) throw new Error(built.error);
-      const limits = { ...DEFAULT_SANDBOX_LIMITS, cpuMs: 5_000, timeoutMs: 10_000 };
-      const version = sandbox.load('burner', built.code, limits);
-      const sinks = { log: () => {}, progress: () => {} };
-      const call = (ms: number, n: number) =>
-        sandbox.call(
-          'burner',
-          version,
-          {
-            callId: `c${n}`,
-            toolName: 'burn',
-            toolUseId: 't',
-            sessionId: 's',
-            input: { ms },
-            config: null,
-            env: {},
-            envGranted: [],
-            maxReplyChars: 10_000,
-          },
-          async () => null,
-          sinks,
-          new AbortController().signal,
-        );
+      const call = await burnerInProcess(sandbox);
       for (let i = 0; i < 3; i++) expect(await call(0, i)).toMatchObject({ kind: 'reply' });
       const generation = sandbox.generation;
       // 800 ms in one sync entry: four times the heartbeat, well within cpuMs.
       expect(await call(800, 9)).toMatchObject({ kind: 'reply', reply: { kind: 'ok' } });
       expect(sandbox.generation).toBe(generation);
+    } finally {
+      await sandbox.close();
+    }
+  });
+
+  it('sends the answers of a read’s first quick calls before a heavy call later in that read has run', async () => {
+    const sandbox = new ProcessSandbox();
+    try {
+      const call = await burnerInProcess(sandbox);
+      // Quick calls: the tool is promoted to sync entries.
+      for (let i = 0; i < 3; i++) expect(await call(0, i)).toMatchObject({ kind: 'reply' });
+      // One turn: 20 quick calls, then one that holds its sync entry for a second. The first is
+      // written alone (none was in flight), the rest together, so the executor reads them in one
+      // chunk with the heavy one last. Its answers to the first 16 of that chunk leave as they are
+      // ready (channel.ts, the writer's groups); in one write at the end of the read they would
+      // come with the heavy call's, a second later.
+      let heavyDone = false;
+      const quick = Array.from({ length: 20 }, (_, i) => call(0, 10 + i));
+      const heavy = call(1_000, 100).then((outcome) => {
+        heavyDone = true;
+        return outcome;
+      });
+      const heavyDoneAtSecondAnswer = await quick[1]?.then(
+        () => new Promise<boolean>((resolve) => setImmediate(() => resolve(heavyDone))),
+      );
+      expect(heavyDoneAtSecondAnswer).toBe(false);
+      for (const outcome of await Promise.all(quick)) expect(outcome).toMatchObject({ kind: 'reply' });
+      expect(await heavy).toMatchObject({ kind: 'reply', reply: { kind: 'ok' } });
     } finally {
       await sandbox.close();
     }
