@@ -40,6 +40,7 @@ import { internalsOf } from '@toolhost/host/internal';
 import { defineTool } from '@toolhost/plugin-sdk';
 import { Agent } from 'undici';
 import * as z from 'zod';
+import { setting } from './lib/settings.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const REPO = path.resolve(here, '..');
@@ -56,28 +57,17 @@ if (!process.execArgv.includes('--no-node-snapshot')) {
 
 // ---- settings ----
 
-function positiveInt(name, fallback) {
-  const raw = process.env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value < 1) {
-    console.error(`bench: ${name} must be a positive integer, got ${JSON.stringify(raw)}`);
-    process.exit(2);
-  }
-  return value;
-}
-
-const BLOCKS = positiveInt('BENCH_BLOCKS', 300);
-const WARMUP = positiveInt('BENCH_WARMUP', 2_000);
-const ROUNDS = positiveInt('BENCH_ROUNDS', 5);
-const TIMEOUT_S = positiveInt('BENCH_TIMEOUT_S', 900);
+const BLOCKS = setting('BENCH_BLOCKS', 300);
+const WARMUP = setting('BENCH_WARMUP', 2_000);
+const ROUNDS = setting('BENCH_ROUNDS', 5);
+const TIMEOUT_S = setting('BENCH_TIMEOUT_S', 900);
 const BLOCK_SIZE = 100;
 const STRICT = process.env.BENCH_STRICT === '1';
 const JSON_FILE = process.env.BENCH_JSON || undefined;
 /** In flight → calls per burst: enough that the ramp-up and the drain do not dominate. */
 const CONCURRENCY = [
-  { inFlight: 64, calls: positiveInt('BENCH_BURST_CALLS', 5_000) },
-  { inFlight: 5_000, calls: positiveInt('BENCH_BURST_CALLS', 20_000) },
+  { inFlight: 64, calls: setting('BENCH_BURST_CALLS', 5_000) },
+  { inFlight: 5_000, calls: setting('BENCH_BURST_CALLS', 20_000) },
 ];
 
 const require = createRequire(import.meta.url);

@@ -33,17 +33,16 @@ import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import ivm from 'isolated-vm';
+import { setting } from './lib/settings.mjs';
 
-const WARMUP = Number(process.env.BENCH_WARMUP ?? 2000);
-const BLOCKS = Number(process.env.BENCH_BLOCKS ?? 100);
+const WARMUP = setting('BENCH_WARMUP', 2000);
+const BLOCKS = setting('BENCH_BLOCKS', 100);
 const BLOCK = 100;
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
+const ROUNDS = setting('BENCH_ROUNDS', 5);
 /** Calls per burst; BENCH_BURST_CALLS sets every burst's (a smoke run's: test/bench/goals.test.ts). */
-const BURST_CALLS =
-  process.env.BENCH_BURST_CALLS === undefined ? undefined : Number(process.env.BENCH_BURST_CALLS);
 const CONCURRENCY = [
-  { inFlight: 64, calls: BURST_CALLS ?? 5_000 },
-  { inFlight: 5_000, calls: BURST_CALLS ?? 20_000 },
+  { inFlight: 64, calls: setting('BENCH_BURST_CALLS', 5_000) },
+  { inFlight: 5_000, calls: setting('BENCH_BURST_CALLS', 20_000) },
 ];
 
 const require = createRequire(import.meta.url);
