@@ -77,7 +77,7 @@ function inChild(part, root) {
     // after every isolate was disposed and the result printed: the measurement is whole, and kept,
     // said so. A child that dies before its result still fails the bench.
     const printed = typeof error.stdout === 'string' ? error.stdout.trim().split('\n').at(-1) : '';
-    if (error.signal === null || error.signal === undefined || !printed?.startsWith('{')) throw error;
+    if (!error.signal || !printed.startsWith('{')) throw error;
     console.error(
       `scale-floor: the ${part} child died of ${error.signal} at exit, after printing its result (kept)`,
     );
