@@ -62,9 +62,12 @@ function flatten(
   return issues.flatMap((issue) => {
     const at = [...prefix, ...issue.path];
     if (issue.code === 'invalid_union') {
-      const meant = issue.errors.filter(
+      let meant = issue.errors.filter(
         (option) => !option.every((i) => i.code === 'invalid_type' && i.path.length === 0),
       );
+      // `{ "mode": "process", "jail": "x" }` also fails the string form (`invalid_value`): the
+      // option that got inside the value is the one meant.
+      if (meant.length > 1) meant = meant.filter((option) => option.some(reachedInside));
       if (meant.length === 1) return flatten(meant[0] as z.core.$ZodIssue[], at);
       const expected = issue.errors.flatMap((option) =>
         option.flatMap((i) => (i.code === 'invalid_type' && i.path.length === 0 ? [i.expected] : [])),
@@ -75,6 +78,11 @@ function flatten(
     const message = issue.code === 'unrecognized_keys' ? unknownKeysMessage(at, issue.keys) : issue.message;
     return [{ path: issuePath(at), message }];
   });
+}
+
+/** An issue found inside the value (under it, or about its keys), not about what the value is. */
+function reachedInside(issue: { readonly code: string; readonly path: readonly PropertyKey[] }): boolean {
+  return issue.path.length > 0 || (issue.code !== 'invalid_type' && issue.code !== 'invalid_value');
 }
 
 /** Keys people write for another key of the config, by dotted path. */

@@ -113,6 +113,27 @@ describe('loadConfigFile', () => {
     ]);
   });
 
+  it('names the key inside the sandbox object, whose string form fails on any object too', async () => {
+    // `sandbox` is `"process" | "inline" | {…}`: the enum says `invalid_value` (not a wrong type)
+    // to an object, so both options fail "on their own terms"; the one that got inside is meant.
+    expect(await issuesOf({ sandbox: { mode: 'process', jail: 'sometimes' } })).toEqual([
+      expect.objectContaining({
+        path: 'sandbox.jail',
+        message: expect.stringMatching(/"auto"\|"required"\|"off"/),
+      }),
+    ]);
+    expect(await issuesOf({ sandbox: { pollMicros: 2.5 } })).toEqual([
+      expect.objectContaining({ path: 'sandbox.pollMicros', message: expect.stringMatching(/expected int/) }),
+    ]);
+    expect(await issuesOf({ sandbox: { jails: 'off' } })).toEqual([
+      expect.objectContaining({ path: 'sandbox', message: expect.stringMatching(/jails/) }),
+    ]);
+    // A wrong string still says which strings it may be.
+    expect(await issuesOf({ sandbox: 'vm' })).toEqual([
+      expect.objectContaining({ path: 'sandbox', message: expect.stringMatching(/"process"\|"inline"/) }),
+    ]);
+  });
+
   it('reports every problem at once', async () => {
     const issues = await issuesOf({
       toolz: {},
