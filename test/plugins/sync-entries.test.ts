@@ -1,11 +1,7 @@
-import * as path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { DEFAULT_SANDBOX_LIMITS } from '@toolhost/host';
-import { bundlePlugin, type InlineSandbox, internalsOf, ProcessSandbox } from '@toolhost/host/internal';
+import { type InlineSandbox, internalsOf, ProcessSandbox } from '@toolhost/host/internal';
 import { describe, expect, it } from 'vitest';
+import { burnerInProcess } from './burner-process.js';
 import { textOf, useHosts } from './project.js';
-
-const fixtures = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../fixtures/plugins');
 
 /**
  * Quick tools are entered synchronously once they proved quick; a sync entry that runs long sends
@@ -71,38 +67,6 @@ describe.each(['inline', 'process'] as const)('sync entries (%s sandbox)', (sand
     expect(textOf((await session.call('burn', { ms: 0 })).result)).toMatch(/^burned 0/);
   });
 });
-
-/**
- * The burner plugin loaded straight into a process sandbox (no host): `call(ms, n)` burns `ms` in
- * call `c<n>`. Its calls made in one turn reach the executor in one write (the first of them, sent
- * while none was in flight, in one of its own).
- */
-async function burnerInProcess(sandbox: ProcessSandbox) {
-  const built = await bundlePlugin(path.join(fixtures, 'burner', 'index.ts'));
-  if (!built.ok) throw new Error(built.error);
-  const limits = { ...DEFAULT_SANDBOX_LIMITS, cpuMs: 5_000, timeoutMs: 10_000 };
-  const version = sandbox.load('burner', built.code, limits);
-  const sinks = { log: () => {}, progress: () => {} };
-  return (ms: number, n: number) =>
-    sandbox.call(
-      'burner',
-      version,
-      {
-        callId: `c${n}`,
-        toolName: 'burn',
-        toolUseId: 't',
-        sessionId: 's',
-        input: { ms },
-        config: null,
-        env: {},
-        envGranted: [],
-        maxReplyChars: 10_000,
-      },
-      async () => null,
-      sinks,
-      new AbortController().signal,
-    );
-}
 
 describe('the executor process and sync entries', () => {
   it('never kills an executor whose sync entry is doing a plugin’s work within its CPU budget', async () => {

@@ -10,17 +10,24 @@ export type JailSetting = 'auto' | 'required' | 'off';
 export interface SandboxSetting {
   readonly mode: SandboxMode;
   readonly jail: JailSetting;
+  /** `sandbox.pollMicros`; absent: the machine's default (util/hot-loop.ts `defaultPollMicros`). */
+  readonly pollMicros?: number;
 }
 
 /** The `sandbox` key as an object (its string form is the mode alone). */
 export function sandboxObject(
   value: ToolhostConfig['sandbox'],
-): { mode?: SandboxMode; jail?: JailSetting } | undefined {
+): { mode?: SandboxMode; jail?: JailSetting; pollMicros?: number } | undefined {
   return typeof value === 'string' ? { mode: value } : value;
 }
 
 /** The sandbox settings of a config, defaults filled in: `process`, jailed where the system allows. */
 export function sandboxSettingOf(config: Pick<ToolhostConfig, 'sandbox'>): SandboxSetting {
   const value = sandboxObject(config.sandbox);
-  return { mode: value?.mode ?? 'process', jail: value?.jail ?? 'auto' };
+  const poll = value?.pollMicros;
+  return {
+    mode: value?.mode ?? 'process',
+    jail: value?.jail ?? 'auto',
+    ...(poll === undefined ? {} : { pollMicros: poll }),
+  };
 }

@@ -148,6 +148,15 @@ export const configSchema = z
             .describe(
               "The OS jail (Linux: bubblewrap) around the executor process: 'auto' jails wherever the system allows and says when it cannot, 'required' refuses to start where it cannot, 'off' runs it unjailed (default 'auto'; 'inline' has no executor, so no jail)",
             ),
+          pollMicros: z
+            .number()
+            .int()
+            .min(0)
+            .max(1_000_000)
+            .optional()
+            .describe(
+              'How long the host, while it waits for the executor, and the executor, after its answers, keep polling instead of sleeping, microseconds: spares a sequential call the wake-up of a sleeping process for a little CPU (default 100 with 2 CPUs or more, 0 with one; 0 turns it off; read when the sandbox starts)',
+            ),
         }),
       ])
       .optional()

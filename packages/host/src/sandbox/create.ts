@@ -8,7 +8,12 @@ export function createSandbox(
   mode: 'process' | 'inline',
   isolates?: IsolateSettings,
   jail: JailMode = 'auto',
+  pollMicros?: number,
 ): Sandbox {
-  const options = isolates === undefined ? { jail } : { isolates, jail };
+  const options = {
+    jail,
+    ...(isolates === undefined ? {} : { isolates }),
+    ...(pollMicros === undefined ? {} : { pollMicros }),
+  };
   return mode === 'inline' ? new InlineSandbox(isolates) : new ProcessSandbox(options);
 }

@@ -6,6 +6,7 @@
  */
 
 import { Socket } from 'node:net';
+import { HotLoop } from '../util/hot-loop.js';
 import { processMemory } from '../util/memory.js';
 import { type Frame, FrameReader, FrameWriter } from './channel.js';
 import { type FromExecutor, isRequest, type ReplyOutcome, type ToExecutor } from './ipc.js';
@@ -56,6 +57,8 @@ const channel = new Socket({ fd: 3, readable: true, writable: true });
 /** Replies leave in groups while a read's requests run: 16 first (see `FrameWriter`). */
 const REPLY_GROUP = 16;
 const writer = new FrameWriter(channel, setImmediate, REPLY_GROUP);
+/** Polls for the host's next request a while after each read (util/hot-loop.ts); the host sets the window. */
+let hot = new HotLoop(0);
 
 function send(message: FromExecutor, body?: string): void {
   writer.send(JSON.stringify(message), body);
@@ -94,6 +97,7 @@ class Outbound implements CallHandlers {
 function answer(id: number, outcome: IsolateOutcome<string>): void {
   if (outcome.kind === 'reply') writer.send(`{"t":"reply","id":${id}}`, outcome.reply);
   else reply(id, outcome);
+  hot.keep();
 }
 
 /**
@@ -202,11 +206,19 @@ function handle(message: ToExecutor, body: string): void {
     case 'stats':
       reply(message.id, {
         kind: 'stats',
-        stats: { ...pool.stats(), scripts: liveScriptIsolates(), memory: processMemory() },
+        stats: {
+          ...pool.stats(),
+          scripts: liveScriptIsolates(),
+          memory: processMemory(),
+          polling: { micros: hot.micros, turns: hot.turns },
+        },
       });
       return;
     case 'isolates':
       pool.configure(message.settings);
+      return;
+    case 'poll':
+      hot = new HotLoop(message.micros);
       return;
     case 'prelude': {
       const wait = preludeWait(message.kind);
@@ -258,6 +270,8 @@ channel.on('data', (chunk: Buffer) => {
   // The answers of sync entries leave now, not at the end of the turn (≈ 2 µs later on every
   // sequential call's path); answers settled later in this turn still go together then.
   writer.flush();
+  // The host's next request is read without waking this process if it comes soon.
+  hot.keep();
 });
 
 // The host going away (its end of the channel closed) ends this process; no isolate outlives it.

@@ -62,6 +62,8 @@ export type ToExecutor =
   | { readonly t: 'prelude'; readonly kind: PreludeKind; readonly error?: string }
   /** When idle isolates go: sent first to every new process, then on each change. */
   | { readonly t: 'isolates'; readonly settings: IsolateSettings }
+  /** How long the process polls after its answers (util/hot-loop.ts), µs: sent first to every new process. */
+  | { readonly t: 'poll'; readonly micros: number }
   | { readonly t: 'ping'; readonly id: number };
 
 /**

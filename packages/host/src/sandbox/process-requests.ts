@@ -108,6 +108,34 @@ export interface Pending {
   sends: number;
 }
 
+/** The record of request `id`: `resolve` its promise's, `onSettled` run first when given. */
+export function newPending(
+  id: number,
+  head: string,
+  body: string,
+  about: Pick<Pending, 'plugin' | 'sinks' | 'logs' | 'capabilities' | 'script' | 'cancel' | 'prelude'>,
+  resolve: (outcome: never) => void,
+  onSettled: (() => void) | undefined,
+): Pending {
+  const settle = resolve as Pending['resolve'];
+  return {
+    id,
+    head,
+    body,
+    resolve:
+      onSettled === undefined
+        ? settle
+        : (outcome) => {
+            onSettled();
+            settle(outcome);
+          },
+    sentTo: undefined,
+    seq: 0,
+    sends: 0,
+    ...about,
+  };
+}
+
 export const crashed = (message: string) => ({ kind: 'limit', limit: 'crashed', message }) as const;
 
 export const SCRIPT_ENDED: CodeToolReply = { ok: false, message: 'the script has ended' };

@@ -1,6 +1,7 @@
 import type { CallReply, DescribeReply, HookReply } from '@toolhost/plugin-sdk/protocol';
 import { jailedPid, type Walls } from '../jail/index.js';
 import { asCancellation } from '../util/cancel.js';
+import { defaultPollMicros, HotLoop } from '../util/hot-loop.js';
 import { residentBytesOf } from '../util/memory.js';
 import { builtEntry } from '../util/package.js';
 import { callLogs } from './call-handlers.js';
@@ -18,6 +19,7 @@ import {
   abortPending,
   crashed,
   type Executor,
+  newPending,
   notStarted,
   type Outcome,
   type Pending,
@@ -77,6 +79,8 @@ export class ProcessSandbox implements Sandbox {
   #isolates: IsolateSettings;
   /** Where the executor goes, found out on first use (executor-spawn.ts, placementWhenNeeded). */
   readonly #placement: () => ExecutorPlacement;
+  /** Polls while requests are in flight (util/hot-loop.ts); its `turns` for tests. */
+  readonly #hot: HotLoop;
   #closed = false;
   #closing: (() => void) | undefined;
 
@@ -94,6 +98,7 @@ export class ProcessSandbox implements Sandbox {
     });
     this.#isolates = options.isolates ?? DEFAULT_ISOLATE_SETTINGS;
     this.#placement = placementWhenNeeded(options.jail ?? 'auto');
+    this.#hot = new HotLoop(options.pollMicros ?? defaultPollMicros(), () => this.#pending.size > 0);
   }
 
   /** The walls around the isolates this sandbox holds (the jail as the first executor will get it). */
@@ -126,6 +131,7 @@ export class ProcessSandbox implements Sandbox {
     });
     this.#executor = executor;
     executor.writer.send(JSON.stringify({ t: 'isolates', settings: this.#isolates } satisfies ToExecutor));
+    executor.writer.send(JSON.stringify({ t: 'poll', micros: this.#hot.micros } satisfies ToExecutor));
     // Every plugin needs the base prelude: sent at once, so it is compiled while requests come.
     sendPrelude(executor, 'base');
     for (const entry of this.#versions.live()) {
@@ -151,6 +157,7 @@ export class ProcessSandbox implements Sandbox {
     pending.seq = executor.sent++;
     pending.sends += 1;
     executor.writer.send(pending.head, pending.body, this.#pending.size === 1); // alone: sent at once
+    this.#hot.keep(); // polls for the answer a while (util/hot-loop.ts)
   }
 
   /** Sends to the live process only: a message for a dead one is dropped (a new one reloads). */
@@ -242,22 +249,7 @@ export class ProcessSandbox implements Sandbox {
     }
     const id = this.#nextId++;
     return new Promise<R>((resolve) => {
-      const pending: Pending = {
-        id,
-        head: JSON.stringify(head(id)),
-        body,
-        resolve:
-          onSettled === undefined
-            ? (resolve as Pending['resolve'])
-            : (outcome) => {
-                onSettled();
-                resolve(outcome as R);
-              },
-        sentTo: undefined,
-        seq: 0,
-        sends: 0,
-        ...about,
-      };
+      const pending = newPending(id, JSON.stringify(head(id)), body, about, resolve, onSettled);
       this.#pending.set(id, pending);
       this.#dispatch(pending);
       this.#updateHeartbeat();
@@ -373,6 +365,11 @@ export class ProcessSandbox implements Sandbox {
     const pid = this.pid;
     if (pid === undefined || !this.#placement().jailed) return pid;
     return jailedPid(pid);
+  }
+
+  /** Turns this process polled for answers (util/hot-loop.ts): tests and benchmarks. */
+  get pollTurns(): number {
+    return this.#hot.turns;
   }
 
   /** How many executor processes this sandbox has started: 1 for the first, +1 per restart. */

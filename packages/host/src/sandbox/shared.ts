@@ -9,6 +9,8 @@ export interface SandboxPlacement {
   readonly mode: SandboxMode;
   readonly jail: JailSetting;
   readonly isolates: IsolateSettings;
+  /** `sandbox.pollMicros` (process mode), kept for its life; absent: the machine's default. */
+  readonly pollMicros?: number;
 }
 
 /**
@@ -39,8 +41,8 @@ export class SharedSandbox {
   /** The sandbox, made now if it was not (closed at once once the host is closing: it refuses work). */
   get(): Sandbox {
     if (this.#sandbox === undefined) {
-      const { mode, jail, isolates } = this.#placement();
-      this.#sandbox = createSandbox(mode, isolates, jail);
+      const { mode, jail, isolates, pollMicros } = this.#placement();
+      this.#sandbox = createSandbox(mode, isolates, jail, pollMicros);
       if (this.#closed) void this.#sandbox.close();
     }
     return this.#sandbox;

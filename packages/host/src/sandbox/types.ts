@@ -25,6 +25,8 @@ export interface IsolateStats extends IsolateSettings {
   readonly memory?: ProcessMemory;
   /** How the isolates of each prelude (`base`, `full`) made in that process so far start. */
   readonly preludes?: Partial<Record<'base' | 'full', PreludeStart>>;
+  /** The executor's polling after its answers (util/hot-loop.ts): its window, µs, and the turns it polled. */
+  readonly polling?: { readonly micros: number; readonly turns: number };
 }
 
 /** From the prelude's V8 snapshot, or (when V8 could not make one) evaluating it from the code cache. */
@@ -183,4 +185,10 @@ export interface ProcessSandboxOptions {
   readonly isolates?: IsolateSettings;
   /** Whether the executor runs in the OS jail (`sandbox.jail`); default `auto`. */
   readonly jail?: JailMode;
+  /**
+   * How long this process, while it waits for an answer, and the executor, after its answers,
+   * keep polling instead of sleeping, µs (`sandbox.pollMicros`; util/hot-loop.ts); default
+   * `defaultPollMicros()`: 100 with two CPUs or more, 0 with one.
+   */
+  readonly pollMicros?: number;
 }

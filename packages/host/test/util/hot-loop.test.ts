@@ -1,0 +1,109 @@
+import { describe, expect, it } from 'vitest';
+import { DEFAULT_POLL_MICROS, defaultPollMicros, HotLoop } from '../../src/util/hot-loop.js';
+
+/** A loop whose turns run when the test says, on a clock the test moves (ms). */
+function fakeLoop(micros: number, still: () => boolean = () => true) {
+  const queue: (() => void)[] = [];
+  let clock = 0;
+  const loop = new HotLoop(
+    micros,
+    still,
+    (turn) => queue.push(turn),
+    () => clock,
+  );
+  return {
+    loop,
+    queued: () => queue.length,
+    /** Moves the clock by `ms`, then runs the turn that is pending. */
+    turn(ms = 0) {
+      clock += ms;
+      const next = queue.shift();
+      if (next === undefined) throw new Error('no turn is pending');
+      next();
+    },
+    advance(ms: number) {
+      clock += ms;
+    },
+  };
+}
+
+describe('HotLoop', () => {
+  it('polls turn after turn until its window from the last keep() has passed, then stops', () => {
+    const t = fakeLoop(100); // 0.1 ms
+    t.loop.keep();
+    expect(t.loop.polling).toBe(true);
+    t.turn(0.03);
+    t.turn(0.03);
+    t.turn(0.03);
+    expect(t.loop.turns).toBe(3);
+    expect(t.queued()).toBe(1);
+    // 0.12 ms after keep(): past the window; this turn schedules no other.
+    t.turn(0.03);
+    expect(t.loop.turns).toBe(3);
+    expect(t.loop.polling).toBe(false);
+    expect(t.queued()).toBe(0);
+  });
+
+  it('a keep() while polling extends the window without starting a second chain of turns', () => {
+    const t = fakeLoop(100);
+    t.loop.keep();
+    t.turn(0.08);
+    t.loop.keep(); // now until 0.18
+    expect(t.queued()).toBe(1);
+    t.turn(0.05); // 0.13: still inside
+    expect(t.queued()).toBe(1);
+    t.turn(0.06); // 0.19: past it
+    expect(t.queued()).toBe(0);
+    expect(t.loop.turns).toBe(2);
+  });
+
+  it('stops as soon as `still` says there is nothing to wait for, however much window is left', () => {
+    let waiting = true;
+    const t = fakeLoop(1_000_000, () => waiting);
+    t.loop.keep();
+    t.turn();
+    waiting = false;
+    t.turn();
+    expect(t.loop.polling).toBe(false);
+    expect(t.queued()).toBe(0);
+    expect(t.loop.turns).toBe(1);
+  });
+
+  it('a window of 0 never polls', () => {
+    const t = fakeLoop(0);
+    t.loop.keep();
+    expect(t.loop.polling).toBe(false);
+    expect(t.queued()).toBe(0);
+  });
+
+  it('polls again after a keep() that comes once it stopped', () => {
+    const t = fakeLoop(100);
+    t.loop.keep();
+    t.turn(1);
+    expect(t.loop.polling).toBe(false);
+    t.advance(5);
+    t.loop.keep();
+    expect(t.loop.polling).toBe(true);
+    t.turn(0.01);
+    expect(t.loop.turns).toBe(1);
+  });
+
+  it('runs on the real event loop: polls, then stops by itself', async () => {
+    const loop = new HotLoop(2_000);
+    loop.keep();
+    expect(loop.polling).toBe(true);
+    // Timers still run while it polls: this one fires after its window.
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(loop.turns).toBeGreaterThan(0);
+    const turns = loop.turns;
+    expect(loop.polling).toBe(false);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(loop.turns).toBe(turns);
+  });
+
+  it('defaults to polling with two CPUs or more, and never with one', () => {
+    expect(defaultPollMicros(1)).toBe(0);
+    expect(defaultPollMicros(2)).toBe(DEFAULT_POLL_MICROS);
+    expect(defaultPollMicros(64)).toBe(DEFAULT_POLL_MICROS);
+  });
+});
