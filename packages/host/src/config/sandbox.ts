@@ -1,3 +1,4 @@
+import { defaultPollMicros } from '../util/hot-loop.js';
 import type { ToolhostConfig } from './schema.js';
 
 /** Where plugin and code-mode isolates live: a supervised executor process, or this process. */
@@ -30,4 +31,9 @@ export function sandboxSettingOf(config: Pick<ToolhostConfig, 'sandbox'>): Sandb
     jail: value?.jail ?? 'auto',
     ...(poll === undefined ? {} : { pollMicros: poll }),
   };
+}
+
+/** `sandbox.pollMicros`, or this machine's default (util/hot-loop.ts). */
+export function pollMicrosOf(config: Pick<ToolhostConfig, 'sandbox'>): number {
+  return sandboxSettingOf(config).pollMicros ?? defaultPollMicros();
 }

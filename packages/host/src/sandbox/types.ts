@@ -186,9 +186,9 @@ export interface ProcessSandboxOptions {
   /** Whether the executor runs in the OS jail (`sandbox.jail`); default `auto`. */
   readonly jail?: JailMode;
   /**
-   * How long this process, while it waits for an answer, and the executor, after its answers,
-   * keep polling instead of sleeping, µs (`sandbox.pollMicros`; util/hot-loop.ts); default
-   * `defaultPollMicros()`: 100 with two CPUs or more, 0 with one.
+   * How long this process keeps polling instead of sleeping while it waits for an answer, µs
+   * (`sandbox.pollMicros`; util/hot-loop.ts); the executor polls as long after its answers, 25 µs
+   * at most. Default `defaultPollMicros()`: 100 with two CPUs or more, 0 with one.
    */
   readonly pollMicros?: number;
 }

@@ -1,0 +1,69 @@
+import { PassThrough } from 'node:stream';
+import { defineTool } from '@toolhost/plugin-sdk';
+import { afterEach, describe, expect, it } from 'vitest';
+import * as z from 'zod';
+import type { ToolHost } from '../../src/host/host.js';
+import { createHost } from '../../src/index.js';
+import { serveStdioRecorded } from '../../src/serve/stdio.js';
+
+let host: ToolHost | undefined;
+afterEach(async () => {
+  await host?.close();
+  host = undefined;
+});
+
+/** A stdio server on in-memory pipes with `sandbox.pollMicros` as given, and 10 tool calls through it. */
+async function tenCalls(pollMicros: number) {
+  host = await createHost({
+    pluginsDir: false,
+    builtins: false,
+    configFile: false,
+    sandbox: { mode: 'process', pollMicros },
+    customTools: [
+      defineTool({ name: 'echo', description: 'Echoes', input: z.object({}), execute: () => 'echo' }),
+    ],
+  });
+  const stdin = new PassThrough();
+  const stdout = new PassThrough();
+  const answered = new Set<unknown>();
+  let waiting: (() => void) | undefined;
+  stdout.on('data', (chunk: Buffer) => {
+    for (const line of `${chunk}`.split('\n').filter(Boolean))
+      answered.add((JSON.parse(line) as { id?: unknown }).id);
+    waiting?.();
+  });
+  const answerTo = async (id: number) => {
+    while (!answered.has(id)) await new Promise<void>((resolve) => (waiting = resolve));
+  };
+  const served = await serveStdioRecorded(host, { stdin, stdout }, undefined);
+  const send = (message: unknown) => stdin.write(`${JSON.stringify(message)}\n`);
+  send({
+    jsonrpc: '2.0',
+    id: 0,
+    method: 'initialize',
+    params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } },
+  });
+  await answerTo(0);
+  send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+  for (let id = 1; id <= 10; id++) {
+    send({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'echo', arguments: {} } });
+    await answerTo(id);
+    // In-memory pipes answer within one turn; a real pipe's next request comes in a later turn.
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+  return served;
+}
+
+describe('serve over stdio between responses', () => {
+  it('polls for the next request after each response, for sandbox.pollMicros', async () => {
+    const served = await tenCalls(500);
+    expect(served.pollTurns()).toBeGreaterThan(0);
+    await served.close();
+  });
+
+  it('with sandbox.pollMicros 0, sleeps at once', async () => {
+    const served = await tenCalls(0);
+    expect(served.pollTurns()).toBe(0);
+    await served.close();
+  });
+});
