@@ -1,5 +1,5 @@
 import { ConfigError } from '@toolhost/host';
-import { defaultPollMicros, EXECUTOR_POLL_MICROS, ProcessSandbox } from '@toolhost/host/internal';
+import { defaultPollMicros, ProcessSandbox } from '@toolhost/host/internal';
 import { describe, expect, it } from 'vitest';
 import { burnerInProcess } from './burner-process.js';
 import { useHosts } from './project.js';
@@ -28,8 +28,7 @@ describe('polling between the host and the executor', () => {
       await nextTurn();
       expect(sandbox.pollTurns).toBe(turns);
       const stats = await sandbox.isolateStats();
-      // The executor's own window is shorter (util/hot-loop.ts EXECUTOR_POLL_MICROS).
-      expect(stats.polling?.micros).toBe(Math.min(500, EXECUTOR_POLL_MICROS));
+      expect(stats.polling?.micros).toBe(500);
       expect(stats.polling?.turns).toBeGreaterThan(0);
     } finally {
       await sandbox.close();
@@ -55,9 +54,7 @@ describe('polling between the host and the executor', () => {
     expect((await configured.isolates()).polling).toEqual({ micros: 0, turns: 0 });
     const byDefault = await h.hostFor(made.root, { sandbox: 'process' });
     expect((await byDefault.session().call('healthy_echo', { text: 'x' })).result.isError).toBeFalsy();
-    expect((await byDefault.isolates()).polling?.micros).toBe(
-      Math.min(defaultPollMicros(), EXECUTOR_POLL_MICROS),
-    );
+    expect((await byDefault.isolates()).polling?.micros).toBe(defaultPollMicros());
   });
 
   it('refuses a window that is not a whole number of microseconds from 0, naming the key', async () => {

@@ -57,7 +57,7 @@ const channel = new Socket({ fd: 3, readable: true, writable: true });
 /** Replies leave in groups while a read's requests run: 16 first (see `FrameWriter`). */
 const REPLY_GROUP = 16;
 const writer = new FrameWriter(channel, setImmediate, REPLY_GROUP);
-/** Polls for the host's next request a while after each read (util/hot-loop.ts); the host sets the window. */
+/** Polls for the host's next request a while after each read and answer (util/hot-loop.ts); the host sets its limit. */
 let hot = new HotLoop(0);
 
 function send(message: FromExecutor, body?: string): void {
@@ -210,7 +210,7 @@ function handle(message: ToExecutor, body: string): void {
           ...pool.stats(),
           scripts: liveScriptIsolates(),
           memory: processMemory(),
-          polling: { micros: hot.micros, turns: hot.turns },
+          polling: { micros: hot.maxMicros, turns: hot.turns },
         },
       });
       return;
@@ -254,6 +254,7 @@ const reader = new FrameReader(
 );
 
 channel.on('data', (chunk: Buffer) => {
+  hot.heard();
   reader.push(chunk);
   // Counted before any of these requests runs: the process dying under one comes after the
   // count that names it started.

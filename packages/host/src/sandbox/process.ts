@@ -1,7 +1,7 @@
 import type { CallReply, DescribeReply, HookReply } from '@toolhost/plugin-sdk/protocol';
 import { jailedPid, type Walls } from '../jail/index.js';
 import { asCancellation } from '../util/cancel.js';
-import { defaultPollMicros, EXECUTOR_POLL_MICROS, HotLoop } from '../util/hot-loop.js';
+import { defaultPollMicros, HotLoop } from '../util/hot-loop.js';
 import { residentBytesOf } from '../util/memory.js';
 import { builtEntry } from '../util/package.js';
 import { callLogs } from './call-handlers.js';
@@ -131,8 +131,7 @@ export class ProcessSandbox implements Sandbox {
     });
     this.#executor = executor;
     executor.writer.send(JSON.stringify({ t: 'isolates', settings: this.#isolates } satisfies ToExecutor));
-    const micros = Math.min(this.#hot.micros, EXECUTOR_POLL_MICROS);
-    executor.writer.send(JSON.stringify({ t: 'poll', micros } satisfies ToExecutor));
+    executor.writer.send(JSON.stringify({ t: 'poll', micros: this.#hot.maxMicros } satisfies ToExecutor));
     // Every plugin needs the base prelude: sent at once, so it is compiled while requests come.
     sendPrelude(executor, 'base');
     for (const entry of this.#versions.live()) {
@@ -169,6 +168,7 @@ export class ProcessSandbox implements Sandbox {
   }
 
   #onMessage(frame: Frame, from: Executor): void {
+    this.#hot.heard();
     handleFrame(frame, from, this.#pending, { heard: () => this.#updateHeartbeat() });
   }
 

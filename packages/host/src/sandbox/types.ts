@@ -25,7 +25,7 @@ export interface IsolateStats extends IsolateSettings {
   readonly memory?: ProcessMemory;
   /** How the isolates of each prelude (`base`, `full`) made in that process so far start. */
   readonly preludes?: Partial<Record<'base' | 'full', PreludeStart>>;
-  /** The executor's polling after its answers (util/hot-loop.ts): its window, µs, and the turns it polled. */
+  /** The executor's polling after its answers (util/hot-loop.ts): its limit, µs, and the turns it polled. */
   readonly polling?: { readonly micros: number; readonly turns: number };
 }
 
@@ -186,9 +186,10 @@ export interface ProcessSandboxOptions {
   /** Whether the executor runs in the OS jail (`sandbox.jail`); default `auto`. */
   readonly jail?: JailMode;
   /**
-   * How long this process keeps polling instead of sleeping while it waits for an answer, µs
-   * (`sandbox.pollMicros`; util/hot-loop.ts); the executor polls as long after its answers, 25 µs
-   * at most. Default `defaultPollMicros()`: 100 with two CPUs or more, 0 with one.
+   * How long, at most, this process keeps polling instead of sleeping while it waits for an
+   * answer, and the executor after its answers, µs (`sandbox.pollMicros`; util/hot-loop.ts: each
+   * polls about twice as long as its waits usually take). Default `defaultPollMicros()`: 100 with
+   * two CPUs or more, 0 with one.
    */
   readonly pollMicros?: number;
 }

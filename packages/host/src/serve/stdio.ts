@@ -153,11 +153,11 @@ class WireTransport implements Transport {
   /** The replayed `initialize` the client already had an answer to (early-stdio.ts). */
   #answered: string | number | undefined;
   /**
-   * Polls for the client's next request a while after each response (`sandbox.pollMicros`;
-   * util/hot-loop.ts): a client calling tool after tool then writes to a process that is awake.
-   * Sequential stdio calls to a process-sandbox plugin (scratch script, three rounds of 4,000):
-   * p50 216-266 µs with the host and the executor polling, 155-209 with serve polling too (272-309
-   * with none; the plain MCP server, 95-119 in the same runs).
+   * Polls for the client's next request a while after each response (`sandbox.pollMicros` at
+   * most; util/hot-loop.ts): a client calling tool after tool then writes to a process that is
+   * awake. Sequential stdio calls to a process-sandbox plugin (scratch script, three rounds of
+   * 4,000, before the windows adapted): p50 216-266 µs with the host and the executor polling,
+   * 155-209 with serve polling too (272-309 with none; the plain MCP server 95-119 then).
    */
   readonly hot: HotLoop;
 
@@ -174,6 +174,7 @@ class WireTransport implements Transport {
     this.#answered = answered;
     this.hot = hot;
     inner.onmessage = (message) => {
+      this.hot.heard();
       if (inFlight !== undefined) track(message, inFlight);
       this.onmessage?.(message);
     };

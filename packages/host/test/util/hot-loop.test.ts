@@ -88,6 +88,74 @@ describe('HotLoop', () => {
     expect(t.loop.turns).toBe(1);
   });
 
+  it('learns from the waits it sees: about twice their average, never past its limit', () => {
+    const t = fakeLoop(100);
+    expect(t.loop.windowMicros).toBe(100); // before any wait: the whole limit
+    for (let i = 0; i < 60; i++) {
+      t.loop.keep();
+      t.advance(0.01); // the answer comes 10 µs later
+      t.loop.heard();
+    }
+    expect(t.loop.windowMicros).toBeGreaterThan(19);
+    expect(t.loop.windowMicros).toBeLessThan(22);
+    // Waits of 45 µs: twice that would be 90, and 60 µs waits would ask for 120: capped at the limit.
+    for (let i = 0; i < 60; i++) {
+      t.loop.keep();
+      t.advance(0.06);
+      t.loop.heard();
+    }
+    expect(t.loop.windowMicros).toBe(100);
+  });
+
+  it('stops polling where the awaited message comes later than its limit, and starts again when it comes soon', () => {
+    const t = fakeLoop(100);
+    // serve's executor: the next request comes after the client's round trip, 300 µs.
+    for (let i = 0; i < 30; i++) {
+      t.loop.keep();
+      t.advance(0.3);
+      t.loop.heard();
+    }
+    expect(t.loop.windowMicros).toBe(0);
+    // The turn of the first waits' window (long past) ends the polling.
+    while (t.queued() > 0) t.turn();
+    t.loop.keep();
+    expect(t.queued()).toBe(0);
+    expect(t.loop.polling).toBe(false);
+    // Still measured while it does not poll: quick exchanges bring it back.
+    t.advance(0.01);
+    t.loop.heard();
+    for (let i = 0; i < 30; i++) {
+      t.loop.keep();
+      t.advance(0.01);
+      t.loop.heard();
+    }
+    expect(t.loop.windowMicros).toBeGreaterThan(0);
+    t.loop.keep();
+    expect(t.loop.polling).toBe(true);
+  });
+
+  it('an idle minute counts as a long wait, not as a minute: a few quick waits win it back', () => {
+    const t = fakeLoop(100);
+    t.loop.keep();
+    t.advance(60_000);
+    t.loop.heard();
+    let quick = 0;
+    while (t.loop.windowMicros === 0 || quick === 0) {
+      t.loop.keep();
+      t.advance(0.01);
+      t.loop.heard();
+      quick += 1;
+    }
+    expect(quick).toBeLessThan(5);
+  });
+
+  it('a message heard with no keep() before it is no wait', () => {
+    const t = fakeLoop(100);
+    t.advance(5);
+    t.loop.heard();
+    expect(t.loop.windowMicros).toBe(100);
+  });
+
   it('runs on the real event loop: polls, then stops by itself', async () => {
     const loop = new HotLoop(2_000);
     loop.keep();
