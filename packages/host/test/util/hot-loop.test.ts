@@ -149,6 +149,38 @@ describe('HotLoop', () => {
     expect(quick).toBeLessThan(5);
   });
 
+  it('stops polling when the message comes only after its window, probing now and then, and resumes when a probe pays', () => {
+    const t = fakeLoop(100);
+    /**
+     * One exchange: keep(), then the message 50 µs later, heard while still polling (`paid`) or
+     * only once the window ended (the other side could not run while this one polled). Returns
+     * whether keep() polled.
+     */
+    const exchange = (paid: boolean) => {
+      t.loop.keep();
+      const polled = t.loop.polling;
+      if (polled && !paid)
+        t.turn(0.2); // the window ends first
+      else t.advance(0.05);
+      t.loop.heard();
+      while (t.queued() > 0) t.turn(1); // nothing left pending between exchanges
+      return polled;
+    };
+    expect(exchange(true)).toBe(true);
+    expect(exchange(false)).toBe(true);
+    expect(exchange(false)).toBe(true);
+    // Out of points: one exchange in 16 probes.
+    const polled: boolean[] = [];
+    for (let i = 0; i < 32; i++) polled.push(exchange(false));
+    expect(polled.filter(Boolean).length).toBe(2);
+    // The next probe pays: it polls again from then on.
+    let probes = 0;
+    while (!exchange(true)) probes += 1;
+    expect(probes).toBeLessThan(16);
+    expect(exchange(true)).toBe(true);
+    expect(exchange(true)).toBe(true);
+  });
+
   it('a message heard with no keep() before it is no wait', () => {
     const t = fakeLoop(100);
     t.advance(5);
