@@ -129,6 +129,29 @@ describe("issue 29's benches print every figure with its goal", () => {
     expect(floor).toMatch(new RegExp(`prelude alone ${NUMBER} MB .*\\[goal: ≤ 3 MB; `));
   });
 
+  it('polling.mjs: sequential calls with polling on and off, embedded and served, against the plain server', async () => {
+    const out = await bench('polling.mjs', { BENCH_BLOCKS: '1', BENCH_WARMUP: '1' });
+    for (const label of [
+      'plugin, process sandbox, polling off',
+      'plugin, process sandbox, polling on (default)',
+      'toolhost serve, stdio, polling off',
+      'toolhost serve, stdio, polling on (default)',
+    ]) {
+      const escaped = label.replace(/[()]/g, '\\$&');
+      expect(out).toMatch(
+        new RegExp(
+          `${escaped} +${NUMBER} +${NUMBER} +${NUMBER} +${NUMBER}× +${NUMBER}× +${NUMBER} \\+ +${NUMBER} = +${NUMBER}`,
+        ),
+      );
+    }
+    expect(out).toMatch(
+      new RegExp(`polling on over off, process sandbox: p50 +${NUMBER}×, mean +${NUMBER}×, CPU +${NUMBER}×`),
+    );
+    expect(out).toMatch(
+      new RegExp(`polling on over off, serve over stdio: p50 +${NUMBER}×, mean +${NUMBER}×, CPU +${NUMBER}×`),
+    );
+  });
+
   it('serve-start.mjs: spawn to the first tools/list answer, warm, against its goal', async () => {
     const out = await bench('serve-start.mjs', { BENCH_RUNS: '1' }, []);
     expect(out).toMatch(new RegExp(`warm +initialize p50 ${NUMBER} ms, first tools/list p50 ${NUMBER} ms`));

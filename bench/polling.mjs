@@ -1,0 +1,200 @@
+// What polling instead of sleeping (`sandbox.pollMicros`, packages/host/src/util/hot-loop.ts)
+// buys and costs on sequential calls, in one run: the plain MCP server over stdio (the
+// published server-everything `echo` through the SDK client), the echo plugin in an embedded
+// host's process sandbox with polling off (`pollMicros: 0`) and on (the default), and
+// `toolhost serve` over stdio (jailed executor) off and on. Each path gets BENCH_WARMUP
+// sequential calls, then BENCH_BLOCKS rounds of a 100-call block per path (the order rotating
+// each round). Printed: p50, p95 and mean per path with their ratios to the plain server, and
+// CPU µs per call of this process (the host, or the client of a served path) and of the path's
+// child processes (the executor; serve and its executor), from /proc.
+// Run: `npm run build && node --no-node-snapshot bench/polling.mjs` (in `npm run bench`).
+// Where the two processes of a call share a CPU (this VM's scheduler packs tasks onto one vCPU
+// when they idle a lot, as bench/boundary.mjs's interleaving of eight paths lets them), polling
+// cannot pay and stops by itself; this bench's few paths leave them on two CPUs.
+import { readdirSync, readFileSync } from 'node:fs';
+import { cp, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { createHost } from '@toolhost/host';
+import { internalsOf } from '@toolhost/host/internal';
+import { setting } from './lib/settings.mjs';
+
+const BLOCKS = setting('BENCH_BLOCKS', 80);
+const WARMUP = setting('BENCH_WARMUP', 2_000);
+const BLOCK_SIZE = 100;
+const here = path.dirname(fileURLToPath(import.meta.url));
+const REPO = path.resolve(here, '..');
+const require = createRequire(import.meta.url);
+const EVERYTHING_BIN = (() => {
+  const manifest = require.resolve('@modelcontextprotocol/server-everything/package.json');
+  return path.join(path.dirname(manifest), require(manifest).bin['mcp-server-everything']);
+})();
+const TOOLHOST_BIN = path.join(REPO, 'packages', 'host', 'bin', 'toolhost.js');
+const TICK_US = 1e6 / 100; // /proc/<pid>/stat counts in clock ticks of 10 ms
+
+/** CPU of `pid` so far, µs (utime + stime), or 0 once it is gone. */
+function cpuUs(pid) {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) * TICK_US;
+  } catch {
+    return 0;
+  }
+}
+
+/** `pid` and all its descendants (bubblewrap's tree around a jailed executor included). */
+function treeOf(pid) {
+  const parents = new Map();
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      parents.set(Number(entry), Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]));
+    } catch {
+      // Gone meanwhile.
+    }
+  }
+  const found = [pid];
+  for (let i = 0; i < found.length; i++) {
+    for (const [child, parent] of parents) if (parent === found[i]) found.push(child);
+  }
+  return found;
+}
+
+async function project(pollMicros) {
+  const root = await mkdtemp(path.join(tmpdir(), 'toolhost-bench-polling-'));
+  await mkdir(path.join(root, 'plugins'));
+  await cp(path.join(here, 'fixtures', 'plugins', 'echo'), path.join(root, 'plugins', 'echo'), {
+    recursive: true,
+  });
+  if (pollMicros !== undefined) {
+    await writeFile(path.join(root, 'toolhost.config.json'), JSON.stringify({ sandbox: { pollMicros } }));
+  }
+  return root;
+}
+
+async function stdioPath(key, label, args, tool, argsOf) {
+  const transport = new StdioClientTransport({ command: process.execPath, args, stderr: 'ignore' });
+  const client = new Client({ name: 'polling-bench', version: '1.0.0' });
+  await client.connect(transport);
+  const pid = transport.pid;
+  return {
+    key,
+    label,
+    call: (text) => client.callTool({ name: tool, arguments: argsOf(text) }),
+    children: () => treeOf(pid),
+    close: () => client.close(),
+  };
+}
+
+async function hostPath(key, label, root) {
+  const host = await createHost({ root, builtins: false, sandbox: 'process' });
+  const session = host.session();
+  return {
+    key,
+    label,
+    call: (text) => session.call('echo_text', { text }).then((outcome) => outcome.result),
+    children: () => {
+      const pid = internalsOf(host).sandbox?.executorPid;
+      return pid === undefined ? [] : [pid];
+    },
+    close: () => host.close(),
+  };
+}
+
+const roots = [await project(0), await project(undefined), await project(0), await project(undefined)];
+const paths = [
+  await stdioPath('plain', 'MCP SDK server, stdio (baseline)', [EVERYTHING_BIN, 'stdio'], 'echo', (text) => ({
+    message: text,
+  })),
+  await hostPath('embedded-off', 'plugin, process sandbox, polling off', roots[0]),
+  await hostPath('embedded-on', 'plugin, process sandbox, polling on (default)', roots[1]),
+  await stdioPath(
+    'served-off',
+    'toolhost serve, stdio, polling off',
+    ['--no-node-snapshot', TOOLHOST_BIN, 'serve', '--root', roots[2]],
+    'echo_text',
+    (text) => ({ text }),
+  ),
+  await stdioPath(
+    'served-on',
+    'toolhost serve, stdio, polling on (default)',
+    ['--no-node-snapshot', TOOLHOST_BIN, 'serve', '--root', roots[3]],
+    'echo_text',
+    (text) => ({ text }),
+  ),
+];
+
+try {
+  for (const p of paths) {
+    for (let i = 0; i < WARMUP; i++) {
+      const result = await p.call(`w${i}`);
+      if (result.isError) throw new Error(`${p.label}: ${JSON.stringify(result.content)}`);
+    }
+  }
+  const stats = new Map(paths.map((p) => [p.key, { samples: [], hostUs: 0, childUs: 0 }]));
+  for (let round = 0; round < BLOCKS; round++) {
+    for (let k = 0; k < paths.length; k++) {
+      const p = paths[(k + round) % paths.length];
+      const s = stats.get(p.key);
+      const children = p.children();
+      const childBefore = children.reduce((sum, pid) => sum + cpuUs(pid), 0);
+      const hostBefore = process.cpuUsage();
+      for (let i = 0; i < BLOCK_SIZE; i++) {
+        const text = `s${round}-${i}`;
+        const started = performance.now();
+        const result = await p.call(text);
+        s.samples.push((performance.now() - started) * 1000);
+        const echoed = result.content?.[0]?.text;
+        if (result.isError || typeof echoed !== 'string' || !echoed.endsWith(text)) {
+          throw new Error(`${p.label}: unexpected answer ${JSON.stringify(result)}`);
+        }
+      }
+      const host = process.cpuUsage(hostBefore);
+      s.hostUs += host.user + host.system;
+      s.childUs += children.reduce((sum, pid) => sum + cpuUs(pid), 0) - childBefore;
+    }
+  }
+  const calls = BLOCKS * BLOCK_SIZE;
+  const row = (p) => {
+    const s = stats.get(p.key);
+    const sorted = s.samples.sort((a, b) => a - b);
+    const at = (q) => sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)];
+    const mean = sorted.reduce((a, b) => a + b, 0) / sorted.length;
+    return { p50: at(0.5), p95: at(0.95), mean, hostUs: s.hostUs / calls, childUs: s.childUs / calls };
+  };
+  const rows = new Map(paths.map((p) => [p.key, row(p)]));
+  const base = rows.get('plain');
+  const f = (n) => n.toFixed(1).padStart(7);
+  const x = (n) => `${n.toFixed(2)}×`.padStart(7);
+  console.log(
+    `polling bench: ${WARMUP.toLocaleString('en-US')} warm-up calls per path, then ${BLOCKS} rounds of ${BLOCK_SIZE}-call blocks per path, interleaved; Node ${process.version}`,
+  );
+  console.log(
+    `${'path'.padEnd(46)}  p50 µs  p95 µs mean µs  p50 ratio mean ratio  CPU µs a call: this process + children`,
+  );
+  for (const p of paths) {
+    const r = rows.get(p.key);
+    console.log(
+      `${p.label.padEnd(46)} ${f(r.p50)} ${f(r.p95)} ${f(r.mean)}   ${x(r.p50 / base.p50)}    ${x(r.mean / base.mean)}   ${f(r.hostUs)} + ${f(r.childUs)} = ${f(r.hostUs + r.childUs)}`,
+    );
+  }
+  const on = rows.get('embedded-on');
+  const off = rows.get('embedded-off');
+  console.log(
+    `polling on over off, process sandbox: p50 ${x(on.p50 / off.p50)}, mean ${x(on.mean / off.mean)}, CPU ${x((on.hostUs + on.childUs) / (off.hostUs + off.childUs))}`,
+  );
+  const sOn = rows.get('served-on');
+  const sOff = rows.get('served-off');
+  console.log(
+    `polling on over off, serve over stdio: p50 ${x(sOn.p50 / sOff.p50)}, mean ${x(sOn.mean / sOff.mean)}, CPU ${x((sOn.hostUs + sOn.childUs) / (sOff.hostUs + sOff.childUs))}`,
+  );
+} finally {
+  for (const p of paths) await p.close().catch(() => {});
+  for (const root of roots) await rm(root, { recursive: true, force: true });
+}
