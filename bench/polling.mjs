@@ -11,7 +11,6 @@
 // Where the two processes of a call share a CPU (this VM's scheduler packs tasks onto one vCPU
 // when they idle a lot, as bench/boundary.mjs's interleaving of eight paths lets them), polling
 // cannot pay and stops by itself; this bench's few paths leave them on two CPUs.
-import { readdirSync, readFileSync } from 'node:fs';
 import { cp, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
@@ -21,6 +20,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { createHost } from '@toolhost/host';
 import { internalsOf } from '@toolhost/host/internal';
+import { cpuMicros, withDescendants } from './lib/proc.mjs';
 import { setting } from './lib/settings.mjs';
 
 const BLOCKS = setting('BENCH_BLOCKS', 80);
@@ -34,38 +34,6 @@ const EVERYTHING_BIN = (() => {
   return path.join(path.dirname(manifest), require(manifest).bin['mcp-server-everything']);
 })();
 const TOOLHOST_BIN = path.join(REPO, 'packages', 'host', 'bin', 'toolhost.js');
-const TICK_US = 1e6 / 100; // /proc/<pid>/stat counts in clock ticks of 10 ms
-
-/** CPU of `pid` so far, µs (utime + stime), or 0 once it is gone. */
-function cpuUs(pid) {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return (Number(fields[11]) + Number(fields[12])) * TICK_US;
-  } catch {
-    return 0;
-  }
-}
-
-/** `pid` and all its descendants (bubblewrap's tree around a jailed executor included). */
-function treeOf(pid) {
-  const parents = new Map();
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      parents.set(Number(entry), Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]));
-    } catch {
-      // Gone meanwhile.
-    }
-  }
-  const found = [pid];
-  for (let i = 0; i < found.length; i++) {
-    for (const [child, parent] of parents) if (parent === found[i]) found.push(child);
-  }
-  return found;
-}
-
 async function project(pollMicros) {
   const root = await mkdtemp(path.join(tmpdir(), 'toolhost-bench-polling-'));
   await mkdir(path.join(root, 'plugins'));
@@ -87,7 +55,7 @@ async function stdioPath(key, label, args, tool, argsOf) {
     key,
     label,
     call: (text) => client.callTool({ name: tool, arguments: argsOf(text) }),
-    children: () => treeOf(pid),
+    children: () => withDescendants([pid]),
     close: () => client.close(),
   };
 }
@@ -143,7 +111,7 @@ try {
       const p = paths[(k + round) % paths.length];
       const s = stats.get(p.key);
       const children = p.children();
-      const childBefore = children.reduce((sum, pid) => sum + cpuUs(pid), 0);
+      const childBefore = children.reduce((sum, pid) => sum + cpuMicros(pid), 0);
       const hostBefore = process.cpuUsage();
       for (let i = 0; i < BLOCK_SIZE; i++) {
         const text = `s${round}-${i}`;
@@ -157,7 +125,7 @@ try {
       }
       const host = process.cpuUsage(hostBefore);
       s.hostUs += host.user + host.system;
-      s.childUs += children.reduce((sum, pid) => sum + cpuUs(pid), 0) - childBefore;
+      s.childUs += children.reduce((sum, pid) => sum + cpuMicros(pid), 0) - childBefore;
     }
   }
   const calls = BLOCKS * BLOCK_SIZE;

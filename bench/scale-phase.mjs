@@ -1,7 +1,7 @@
 // One phase of bench/scale.mjs, in a fresh process (so nothing a process builds once, such as the
 // sandbox runtime or the build worker, is already warm): `start`, `memory` or `save`. Prints one
 // JSON line with its figures on stdout. Not meant to be run by hand; see bench/scale.mjs.
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import * as path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -9,6 +9,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { createHost, serveHttp } from '@toolhost/host';
 import { internalsOf } from '@toolhost/host/internal';
+import { parentsOf, withDescendants } from './lib/proc.mjs';
 import { pluginSource } from './scale-plugins.mjs';
 
 const [phase, root, countText] = process.argv.slice(2);
@@ -33,16 +34,7 @@ function rssMb(pid) {
  * isolates ("0.0 MB per live isolate").
  */
 function executorPids() {
-  const parents = new Map();
-  for (const name of readdirSync('/proc')) {
-    if (!/^\d+$/.test(name)) continue;
-    try {
-      const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
-      parents.set(Number(name), Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]));
-    } catch {
-      // Gone meanwhile.
-    }
-  }
+  const parents = parentsOf();
   const roots = [];
   for (const [pid, ppid] of parents) {
     if (ppid !== process.pid) continue;
@@ -52,11 +44,7 @@ function executorPids() {
       // Gone meanwhile.
     }
   }
-  const found = [...roots];
-  for (let i = 0; i < found.length; i++) {
-    for (const [pid, ppid] of parents) if (ppid === found[i]) found.push(pid);
-  }
-  return found;
+  return withDescendants(roots, parents);
 }
 
 const memory = () => ({
