@@ -152,10 +152,10 @@ export const configSchema = z
             .number()
             .int()
             .min(0)
-            .max(1_000_000)
+            .max(10_000)
             .optional()
             .describe(
-              'How long, at most, toolhost keeps polling instead of sleeping where the next message is due soon, microseconds: the host while a call runs in the executor, the executor after its answers, `serve` over stdio after each response; each polls about twice as long as its waits usually take, and not at all where they take longer than this. Spares a sequential call the wake-up of a sleeping process for a little CPU (default 100 with 2 CPUs or more, 0 with one; 0 turns it off; read when the sandbox or serve starts)',
+              'How long, at most, toolhost keeps polling instead of sleeping where the next message is due soon, microseconds: the host while a call runs in the executor, the executor after its reads and answers, `serve` over stdio after each response; each polls about twice as long as its waits usually take, and not at all where they take longer than this. Spares a sequential call the wake-up of a sleeping process for a little CPU (default 100 with 2 CPUs or more, 0 with one; 0 turns it off; read when the sandbox or serve starts)',
             ),
         }),
       ])

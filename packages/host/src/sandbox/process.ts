@@ -168,7 +168,7 @@ export class ProcessSandbox implements Sandbox {
   }
 
   #onMessage(frame: Frame, from: Executor): void {
-    this.#hot.heard();
+    if ((frame.head as { t?: unknown }).t === 'reply') this.#hot.heard(); // what it polls for
     handleFrame(frame, from, this.#pending, { heard: () => this.#updateHeartbeat() });
   }
 

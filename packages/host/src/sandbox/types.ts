@@ -187,7 +187,7 @@ export interface ProcessSandboxOptions {
   readonly jail?: JailMode;
   /**
    * How long, at most, this process keeps polling instead of sleeping while it waits for an
-   * answer, and the executor after its answers, µs (`sandbox.pollMicros`; util/hot-loop.ts: each
+   * answer, and the executor after its reads and answers, µs (`sandbox.pollMicros`; util/hot-loop.ts: each
    * polls about twice as long as its waits usually take). Default `defaultPollMicros()`: 100 with
    * two CPUs or more, 0 with one.
    */

@@ -69,12 +69,14 @@ export async function serveStdioRecorded(
 ): Promise<{ close: () => Promise<void>; closed: Promise<void>; pollTurns: () => number }> {
   const stdin = options.stdin ?? process.stdin;
   const out = coalescing(options.stdout ?? process.stdout);
+  /** Until the connection ends: no polling after it. */
+  let open = true;
   const wire = new WireTransport(
     new StdioServerTransport(stdin, out),
     out,
     inFlight,
     options.handover?.initializeId,
-    new HotLoop(pollMicrosOf(host.config)),
+    new HotLoop(pollMicrosOf(host.config), () => open),
   );
   const disposers = new Set<() => void>();
   let resolveClosed!: () => void;
@@ -87,6 +89,7 @@ export async function serveStdioRecorded(
   };
   const inputEnded = () => void close().catch(() => {});
   wire.closed = () => {
+    open = false;
     stdin.off('end', inputEnded);
     stdin.off('close', inputEnded);
     for (const dispose of disposers) dispose();
@@ -155,9 +158,11 @@ class WireTransport implements Transport {
   /**
    * Polls for the client's next request a while after each response (`sandbox.pollMicros` at
    * most; util/hot-loop.ts): a client calling tool after tool then writes to a process that is
-   * awake. Sequential stdio calls to a process-sandbox plugin (scratch script, three rounds of
-   * 4,000, before the windows adapted): p50 216-266 µs with the host and the executor polling,
-   * 155-209 with serve polling too (272-309 with none; the plain MCP server 95-119 then).
+   * awake. What it bought depends on where the scheduler puts the processes: with serve, its
+   * executor and the client on separate CPUs (a scratch script, three rounds of 4,000 sequential
+   * calls, before the windows adapted), p50 216-266 µs with the host and the executor polling,
+   * 155-209 with serve polling too (272-309 with none); interleaved with other paths, where this
+   * VM packs them onto one CPU (bench/polling.mjs), nothing either way (1.00-1.05×).
    */
   readonly hot: HotLoop;
 

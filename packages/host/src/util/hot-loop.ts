@@ -40,8 +40,9 @@ const PROBE_EVERY = 16;
  * that wakes a sleeping process costs both sides dearly. Measured on a 2-CPU Firecracker VM (its
  * idle CPUs halt at once, `guest_halt_poll_ns=0`), 5,000 sequential calls, echo plugin, jail off,
  * three rounds each (scratch load script; medians): neither side polling, p50 103-108 µs, CPU a
- * call host 45-48 µs + executor 54-62; both polling 100 µs, 25-31 µs with host 35-39 + executor
- * 36-40 µs: less CPU in all, as the waking writes it spares cost more than the polling turns.
+ * call host 45-48 µs + executor 54-62; both polling (100 µs then; 25-39 µs with the windows as
+ * below), host 35-39 + executor 36-40 µs: less CPU in all, as the waking writes it spares cost
+ * more than the polling turns.
  * Under load (64 and 5,000 in flight) the loop is busy anyway: throughput unchanged.
  *
  * How long: as long as the awaited message usually takes, learnt from the waits it saw (`heard`
@@ -53,8 +54,8 @@ const PROBE_EVERY = 16;
  * against 152-193 with the executor polling 25 µs).
  *
  * Whether: only while polling pays, i.e. the message comes while it still polls. Where it comes
- * only after the window, polling stops (one probe in {@link PROBE_EVERY} tries again). That is
- * the case when the other process shares this one's CPU: this VM's scheduler packs tasks onto one
+ * just after the window, as soon as this process stopped polling, polling stops (one probe in
+ * {@link PROBE_EVERY} tries again). That is the case when the other process shares this one's CPU: this VM's scheduler packs tasks onto one
  * vCPU (`sched_vcpu_pack`), where two polling processes only take turns. In bench/boundary.mjs,
  * whose interleaved paths leave their processes idle most of the time, the packed pair answered a
  * sequential process-plugin call in 46-57 µs without polling and in 80 µs polling regardless.
@@ -72,6 +73,8 @@ export class HotLoop {
   #keptAt: number | undefined;
   /** Whether the last `keep()` polled: its message, when heard, says whether that paid. */
   #tried = false;
+  /** The window that `keep()` polled for, µs. */
+  #triedWindow = 0;
   /** Points of polling that paid (see MAX_SCORE); at 0 it only probes. */
   #score = MISS_COST;
   #sinceProbe = 0;
@@ -117,6 +120,7 @@ export class HotLoop {
     const window = this.windowMicros;
     this.#tried = window > 0 && (this.#score > 0 || ++this.#sinceProbe % PROBE_EVERY === 0);
     if (!this.#tried) return;
+    this.#triedWindow = window;
     this.#until = now + window / 1000;
     if (this.#polling) return;
     this.#polling = true;
@@ -128,16 +132,22 @@ export class HotLoop {
     const keptAt = this.#keptAt;
     if (keptAt === undefined) return;
     this.#keptAt = undefined;
-    // A long wait (an idle minute) counts as twice the limit: enough to stop polling, not so much
-    // that a return to quick exchanges takes long to be learnt.
-    const waited = Math.min((this.#now() - keptAt) * 1000, 2 * this.#max);
-    this.#average += (waited - this.#average) * WEIGHT;
-    if (!this.#tried) return;
+    const waited = (this.#now() - keptAt) * 1000;
+    // A long wait (an idle minute, a slow tool) counts as twice the limit: a few in a row stop
+    // the polling, and a return to quick exchanges is learnt within a few.
+    this.#average += (Math.min(waited, 2 * this.#max) - this.#average) * WEIGHT;
+    const tried = this.#tried;
     this.#tried = false;
-    // Heard while still polling: it paid. Heard after the window: the other side could not answer
-    // while this process polled (on this VM the scheduler may put both on one CPU, where polling
-    // only delays it), or it answers later than the window: polling it again is a waste.
-    this.#score = this.#polling ? Math.min(MAX_SCORE, this.#score + 1) : Math.max(0, this.#score - MISS_COST);
+    if (!tried) return;
+    if (this.#polling) {
+      // Heard while still polling: it paid.
+      this.#score = Math.min(MAX_SCORE, this.#score + 1);
+    } else if (waited <= 2 * this.#triedWindow) {
+      // Heard just after the window: the other side answered as soon as this process stopped
+      // polling, i.e. it could not run meanwhile (on this VM the scheduler may put both on one
+      // CPU). A message that simply takes longer (a slow tool) only moves the average.
+      this.#score = Math.max(0, this.#score - MISS_COST);
+    }
   }
 
   readonly #turn = (): void => {

@@ -57,13 +57,19 @@ async function tenCalls(pollMicros: number) {
 describe('serve over stdio between responses', () => {
   it('polls for the next request after each response, for sandbox.pollMicros', async () => {
     const served = await tenCalls(500);
-    expect(served.pollTurns()).toBeGreaterThan(0);
-    await served.close();
+    try {
+      expect(served.pollTurns()).toBeGreaterThan(0);
+    } finally {
+      await served.close();
+    }
   });
 
   it('with sandbox.pollMicros 0, sleeps at once', async () => {
     const served = await tenCalls(0);
-    expect(served.pollTurns()).toBe(0);
-    await served.close();
+    try {
+      expect(served.pollTurns()).toBe(0);
+    } finally {
+      await served.close();
+    }
   });
 });
