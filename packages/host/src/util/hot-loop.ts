@@ -26,8 +26,14 @@ const MAX_SCORE = 8;
 /** Polling it did not beat (heard after the window) costs this many points. */
 const MISS_COST = 2;
 
-/** At no points left, one `keep()` in this many polls all the same: a probe of whether it pays again. */
-const PROBE_EVERY = 16;
+/**
+ * At no points left, one `keep()` in this many polls all the same: a probe of whether it pays
+ * again. Each probe that misses costs a whole window of CPU: at one in 16, where the processes
+ * share a CPU, `serve` over stdio took 1.07-1.10× as long with polling as without
+ * (bench/polling.mjs), and the process plugin 150-159 µs of CPU a sequential call in
+ * bench/boundary.mjs against ≈ 102 without polling.
+ */
+export const PROBE_EVERY = 64;
 
 /**
  * Keeps this process's event loop polling for a while after it sent something an answer (or a

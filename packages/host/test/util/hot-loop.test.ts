@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_POLL_MICROS, defaultPollMicros, HotLoop } from '../../src/util/hot-loop.js';
+import { DEFAULT_POLL_MICROS, defaultPollMicros, HotLoop, PROBE_EVERY } from '../../src/util/hot-loop.js';
 
 /** A loop whose turns run when the test says, on a clock the test moves (ms). */
 function fakeLoop(micros: number, still: () => boolean = () => true) {
@@ -191,14 +191,14 @@ describe('HotLoop', () => {
     expect(exchange(true)).toBe(true);
     expect(exchange(false)).toBe(true);
     expect(exchange(false)).toBe(true);
-    // Out of points: one exchange in 16 probes.
+    // Out of points: one exchange in PROBE_EVERY probes.
     const polled: boolean[] = [];
-    for (let i = 0; i < 32; i++) polled.push(exchange(false));
+    for (let i = 0; i < 2 * PROBE_EVERY; i++) polled.push(exchange(false));
     expect(polled.filter(Boolean).length).toBe(2);
     // The next probe pays: it polls again from then on.
     let probes = 0;
-    while (probes < 50 && !exchange(true)) probes += 1;
-    expect(probes).toBeLessThan(16);
+    while (probes < 2 * PROBE_EVERY && !exchange(true)) probes += 1;
+    expect(probes).toBeLessThan(PROBE_EVERY);
     expect(exchange(true)).toBe(true);
     expect(exchange(true)).toBe(true);
   });
