@@ -23,13 +23,13 @@ const WEIGHT = 1 / 8;
 /** Polling that the awaited message beat (heard while polling) earns a point, up to this. */
 const MAX_SCORE = 8;
 
-/** Polling it did not beat (heard after the window) costs this many points. */
+/** Polling it did not beat (heard just after the window) costs this many points. */
 const MISS_COST = 2;
 
 /**
  * At no points left, one `keep()` in this many polls all the same: a probe of whether it pays
  * again. Each probe that misses costs a whole window of CPU: at one in 16, where the processes
- * share a CPU, `serve` over stdio took 1.07-1.10× as long with polling as without
+ * share a CPU, `serve` over stdio took 1.08-1.10× as long with polling as without
  * (bench/polling.mjs), and the process plugin 150-159 µs of CPU a sequential call in
  * bench/boundary.mjs against ≈ 102 without polling.
  */
@@ -61,8 +61,9 @@ export const PROBE_EVERY = 64;
  *
  * Whether: only while polling pays, i.e. the message comes while it still polls. Where it comes
  * just after the window, as soon as this process stopped polling, polling stops (one probe in
- * {@link PROBE_EVERY} tries again). That is the case when the other process shares this one's CPU: this VM's scheduler packs tasks onto one
- * vCPU (`sched_vcpu_pack`), where two polling processes only take turns. In bench/boundary.mjs,
+ * {@link PROBE_EVERY} tries again). That is the case when the other process shares this one's
+ * CPU: this VM's scheduler packs tasks onto one vCPU (`sched_vcpu_pack`), where two polling
+ * processes only take turns. In bench/boundary.mjs,
  * whose interleaved paths leave their processes idle most of the time, the packed pair answered a
  * sequential process-plugin call in 46-57 µs without polling and in 80 µs polling regardless.
  *
