@@ -11,29 +11,21 @@ export type JailSetting = 'auto' | 'required' | 'off';
 export interface SandboxSetting {
   readonly mode: SandboxMode;
   readonly jail: JailSetting;
-  /** `sandbox.pollMicros`; absent: the machine's default (util/hot-loop.ts `defaultPollMicros`). */
-  readonly pollMicros?: number;
+  /** `sandbox.pollMicros`, or the machine's default (util/hot-loop.ts `defaultPollMicros`). */
+  readonly pollMicros: number;
 }
 
 /** The `sandbox` key as an object (its string form is the mode alone). */
-export function sandboxObject(
-  value: ToolhostConfig['sandbox'],
-): { mode?: SandboxMode; jail?: JailSetting; pollMicros?: number } | undefined {
+export function sandboxObject(value: ToolhostConfig['sandbox']): Exclude<ToolhostConfig['sandbox'], string> {
   return typeof value === 'string' ? { mode: value } : value;
 }
 
-/** The sandbox settings of a config, defaults filled in: `process`, jailed where the system allows. */
+/** The sandbox settings of a config, defaults filled in: `process`, jailed where the system allows, the machine's polling. */
 export function sandboxSettingOf(config: Pick<ToolhostConfig, 'sandbox'>): SandboxSetting {
   const value = sandboxObject(config.sandbox);
-  const poll = value?.pollMicros;
   return {
     mode: value?.mode ?? 'process',
     jail: value?.jail ?? 'auto',
-    ...(poll === undefined ? {} : { pollMicros: poll }),
+    pollMicros: value?.pollMicros ?? defaultPollMicros(),
   };
-}
-
-/** `sandbox.pollMicros`, or this machine's default (util/hot-loop.ts). */
-export function pollMicrosOf(config: Pick<ToolhostConfig, 'sandbox'>): number {
-  return sandboxSettingOf(config).pollMicros ?? defaultPollMicros();
 }

@@ -9,8 +9,8 @@ export interface SandboxPlacement {
   readonly mode: SandboxMode;
   readonly jail: JailSetting;
   readonly isolates: IsolateSettings;
-  /** `sandbox.pollMicros` (process mode), kept for its life; absent: the machine's default. */
-  readonly pollMicros?: number;
+  /** `sandbox.pollMicros` (process mode), kept for its life. */
+  readonly pollMicros: number;
 }
 
 /**

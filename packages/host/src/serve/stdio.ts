@@ -6,7 +6,7 @@ import type {
   TransportSendOptions,
 } from '@modelcontextprotocol/server';
 import { StdioServerTransport, serveStdio as serveStdioEntry } from '@modelcontextprotocol/server/stdio';
-import { pollMicrosOf } from '../config/sandbox.js';
+import { sandboxSettingOf } from '../config/sandbox.js';
 import type { ToolHost } from '../host/host.js';
 import { HotLoop } from '../util/hot-loop.js';
 import { createModernServer, createModernServing, type ModernServing } from './modern.js';
@@ -76,7 +76,7 @@ export async function serveStdioRecorded(
     out,
     inFlight,
     options.handover?.initializeId,
-    new HotLoop(pollMicrosOf(host.config), () => open),
+    new HotLoop(sandboxSettingOf(host.config).pollMicros, () => open),
   );
   const disposers = new Set<() => void>();
   let resolveClosed!: () => void;
