@@ -1,7 +1,7 @@
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { DEFAULT_SANDBOX_LIMITS } from '@toolhost/host';
-import { bundlePlugin, type ProcessSandbox } from '@toolhost/host/internal';
+import { bundlePlugin, ProcessSandbox, type ProcessSandboxOptions } from '@toolhost/host/internal';
 
 const fixtures = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../fixtures/plugins');
 
@@ -35,4 +35,17 @@ export async function burnerInProcess(sandbox: ProcessSandbox) {
       sinks,
       new AbortController().signal,
     );
+}
+
+/** A process sandbox made with `options` and the burner loaded in it, closed after `use`, whatever it did. */
+export async function withBurner(
+  options: ProcessSandboxOptions,
+  use: (call: Awaited<ReturnType<typeof burnerInProcess>>, sandbox: ProcessSandbox) => Promise<void>,
+): Promise<void> {
+  const sandbox = new ProcessSandbox(options);
+  try {
+    await use(await burnerInProcess(sandbox), sandbox);
+  } finally {
+    await sandbox.close();
+  }
 }

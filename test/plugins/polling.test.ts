@@ -1,7 +1,7 @@
 import { ConfigError } from '@toolhost/host';
-import { defaultPollMicros, ProcessSandbox } from '@toolhost/host/internal';
+import { defaultPollMicros } from '@toolhost/host/internal';
 import { describe, expect, it } from 'vitest';
-import { burnerInProcess } from './burner-process.js';
+import { withBurner } from './burner-process.js';
 import { useHosts } from './project.js';
 
 const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
@@ -16,9 +16,7 @@ describe('polling between the host and the executor', () => {
   const h = useHosts();
 
   it('both processes poll with a window, and the host stops once no call is in flight', async () => {
-    const sandbox = new ProcessSandbox({ pollMicros: 500 });
-    try {
-      const call = await burnerInProcess(sandbox);
+    await withBurner({ pollMicros: 500 }, async (call, sandbox) => {
       for (let i = 0; i < 5; i++) expect(await call(0, i)).toMatchObject({ kind: 'reply' });
       // Still polling once the executor's start and the first calls are behind it.
       const early = sandbox.pollTurns;
@@ -33,21 +31,15 @@ describe('polling between the host and the executor', () => {
       const stats = await sandbox.isolateStats();
       expect(stats.polling?.micros).toBe(500);
       expect(stats.polling?.turns).toBeGreaterThan(0);
-    } finally {
-      await sandbox.close();
-    }
+    });
   });
 
   it('with a window of 0 neither process polls', async () => {
-    const sandbox = new ProcessSandbox({ pollMicros: 0 });
-    try {
-      const call = await burnerInProcess(sandbox);
+    await withBurner({ pollMicros: 0 }, async (call, sandbox) => {
       for (let i = 0; i < 20; i++) expect(await call(0, i)).toMatchObject({ kind: 'reply' });
       expect(sandbox.pollTurns).toBe(0);
       expect((await sandbox.isolateStats()).polling).toEqual({ micros: 0, turns: 0 });
-    } finally {
-      await sandbox.close();
-    }
+    });
   });
 
   it('the window is sandbox.pollMicros in the config, the machine’s default without it', async () => {

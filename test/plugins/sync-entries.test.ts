@@ -1,6 +1,6 @@
-import { type InlineSandbox, internalsOf, ProcessSandbox } from '@toolhost/host/internal';
+import { type InlineSandbox, internalsOf } from '@toolhost/host/internal';
 import { describe, expect, it } from 'vitest';
-import { burnerInProcess } from './burner-process.js';
+import { withBurner } from './burner-process.js';
 import { textOf, useHosts } from './project.js';
 
 /**
@@ -70,23 +70,17 @@ describe.each(['inline', 'process'] as const)('sync entries (%s sandbox)', (sand
 
 describe('the executor process and sync entries', () => {
   it('never kills an executor whose sync entry is doing a plugin’s work within its CPU budget', async () => {
-    const sandbox = new ProcessSandbox({ heartbeatMs: 200 });
-    try {
-      const call = await burnerInProcess(sandbox);
+    await withBurner({ heartbeatMs: 200 }, async (call, sandbox) => {
       for (let i = 0; i < 3; i++) expect(await call(0, i)).toMatchObject({ kind: 'reply' });
       const generation = sandbox.generation;
       // 800 ms in one sync entry: four times the heartbeat, well within cpuMs.
       expect(await call(800, 9)).toMatchObject({ kind: 'reply', reply: { kind: 'ok' } });
       expect(sandbox.generation).toBe(generation);
-    } finally {
-      await sandbox.close();
-    }
+    });
   });
 
   it('sends the answers of a read’s first quick calls before a heavy call later in that read has run', async () => {
-    const sandbox = new ProcessSandbox();
-    try {
-      const call = await burnerInProcess(sandbox);
+    await withBurner({}, async (call) => {
       // Quick calls: the tool is promoted to sync entries.
       for (let i = 0; i < 3; i++) expect(await call(0, i)).toMatchObject({ kind: 'reply' });
       // One turn: 20 quick calls, then one that holds its sync entry for a second. The first is
@@ -106,9 +100,7 @@ describe('the executor process and sync entries', () => {
       expect(heavyDoneAtSecondAnswer).toBe(false);
       for (const outcome of await Promise.all(quick)) expect(outcome).toMatchObject({ kind: 'reply' });
       expect(await heavy).toMatchObject({ kind: 'reply', reply: { kind: 'ok' } });
-    } finally {
-      await sandbox.close();
-    }
+    });
   });
 });
 
