@@ -2,9 +2,11 @@ import type { ToolLogger, ToolResult } from '@toolhost/plugin-sdk';
 import { BACKSTOP_MS, type CallLimits, timerMs } from '../../config/limits.js';
 import type { ExecutionContext, InputAsker, RegisteredTool, TraceContext } from '../../types.js';
 import type { Cancellation, CancelSource } from '../../util/cancel.js';
+import { messageOf } from '../../util/errors.js';
 import { invalidInputResult } from './before-hooks.js';
 import type { CallEnd, CallObserver, WrapperContext } from './call-types.js';
 import { failureText, isCallStopped, isInvalidInputError } from './errors.js';
+import { toolResultSchema } from './result-schema.js';
 import { errorResult, resultSize } from './results.js';
 
 const noop = (): void => {};
@@ -85,6 +87,29 @@ function executedResult(tool: RegisteredTool, result: ToolResult, limits: CallLi
   return { status: result.isError === true ? 'tool-error' : 'ok', result };
 }
 
+/**
+ * `executedResult`, or, when the host cannot read the result, a failure that says where it is
+ * wrong. Plugin and MCP results are checked against the result schema where they cross into the
+ * host; an in-process tool's are not (trusted code, the fast path), so a block without its data
+ * got here and threw, and the call waited for its deadline.
+ */
+function readableResult(tool: RegisteredTool, result: ToolResult, limits: CallLimits): CallEnd {
+  try {
+    return executedResult(tool, result, limits);
+  } catch (error) {
+    const parsed = toolResultSchema.safeParse(result);
+    const why = parsed.success
+      ? messageOf(error)
+      : parsed.error.issues
+          .map((issue) => `${['result', ...issue.path].join('.')}: ${issue.message}`)
+          .join('; ');
+    return {
+      status: 'executor-threw',
+      result: errorResult(`Tool "${tool.descriptor.name}" returned a result the host cannot read: ${why}`),
+    };
+  }
+}
+
 /** How an executor's failure is reported. */
 function executorFailure(name: string, error: unknown, input: unknown): CallEnd {
   if (isInvalidInputError(error)) {
@@ -152,7 +177,7 @@ export function execute(
       return;
     }
     running.then(
-      (result) => settle(executedResult(tool, result, limits)),
+      (result) => settle(readableResult(tool, result, limits)),
       (error: unknown) => settle(executorFailure(name, error, input)),
     );
   });

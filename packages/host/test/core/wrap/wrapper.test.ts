@@ -128,6 +128,18 @@ describe('callTool: validation and execution', () => {
     expect(resultText(outcome.result)).toBe('Tool "boom" failed: disk on fire');
   });
 
+  it('answers at once, saying where, for a result the host cannot read (an image block without data)', async () => {
+    const tool = fakeTool('blank', 'custom', 'custom', {
+      run: async () => ({ content: [{ type: 'image', mimeType: 'image/png' }] }) as never,
+    });
+    // The call's deadline is far: before the fix the call waited for it.
+    const outcome = await callTool(tool, 't', {}, ctx([], { limits: { timeoutMs: 600_000 } }));
+    expect(outcome).toMatchObject({ status: 'executor-threw', result: { isError: true } });
+    expect(resultText(outcome.result)).toMatch(
+      /^Tool "blank" returned a result the host cannot read: result\.content\.0/,
+    );
+  });
+
   it('passes an isError result through as a tool error', async () => {
     const tool = fakeTool('soft', 'custom', 'custom', {
       run: async () => ({ content: [{ type: 'text', text: 'no such city' }], isError: true }),
