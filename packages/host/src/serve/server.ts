@@ -26,6 +26,7 @@ import { registerAppResources } from './app-resources.js';
 import { mcpApprover } from './approval.js';
 import { type approvalStateCodec, type ModernCall, modernCall, roundEnd, roundOf } from './approval-2026.js';
 import { legacyAsker, modernAsker } from './ask.js';
+import type { ToolCallHandler } from './direct-calls.js';
 import { type McpPrompt, registerPrompts } from './prompts.js';
 import { clientOf, ownerOf, protocolOf, traceOf } from './request-meta.js';
 
@@ -97,6 +98,8 @@ export interface ModernApprovals {
 export interface McpConnection {
   readonly server: Server;
   readonly session: Session;
+  /** The `tools/call` handler registered with `server` (stdio's direct path calls it too). */
+  readonly callTool: ToolCallHandler;
   readonly dispose: () => void;
 }
 
@@ -148,7 +151,7 @@ export function createMcpServer(
       }),
   });
 
-  registerToolHandlers(
+  const callTool = registerToolHandlers(
     server,
     session,
     options,
@@ -173,6 +176,7 @@ export function createMcpServer(
   return {
     server,
     session,
+    callTool,
     dispose: () => {
       stop();
       stopLoads();
@@ -194,10 +198,10 @@ export function registerToolHandlers(
   /** 2026-07-28: the calls in flight (an approval asks through its request) and the state's seal. */
   modern?: ModernApprovals,
   audit?: AuditSink,
-): void {
+): ToolCallHandler {
   server.setRequestHandler('tools/list', async () => ({ tools: session.tools('mcp') as never[] }));
 
-  server.setRequestHandler('tools/call', async (request, ctx) => {
+  const callTool: ToolCallHandler = async (request, ctx) => {
     const name = request.params.name;
     const requestId = ctx.mcpReq.id;
     const watch = options.watchCall?.({
@@ -286,7 +290,9 @@ export function registerToolHandlers(
     }
     record?.('allowed', outcome.status, outcome.durationMs);
     return toCallToolResult(outcome);
-  });
+  };
+  server.setRequestHandler('tools/call', callTool);
+  return callTool;
 }
 
 /** The last progress notification a call sent, while it runs. */

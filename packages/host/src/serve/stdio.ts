@@ -9,6 +9,7 @@ import { StdioServerTransport, serveStdio as serveStdioEntry } from '@modelconte
 import { sandboxSettingOf } from '../config/sandbox.js';
 import type { ToolHost } from '../host/host.js';
 import { HotLoop } from '../util/hot-loop.js';
+import { DirectCalls } from './direct-calls.js';
 import { createModernServer, createModernServing, type ModernServing } from './modern.js';
 import type { RequestId } from './reports.js';
 import { createMcpServer, type McpServeOptions } from './server.js';
@@ -66,7 +67,13 @@ export async function serveStdioRecorded(
   host: ToolHost,
   options: McpStdioOptions,
   inFlight: InFlightRecorder | undefined,
-): Promise<{ close: () => Promise<void>; closed: Promise<void>; pollTurns: () => number }> {
+): Promise<{
+  close: () => Promise<void>;
+  closed: Promise<void>;
+  pollTurns: () => number;
+  /** How many `tools/call` requests the direct path took (direct-calls.ts). */
+  directCalls: () => number;
+}> {
   const stdin = options.stdin ?? process.stdin;
   const out = coalescing(options.stdout ?? process.stdout);
   /** Until the connection ends: no polling after it. */
@@ -113,12 +120,24 @@ export async function serveStdioRecorded(
   };
   handle = serveStdioEntry(
     ({ era }) => {
-      const { server, dispose } =
-        era === 'modern' ? modernConnection(modernServing()) : createMcpServer(host, options);
+      if (era === 'modern') {
+        const { server, dispose } = modernConnection(modernServing());
+        disposers.add(dispose);
+        // The entry discards the instance that answered a `server/discover` probe of a client that
+        // then initialized: its host listeners go with it.
+        server.onclose = () => {
+          disposers.delete(dispose);
+          dispose();
+        };
+        return server;
+      }
+      const { server, dispose, callTool } = createMcpServer(host, options);
+      const direct = new DirectCalls(server, callTool, (message) => wire.send(message));
+      wire.direct = direct;
       disposers.add(dispose);
-      // The entry discards the instance that answered a `server/discover` probe of a client that
-      // then initialized: its host listeners go with it.
       server.onclose = () => {
+        if (wire.direct === direct) wire.direct = undefined;
+        direct.close();
         disposers.delete(dispose);
         dispose();
       };
@@ -138,7 +157,7 @@ export async function serveStdioRecorded(
     });
     await wire.send({ jsonrpc: '2.0', method: 'notifications/tools/list_changed' });
   }
-  return { closed, close, pollTurns: () => wire.hot.turns };
+  return { closed, close, pollTurns: () => wire.hot.turns, directCalls: () => wire.directCalls };
 }
 
 /**
@@ -165,6 +184,10 @@ class WireTransport implements Transport {
    * VM packs them onto one CPU (bench/polling.mjs), nothing either way (1.00-1.05×).
    */
   readonly hot: HotLoop;
+  /** The direct path of the 2025-11-25 connection's `tools/call` (direct-calls.ts). */
+  direct: DirectCalls | undefined;
+  /** How many requests the direct path took. */
+  directCalls = 0;
 
   constructor(
     inner: StdioServerTransport,
@@ -181,10 +204,15 @@ class WireTransport implements Transport {
     inner.onmessage = (message) => {
       this.hot.heard();
       if (inFlight !== undefined) track(message, inFlight);
+      if (this.direct?.take(message) === true) {
+        this.directCalls += 1;
+        return;
+      }
       this.onmessage?.(message);
     };
     inner.onerror = (error) => this.onerror?.(error);
     inner.onclose = () => {
+      this.direct?.close();
       this.onclose?.();
       this.closed();
     };

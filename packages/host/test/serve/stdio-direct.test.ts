@@ -1,0 +1,311 @@
+import { PassThrough } from 'node:stream';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import {
+  CallToolResultSchema,
+  ElicitRequestSchema,
+  type JSONRPCMessage,
+  LoggingMessageNotificationSchema,
+} from '@modelcontextprotocol/sdk/types.js';
+import { defineTool } from '@toolhost/plugin-sdk';
+import { afterEach, describe, expect, it } from 'vitest';
+import * as z from 'zod';
+import type { ToolHost } from '../../src/host/host.js';
+import { createHost } from '../../src/index.js';
+import { directRequestOf } from '../../src/serve/direct-calls.js';
+import { serveStdioRecorded } from '../../src/serve/stdio.js';
+
+/** A client transport over in-memory pipes to `serveStdio`, keeping every message the server sent. */
+class PipeTransport implements Transport {
+  onmessage?: (message: JSONRPCMessage) => void;
+  onclose?: () => void;
+  onerror?: (error: Error) => void;
+  readonly received: JSONRPCMessage[] = [];
+  #buffer = '';
+  constructor(
+    readonly stdin: PassThrough,
+    readonly stdout: PassThrough,
+  ) {}
+  async start() {
+    this.stdout.on('data', (chunk: Buffer) => {
+      this.#buffer += chunk.toString();
+      let end = this.#buffer.indexOf('\n');
+      while (end >= 0) {
+        const message = JSON.parse(this.#buffer.slice(0, end)) as JSONRPCMessage;
+        this.#buffer = this.#buffer.slice(end + 1);
+        this.received.push(message);
+        this.onmessage?.(message);
+        end = this.#buffer.indexOf('\n');
+      }
+    });
+  }
+  async send(message: JSONRPCMessage) {
+    this.stdin.write(`${JSON.stringify(message)}\n`);
+  }
+  async close() {
+    this.stdin.end();
+    this.onclose?.();
+  }
+}
+
+let host: ToolHost | undefined;
+let closeAll: (() => Promise<void>) | undefined;
+afterEach(async () => {
+  await closeAll?.();
+  closeAll = undefined;
+  await host?.close();
+  host = undefined;
+});
+
+const aborted: unknown[] = [];
+let release: (() => void) | undefined;
+const tools = [
+  defineTool({
+    name: 'echo',
+    description: 'Echoes',
+    input: z.object({ text: z.string() }),
+    execute: (i) => i.text,
+  }),
+  defineTool({
+    name: 'shaped',
+    description: 'Structured output',
+    input: z.object({}),
+    output: z.object({ n: z.number() }),
+    execute: () => ({ structuredContent: { n: 7 } }),
+  }),
+  defineTool({
+    name: 'picture',
+    description: 'An image block',
+    input: z.object({}),
+    execute: () => [{ type: 'image', data: 'aGk=', mimeType: 'image/png' }],
+  }),
+  defineTool({
+    name: 'broken',
+    description: 'An image block without its media type, which no CallToolResult may hold',
+    input: z.object({}),
+    execute: () => [{ type: 'image', data: 'aGk=' } as never],
+  }),
+  defineTool({
+    name: 'fails',
+    description: 'Throws',
+    input: z.object({}),
+    execute: () => {
+      throw new Error('it broke');
+    },
+  }),
+  defineTool({
+    name: 'chatty',
+    description: 'Logs at two levels',
+    input: z.object({}),
+    execute: (_input, ctx) => {
+      ctx.log.info('an info line');
+      ctx.log.warn('a warning line');
+      return 'logged';
+    },
+  }),
+  defineTool({
+    name: 'waits',
+    description: 'Runs until cancelled',
+    input: z.object({}),
+    execute: (_input, ctx) =>
+      new Promise<string>((resolve) => {
+        release?.();
+        ctx.signal.addEventListener('abort', () => {
+          aborted.push(ctx.signal.reason);
+          resolve('cancelled');
+        });
+      }),
+  }),
+  defineTool({
+    name: 'asks',
+    description: 'Asks the client a question',
+    input: z.object({}),
+    execute: async (_input, ctx) => {
+      const { name } = await ctx.ask({
+        name: {
+          method: 'elicitation/create',
+          params: {
+            message: 'Your name?',
+            requestedSchema: { type: 'object', properties: { name: { type: 'string' } } },
+          },
+        },
+      });
+      return `hello ${String((name as { content?: { name?: unknown } }).content?.name)}`;
+    },
+  }),
+];
+
+/** A host with the tools above served over in-memory stdio, and an SDK client connected to it. */
+async function served() {
+  host = await createHost({
+    pluginsDir: false,
+    builtins: false,
+    configFile: false,
+    customTools: tools,
+    approvals: { mcpClients: ['direct-test'] },
+  });
+  const stdin = new PassThrough();
+  const stdout = new PassThrough();
+  const server = await serveStdioRecorded(host, { stdin, stdout }, undefined);
+  const transport = new PipeTransport(stdin, stdout);
+  const client = new Client(
+    { name: 'direct-test', version: '1.0.0' },
+    { capabilities: { elicitation: { form: {} } } },
+  );
+  await client.connect(transport);
+  closeAll = async () => {
+    await client.close();
+    await server.close();
+  };
+  /** The same call, on the direct path and, with a progress token, on the SDK's. */
+  const bothWays = async (name: string) => {
+    const answer = async (meta?: { progressToken: string }) => {
+      const before = server.directCalls();
+      const id = transport.received.length;
+      await client
+        .request(
+          {
+            method: 'tools/call',
+            params: { name, arguments: {}, ...(meta === undefined ? {} : { _meta: meta }) },
+          },
+          CallToolResultSchema,
+        )
+        .catch(() => {});
+      const response = transport.received.slice(id).find((m) => 'result' in m || 'error' in m);
+      return { direct: server.directCalls() - before, response: { ...response, id: undefined } };
+    };
+    return { direct: await answer(), sdk: await answer({ progressToken: 'p' }) };
+  };
+  return { client, transport, server, bothWays };
+}
+
+describe('the direct path of tools/call over stdio', () => {
+  it('answers as the SDK path does: text, structured output, an image, a tool error', async () => {
+    const { client, server, bothWays } = await served();
+    expect(await client.callTool({ name: 'echo', arguments: { text: 'hi' } })).toEqual({
+      content: [{ type: 'text', text: 'hi' }],
+    });
+    expect(server.directCalls()).toBe(1);
+    for (const name of ['shaped', 'picture', 'fails']) {
+      const { direct, sdk } = await bothWays(name);
+      expect(direct.direct, name).toBe(1);
+      expect(sdk.direct, name).toBe(0);
+      expect(direct.response, name).toEqual(sdk.response);
+      expect('result' in direct.response, name).toBe(true);
+    }
+  });
+
+  it('answers a refused call with the protocol error the SDK path sends', async () => {
+    const { bothWays } = await served();
+    const { direct, sdk } = await bothWays('no_such_tool');
+    expect(direct.direct).toBe(1);
+    expect(direct.response).toEqual(sdk.response);
+    expect(direct.response).toMatchObject({ error: { code: -32602 } });
+    expect(JSON.stringify(direct.response)).toContain('no_such_tool');
+  });
+
+  it('refuses a result that is no CallToolResult, as the SDK path does', async () => {
+    const { bothWays } = await served();
+    const { direct, sdk } = await bothWays('broken');
+    expect(direct.direct).toBe(1);
+    for (const { response } of [direct, sdk]) {
+      expect(response).toMatchObject({ error: { code: -32602 } });
+      expect((response as { error: { message: string } }).error.message).toMatch(
+        /^Invalid tools\/call result/,
+      );
+    }
+  });
+
+  it('sends log lines at or above the level the client set', async () => {
+    const { client, server } = await served();
+    const lines: string[] = [];
+    client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => {
+      lines.push(`${n.params.level} ${JSON.stringify(n.params.data)}`);
+    });
+    await client.setLoggingLevel('warning');
+    await client.callTool({ name: 'chatty', arguments: {} });
+    expect(server.directCalls()).toBe(1);
+    expect(lines).toEqual(['warning "a warning line"']);
+  });
+
+  it('aborts a cancelled call, sends no response for it, and serves the next', async () => {
+    const { client, transport, server } = await served();
+    aborted.length = 0;
+    const started = new Promise<void>((resolve) => (release = resolve));
+    const controller = new AbortController();
+    const call = client.callTool({ name: 'waits', arguments: {} }, undefined, { signal: controller.signal });
+    await started;
+    controller.abort('the user gave up');
+    await expect(call).rejects.toThrow();
+    expect(await client.callTool({ name: 'echo', arguments: { text: 'next' } })).toEqual({
+      content: [{ type: 'text', text: 'next' }],
+    });
+    expect(server.directCalls()).toBe(2);
+    expect(aborted).toHaveLength(1);
+    const cancel = transport.received.length;
+    const ids = transport.received
+      .slice(0, cancel)
+      .flatMap((m) => ('id' in m && 'result' in m ? [m.id] : []));
+    // initialize, the echo: nothing for the cancelled call.
+    expect(ids).toHaveLength(2);
+  });
+
+  it("serves a tool's ctx.ask: the request reaches the client and its answer the tool", async () => {
+    const { client, server } = await served();
+    client.setRequestHandler(ElicitRequestSchema, async () => ({
+      action: 'accept',
+      content: { name: 'Ada' },
+    }));
+    expect(await client.callTool({ name: 'asks', arguments: {} })).toEqual({
+      content: [{ type: 'text', text: 'hello Ada' }],
+    });
+    expect(server.directCalls()).toBe(1);
+  });
+});
+
+describe('which calls take the direct path', () => {
+  const call = (params: unknown, extra: object = {}) =>
+    ({ jsonrpc: '2.0', id: 1, method: 'tools/call', params, ...extra }) as JSONRPCMessage;
+
+  it('a name, object arguments or none, and a W3C trace context in _meta', () => {
+    expect(directRequestOf(call({ name: 'a' }))).toEqual({ id: 1, params: { name: 'a' } });
+    expect(directRequestOf(call({ name: 'a', arguments: { x: 1 } }))?.params.arguments).toEqual({ x: 1 });
+    const meta = {
+      traceparent: '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01',
+      tracestate: 'a=b',
+    };
+    expect(directRequestOf(call({ name: 'a', _meta: meta }))?.params._meta).toEqual(meta);
+  });
+
+  it('not a progress token, a task, arguments that are no object, a name that is no string', () => {
+    expect(directRequestOf(call({ name: 'a', _meta: { progressToken: 1 } }))).toBeUndefined();
+    expect(directRequestOf(call({ name: 'a', task: { ttl: 1000 } }))).toBeUndefined();
+    expect(directRequestOf(call({ name: 'a', arguments: [1] }))).toBeUndefined();
+    expect(directRequestOf(call({ name: 'a', arguments: null }))).toBeUndefined();
+    expect(directRequestOf(call({ name: 7 }))).toBeUndefined();
+    expect(directRequestOf(call(undefined))).toBeUndefined();
+  });
+
+  it('not another method, nor a notification', () => {
+    expect(directRequestOf(call({ name: 'a' }, { method: 'tools/list' }))).toBeUndefined();
+    expect(
+      directRequestOf({ jsonrpc: '2.0', method: 'tools/call', params: { name: 'a' } } as JSONRPCMessage),
+    ).toBeUndefined();
+  });
+
+  it('before initialize the SDK answers', async () => {
+    host = await createHost({ pluginsDir: false, builtins: false, configFile: false, customTools: tools });
+    const stdin = new PassThrough();
+    const stdout = new PassThrough();
+    const server = await serveStdioRecorded(host, { stdin, stdout }, undefined);
+    closeAll = () => server.close();
+    const answered = new Promise<string>((resolve) =>
+      stdout.once('data', (chunk: Buffer) => resolve(`${chunk}`)),
+    );
+    stdin.write(
+      `${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'echo', arguments: { text: 'x' } } })}\n`,
+    );
+    await answered;
+    expect(server.directCalls()).toBe(0);
+  });
+});
