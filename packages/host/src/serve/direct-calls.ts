@@ -46,21 +46,23 @@ function onlyKeys(value: Record<string, unknown>, allowed: ReadonlySet<string>):
 }
 
 /**
- * `message` when it is a `tools/call` the direct path serves as the SDK would: a name, arguments
- * that are an object or absent, and `_meta` holding at most the trace context. Anything else (a
- * progress token, a task, params the SDK's schema would refuse) is undefined: the SDK's path.
+ * `message` (as parsed from JSON, unchecked) when it is a JSON-RPC `tools/call` request the direct
+ * path serves as the SDK would: an id that is a string or an integer, a name, arguments that are
+ * an object or absent, and `_meta` holding at most the trace context. Anything else (a progress
+ * token, a task, params the SDK's schema would refuse) is undefined: the SDK's path.
  */
-export function directRequestOf(message: JSONRPCMessage): DirectRequest | undefined {
-  if (!('method' in message) || message.method !== 'tools/call' || !('id' in message)) return undefined;
+export function directRequestOf(message: unknown): DirectRequest | undefined {
+  if (!isPlainObject(message) || message.jsonrpc !== '2.0' || message.method !== 'tools/call')
+    return undefined;
   const { id, params } = message;
-  if (typeof id !== 'string' && typeof id !== 'number') return undefined;
+  if (typeof id !== 'string' && !Number.isSafeInteger(id)) return undefined;
   if (!isPlainObject(params) || !onlyKeys(params, PARAM_KEYS) || typeof params.name !== 'string') {
     return undefined;
   }
   if (params.arguments !== undefined && !isPlainObject(params.arguments)) return undefined;
   const meta = params._meta;
   if (meta !== undefined && (!isPlainObject(meta) || !onlyKeys(meta, META_KEYS))) return undefined;
-  return { id, params: params as CallToolRequest['params'] };
+  return { id: id as RequestId, params: params as CallToolRequest['params'] };
 }
 
 /** Whether a result is plain text content, which needs no schema to be a valid `CallToolResult`. */

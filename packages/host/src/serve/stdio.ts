@@ -1,18 +1,21 @@
 import type { Readable, Writable } from 'node:stream';
-import type {
-  JSONRPCMessage,
-  MessageExtraInfo,
-  Transport,
-  TransportSendOptions,
+import {
+  type JSONRPCMessage,
+  type MessageExtraInfo,
+  parseJSONRPCMessage,
+  STDIO_DEFAULT_MAX_BUFFER_SIZE,
+  type Transport,
+  type TransportSendOptions,
 } from '@modelcontextprotocol/server';
 import { StdioServerTransport, serveStdio as serveStdioEntry } from '@modelcontextprotocol/server/stdio';
 import { sandboxSettingOf } from '../config/sandbox.js';
 import type { ToolHost } from '../host/host.js';
 import { HotLoop } from '../util/hot-loop.js';
-import { DirectCalls } from './direct-calls.js';
+import { DirectCalls, directRequestOf } from './direct-calls.js';
 import { createModernServer, createModernServing, type ModernServing } from './modern.js';
 import type { RequestId } from './reports.js';
 import { createMcpServer, type McpServeOptions } from './server.js';
+import { LineReader } from './stdio-lines.js';
 
 /** How `serveStdio` serves: the streams, and the session's options. */
 export interface McpStdioOptions extends McpServeOptions {
@@ -201,14 +204,20 @@ class WireTransport implements Transport {
     this.#inFlight = inFlight;
     this.#answered = answered;
     this.hot = hot;
-    inner.onmessage = (message) => {
-      this.hot.heard();
-      if (inFlight !== undefined) track(message, inFlight);
-      if (this.direct?.take(message) === true) {
-        this.directCalls += 1;
+    // The lines are read here, not by the SDK's transport, whose reading checks every message
+    // against its JSON-RPC schema: a direct call (direct-calls.ts) needs only `JSON.parse` and
+    // its own checks. Every other message gets the SDK's check, as before, before it is handled.
+    const lines = new LineReader(STDIO_DEFAULT_MAX_BUFFER_SIZE);
+    inner._ondata = (chunk: Buffer) => {
+      let read: string[];
+      try {
+        read = lines.push(chunk);
+      } catch (error) {
+        this.onerror?.(error as Error);
+        void inner.close().catch(() => {});
         return;
       }
-      this.onmessage?.(message);
+      for (const line of read) this.#line(line);
     };
     inner.onerror = (error) => this.onerror?.(error);
     inner.onclose = () => {
@@ -216,6 +225,31 @@ class WireTransport implements Transport {
       this.onclose?.();
       this.closed();
     };
+  }
+
+  /** One line from the client: a message, handled as the SDK's transport would hand it on. */
+  #line(line: string): void {
+    let value: unknown;
+    try {
+      value = JSON.parse(line);
+    } catch {
+      // As the SDK's transport does: a line that is no JSON is skipped.
+      return;
+    }
+    try {
+      const direct = directRequestOf(value) !== undefined;
+      const message = direct ? (value as JSONRPCMessage) : parseJSONRPCMessage(value);
+      this.hot.heard();
+      if (this.#inFlight !== undefined) track(message, this.#inFlight);
+      // A cancellation of a direct call is seen here too (and handed on).
+      if (this.direct?.take(message) === true) {
+        this.directCalls += 1;
+        return;
+      }
+      this.onmessage?.(direct ? parseJSONRPCMessage(value) : message);
+    } catch (error) {
+      this.onerror?.(error as Error);
+    }
   }
 
   start(): Promise<void> {

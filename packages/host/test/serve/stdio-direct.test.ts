@@ -309,3 +309,29 @@ describe('which calls take the direct path', () => {
     expect(server.directCalls()).toBe(0);
   });
 });
+
+describe('the lines serve reads from the client', () => {
+  it('split anywhere, with \\r\\n endings, a line that is no JSON skipped', async () => {
+    const { LineReader } = await import('../../src/serve/stdio-lines.js');
+    const reader = new LineReader(1024);
+    expect(reader.push(Buffer.from('{"a":1}\r\n{"b"'))).toEqual(['{"a":1}']);
+    expect(reader.push(Buffer.from(':2}'))).toEqual([]);
+    expect(reader.push(Buffer.from('\nnot json\n\n'))).toEqual(['{"b":2}', 'not json', '']);
+  });
+
+  it('a message longer than the limit is an error, and what was held is dropped', async () => {
+    const { LineReader } = await import('../../src/serve/stdio-lines.js');
+    const reader = new LineReader(8);
+    expect(reader.push(Buffer.from('12345'))).toEqual([]);
+    expect(() => reader.push(Buffer.from('6789'))).toThrow(/exceeded maximum size of 8 bytes/);
+    expect(reader.push(Buffer.from('ab\n'))).toEqual(['ab']);
+  });
+
+  it('an id that is no integer, or a jsonrpc other than 2.0, is not taken directly', () => {
+    const base = { jsonrpc: '2.0', method: 'tools/call', params: { name: 'a' } };
+    expect(directRequestOf({ ...base, id: 1.5 })).toBeUndefined();
+    expect(directRequestOf({ ...base, id: null })).toBeUndefined();
+    expect(directRequestOf({ ...base, id: 1, jsonrpc: '1.0' })).toBeUndefined();
+    expect(directRequestOf({ ...base, id: 'x' })).toEqual({ id: 'x', params: { name: 'a' } });
+  });
+});
