@@ -1,11 +1,11 @@
 import {
   type CallToolRequest,
   type CallToolResult,
-  isCallToolResult,
   type JSONRPCMessage,
   type LoggingLevel,
-  ProtocolErrorCode,
   type RequestId,
+  SdkError,
+  SdkErrorCode,
   type Server,
   type ServerContext,
 } from '@modelcontextprotocol/server';
@@ -18,9 +18,10 @@ import {
  * response again on the way out. Profiled under `toolhost serve` at 64 calls in flight, that was
  * half of the serve process's work a call (36 of its 43 µs main-thread CPU went to 15-18 without
  * it). A plain call (no progress token, no task, nothing in `_meta` but the W3C trace context)
- * needs none of it: the params are checked here, by hand, and the result when it is not plain
- * text. The call then runs through the very handler the SDK would have called, with a context
- * that does on stdio what the SDK's does; anything else takes the SDK's path.
+ * needs none of it: its params are checked here, by hand, and it runs through the very handler
+ * the SDK would have called, with a context that does on stdio what the SDK's does. A plain text
+ * result is sent as it is; any other outcome is handed back to the SDK to answer (`Replays`), so
+ * that its schema checks and shapes it. Anything else takes the SDK's path from the start.
  */
 
 /** The `tools/call` handler a connection registers with the SDK (serve/server.ts). */
@@ -32,6 +33,7 @@ export interface DirectRequest {
   readonly params: CallToolRequest['params'];
 }
 
+const MESSAGE_KEYS = new Set(['jsonrpc', 'id', 'method', 'params']);
 const PARAM_KEYS = new Set(['name', 'arguments', '_meta']);
 /** What `_meta` may hold on the direct path: the trace context the handler reads itself. */
 const META_KEYS = new Set(['traceparent', 'tracestate', 'baggage']);
@@ -54,12 +56,16 @@ function onlyKeys(value: Record<string, unknown>, allowed: ReadonlySet<string>):
 export function directRequestOf(message: unknown): DirectRequest | undefined {
   if (!isPlainObject(message) || message.jsonrpc !== '2.0' || message.method !== 'tools/call')
     return undefined;
+  // The SDK's JSON-RPC schema is strict: with another key, it refuses the message.
+  if (!onlyKeys(message, MESSAGE_KEYS)) return undefined;
   const { id, params } = message;
   if (typeof id !== 'string' && !Number.isSafeInteger(id)) return undefined;
   if (!isPlainObject(params) || !onlyKeys(params, PARAM_KEYS) || typeof params.name !== 'string') {
     return undefined;
   }
-  if (params.arguments !== undefined && !isPlainObject(params.arguments)) return undefined;
+  const args = params.arguments;
+  // An own `__proto__` key (JSON.parse makes one), which the SDK's parse drops: its path, then.
+  if (args !== undefined && (!isPlainObject(args) || Object.hasOwn(args, '__proto__'))) return undefined;
   const meta = params._meta;
   if (meta !== undefined && (!isPlainObject(meta) || !onlyKeys(meta, META_KEYS))) return undefined;
   return { id: id as RequestId, params: params as CallToolRequest['params'] };
@@ -98,6 +104,40 @@ function directContext(server: Server, request: DirectRequest, signal: AbortSign
   return { sessionId: undefined, mcpReq } as unknown as ServerContext;
 }
 
+/** How a direct call ended, for the SDK to answer when its answer is not plain text. */
+type Outcome =
+  | { readonly ok: true; readonly result: CallToolResult }
+  | { readonly ok: false; readonly error: unknown };
+
+/**
+ * Outcomes of direct calls handed back to the SDK: a result that is not plain text, or a thrown
+ * error, is answered by the SDK's own path (its 2025 result schema strips unknown keys, refuses
+ * what does not fit, and it encodes errors), with the handler it calls returning the outcome
+ * instead of running the call again.
+ */
+export class Replays {
+  readonly #outcomes = new Map<RequestId, Outcome>();
+
+  /** The handler to register with the SDK: a replayed call's outcome, else `callTool` itself. */
+  handler(callTool: ToolCallHandler): ToolCallHandler {
+    return async (request, ctx) => {
+      const outcome = this.#outcomes.get(ctx.mcpReq.id);
+      if (outcome === undefined) return callTool(request, ctx);
+      this.#outcomes.delete(ctx.mcpReq.id);
+      if (outcome.ok) return outcome.result;
+      throw outcome.error;
+    };
+  }
+
+  put(id: RequestId, outcome: Outcome): void {
+    this.#outcomes.set(id, outcome);
+  }
+
+  clear(): void {
+    this.#outcomes.clear();
+  }
+}
+
 /**
  * The calls a stdio connection serves on the direct path, while they run: each can be cancelled
  * (`notifications/cancelled`, then no response, as the SDK does), and all are when the connection
@@ -106,13 +146,34 @@ function directContext(server: Server, request: DirectRequest, signal: AbortSign
 export class DirectCalls {
   readonly #server: Server;
   readonly #handler: ToolCallHandler;
+  readonly #replays: Replays;
   readonly #send: (message: JSONRPCMessage) => Promise<void>;
+  readonly #replay: (message: JSONRPCMessage) => void;
   readonly #running = new Map<RequestId, AbortController>();
+  /**
+   * A message went to the SDK in this turn: the SDK starts its handler a few microtasks later, so
+   * a call read after it in the same turn takes the SDK's path too, and the order the client sent
+   * them in holds (a `logging/setLevel` before a call applies to the call's log lines).
+   */
+  #sdkTurn = false;
+  readonly #turnEnded = () => {
+    this.#sdkTurn = false;
+  };
 
-  constructor(server: Server, handler: ToolCallHandler, send: (message: JSONRPCMessage) => Promise<void>) {
+  constructor(
+    server: Server,
+    handler: ToolCallHandler,
+    replays: Replays,
+    /** Sends a response to the client. */
+    send: (message: JSONRPCMessage) => Promise<void>,
+    /** Hands a message to the SDK, as the client sent it. */
+    replay: (message: JSONRPCMessage) => void,
+  ) {
     this.#server = server;
     this.#handler = handler;
+    this.#replays = replays;
     this.#send = send;
+    this.#replay = replay;
   }
 
   /** How many calls run on the direct path now. */
@@ -122,50 +183,46 @@ export class DirectCalls {
 
   /**
    * Serves `message` when it is a direct call of an initialized connection, and says whether it
-   * did; a cancellation of a direct call aborts it (and is not taken: the SDK ignores it).
+   * did; a cancellation of a direct call aborts it (and is not taken: the SDK sees it too).
+   * The caller hands whatever is not taken to the SDK at once.
    */
   take(message: JSONRPCMessage): boolean {
+    const taken = this.#take(message);
+    if (!taken && !this.#sdkTurn) {
+      this.#sdkTurn = true;
+      setImmediate(this.#turnEnded);
+    }
+    return taken;
+  }
+
+  #take(message: JSONRPCMessage): boolean {
     if ('method' in message && message.method === 'notifications/cancelled') {
-      const params = (message as { params?: { requestId?: unknown; reason?: unknown } }).params;
-      const id = params?.requestId;
-      if (typeof id === 'string' || typeof id === 'number') this.#running.get(id)?.abort(params?.reason);
+      this.#cancel(message.params);
       return false;
     }
     // Before `initialize` the SDK answers; a duplicate id goes there too.
-    if (this.#server.getClientCapabilities() === undefined) return false;
+    if (this.#sdkTurn || this.#server.getClientCapabilities() === undefined) return false;
     const request = directRequestOf(message);
     if (request === undefined || this.#running.has(request.id)) return false;
     const controller = new AbortController();
     this.#running.set(request.id, controller);
     const { id } = request;
+    const answer = (outcome: Outcome): Promise<void> | undefined => {
+      if (controller.signal.aborted) return undefined;
+      if (outcome.ok && isPlainText(outcome.result)) {
+        return this.#send({ jsonrpc: '2.0', id, result: outcome.result });
+      }
+      this.#replays.put(id, outcome);
+      this.#replay(message);
+      return undefined;
+    };
     this.#handler(
       { method: 'tools/call', params: request.params },
       directContext(this.#server, request, controller.signal),
     )
       .then(
-        (result) => {
-          if (controller.signal.aborted) return;
-          if (isPlainText(result) || isCallToolResult(result)) {
-            return this.#send({ jsonrpc: '2.0', id, result });
-          }
-          return this.#send(errorResponse(id, ProtocolErrorCode.InvalidParams, 'Invalid tools/call result'));
-        },
-        (error: unknown) => {
-          if (controller.signal.aborted) return;
-          const {
-            code,
-            message: text,
-            data,
-          } = (error ?? {}) as { code?: unknown; message?: unknown; data?: unknown };
-          return this.#send(
-            errorResponse(
-              id,
-              Number.isSafeInteger(code) ? (code as number) : ProtocolErrorCode.InternalError,
-              typeof text === 'string' ? text : 'Internal error',
-              data,
-            ),
-          );
-        },
+        (result) => answer({ ok: true, result }),
+        (error: unknown) => answer({ ok: false, error }),
       )
       // The connection closed under the response: nobody is left to answer.
       .catch(() => {})
@@ -175,13 +232,21 @@ export class DirectCalls {
     return true;
   }
 
-  /** The connection closed: every call still running is aborted. */
-  close(): void {
-    for (const controller of this.#running.values()) controller.abort(new Error('the connection closed'));
-    this.#running.clear();
+  /** A cancellation, as the SDK's schema reads it: a string or integer id, a string reason if any. */
+  #cancel(params: unknown): void {
+    if (!isPlainObject(params)) return;
+    const { requestId, reason } = params;
+    if (typeof requestId !== 'string' && !Number.isSafeInteger(requestId)) return;
+    if (reason !== undefined && typeof reason !== 'string') return;
+    this.#running.get(requestId as RequestId)?.abort(reason);
   }
-}
 
-function errorResponse(id: RequestId, code: number, message: string, data?: unknown): JSONRPCMessage {
-  return { jsonrpc: '2.0', id, error: { code, message, ...(data === undefined ? {} : { data }) } };
+  /** The connection closed: every call still running is aborted, as the SDK aborts its own. */
+  close(): void {
+    for (const controller of this.#running.values()) {
+      controller.abort(new SdkError(SdkErrorCode.ConnectionClosed, 'Connection closed'));
+    }
+    this.#running.clear();
+    this.#replays.clear();
+  }
 }

@@ -134,8 +134,14 @@ export async function serveStdioRecorded(
         };
         return server;
       }
-      const { server, dispose, callTool } = createMcpServer(host, options);
-      const direct = new DirectCalls(server, callTool, (message) => wire.send(message));
+      const { server, dispose, callTool, replays } = createMcpServer(host, options);
+      const direct = new DirectCalls(
+        server,
+        callTool,
+        replays,
+        (message) => wire.send(message),
+        (message) => wire.handOn(message),
+      );
       wire.direct = direct;
       disposers.add(dispose);
       server.onclose = () => {
@@ -247,6 +253,15 @@ class WireTransport implements Transport {
         return;
       }
       this.onmessage?.(direct ? parseJSONRPCMessage(value) : message);
+    } catch (error) {
+      this.onerror?.(error as Error);
+    }
+  }
+
+  /** A direct call's message, handed to the SDK after all, to answer with its outcome. */
+  handOn(message: JSONRPCMessage): void {
+    try {
+      this.onmessage?.(parseJSONRPCMessage(message));
     } catch (error) {
       this.onerror?.(error as Error);
     }

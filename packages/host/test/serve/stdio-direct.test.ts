@@ -21,6 +21,7 @@ class PipeTransport implements Transport {
   onclose?: () => void;
   onerror?: (error: Error) => void;
   readonly received: JSONRPCMessage[] = [];
+  readonly sent: JSONRPCMessage[] = [];
   #buffer = '';
   constructor(
     readonly stdin: PassThrough,
@@ -39,7 +40,10 @@ class PipeTransport implements Transport {
       }
     });
   }
+  /** Each message in a turn of its own, as a client's writes to a real pipe are read. */
   async send(message: JSONRPCMessage) {
+    this.sent.push(message);
+    await new Promise((resolve) => setImmediate(resolve));
     this.stdin.write(`${JSON.stringify(message)}\n`);
   }
   async close() {
@@ -84,6 +88,12 @@ const tools = [
     description: 'An image block without its media type, which no CallToolResult may hold',
     input: z.object({}),
     execute: () => [{ type: 'image', data: 'aGk=' } as never],
+  }),
+  defineTool({
+    name: 'extra',
+    description: 'A text block with a key no 2025 text block has',
+    input: z.object({}),
+    execute: () => [{ type: 'text', text: 'x', extra: 1 } as never],
   }),
   defineTool({
     name: 'fails',
@@ -204,16 +214,47 @@ describe('the direct path of tools/call over stdio', () => {
     expect(JSON.stringify(direct.response)).toContain('no_such_tool');
   });
 
-  it('refuses a result that is no CallToolResult, as the SDK path does', async () => {
+  it('refuses a result that is no CallToolResult, and strips an unknown key, as the SDK path does', async () => {
     const { bothWays } = await served();
-    const { direct, sdk } = await bothWays('broken');
-    expect(direct.direct).toBe(1);
-    for (const { response } of [direct, sdk]) {
-      expect(response).toMatchObject({ error: { code: -32602 } });
-      expect((response as { error: { message: string } }).error.message).toMatch(
-        /^Invalid tools\/call result/,
-      );
-    }
+    const broken = await bothWays('broken');
+    expect(broken.direct.direct).toBe(1);
+    expect(broken.direct.response).toEqual(broken.sdk.response);
+    expect(broken.direct.response).toMatchObject({ error: { code: -32602 } });
+    expect((broken.direct.response as { error: { message: string } }).error.message).toMatch(
+      /^Invalid tools\/call result: /,
+    );
+    const extra = await bothWays('extra');
+    expect(extra.direct.direct).toBe(1);
+    expect(extra.direct.response).toEqual(extra.sdk.response);
+    expect(extra.direct.response).toMatchObject({ result: { content: [{ type: 'text', text: 'x' }] } });
+  });
+
+  it('keeps the order of messages read together: a level set just before a call applies to it', async () => {
+    const { client, transport, server } = await served();
+    const levels: string[] = [];
+    client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => {
+      levels.push(n.params.level);
+    });
+    const answered = new Promise<void>((resolve) => {
+      transport.stdout.on('data', (chunk: Buffer) => {
+        if (`${chunk}`.includes('"id":"call"')) resolve();
+      });
+    });
+    // One write, as a client that pipelines sends them.
+    transport.stdin.write(
+      [
+        { jsonrpc: '2.0', id: 'level', method: 'logging/setLevel', params: { level: 'warning' } },
+        { jsonrpc: '2.0', id: 'call', method: 'tools/call', params: { name: 'chatty', arguments: {} } },
+      ]
+        .map((m) => `${JSON.stringify(m)}\n`)
+        .join(''),
+    );
+    await answered;
+    expect(levels).toEqual(['warning']);
+    // The next call, read alone, takes the direct path again.
+    await client.callTool({ name: 'chatty', arguments: {} });
+    expect(server.directCalls()).toBe(1);
+    expect(levels).toEqual(['warning', 'warning']);
   });
 
   it('sends log lines at or above the level the client set', async () => {
@@ -235,19 +276,26 @@ describe('the direct path of tools/call over stdio', () => {
     const controller = new AbortController();
     const call = client.callTool({ name: 'waits', arguments: {} }, undefined, { signal: controller.signal });
     await started;
+    expect(server.directCalls()).toBe(1);
+    const request = transport.sent.find((m) => 'method' in m && m.method === 'tools/call');
+    const id = request !== undefined && 'id' in request ? request.id : undefined;
+    expect(id).toBeDefined();
+    // A reason that is no string: the SDK's schema refuses that cancellation, and so does this path.
+    await transport.send({
+      jsonrpc: '2.0',
+      method: 'notifications/cancelled',
+      params: { requestId: id, reason: 5 },
+    } as JSONRPCMessage);
+    await client.ping();
+    expect(aborted).toEqual([]);
     controller.abort('the user gave up');
     await expect(call).rejects.toThrow();
     expect(await client.callTool({ name: 'echo', arguments: { text: 'next' } })).toEqual({
       content: [{ type: 'text', text: 'next' }],
     });
-    expect(server.directCalls()).toBe(2);
-    expect(aborted).toHaveLength(1);
-    const cancel = transport.received.length;
-    const ids = transport.received
-      .slice(0, cancel)
-      .flatMap((m) => ('id' in m && 'result' in m ? [m.id] : []));
-    // initialize, the echo: nothing for the cancelled call.
-    expect(ids).toHaveLength(2);
+    expect(aborted).toEqual(['the user gave up']);
+    // Nothing answered the cancelled call.
+    expect(transport.received.filter((m) => 'id' in m && m.id === id && !('method' in m))).toEqual([]);
   });
 
   it("serves a tool's ctx.ask: the request reaches the client and its answer the tool", async () => {
@@ -286,6 +334,13 @@ describe('which calls take the direct path', () => {
     expect(directRequestOf(call(undefined))).toBeUndefined();
   });
 
+  it('not a message with a key JSON-RPC does not have, nor arguments with an own __proto__', () => {
+    expect(directRequestOf(call({ name: 'a' }, { extra: 1 }))).toBeUndefined();
+    expect(
+      directRequestOf(call({ name: 'a', arguments: JSON.parse('{"__proto__":{"x":1},"y":2}') })),
+    ).toBeUndefined();
+  });
+
   it('not another method, nor a notification', () => {
     expect(directRequestOf(call({ name: 'a' }, { method: 'tools/list' }))).toBeUndefined();
     expect(
@@ -299,13 +354,23 @@ describe('which calls take the direct path', () => {
     const stdout = new PassThrough();
     const server = await serveStdioRecorded(host, { stdin, stdout }, undefined);
     closeAll = () => server.close();
-    const answered = new Promise<string>((resolve) =>
-      stdout.once('data', (chunk: Buffer) => resolve(`${chunk}`)),
-    );
-    stdin.write(
-      `${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'echo', arguments: { text: 'x' } } })}\n`,
-    );
-    await answered;
+    const ids = new Set<unknown>();
+    let seen: (() => void) | undefined;
+    stdout.on('data', (chunk: Buffer) => {
+      for (const line of `${chunk}`.split('\n').filter(Boolean))
+        ids.add((JSON.parse(line) as { id?: unknown }).id);
+      seen?.();
+    });
+    const call = (id: number) =>
+      `${JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'echo', arguments: { text: 'x' } } })}\n`;
+    // The first message makes the connection's server; the second finds it there, not initialized.
+    stdin.write(call(1));
+    for (let turn = 0; turn < 100 && !ids.has(1); turn++)
+      await new Promise<void>((resolve) => (seen = resolve));
+    stdin.write(call(2));
+    for (let turn = 0; turn < 100 && !ids.has(2); turn++)
+      await new Promise<void>((resolve) => (seen = resolve));
+    expect([...ids]).toEqual([1, 2]);
     expect(server.directCalls()).toBe(0);
   });
 });
