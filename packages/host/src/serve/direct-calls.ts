@@ -150,6 +150,7 @@ export class DirectCalls {
   readonly #send: (message: JSONRPCMessage) => Promise<void>;
   readonly #replay: (message: JSONRPCMessage) => void;
   readonly #running = new Map<RequestId, AbortController>();
+  readonly #initialized: () => boolean;
   /**
    * A message went to the SDK in this turn: the SDK starts its handler a few microtasks later, so
    * a call read after it in the same turn takes the SDK's path too, and the order the client sent
@@ -168,7 +169,13 @@ export class DirectCalls {
     send: (message: JSONRPCMessage) => Promise<void>,
     /** Hands a message to the SDK, as the client sent it. */
     replay: (message: JSONRPCMessage) => void,
+    /**
+     * Whether the client initialized: by default, whether this server saw its `initialize`; a
+     * process a supervisor restarted never does (its client initialized the one before).
+     */
+    initialized: () => boolean = () => server.getClientCapabilities() !== undefined,
   ) {
+    this.#initialized = initialized;
     this.#server = server;
     this.#handler = handler;
     this.#replays = replays;
@@ -201,7 +208,7 @@ export class DirectCalls {
       return false;
     }
     // Before `initialize` the SDK answers; a duplicate id goes there too.
-    if (this.#sdkTurn || this.#server.getClientCapabilities() === undefined) return false;
+    if (this.#sdkTurn || !this.#initialized()) return false;
     const request = directRequestOf(message);
     if (request === undefined || this.#running.has(request.id)) return false;
     const controller = new AbortController();

@@ -141,6 +141,8 @@ export async function serveStdioRecorded(
         replays,
         (message) => wire.send(message),
         (message) => wire.handOn(message),
+        // A restarted process: the client initialized the one it replaces, and calls at once.
+        () => options.announce !== undefined || server.getClientCapabilities() !== undefined,
       );
       wire.direct = direct;
       disposers.add(dispose);

@@ -375,6 +375,40 @@ describe('which calls take the direct path', () => {
   });
 });
 
+describe('a process a supervisor restarted', () => {
+  it('takes the direct path with no initialize: its client initialized the process before', async () => {
+    host = await createHost({ pluginsDir: false, builtins: false, configFile: false, customTools: tools });
+    const stdin = new PassThrough();
+    const stdout = new PassThrough();
+    const server = await serveStdioRecorded(host, { stdin, stdout, announce: 'restarted' }, undefined);
+    closeAll = () => server.close();
+    const answers: unknown[] = [];
+    let seen: (() => void) | undefined;
+    stdout.on('data', (chunk: Buffer) => {
+      for (const line of `${chunk}`.split('\n').filter(Boolean)) {
+        const message = JSON.parse(line) as { id?: unknown; result?: unknown };
+        if (message.id !== undefined) answers.push(message.result);
+      }
+      seen?.();
+    });
+    const call = (id: number) =>
+      `${JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'echo', arguments: { text: `t${id}` } } })}\n`;
+    for (const id of [1, 2]) {
+      stdin.write(call(id));
+      for (let turn = 0; turn < 100 && answers.length < id; turn++) {
+        await new Promise<void>((resolve) => (seen = resolve));
+      }
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    expect(answers).toEqual([
+      { content: [{ type: 'text', text: 't1' }] },
+      { content: [{ type: 'text', text: 't2' }] },
+    ]);
+    // The first message makes the connection's server; the second is taken directly.
+    expect(server.directCalls()).toBe(1);
+  });
+});
+
 describe('the lines serve reads from the client', () => {
   it('split anywhere, with \\r\\n endings, a line that is no JSON skipped', async () => {
     const { LineReader } = await import('../../src/serve/stdio-lines.js');
