@@ -45,6 +45,18 @@ describe.concurrent('toolhost doctor', () => {
     expect(code).toBe(0);
   });
 
+  it('says whether the processes poll, and why: the config, or the default for the CPUs here', async () => {
+    const { availableParallelism } = await import('node:os');
+    const cpus = availableParallelism();
+    const set = await doctor(['healthy'], { sandbox: { pollMicros: 250 } });
+    expect(set.stdout).toContain('polling: up to 250 µs, from sandbox.pollMicros: ');
+    const off = await doctor(['healthy'], { sandbox: { pollMicros: 0 } });
+    expect(off.stdout).toContain('polling: off, from sandbox.pollMicros: ');
+    const unset = await doctor(['healthy']);
+    const expected = cpus >= 2 ? 'up to 100 µs' : 'off';
+    expect(unset.stdout).toContain(`polling: ${expected}, the default with ${cpus} CPU`);
+  });
+
   it('warns when config opens the control files to the built-in tools, saying what is open', async () => {
     const { code, stdout } = await doctor(['healthy'], {
       builtins: { controlFiles: { config: 'read', plugins: 'write' } },

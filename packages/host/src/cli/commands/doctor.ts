@@ -1,12 +1,14 @@
+import { availableParallelism } from 'node:os';
 import * as path from 'node:path';
 import type { ToolExecutorRef } from '@toolhost/plugin-sdk';
 import { formatConfigIssues } from '../../config/load.js';
-import { sandboxSettingOf } from '../../config/sandbox.js';
+import { sandboxObject, sandboxSettingOf } from '../../config/sandbox.js';
 import type { ToolhostConfig } from '../../config/schema.js';
 import type { ToolHost } from '../../host/host.js';
 import type { IsolateStats } from '../../sandbox/types.js';
 import { describeControlAccess } from '../../sources/builtin/index.js';
 import type { PluginReport } from '../../sources/plugins/types.js';
+import { DEFAULT_POLL_MICROS } from '../../util/hot-loop.js';
 import { parseCommand } from '../args.js';
 import {
   configKeyFindings,
@@ -143,6 +145,28 @@ function wallsFinding(host: ToolHost): Finding {
   };
 }
 
+/**
+ * Whether the host's processes poll for a message due soon instead of sleeping
+ * (`sandbox.pollMicros`, util/hot-loop.ts), and why: set in config, or the default for the CPUs
+ * this process may use.
+ */
+function pollingFinding(host: ToolHost, cpus = availableParallelism()): Finding {
+  const micros = sandboxSettingOf(host.config).pollMicros;
+  const setting = sandboxObject(host.config.sandbox)?.pollMicros;
+  const why =
+    setting !== undefined
+      ? 'from sandbox.pollMicros'
+      : `the default with ${cpus} CPU${cpus === 1 ? '' : 's'} (${DEFAULT_POLL_MICROS} µs with 2 or more, 0 with one)`;
+  return {
+    level: 'info',
+    subject: 'polling',
+    message:
+      micros === 0
+        ? `off, ${why}: the executor, the host and serve sleep until each message comes`
+        : `up to ${micros} µs, ${why}: the executor, the host waiting on it and serve over stdio poll for a message due soon, and stop by themselves where it does not pay; sandbox.pollMicros 0 turns it off`,
+  };
+}
+
 /** How many plugin isolates are live and when they go. */
 function isolatesFinding(stats: IsolateStats): Finding {
   const { live, maxLive, idleSeconds, evicted } = listedIsolates(stats);
@@ -197,6 +221,7 @@ export async function doctor(argv: readonly string[], io: Io): Promise<number> {
       toolKindsFinding(host),
       wallsFinding(host),
       ...toolJailFindings(host),
+      pollingFinding(host),
       isolatesFinding(await host.isolates()),
     );
   } finally {
