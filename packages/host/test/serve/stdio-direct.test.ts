@@ -14,6 +14,7 @@ import type { ToolHost } from '../../src/host/host.js';
 import { createHost } from '../../src/index.js';
 import { directRequestOf } from '../../src/serve/direct-calls.js';
 import { serveStdioRecorded } from '../../src/serve/stdio.js';
+import { rawStdio } from './raw-stdio.js';
 
 /** A client transport over in-memory pipes to `serveStdio`, keeping every message the server sent. */
 class PipeTransport implements Transport {
@@ -350,62 +351,39 @@ describe('which calls take the direct path', () => {
 
   it('before initialize the SDK answers', async () => {
     host = await createHost({ pluginsDir: false, builtins: false, configFile: false, customTools: tools });
-    const stdin = new PassThrough();
-    const stdout = new PassThrough();
-    const server = await serveStdioRecorded(host, { stdin, stdout }, undefined);
-    closeAll = () => server.close();
-    const ids = new Set<unknown>();
-    let seen: (() => void) | undefined;
-    stdout.on('data', (chunk: Buffer) => {
-      for (const line of `${chunk}`.split('\n').filter(Boolean))
-        ids.add((JSON.parse(line) as { id?: unknown }).id);
-      seen?.();
-    });
-    const call = (id: number) =>
-      `${JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'echo', arguments: { text: 'x' } } })}\n`;
+    const { served, send, answerTo } = await rawStdio(host);
+    closeAll = () => served.close();
     // The first message makes the connection's server; the second finds it there, not initialized.
-    stdin.write(call(1));
-    for (let turn = 0; turn < 100 && !ids.has(1); turn++)
-      await new Promise<void>((resolve) => (seen = resolve));
-    stdin.write(call(2));
-    for (let turn = 0; turn < 100 && !ids.has(2); turn++)
-      await new Promise<void>((resolve) => (seen = resolve));
-    expect([...ids]).toEqual([1, 2]);
-    expect(server.directCalls()).toBe(0);
+    for (const id of [1, 2]) {
+      send({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'echo', arguments: { text: 'x' } } });
+      await answerTo(id);
+    }
+    expect(served.directCalls()).toBe(0);
   });
 });
 
 describe('a process a supervisor restarted', () => {
   it('takes the direct path with no initialize: its client initialized the process before', async () => {
     host = await createHost({ pluginsDir: false, builtins: false, configFile: false, customTools: tools });
-    const stdin = new PassThrough();
-    const stdout = new PassThrough();
-    const server = await serveStdioRecorded(host, { stdin, stdout, announce: 'restarted' }, undefined);
-    closeAll = () => server.close();
-    const answers: unknown[] = [];
-    let seen: (() => void) | undefined;
-    stdout.on('data', (chunk: Buffer) => {
-      for (const line of `${chunk}`.split('\n').filter(Boolean)) {
-        const message = JSON.parse(line) as { id?: unknown; result?: unknown };
-        if (message.id !== undefined) answers.push(message.result);
-      }
-      seen?.();
-    });
-    const call = (id: number) =>
-      `${JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'echo', arguments: { text: `t${id}` } } })}\n`;
+    const { served, send, answerTo, written } = await rawStdio(host, { announce: 'restarted' });
+    closeAll = () => served.close();
     for (const id of [1, 2]) {
-      stdin.write(call(id));
-      for (let turn = 0; turn < 100 && answers.length < id; turn++) {
-        await new Promise<void>((resolve) => (seen = resolve));
-      }
+      send({
+        jsonrpc: '2.0',
+        id,
+        method: 'tools/call',
+        params: { name: 'echo', arguments: { text: `t${id}` } },
+      });
+      await answerTo(id);
+      // The next message in a turn of its own, as a client's next write is read.
       await new Promise((resolve) => setImmediate(resolve));
     }
-    expect(answers).toEqual([
+    expect(written.filter((m) => m.id !== undefined).map((m) => m.result)).toEqual([
       { content: [{ type: 'text', text: 't1' }] },
       { content: [{ type: 'text', text: 't2' }] },
     ]);
     // The first message makes the connection's server; the second is taken directly.
-    expect(server.directCalls()).toBe(1);
+    expect(served.directCalls()).toBe(1);
   });
 });
 

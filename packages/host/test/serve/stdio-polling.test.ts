@@ -1,10 +1,9 @@
-import { PassThrough } from 'node:stream';
 import { defineTool } from '@toolhost/plugin-sdk';
 import { afterEach, describe, expect, it } from 'vitest';
 import * as z from 'zod';
 import type { ToolHost } from '../../src/host/host.js';
 import { createHost } from '../../src/index.js';
-import { serveStdioRecorded } from '../../src/serve/stdio.js';
+import { rawStdio } from './raw-stdio.js';
 
 let host: ToolHost | undefined;
 afterEach(async () => {
@@ -23,20 +22,7 @@ async function tenCalls(pollMicros: number) {
       defineTool({ name: 'echo', description: 'Echoes', input: z.object({}), execute: () => 'echo' }),
     ],
   });
-  const stdin = new PassThrough();
-  const stdout = new PassThrough();
-  const answered = new Set<unknown>();
-  let waiting: (() => void) | undefined;
-  stdout.on('data', (chunk: Buffer) => {
-    for (const line of `${chunk}`.split('\n').filter(Boolean))
-      answered.add((JSON.parse(line) as { id?: unknown }).id);
-    waiting?.();
-  });
-  const answerTo = async (id: number) => {
-    while (!answered.has(id)) await new Promise<void>((resolve) => (waiting = resolve));
-  };
-  const served = await serveStdioRecorded(host, { stdin, stdout }, undefined);
-  const send = (message: unknown) => stdin.write(`${JSON.stringify(message)}\n`);
+  const { served, send, answerTo } = await rawStdio(host);
   send({
     jsonrpc: '2.0',
     id: 0,
