@@ -80,5 +80,5 @@ export { loadPlugin } from './sources/plugins/load.js';
 export { PluginSet } from './sources/plugins/plugin-set.js';
 export type { LoadPluginsOptions, PluginLease, PluginLoad } from './sources/plugins/types.js';
 export type { Registry } from './types.js';
-export { DEFAULT_POLL_MICROS, defaultPollMicros, HotLoop } from './util/hot-loop.js';
+export { DEFAULT_POLL_MICROS, defaultPollMicros, HotLoop, PROBE_EVERY } from './util/hot-loop.js';
 export { AsyncMutex } from './util/lock.js';
