@@ -16,8 +16,8 @@ import {
  * The SDK checks each message against its zod schemas several times on the way in and out: as a
  * response, an error, a request (all three on the way in), the call's params, the result, the
  * response again on the way out. Profiled under `toolhost serve` at 64 calls in flight, that was
- * half of the serve process's work a call (36 of its 43 µs main-thread CPU went to 15-18 without
- * it). A plain call (no progress token, no task, nothing in `_meta` but the W3C trace context)
+ * about half of the serve process's work: its main thread took 36 µs a call with it, 15.5-19
+ * without it (and with serve reading the lines itself, stdio.ts). A plain call (no progress token, no task, nothing in `_meta` but the W3C trace context)
  * needs none of it: its params are checked here, by hand, and it runs through the very handler
  * the SDK would have called, with a context that does on stdio what the SDK's does. A plain text
  * result is sent as it is; any other outcome is handed back to the SDK to answer (`Replays`), so
