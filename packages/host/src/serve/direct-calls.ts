@@ -20,8 +20,8 @@ import {
  * without it (and with serve reading the lines itself, stdio.ts). A plain call (no progress token, no task, nothing in `_meta` but the W3C trace context)
  * needs none of it: its params are checked here, by hand, and it runs through the very handler
  * the SDK would have called, with a context that does on stdio what the SDK's does. A plain text
- * result is sent as it is; any other outcome is handed back to the SDK to answer (`Replays`), so
- * that its schema checks and shapes it. Anything else takes the SDK's path from the start.
+ * result is sent as it is; any other outcome is handed back to the SDK to answer (`DirectCalls`),
+ * so that its schema checks and shapes it. Anything else takes the SDK's path from the start.
  */
 
 /** The `tools/call` handler a connection registers with the SDK (serve/server.ts). */
@@ -110,47 +110,26 @@ type Outcome =
   | { readonly ok: false; readonly error: unknown };
 
 /**
- * Outcomes of direct calls handed back to the SDK: a result that is not plain text, or a thrown
- * error, is answered by the SDK's own path (its 2025 result schema strips unknown keys, refuses
- * what does not fit, and it encodes errors), with the handler it calls returning the outcome
- * instead of running the call again.
- */
-export class Replays {
-  readonly #outcomes = new Map<RequestId, Outcome>();
-
-  /** The handler to register with the SDK: a replayed call's outcome, else `callTool` itself. */
-  handler(callTool: ToolCallHandler): ToolCallHandler {
-    return async (request, ctx) => {
-      const outcome = this.#outcomes.get(ctx.mcpReq.id);
-      if (outcome === undefined) return callTool(request, ctx);
-      this.#outcomes.delete(ctx.mcpReq.id);
-      if (outcome.ok) return outcome.result;
-      throw outcome.error;
-    };
-  }
-
-  put(id: RequestId, outcome: Outcome): void {
-    this.#outcomes.set(id, outcome);
-  }
-
-  clear(): void {
-    this.#outcomes.clear();
-  }
-}
-
-/**
  * The calls a stdio connection serves on the direct path, while they run: each can be cancelled
  * (`notifications/cancelled`, then no response, as the SDK does), and all are when the connection
  * closes.
+ *
+ * An outcome the direct path does not write itself (a result that is not plain text, a thrown
+ * error) is handed back to the SDK: the call's message goes through the SDK's path after all,
+ * and the `tools/call` handler this class registers in place of the connection's returns that
+ * outcome instead of running the call again. So the SDK's 2025 result schema strips unknown keys,
+ * refuses what does not fit, and encodes errors, as it always does.
  */
 export class DirectCalls {
   readonly #server: Server;
   readonly #handler: ToolCallHandler;
-  readonly #replays: Replays;
   readonly #send: (message: JSONRPCMessage) => Promise<void>;
   readonly #replay: (message: JSONRPCMessage) => void;
+  /** A process a supervisor restarted: its client initialized the process before it. */
+  readonly #restarted: boolean;
   readonly #running = new Map<RequestId, AbortController>();
-  readonly #initialized: () => boolean;
+  /** Outcomes of direct calls handed back to the SDK, until its handler call takes them. */
+  readonly #outcomes = new Map<RequestId, Outcome>();
   /**
    * A message went to the SDK in this turn: the SDK starts its handler a few microtasks later, so
    * a call read after it in the same turn takes the SDK's path too, and the order the client sent
@@ -163,38 +142,39 @@ export class DirectCalls {
 
   constructor(
     server: Server,
+    /** The connection's `tools/call` handler (`createMcpServer`'s `callTool`). */
     handler: ToolCallHandler,
-    replays: Replays,
     /** Sends a response to the client. */
     send: (message: JSONRPCMessage) => Promise<void>,
     /** Hands a message to the SDK, as the client sent it. */
     replay: (message: JSONRPCMessage) => void,
     /**
-     * Whether the client initialized: by default, whether this server saw its `initialize`; a
-     * process a supervisor restarted never does (its client initialized the one before).
+     * Whether this process was restarted by its supervisor: it never sees an `initialize` (its
+     * client initialized the process before), and serves calls directly all the same.
      */
-    initialized: () => boolean = () => server.getClientCapabilities() !== undefined,
+    restarted = false,
   ) {
-    this.#initialized = initialized;
     this.#server = server;
     this.#handler = handler;
-    this.#replays = replays;
     this.#send = send;
     this.#replay = replay;
-  }
-
-  /** How many calls run on the direct path now. */
-  get running(): number {
-    return this.#running.size;
+    this.#restarted = restarted;
+    server.setRequestHandler('tools/call', (request, ctx) => {
+      const outcome = this.#outcomes.get(ctx.mcpReq.id);
+      if (outcome === undefined) return handler(request, ctx);
+      this.#outcomes.delete(ctx.mcpReq.id);
+      return outcome.ok ? Promise.resolve(outcome.result) : Promise.reject(outcome.error);
+    });
   }
 
   /**
    * Serves `message` when it is a direct call of an initialized connection, and says whether it
    * did; a cancellation of a direct call aborts it (and is not taken: the SDK sees it too).
-   * The caller hands whatever is not taken to the SDK at once.
+   * `request` is `directRequestOf(message)`, which the caller has already read. The caller hands
+   * whatever is not taken to the SDK at once.
    */
-  take(message: JSONRPCMessage): boolean {
-    const taken = this.#take(message);
+  take(message: JSONRPCMessage, request: DirectRequest | undefined): boolean {
+    const taken = this.#take(message, request);
     if (!taken && !this.#sdkTurn) {
       this.#sdkTurn = true;
       setImmediate(this.#turnEnded);
@@ -202,15 +182,14 @@ export class DirectCalls {
     return taken;
   }
 
-  #take(message: JSONRPCMessage): boolean {
+  #take(message: JSONRPCMessage, request: DirectRequest | undefined): boolean {
     if ('method' in message && message.method === 'notifications/cancelled') {
       this.#cancel(message.params);
       return false;
     }
     // Before `initialize` the SDK answers; a duplicate id goes there too.
-    if (this.#sdkTurn || !this.#initialized()) return false;
-    const request = directRequestOf(message);
-    if (request === undefined || this.#running.has(request.id)) return false;
+    if (request === undefined || this.#sdkTurn || this.#running.has(request.id)) return false;
+    if (!this.#restarted && this.#server.getClientCapabilities() === undefined) return false;
     const controller = new AbortController();
     this.#running.set(request.id, controller);
     const { id } = request;
@@ -219,7 +198,7 @@ export class DirectCalls {
       if (outcome.ok && isPlainText(outcome.result)) {
         return this.#send({ jsonrpc: '2.0', id, result: outcome.result });
       }
-      this.#replays.put(id, outcome);
+      this.#outcomes.set(id, outcome);
       this.#replay(message);
       return undefined;
     };
@@ -254,6 +233,6 @@ export class DirectCalls {
       controller.abort(new SdkError(SdkErrorCode.ConnectionClosed, 'Connection closed'));
     }
     this.#running.clear();
-    this.#replays.clear();
+    this.#outcomes.clear();
   }
 }

@@ -26,7 +26,7 @@ import { registerAppResources } from './app-resources.js';
 import { mcpApprover } from './approval.js';
 import { type approvalStateCodec, type ModernCall, modernCall, roundEnd, roundOf } from './approval-2026.js';
 import { legacyAsker, modernAsker } from './ask.js';
-import { Replays, type ToolCallHandler } from './direct-calls.js';
+import type { ToolCallHandler } from './direct-calls.js';
 import { type ProgressWrites, progressFlushed } from './progress-flush.js';
 import { type McpPrompt, registerPrompts } from './prompts.js';
 import { clientOf, ownerOf, protocolOf, traceOf } from './request-meta.js';
@@ -101,8 +101,6 @@ export interface McpConnection {
   readonly session: Session;
   /** The `tools/call` handler registered with `server` (stdio's direct path calls it too). */
   readonly callTool: ToolCallHandler;
-  /** Outcomes of direct calls the SDK answers (direct-calls.ts). */
-  readonly replays: Replays;
   readonly dispose: () => void;
 }
 
@@ -154,7 +152,6 @@ export function createMcpServer(
       }),
   });
 
-  const replays = new Replays();
   const callTool = registerToolHandlers(
     server,
     session,
@@ -163,7 +160,6 @@ export function createMcpServer(
     calls,
     undefined,
     served.audit,
-    replays,
   );
   registerAppResources(server, session, host, true);
   if (options.prompts !== undefined) {
@@ -182,7 +178,6 @@ export function createMcpServer(
     server,
     session,
     callTool,
-    replays,
     dispose: () => {
       stop();
       stopLoads();
@@ -204,8 +199,6 @@ export function registerToolHandlers(
   /** 2026-07-28: the calls in flight (an approval asks through its request) and the state's seal. */
   modern?: ModernApprovals,
   audit?: AuditSink,
-  /** Outcomes of direct calls the SDK is to answer, by the registered handler (direct-calls.ts). */
-  replays?: Replays,
 ): ToolCallHandler {
   server.setRequestHandler('tools/list', async () => ({ tools: session.tools('mcp') as never[] }));
 
@@ -299,7 +292,7 @@ export function registerToolHandlers(
     record?.('allowed', outcome.status, outcome.durationMs);
     return toCallToolResult(outcome);
   };
-  server.setRequestHandler('tools/call', replays === undefined ? callTool : replays.handler(callTool));
+  server.setRequestHandler('tools/call', callTool);
   return callTool;
 }
 

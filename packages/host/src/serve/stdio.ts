@@ -121,34 +121,33 @@ export async function serveStdioRecorded(
     const stop = host.on('change', () => void server.sendToolListChanged().catch(() => {}));
     return { server, dispose: stop };
   };
-  handle = serveStdioEntry(
-    ({ era }) => {
-      if (era === 'modern') {
-        const { server, dispose } = modernConnection(modernServing());
-        disposers.add(dispose);
-        // The entry discards the instance that answered a `server/discover` probe of a client that
-        // then initialized: its host listeners go with it.
-        server.onclose = () => {
-          disposers.delete(dispose);
-          dispose();
-        };
-        return server;
-      }
-      const { server, dispose, callTool, replays } = createMcpServer(host, options);
-      const direct = new DirectCalls(
-        server,
-        callTool,
-        replays,
-        (message) => wire.send(message),
-        (message) => wire.handOn(message),
-        // A restarted process: the client initialized the one it replaces, and calls at once.
-        () => options.announce !== undefined || server.getClientCapabilities() !== undefined,
-      );
-      wire.direct = direct;
-      disposers.add(dispose);
-      server.onclose = () => {
+  /** A 2025 connection: its plain `tools/call` requests take the direct path (direct-calls.ts). */
+  const legacyConnection = () => {
+    const { server, dispose, callTool } = createMcpServer(host, options);
+    const direct = new DirectCalls(
+      server,
+      callTool,
+      (message) => wire.send(message),
+      (message) => wire.handOn(message),
+      options.announce !== undefined,
+    );
+    wire.direct = direct;
+    return {
+      server,
+      dispose: () => {
         if (wire.direct === direct) wire.direct = undefined;
         direct.close();
+        dispose();
+      },
+    };
+  };
+  handle = serveStdioEntry(
+    ({ era }) => {
+      const { server, dispose } = era === 'modern' ? modernConnection(modernServing()) : legacyConnection();
+      disposers.add(dispose);
+      // The entry discards the instance that answered a `server/discover` probe of a client that
+      // then initialized: its host listeners go with it.
+      server.onclose = () => {
         disposers.delete(dispose);
         dispose();
       };
@@ -229,7 +228,7 @@ class WireTransport implements Transport {
     };
     inner.onerror = (error) => this.onerror?.(error);
     inner.onclose = () => {
-      this.direct?.close();
+      // The connection's dispose (its disposers) closes the direct path, aborting its calls.
       this.onclose?.();
       this.closed();
     };
@@ -245,16 +244,16 @@ class WireTransport implements Transport {
       return;
     }
     try {
-      const direct = directRequestOf(value) !== undefined;
-      const message = direct ? (value as JSONRPCMessage) : parseJSONRPCMessage(value);
+      const request = directRequestOf(value);
+      const message = request !== undefined ? (value as JSONRPCMessage) : parseJSONRPCMessage(value);
       this.hot.heard();
       if (this.#inFlight !== undefined) track(message, this.#inFlight);
       // A cancellation of a direct call is seen here too (and handed on).
-      if (this.direct?.take(message) === true) {
+      if (this.direct?.take(message, request) === true) {
         this.directCalls += 1;
         return;
       }
-      this.onmessage?.(direct ? parseJSONRPCMessage(value) : message);
+      this.onmessage?.(request !== undefined ? parseJSONRPCMessage(value) : message);
     } catch (error) {
       this.onerror?.(error as Error);
     }

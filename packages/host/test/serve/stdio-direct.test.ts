@@ -299,6 +299,22 @@ describe('the direct path of tools/call over stdio', () => {
     expect(transport.received.filter((m) => 'id' in m && m.id === id && !('method' in m))).toEqual([]);
   });
 
+  it('aborts the direct calls still running when the connection closes, as the SDK does its own', async () => {
+    const { client, server } = await served();
+    aborted.length = 0;
+    const started = new Promise<void>((resolve) => (release = resolve));
+    const call = client.callTool({ name: 'waits', arguments: {} }).catch(() => 'closed');
+    await started;
+    expect(server.directCalls()).toBe(1);
+    await server.close();
+    for (let turn = 0; turn < 100 && aborted.length === 0; turn++) {
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    expect(aborted.map(String)).toEqual([expect.stringMatching(/Connection closed/)]);
+    await client.close();
+    expect(await call).toBe('closed');
+  });
+
   it("serves a tool's ctx.ask: the request reaches the client and its answer the tool", async () => {
     const { client, server } = await served();
     client.setRequestHandler(ElicitRequestSchema, async () => ({
