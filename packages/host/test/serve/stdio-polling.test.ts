@@ -6,7 +6,10 @@ import { createHost } from '../../src/index.js';
 import { rawStdio } from './raw-stdio.js';
 
 let host: ToolHost | undefined;
+let closeServed: (() => Promise<void>) | undefined;
 afterEach(async () => {
+  await closeServed?.();
+  closeServed = undefined;
   await host?.close();
   host = undefined;
 });
@@ -23,6 +26,7 @@ async function tenCalls(pollMicros: number) {
     ],
   });
   const { served, send, answerTo } = await rawStdio(host);
+  closeServed = served.close;
   send({
     jsonrpc: '2.0',
     id: 0,
@@ -43,20 +47,10 @@ async function tenCalls(pollMicros: number) {
 describe('serve over stdio between responses', () => {
   it('polls for the next request after each response, for sandbox.pollMicros', async () => {
     // The largest limit: a loaded machine's waits (a full test run on two CPUs) stay under it.
-    const served = await tenCalls(10_000);
-    try {
-      expect(served.pollTurns()).toBeGreaterThan(0);
-    } finally {
-      await served.close();
-    }
+    expect((await tenCalls(10_000)).pollTurns()).toBeGreaterThan(0);
   });
 
   it('with sandbox.pollMicros 0, sleeps at once', async () => {
-    const served = await tenCalls(0);
-    try {
-      expect(served.pollTurns()).toBe(0);
-    } finally {
-      await served.close();
-    }
+    expect((await tenCalls(0)).pollTurns()).toBe(0);
   });
 });
