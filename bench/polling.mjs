@@ -75,6 +75,12 @@ async function hostPath(key, label, root) {
   };
 }
 
+/** `toolhost serve` over stdio on `root`, called through the SDK client. */
+function servePath(key, label, root) {
+  const args = ['--no-node-snapshot', TOOLHOST_BIN, 'serve', '--root', root];
+  return stdioPath(key, label, args, 'echo_text', (text) => ({ text }));
+}
+
 const roots = [await project(0), await project(undefined), await project(0), await project(undefined)];
 const paths = [
   await stdioPath('plain', 'MCP SDK server, stdio (baseline)', [EVERYTHING_BIN, 'stdio'], 'echo', (text) => ({
@@ -82,20 +88,8 @@ const paths = [
   })),
   await hostPath('embedded-off', 'plugin, process sandbox, polling off', roots[0]),
   await hostPath('embedded-on', 'plugin, process sandbox, polling on (default)', roots[1]),
-  await stdioPath(
-    'served-off',
-    'toolhost serve, stdio, polling off',
-    ['--no-node-snapshot', TOOLHOST_BIN, 'serve', '--root', roots[2]],
-    'echo_text',
-    (text) => ({ text }),
-  ),
-  await stdioPath(
-    'served-on',
-    'toolhost serve, stdio, polling on (default)',
-    ['--no-node-snapshot', TOOLHOST_BIN, 'serve', '--root', roots[3]],
-    'echo_text',
-    (text) => ({ text }),
-  ),
+  await servePath('served-off', 'toolhost serve, stdio, polling off', roots[2]),
+  await servePath('served-on', 'toolhost serve, stdio, polling on (default)', roots[3]),
 ];
 
 try {
@@ -152,16 +146,16 @@ try {
       `${p.label.padEnd(46)} ${f(r.p50)} ${f(r.p95)} ${f(r.mean)}   ${x(r.p50 / base.p50)}    ${x(r.mean / base.mean)}   ${f(r.hostUs)} + ${f(r.childUs)} = ${f(r.hostUs + r.childUs)}`,
     );
   }
-  const on = rows.get('embedded-on');
-  const off = rows.get('embedded-off');
-  console.log(
-    `polling on over off, process sandbox: p50 ${x(on.p50 / off.p50)}, mean ${x(on.mean / off.mean)}, CPU ${x((on.hostUs + on.childUs) / (off.hostUs + off.childUs))}`,
-  );
-  const sOn = rows.get('served-on');
-  const sOff = rows.get('served-off');
-  console.log(
-    `polling on over off, serve over stdio: p50 ${x(sOn.p50 / sOff.p50)}, mean ${x(sOn.mean / sOff.mean)}, CPU ${x((sOn.hostUs + sOn.childUs) / (sOff.hostUs + sOff.childUs))}`,
-  );
+  const onOverOff = (what, onKey, offKey) => {
+    const on = rows.get(onKey);
+    const off = rows.get(offKey);
+    const cpu = (on.hostUs + on.childUs) / (off.hostUs + off.childUs);
+    console.log(
+      `polling on over off, ${what}: p50 ${x(on.p50 / off.p50)}, mean ${x(on.mean / off.mean)}, CPU ${x(cpu)}`,
+    );
+  };
+  onOverOff('process sandbox', 'embedded-on', 'embedded-off');
+  onOverOff('serve over stdio', 'served-on', 'served-off');
 } finally {
   for (const p of paths) await p.close().catch(() => {});
   for (const root of roots) await rm(root, { recursive: true, force: true });
