@@ -24,6 +24,14 @@ function fakeLoop(micros: number, still: () => boolean = () => true) {
     advance(ms: number) {
       clock += ms;
     },
+    /** `n` exchanges whose message comes `ms` after each keep(), no turn run between. */
+    waits(n: number, ms: number) {
+      for (let i = 0; i < n; i++) {
+        loop.keep();
+        clock += ms;
+        loop.heard();
+      }
+    },
   };
 }
 
@@ -91,19 +99,11 @@ describe('HotLoop', () => {
   it('learns from the waits it sees: about twice their average, never past its limit', () => {
     const t = fakeLoop(100);
     expect(t.loop.windowMicros).toBe(100); // before any wait: the whole limit
-    for (let i = 0; i < 60; i++) {
-      t.loop.keep();
-      t.advance(0.01); // the answer comes 10 µs later
-      t.loop.heard();
-    }
+    t.waits(60, 0.01); // the answer comes 10 µs later
     expect(t.loop.windowMicros).toBeGreaterThan(19);
     expect(t.loop.windowMicros).toBeLessThan(22);
     // Waits of 60 µs would ask for a 120 µs window: capped at the limit.
-    for (let i = 0; i < 60; i++) {
-      t.loop.keep();
-      t.advance(0.06);
-      t.loop.heard();
-    }
+    t.waits(60, 0.06);
     expect(t.loop.windowMicros).toBe(100);
   });
 
@@ -124,11 +124,7 @@ describe('HotLoop', () => {
     // Still measured while it does not poll: quick exchanges bring it back.
     t.advance(0.01);
     t.loop.heard();
-    for (let i = 0; i < 30; i++) {
-      t.loop.keep();
-      t.advance(0.01);
-      t.loop.heard();
-    }
+    t.waits(30, 0.01);
     expect(t.loop.windowMicros).toBeGreaterThan(0);
     t.loop.keep();
     expect(t.loop.polling).toBe(true);
