@@ -50,6 +50,17 @@ describe('serve over stdio between responses', () => {
     expect((await tenCalls(10_000)).pollTurns()).toBeGreaterThan(0);
   });
 
+  it('stops polling once its connection has closed, window or not', async () => {
+    // After ten quick exchanges a 10 ms limit still leaves a window of a few ms after the last.
+    const served = await tenCalls(10_000);
+    await served.close();
+    const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
+    await nextTurn(); // the turn pending at close is the last
+    const turns = served.pollTurns();
+    for (let i = 0; i < 5; i++) await nextTurn();
+    expect(served.pollTurns()).toBe(turns);
+  });
+
   it('with sandbox.pollMicros 0, sleeps at once', async () => {
     expect((await tenCalls(0)).pollTurns()).toBe(0);
   });
