@@ -25,7 +25,7 @@
 // 2-core machine takes about 450 s, most of it the HTTP paths).
 // This machine is noisy: compare the ratios, not the absolute numbers.
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import { cp, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
@@ -40,6 +40,7 @@ import { internalsOf } from '@toolhost/host/internal';
 import { defineTool } from '@toolhost/plugin-sdk';
 import { Agent } from 'undici';
 import * as z from 'zod';
+import { childrenOf, descendantsOf, HAS_PROC, procStat } from './lib/proc.mjs';
 import { setting } from './lib/settings.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -119,62 +120,6 @@ watchdog.unref();
 process.on('unhandledRejection', (error) => abandon(`unhandled rejection: ${error?.stack ?? error}`));
 
 // ---- CPU of other processes, from /proc ----
-
-const TICKS_PER_SECOND = (() => {
-  try {
-    return Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
-  } catch {
-    return 100;
-  }
-})();
-const HAS_PROC = existsSync('/proc/self/stat');
-
-/** `{ppid, state, cpuUs}` of a process (utime+stime), or undefined when it is gone or unreadable. */
-function procStat(pid) {
-  let text;
-  try {
-    text = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  } catch {
-    return undefined;
-  }
-  // The command name may hold spaces and parentheses: fields are counted after the last ')'.
-  const fields = text.slice(text.lastIndexOf(')') + 2).split(' ');
-  const ticks = Number(fields[11]) + Number(fields[12]);
-  return { state: fields[0], ppid: Number(fields[1]), cpuUs: (ticks * 1e6) / TICKS_PER_SECOND };
-}
-
-/** Every live descendant of `pid`, found by parent pid. */
-function descendantsOf(pid) {
-  return familyOf(pid, true);
-}
-
-/** The live children of `pid`. */
-function childrenOf(pid) {
-  return familyOf(pid, false);
-}
-
-function familyOf(pid, deep) {
-  if (!HAS_PROC) return [];
-  const children = new Map();
-  for (const entry of readdirSync('/proc')) {
-    const child = Number(entry);
-    if (!Number.isInteger(child)) continue;
-    const stat = procStat(child);
-    if (stat === undefined || stat.state === 'Z') continue;
-    const list = children.get(stat.ppid) ?? [];
-    list.push(child);
-    children.set(stat.ppid, list);
-  }
-  const found = [];
-  const queue = [pid];
-  while (queue.length > 0) {
-    for (const child of children.get(queue.shift()) ?? []) {
-      found.push(child);
-      if (deep) queue.push(child);
-    }
-  }
-  return found;
-}
 
 /** Summed CPU µs of `pids`; throws when one has gone (a restarted child would make the delta wrong). */
 function cpuOf(pids, label) {

@@ -9,7 +9,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { createHost, serveHttp } from '@toolhost/host';
 import { internalsOf } from '@toolhost/host/internal';
-import { parentsOf, withDescendants } from './lib/proc.mjs';
+import { childrenByParent, withDescendants } from './lib/proc.mjs';
 import { pluginSource } from './scale-plugins.mjs';
 
 const [phase, root, countText] = process.argv.slice(2);
@@ -34,17 +34,16 @@ function rssMb(pid) {
  * isolates ("0.0 MB per live isolate").
  */
 function executorPids() {
-  const parents = parentsOf();
+  const children = childrenByParent();
   const roots = [];
-  for (const [pid, ppid] of parents) {
-    if (ppid !== process.pid) continue;
+  for (const pid of children.get(process.pid) ?? []) {
     try {
       if (readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('executor-main')) roots.push(pid);
     } catch {
       // Gone meanwhile.
     }
   }
-  return withDescendants(roots, parents);
+  return withDescendants(roots, children);
 }
 
 const memory = () => ({

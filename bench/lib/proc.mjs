@@ -1,38 +1,78 @@
-// What the benches read of other processes in /proc (Linux): who is whose parent, and the CPU
-// time a process has used.
-import { readdirSync, readFileSync } from 'node:fs';
+// What the benches read of other processes in /proc (Linux): who is whose child, and the CPU time
+// a process has used. One reader for bench/boundary.mjs, bench/polling.mjs and bench/scale-phase.mjs.
+import { execFileSync } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 
-/** Every live process's parent: pid → ppid (processes that end while it reads are left out). */
-export function parentsOf() {
-  const parents = new Map();
-  for (const name of readdirSync('/proc')) {
-    if (!/^\d+$/.test(name)) continue;
-    try {
-      const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
-      parents.set(Number(name), Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]));
-    } catch {
-      // Gone meanwhile.
-    }
+const TICKS_PER_SECOND = (() => {
+  try {
+    return Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
+  } catch {
+    return 100;
   }
-  return parents;
+})();
+
+/** Whether this system has /proc to read. */
+export const HAS_PROC = existsSync('/proc/self/stat');
+
+/** `{ppid, state, cpuUs}` of a process (utime+stime), or undefined when it is gone or unreadable. */
+export function procStat(pid) {
+  let text;
+  try {
+    text = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  } catch {
+    return undefined;
+  }
+  // The command name may hold spaces and parentheses: fields are counted after the last ')'.
+  const fields = text.slice(text.lastIndexOf(')') + 2).split(' ');
+  const ticks = Number(fields[11]) + Number(fields[12]);
+  return { state: fields[0], ppid: Number(fields[1]), cpuUs: (ticks * 1e6) / TICKS_PER_SECOND };
 }
 
-/** `roots` and all their descendants, from `parents` (see `parentsOf`). */
-export function withDescendants(roots, parents = parentsOf()) {
-  const found = [...roots];
-  for (let i = 0; i < found.length; i++) {
-    for (const [pid, ppid] of parents) if (ppid === found[i]) found.push(pid);
+/** Every live process's children, by parent pid (zombies left out). */
+export function childrenByParent() {
+  const children = new Map();
+  if (!HAS_PROC) return children;
+  for (const entry of readdirSync('/proc')) {
+    const child = Number(entry);
+    if (!Number.isInteger(child)) continue;
+    const stat = procStat(child);
+    if (stat === undefined || stat.state === 'Z') continue;
+    const list = children.get(stat.ppid) ?? [];
+    list.push(child);
+    children.set(stat.ppid, list);
+  }
+  return children;
+}
+
+/** The live descendants of `roots` (all generations, or children only unless `deep`), roots not included. */
+export function familyOf(roots, deep = true, children = childrenByParent()) {
+  const found = [];
+  const queue = [...roots];
+  while (queue.length > 0) {
+    for (const child of children.get(queue.shift()) ?? []) {
+      found.push(child);
+      if (deep) queue.push(child);
+    }
   }
   return found;
 }
 
-/** CPU time `pid` has used (user + system), µs, or 0 once it is gone. `/proc` counts 10 ms ticks. */
+/** Every live descendant of `pid`. */
+export function descendantsOf(pid) {
+  return familyOf([pid]);
+}
+
+/** The live children of `pid`. */
+export function childrenOf(pid) {
+  return familyOf([pid], false);
+}
+
+/** `roots` and all their live descendants. */
+export function withDescendants(roots, children = childrenByParent()) {
+  return [...roots, ...familyOf(roots, true, children)];
+}
+
+/** CPU time `pid` has used (user + system), µs, or 0 once it is gone. */
 export function cpuMicros(pid) {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return (Number(fields[11]) + Number(fields[12])) * 10_000;
-  } catch {
-    return 0;
-  }
+  return procStat(pid)?.cpuUs ?? 0;
 }
