@@ -1,12 +1,14 @@
 import { mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { PassThrough, type Readable, type Writable } from 'node:stream';
+import { LineReader } from './stdio-lines.js';
 
 /**
  * Answers a 2025-11-25 stdio client at once, before the host is loaded: `toolhost serve` spends
  * most of its start importing its modules (the MCP SDK, zod, the sources) and loading the
  * project, and clients give up or log errors meanwhile (the AI SDK's discover probe waits 1 s).
- * This module imports nothing but Node's: it reads the client's first lines, answers
+ * This module imports nothing but Node's and the line reader (stdio-lines.ts, which imports
+ * nothing): it reads the client's first lines, answers
  * `initialize`, `ping` and `tools/list` (from the list the last serve of this project sent, kept
  * in `.toolhost/serve-tools.json` and used only while the config file and toolhost are the same),
  * and keeps every other message. When the host is up, `handover` gives the SDK's transport a
@@ -86,8 +88,6 @@ export interface EarlyStdio {
   handover(): Handover;
 }
 
-const NEWLINE = 0x0a;
-
 /** How long the opening may take before the host is loaded all the same (see `settled`). */
 const WAIT_FOR_INITIALIZE_MS = 200;
 const WAIT_FOR_LIST_MS = 100;
@@ -110,7 +110,7 @@ export function startEarlyStdio(options: {
   let answeredTools: readonly unknown[] | undefined;
   let off = false;
   /** The bytes after the last newline read: a line's start, perhaps ending inside a character. */
-  let partial: Buffer = Buffer.alloc(0);
+  const lines = new LineReader();
   let settle!: () => void;
   const settledPromise = new Promise<void>((resolve) => {
     settle = resolve;
@@ -173,16 +173,7 @@ export function startEarlyStdio(options: {
     }
   };
   const onData = (chunk: Buffer | string) => {
-    // Split as bytes, decoded a whole line at a time: a character whose bytes come in two chunks
-    // must not become two replacement characters (a newline byte is never inside one).
-    const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
-    const data = partial.length === 0 ? bytes : Buffer.concat([partial, bytes]);
-    let start = 0;
-    for (let end = data.indexOf(NEWLINE); end !== -1; end = data.indexOf(NEWLINE, start)) {
-      onLine(data.toString('utf8', start, end));
-      start = end + 1;
-    }
-    partial = data.subarray(start);
+    for (const line of lines.push(typeof chunk === 'string' ? Buffer.from(chunk) : chunk)) onLine(line);
   };
   stdin.on('data', onData);
 
@@ -200,7 +191,8 @@ export function startEarlyStdio(options: {
       const replay = new PassThrough();
       for (const line of [initialize, initialized, ...kept])
         if (line !== undefined) replay.write(`${line}\n`);
-      if (partial.length > 0) replay.write(partial);
+      const held = lines.held;
+      if (held !== undefined) replay.write(held);
       stdin.pipe(replay);
       return {
         stdin: replay,

@@ -1,15 +1,17 @@
 /**
  * Newline-delimited messages read across arbitrary chunk splits, as the SDK's stdio transport
  * reads them (its `ReadBuffer`): a line ends at `\n`, a `\r` before it is dropped, and a message
- * longer than `maxBytes` is an error that ends the connection. Kept here so that a message is
- * parsed once, by whoever needs it (serve/stdio.ts).
+ * longer than `maxBytes` is an error that ends the connection. Split as bytes and decoded a whole
+ * line at a time, so a character whose bytes come in two chunks stays one (a newline byte is
+ * never inside one). Imports nothing: early-stdio.ts reads the client's first lines with it
+ * before anything else is loaded, serve/stdio.ts the rest, parsing each message once.
  */
 export class LineReader {
   readonly #maxBytes: number;
   /** The start of a line whose end has not come yet. */
   #rest: Buffer | undefined;
 
-  constructor(maxBytes: number) {
+  constructor(maxBytes = Number.POSITIVE_INFINITY) {
     this.#maxBytes = maxBytes;
   }
 
@@ -32,5 +34,10 @@ export class LineReader {
     }
     this.#rest = start === buffer.length ? undefined : buffer.subarray(start);
     return lines;
+  }
+
+  /** The start of a line whose end has not come yet, if any. */
+  get held(): Buffer | undefined {
+    return this.#rest;
   }
 }

@@ -412,6 +412,15 @@ describe('the lines serve reads from the client', () => {
     expect(reader.push(Buffer.from('\nnot json\n\n'))).toEqual(['{"b":2}', 'not json', '']);
   });
 
+  it('a character whose bytes come in two chunks stays one, and an unfinished line is held', async () => {
+    const { LineReader } = await import('../../src/serve/stdio-lines.js');
+    const reader = new LineReader();
+    const bytes = Buffer.from('"é"\n"ü', 'utf8');
+    expect(reader.push(bytes.subarray(0, 2))).toEqual([]);
+    expect(reader.push(bytes.subarray(2))).toEqual(['"é"']);
+    expect(reader.held?.toString('utf8')).toBe('"ü');
+  });
+
   it('a message longer than the limit is an error, and what was held is dropped', async () => {
     const { LineReader } = await import('../../src/serve/stdio-lines.js');
     const reader = new LineReader(8);
