@@ -1,12 +1,14 @@
 // What one plugin isolate costs with the shared prelude (runtime + SDK + zod, see
 // packages/host/src/sandbox/prelude.ts): time to make the prelude once per process, time to
 // create an isolate ready to describe (and of its synchronous part, `new ivm.Isolate`, which
-// holds this thread), time of describe, and RSS per live isolate with N alive, for a generated
+// holds this thread), time of describe and of the first call, and RSS per live isolate with N alive, for a generated
 // 3-tool plugin. Variants, one per run (compare runs made in the same minute; this machine is noisy):
-//   snapshot  the shipped path: isolates made from this process's V8 snapshot of the prelude
+//   snapshot  the shipped path: isolates made from this process's V8 snapshot of the prelude,
+//             taken with its warm-up (packages/host/src/sandbox/prelude-warmup.ts)
+//   unwarmed  the same snapshot taken without the warm-up
 //   cache     the fallback: the prelude evaluated by every isolate, compiled from V8's code cache
 //   no-cache  the same prelude parsed by every isolate
-// Run: `npm run build && node --no-node-snapshot bench/isolate-prelude.mjs [snapshot|cache|no-cache] [N] [--mini]`
+// Run: `npm run build && node --no-node-snapshot bench/isolate-prelude.mjs [snapshot|unwarmed|cache|no-cache] [N] [--mini]`
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
@@ -17,7 +19,8 @@ import { PluginIsolate } from '../packages/host/dist/sandbox/plugin-isolate.js';
 import { codeCachePrelude, preparePrelude } from '../packages/host/dist/sandbox/prelude.js';
 
 const variant = process.argv[2] ?? 'snapshot';
-if (!['snapshot', 'cache', 'no-cache'].includes(variant)) throw new Error(`unknown variant ${variant}`);
+if (!['snapshot', 'unwarmed', 'cache', 'no-cache'].includes(variant))
+  throw new Error(`unknown variant ${variant}`);
 const N = Number(process.argv[3] ?? 100);
 const mini = process.argv.includes('--mini');
 const LIMITS = { timeoutMs: 10_000, cpuMs: 10_000, memoryMb: 64, maxResultChars: 4_000_000 };
@@ -49,9 +52,16 @@ const mb = (bytes) => Number((bytes / 1048576).toFixed(2));
 
 const code = await loadPreludeScript(kind);
 const preparing = performance.now();
-const prepared = variant === 'snapshot' ? await preparePrelude(code) : await codeCachePrelude(code);
+const prepared =
+  variant === 'snapshot'
+    ? await preparePrelude(code)
+    : variant === 'unwarmed'
+      ? await preparePrelude(code, undefined, null)
+      : await codeCachePrelude(code);
 const prepareMs = performance.now() - preparing;
-if (variant === 'snapshot' && prepared.snapshot === undefined) throw new Error('no snapshot was made');
+if ((variant === 'snapshot' || variant === 'unwarmed') && prepared.snapshot === undefined)
+  throw new Error('no snapshot was made');
+if (variant === 'snapshot' && !prepared.warmed) throw new Error('the snapshot was taken without its warm-up');
 const prelude = variant === 'no-cache' ? { ...prepared, cachedData: undefined } : prepared;
 // Warm-up: the first isolates pay for V8's own first compiles.
 for (let i = 0; i < 5; i++) {
@@ -74,6 +84,7 @@ for (let i = 0; i < 20; i++) {
 const live = [];
 const create = [];
 const describe = [];
+const firstCall = [];
 const rss0 = process.memoryUsage().rss;
 for (let i = 0; i < N; i++) {
   let started = performance.now();
@@ -84,6 +95,20 @@ for (let i = 0; i < N; i++) {
   const outcome = await isolate.describe('null');
   describe.push(performance.now() - started);
   if (outcome.kind !== 'reply' || !outcome.reply.ok) throw new Error(JSON.stringify(outcome));
+  started = performance.now();
+  const called = await isolate.call({
+    callId: `c${i}`,
+    toolName: 'b',
+    toolUseId: `t${i}`,
+    sessionId: 's',
+    input: { n: i },
+    config: null,
+    env: {},
+    envGranted: [],
+    maxReplyChars: 10_000,
+  });
+  firstCall.push(performance.now() - started);
+  if (called.kind !== 'reply' || called.reply.kind !== 'ok') throw new Error(JSON.stringify(called));
   live.push(isolate);
 }
 const rss = (process.memoryUsage().rss - rss0) / N;
@@ -99,6 +124,7 @@ console.log(
     createMs: Number(median(create).toFixed(2)),
     newIsolateMs: Number(median(newIsolate).toFixed(2)),
     describeMs: Number(median(describe).toFixed(2)),
+    firstCallMs: Number(median(firstCall).toFixed(2)),
     rssPerIsolateMb: mb(rss),
   }),
 );

@@ -3,9 +3,9 @@ import { existsSync, readdirSync, readFileSync, realpathSync } from 'node:fs';
 import * as path from 'node:path';
 import type * as esbuild from 'esbuild';
 import { PACKAGE_ROOT } from '../util/package.js';
-import { MINI_MODULES, type PreludeKind } from './prelude-kind.js';
+import { MINI_MODULES, type PreludeKind, SHARED_GLOBAL } from './prelude-kind.js';
 
-export { type PreludeKind, preludeKindOf } from './prelude-kind.js';
+export { type PreludeKind, preludeKindOf, SHARED_GLOBAL } from './prelude-kind.js';
 
 /** What every script built for an isolate shares: one IIFE, no Node, the language V8 runs there. */
 export const ISOLATE_SCRIPT_OPTIONS: esbuild.BuildOptions = {
@@ -38,13 +38,6 @@ export const SHARED_MODULES = [
   'zod/v4/mini',
   'zod/v4/core',
 ] as const;
-
-/**
- * The global through which the prelude hands its module table to the plugin bundle. The bundle's
- * first statement takes it and deletes it, before any plugin code runs: plugin code never sees a
- * table (nor a `require`), only the bindings its own static imports name.
- */
-export const SHARED_GLOBAL = '__toolhost_shared';
 
 /** The prelude's entry: the runtime first, then the shared modules of `kind`, then their table. */
 function preludeSource(kind: PreludeKind): string {

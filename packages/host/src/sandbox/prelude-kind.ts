@@ -10,6 +10,13 @@
  */
 export const MINI_MODULES: ReadonlySet<string> = new Set(['zod/mini', 'zod/v4-mini', 'zod/v4/mini']);
 
+/**
+ * The global through which the prelude hands its module table to the plugin bundle. The bundle's
+ * first statement takes it and deletes it, before any plugin code runs: plugin code never sees a
+ * table (nor a `require`), only the bindings its own static imports name.
+ */
+export const SHARED_GLOBAL = '__toolhost_shared';
+
 /** Which prelude an isolate needs: `full` holds zod's mini API too. */
 export type PreludeKind = 'base' | 'full';
 

@@ -1,6 +1,7 @@
 import ivm from 'isolated-vm';
 import { messageOf } from '../util/errors.js';
 import { type PreludeKind, preludeKindOf } from './prelude-kind.js';
+import { PRELUDE_WARMUP } from './prelude-warmup.js';
 import type { PreludeStart } from './types.js';
 
 /**
@@ -16,6 +17,8 @@ export interface Prelude {
   readonly snapshot: ivm.ExternalCopy<ArrayBuffer> | undefined;
   /** For isolates that evaluate `code` (no snapshot); undefined when there is a snapshot. */
   readonly cachedData: ivm.ExternalCopy<ArrayBuffer> | undefined;
+  /** Whether the snapshot carries the warm-up's compiled functions (prelude-warmup.ts). */
+  readonly warmed: boolean;
 }
 
 const FILENAME = 'toolhost:prelude.js';
@@ -41,7 +44,8 @@ const starts: Partial<Record<PreludeKind, PreludeStart>> = {};
  *   - made from the snapshot: create 11.2-12.1 ms, describe 2.5-2.9 ms, 4.47-4.51 MB RSS (mini:
  *     13-14 ms, 5.4 MB). bench/scale.mjs, 100 plugins called once in the process sandbox:
  *     executor 549-550 MB against 632-633 MB (4.8 against 5.6 MB per isolate), cold start 3.6-3.7 s
- *     against 3.7-4.3 s.
+ *     against 3.7-4.3 s. Since the snapshot is taken with a warm-up (prelude-warmup.ts, where
+ *     the figures are), describe and a first call take half the time or less.
  * What it costs: making the snapshot holds this thread 47-102 ms once per kind (90-250 ms with
  * mini; the code cache, 20-120 ms, is made off it), and `new ivm.Isolate` holds it 3.3-3.9 ms
  * instead of 0.9-1.1 ms (isolated-vm deserializes a default context of its own there, which it
@@ -88,28 +92,59 @@ export function preludeStarts(): Partial<Record<PreludeKind, PreludeStart>> {
 }
 
 let saidFallback = false;
+let saidCold = false;
+
+/** An error's name (when it is not a plain Error) and message, for a warning line. */
+function described(error: unknown): string {
+  const name = error instanceof Error && error.name !== 'Error' ? `${error.name}: ` : '';
+  return `${name}${messageOf(error)}`;
+}
 
 /**
- * The prelude of `code`: its snapshot, or, when V8 fails to make one (an engine error), its code
- * cache, said once per process through `warn` (stderr: the host's, or the executor's, which it
- * inherits). Holds this thread while V8 snapshots (see above), once per prelude kind.
+ * `warmup`, throwing only objects: isolated-vm 7.0.1 asserts that what a warm-up throws is an
+ * object, and aborts the whole process when it is not (`throw 1`).
+ */
+function guarded(warmup: string): string {
+  return `try {\n${warmup}\n} catch (error) {\n  throw (typeof error === 'object' && error !== null) || typeof error === 'function' ? error : new Error('the warm-up threw ' + String(error));\n}\n`;
+}
+
+/**
+ * The prelude of `code`: its snapshot, warmed by `warmup` (prelude-warmup.ts); or, when the
+ * warm-up fails, a snapshot without it; or, when V8 fails to make one at all (an engine error),
+ * its code cache. Each step down is said once per process through `warn` (stderr: the host's, or
+ * the executor's, which it inherits): isolates still work, they only start slower. `warmup` null
+ * asks for a snapshot without warm-up, said to nobody (the benchmark's baseline). Holds this
+ * thread while V8 snapshots (see above), once per prelude kind.
  */
 export async function preparePrelude(
   code: string,
   warn: (line: string) => void = (line) => process.stderr.write(`${line}\n`),
+  warmup: string | null = PRELUDE_WARMUP,
 ): Promise<Prelude> {
+  const scripts = [{ code, filename: FILENAME }];
   try {
-    const snapshot = ivm.Isolate.createSnapshot([{ code, filename: FILENAME }]);
-    return { code, filename: FILENAME, snapshot, cachedData: undefined };
-  } catch (error) {
-    if (!saidFallback) {
-      saidFallback = true;
-      const name = error instanceof Error && error.name !== 'Error' ? `${error.name}: ` : '';
-      warn(
-        `toolhost: cannot snapshot the sandbox prelude (${name}${messageOf(error)}); plugin isolates evaluate it from V8's code cache instead`,
-      );
+    if (warmup === null) throw new Error('no warm-up was given');
+    const snapshot = ivm.Isolate.createSnapshot(scripts, guarded(warmup));
+    return { code, filename: FILENAME, snapshot, cachedData: undefined, warmed: true };
+  } catch (warmupError) {
+    try {
+      const snapshot = ivm.Isolate.createSnapshot(scripts);
+      if (warmup !== null && !saidCold) {
+        saidCold = true;
+        warn(
+          `toolhost: the sandbox prelude's warm-up failed (${described(warmupError)}); plugin isolates start from a snapshot without it, and compile what they run themselves`,
+        );
+      }
+      return { code, filename: FILENAME, snapshot, cachedData: undefined, warmed: false };
+    } catch (error) {
+      if (!saidFallback) {
+        saidFallback = true;
+        warn(
+          `toolhost: cannot snapshot the sandbox prelude (${described(error)}); plugin isolates evaluate it from V8's code cache instead`,
+        );
+      }
+      return codeCachePrelude(code);
     }
-    return codeCachePrelude(code);
   }
 }
 
@@ -122,10 +157,10 @@ export async function codeCachePrelude(code: string): Promise<Prelude> {
       filename: FILENAME,
       produceCachedData: true,
     })) as ivm.Script & ivm.CachedDataResult;
-    return { code, filename: FILENAME, snapshot: undefined, cachedData: script.cachedData };
+    return { code, filename: FILENAME, snapshot: undefined, cachedData: script.cachedData, warmed: false };
   } catch {
     // Without a cache every isolate parses the prelude itself: slower, still correct.
-    return { code, filename: FILENAME, snapshot: undefined, cachedData: undefined };
+    return { code, filename: FILENAME, snapshot: undefined, cachedData: undefined, warmed: false };
   } finally {
     isolate.dispose();
   }

@@ -127,7 +127,13 @@ async function textOf(isolate: PluginIsolate, tool: string, input: unknown = {})
 
 /** The same prelude evaluated by every isolate (no snapshot, no cache): what a snapshot must equal. */
 function evaluated(prelude: Prelude): Prelude {
-  return { code: prelude.code, filename: prelude.filename, snapshot: undefined, cachedData: undefined };
+  return {
+    code: prelude.code,
+    filename: prelude.filename,
+    snapshot: undefined,
+    cachedData: undefined,
+    warmed: false,
+  };
 }
 
 const made: PluginIsolate[] = [];
