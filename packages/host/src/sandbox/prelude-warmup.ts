@@ -1,4 +1,5 @@
-import { ATTACH_GLOBAL, TEXT_REPLY_MARK } from '@toolhost/plugin-sdk/protocol';
+import { ATTACH_GLOBAL, BRIDGE_CALLBACKS, TEXT_REPLY_MARK } from '@toolhost/plugin-sdk/protocol';
+import { callRequestJson, callRequests } from './call-request.js';
 import { SHARED_GLOBAL } from './prelude-kind.js';
 
 /**
@@ -16,19 +17,52 @@ import { SHARED_GLOBAL } from './prelude-kind.js';
  * isolate for a speed-up no greater on this plugin.
  *
  * It runs in a second context of the snapshotting isolate, which V8 then throws away: only what
- * contexts share (compiled functions, interned strings) reaches the snapshot, never an object of
- * that context. So its plugin, its registration, its fake bridge and the entropy it was fed are
- * nowhere in an isolate made from the snapshot (prelude-warmup.test.ts pins that).
+ * contexts share (the compiled bytecode of functions; V8 clears their feedback before it
+ * serializes) reaches the snapshot, never an object of that context. So its plugin, its
+ * registration and its no-op bridge are nowhere in an isolate made from the snapshot
+ * (prelude-warmup.test.ts pins that). Every value it uses is a literal of this file.
  *
  * It checks what it ran: a describe or a call that did not answer as a working plugin's does
- * throws, the snapshot is taken without it, and the host says so (prelude.ts). Written as plain
- * script text, not a stringified function, so no build step or coverage tool can change it.
+ * throws, the snapshot is taken without it, and the host says so (prelude.ts). What it may do is
+ * what the prelude's top level may do, and no more: stay synchronous (a promise's failure would
+ * never reach the check), and leave no FinalizationRegistry, WeakRef or pending Intl work behind
+ * (V8 aborts the process, not the snapshot, on those). Written as plain script text, not a
+ * stringified function, so no build step or coverage tool can change it; the call's request is
+ * made by the host's own `callRequestJson`, so it cannot drift from what the host sends.
  */
+
+/** The warm-up call's request, as the host writes one (call-request.ts). */
+const WARMUP_REQUEST = callRequestJson(
+  callRequests({
+    config: null,
+    env: {},
+    envGranted: [],
+    maxReplyChars: 100_000,
+    logs: {
+      linesPerCall: 100,
+      bytesPerCall: 100_000,
+      lineBytes: 10_000,
+      linesPerMinute: 1_000,
+      bytesPerMinute: 1_000_000,
+    },
+  })('warm_text')({
+    callId: 'warm',
+    toolUseId: 'warm',
+    sessionId: 'warm',
+    input: { text: 'ab', times: 2, loud: false, mode: 'a', tags: ['x'] },
+  }),
+);
+
+/** The bridge the warm-up attaches: no-ops, and (never called) an entropy source of zeros. */
+const WARMUP_BRIDGE = BRIDGE_CALLBACKS.map((name) =>
+  name === 'entropy' ? "() => 'AAAAAAAAAAAAAAAAAAAAAA=='" : 'noop',
+).join(', ');
+
 export const PRELUDE_WARMUP = `(() => {
   'use strict';
   const g = globalThis;
   const noop = () => undefined;
-  const entry = g[${JSON.stringify(ATTACH_GLOBAL)}](noop, noop, noop, noop, () => 'AAAAAAAAAAAAAAAAAAAAAA==');
+  const entry = g[${JSON.stringify(ATTACH_GLOBAL)}](${WARMUP_BRIDGE});
   const table = g[${JSON.stringify(SHARED_GLOBAL)}];
   delete g[${JSON.stringify(SHARED_GLOBAL)}];
   const z = table.zod;
@@ -61,21 +95,7 @@ export const PRELUDE_WARMUP = `(() => {
   );
   const described = JSON.parse(entry.describe('null'));
   if (described.ok !== true) throw new Error('describe: ' + described.error);
-  const settings = JSON.stringify({
-    env: {},
-    envGranted: [],
-    maxReplyChars: 100000,
-    logs: { linesPerCall: 100, bytesPerCall: 100000, lineBytes: 10000 },
-  });
-  const request = {
-    callId: 'warm',
-    toolUseId: 'warm',
-    sessionId: 'warm',
-    input: { text: 'ab', times: 2, loud: false, mode: 'a', tags: ['x'] },
-    toolName: 'warm_text',
-    config: null,
-  };
-  const reply = entry.begin('call', JSON.stringify(request) + '\\n' + settings);
+  const reply = entry.begin('call', ${JSON.stringify(WARMUP_REQUEST)});
   if (reply !== ${JSON.stringify(TEXT_REPLY_MARK)} + 'abab') throw new Error('the call answered ' + String(reply).slice(0, 200));
 })();
 `;

@@ -47,7 +47,8 @@ const starts: Partial<Record<PreludeKind, PreludeStart>> = {};
  *     against 3.7-4.3 s. Since the snapshot is taken with a warm-up (prelude-warmup.ts, where
  *     the figures are), describe and a first call take half the time or less.
  * What it costs: making the snapshot holds this thread 47-102 ms once per kind (90-250 ms with
- * mini; the code cache, 20-120 ms, is made off it), and `new ivm.Isolate` holds it 3.3-3.9 ms
+ * mini; with the warm-up, 60-61 ms where it took 42-48 without; the code cache, 20-120 ms, is
+ * made off it), and `new ivm.Isolate` holds it 3.3-3.9 ms
  * instead of 0.9-1.1 ms (isolated-vm deserializes a default context of its own there, which it
  * never lends: that copy of the prelude is ≈ 1 MB of every isolate, which holds 1.96 MB before any
  * context of ours against a plain isolate's 1.00 MB). Code-mode scripts' isolates take no
@@ -70,7 +71,8 @@ export function preludeLoader(source: PreludeSource): (bundle: string) => Promis
       prelude = source(kind)
         .then((code) => preparePrelude(code))
         .then((made) => {
-          starts[kind] = made.snapshot === undefined ? 'code-cache' : 'snapshot';
+          starts[kind] =
+            made.snapshot === undefined ? 'code-cache' : made.warmed ? 'snapshot' : 'snapshot-unwarmed';
           return made;
         });
       preludes.set(kind, prelude);
@@ -122,30 +124,34 @@ export async function preparePrelude(
   warmup: string | null = PRELUDE_WARMUP,
 ): Promise<Prelude> {
   const scripts = [{ code, filename: FILENAME }];
-  try {
-    if (warmup === null) throw new Error('no warm-up was given');
-    const snapshot = ivm.Isolate.createSnapshot(scripts, guarded(warmup));
-    return { code, filename: FILENAME, snapshot, cachedData: undefined, warmed: true };
-  } catch (warmupError) {
+  let warmupError: unknown;
+  if (warmup !== null) {
     try {
-      const snapshot = ivm.Isolate.createSnapshot(scripts);
-      if (warmup !== null && !saidCold) {
-        saidCold = true;
-        warn(
-          `toolhost: the sandbox prelude's warm-up failed (${described(warmupError)}); plugin isolates start from a snapshot without it, and compile what they run themselves`,
-        );
-      }
-      return { code, filename: FILENAME, snapshot, cachedData: undefined, warmed: false };
+      const snapshot = ivm.Isolate.createSnapshot(scripts, guarded(warmup));
+      return { code, filename: FILENAME, snapshot, cachedData: undefined, warmed: true };
     } catch (error) {
-      if (!saidFallback) {
-        saidFallback = true;
-        warn(
-          `toolhost: cannot snapshot the sandbox prelude (${described(error)}); plugin isolates evaluate it from V8's code cache instead`,
-        );
-      }
-      return codeCachePrelude(code);
+      warmupError = error;
     }
   }
+  let snapshot: ivm.ExternalCopy<ArrayBuffer>;
+  try {
+    snapshot = ivm.Isolate.createSnapshot(scripts);
+  } catch (error) {
+    if (!saidFallback) {
+      saidFallback = true;
+      warn(
+        `toolhost: cannot snapshot the sandbox prelude (${described(error)}); plugin isolates evaluate it from V8's code cache instead`,
+      );
+    }
+    return codeCachePrelude(code);
+  }
+  if (warmup !== null && !saidCold) {
+    saidCold = true;
+    warn(
+      `toolhost: the sandbox prelude's warm-up failed (${described(warmupError)}); plugin isolates start from a snapshot without it, and compile what they run themselves`,
+    );
+  }
+  return { code, filename: FILENAME, snapshot, cachedData: undefined, warmed: false };
 }
 
 /** The prelude every isolate evaluates, compiled from V8's code cache of `code` (the fallback, and the benchmark's baseline). */

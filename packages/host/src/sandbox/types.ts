@@ -29,8 +29,12 @@ export interface IsolateStats extends IsolateSettings {
   readonly polling?: { readonly micros: number; readonly turns: number };
 }
 
-/** From the prelude's V8 snapshot, or (when V8 could not make one) evaluating it from the code cache. */
-export type PreludeStart = 'snapshot' | 'code-cache';
+/**
+ * From the prelude's V8 snapshot, taken with its warm-up (prelude-warmup.ts); from one taken
+ * without it, when the warm-up failed (`snapshot-unwarmed`: isolates compile what they run); or,
+ * when V8 could not make a snapshot, evaluating the prelude from the code cache.
+ */
+export type PreludeStart = 'snapshot' | 'snapshot-unwarmed' | 'code-cache';
 
 /** Which limit ended a call; `crashed` is an isolate or executor process that died, `cancelled` a caller that left first. */
 export type LimitName = 'cancelled' | 'cpuMs' | 'crashed' | 'maxResultChars' | 'memoryMb' | 'timeoutMs';

@@ -2,9 +2,9 @@
  * The prelude's snapshot is taken with a warm-up (prelude-warmup.ts): a plugin registered, described
  * and called in a second context of the snapshotting isolate, so that the snapshot carries the
  * compiled functions. These tests pin that the warm-up runs against the runtime as it is (a change
- * that breaks it fails here, not silently in every start), that nothing of its context reaches an
- * isolate (its plugin, its fake bridge, the bytes it was fed), and that a failing warm-up costs
- * speed only, said once.
+ * that breaks it fails here, not silently in every start) and leaves its compiled code in the
+ * snapshot, that nothing of its context reaches an isolate (its plugin, its no-op bridge, the
+ * prelude's table it took), and that a failing warm-up costs speed only, said once.
  */
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -25,12 +25,12 @@ export default definePlugin({
   id: 'probe',
   tools: [
     defineTool({
-      name: 'draw',
-      description: 'Random bytes, and a log line',
+      name: 'note',
+      description: 'A log line',
       input: z.object({}),
       execute: (_input, ctx) => {
-        ctx.log.info('drawing');
-        return JSON.stringify(Array.from(crypto.getRandomValues(new Uint8Array(32))));
+        ctx.log.info('noted');
+        return 'done';
       },
     }),
   ],
@@ -89,7 +89,18 @@ describe('the warm-up of the prelude snapshot', () => {
     expect((await loadPrelude(bundle)).warmed).toBe(true);
   });
 
-  it("leaves nothing of its context in an isolate: no plugin, the prelude's table, the real bridge, fresh bytes", async () => {
+  it('leaves compiled code in the snapshot: it is larger than one taken without the warm-up', async () => {
+    const code = await loadPreludeScript('base');
+    const warmed = await preparePrelude(code, () => {});
+    const cold = await preparePrelude(code, () => {}, null);
+    expect(warmed.warmed).toBe(true);
+    expect(cold.warmed).toBe(false);
+    const size = (prelude: Prelude) => prelude.snapshot?.copy().byteLength ?? 0;
+    // 1.47 against 1.36 MB when measured; V8 clearing the bytecode (kClear) would make them equal.
+    expect(size(warmed)).toBeGreaterThan(size(cold) + 50_000);
+  });
+
+  it("leaves nothing of its context in an isolate: no plugin, the prelude's table, the real bridge", async () => {
     const prelude = await loadPrelude(bundle);
     const isolate = await prepared(prelude);
     // No plugin registered: the warm-up's was registered in a context V8 threw away.
@@ -99,21 +110,18 @@ describe('the warm-up of the prelude snapshot', () => {
     await isolate.load(bundle);
     const manifest: DescribeReply = await replyOf(isolate.describe('null'));
     if (!manifest.ok) throw new Error(manifest.error);
-    expect(manifest.manifest.tools.map((t) => t.name)).toEqual(['draw']);
+    expect(manifest.manifest.tools.map((t) => t.name)).toEqual(['note']);
     const unknown: CallReply = await replyOf(
       isolate.call(callRequest(1, 'warm_text', { text: 'ab' }, 10_000)),
     );
     expect(unknown.kind).toBe('unknown-tool');
     // Log lines reach the host: the bridge is this isolate's, not the warm-up's no-ops.
     logged.length = 0;
-    const drawn = await replyOf(
-      isolate.text('call', 'draw', 'c2', JSON.stringify(callRequest(2, 'draw', {}, 10_000))),
+    const noted = await replyOf(
+      isolate.text('call', 'note', 'c2', JSON.stringify(callRequest(2, 'note', {}, 10_000))),
     );
-    expect(logged).toEqual(['drawing']);
-    // The warm-up fed its runtime zero bytes ('AAAA…'); an isolate draws from the host's CSPRNG.
-    const bytes = JSON.parse(drawn.slice(1)) as number[];
-    expect(bytes).toHaveLength(32);
-    expect(bytes.filter((b) => b !== 0).length).toBeGreaterThan(16);
+    expect(noted).toBe('tdone');
+    expect(logged).toEqual(['noted']);
   });
 
   it('that fails leaves a snapshot without it, said once; its isolates work', async () => {
