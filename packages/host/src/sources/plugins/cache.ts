@@ -1,8 +1,9 @@
 import { createHash } from 'node:crypto';
-import { mkdirSync, readFileSync, realpathSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { readFileSync, realpathSync, statSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import * as path from 'node:path';
 import { hostPreludeFingerprint } from '../../sandbox/isolate-script.js';
+import { cacheWrites, readJson, readText } from './cache-files.js';
 import { BUILD_RULES_VERSION, buildScope, inScope } from './confine.js';
 
 /**
@@ -17,40 +18,6 @@ export function toolVersion(): string {
 
 export function sha256(text: string): string {
   return createHash('sha256').update(text).digest('hex');
-}
-
-/**
- * Writes `file` whole or not at all (a temp file renamed over it); makes its folder when missing.
- * Synchronous, as the cache's reads are: a cold start of 100 plugins writes 300 files (a bundle,
- * its index and its manifest each), and through `fs/promises` each was four round trips to the
- * thread pool (open, write, close, rename) costing more CPU than the writes: 70-150 ms of the
- * host's CPU a cold start (6 paired runs, every one lower with these sync), on a start whose
- * two cores are both busy (esbuild and the executor), so ≈ 30 ms of wall time.
- */
-export function writeAtomic(file: string, data: string): void {
-  const temp = `${file}.${process.pid}.${Date.now()}.tmp`;
-  try {
-    writeFileSync(temp, data);
-  } catch (error) {
-    // The folder is there but for the first write: a mkdir per write was 300 syscalls a cold start.
-    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
-    mkdirSync(path.dirname(file), { recursive: true });
-    writeFileSync(temp, data);
-  }
-  renameSync(temp, file);
-}
-
-/**
- * The JSON in `file`, or undefined. Read synchronously: the cache's files are small and local,
- * and at 100 plugins the thread pool's round trips (open, stat, read, close) cost a warm start
- * more than the reads themselves.
- */
-export function readJson<T>(file: string): T | undefined {
-  try {
-    return JSON.parse(readFileSync(file, 'utf8')) as T;
-  } catch {
-    return undefined;
-  }
 }
 
 /** One input of a cached bundle: its content hash, and the stat under which it was hashed. */
@@ -178,23 +145,20 @@ export class BundleCache {
     if (fresh === undefined) return undefined;
     let code: string;
     try {
-      code = readFileSync(path.join(this.#dir, 'bundles', `${index.bundleHash}.js`), 'utf8');
+      code = readText(path.join(this.#dir, 'bundles', `${index.bundleHash}.js`));
     } catch {
       return undefined;
     }
     if (sha256(code) !== index.bundleHash) return undefined;
-    if (fresh.updated !== undefined) {
-      // Next time the new stat answers without reading the file.
-      try {
-        writeAtomic(indexFile, JSON.stringify(fresh.updated));
-      } catch {
-        // Only the next check hashes the file again.
-      }
-    }
+    // Next time the new stat answers without reading the file.
+    if (fresh.updated !== undefined) cacheWrites.write(indexFile, JSON.stringify(fresh.updated));
     return code;
   }
 
-  /** Keeps a bundle and the stat and hash of each of its inputs (synchronous, see `writeAtomic`). */
+  /**
+   * Keeps a bundle and the stat and hash of each of its inputs: hashed now (a file edited later
+   * must not be recorded under this bundle), written behind (cache-files.ts `CacheWrites`).
+   */
   storeBundle(pluginId: string, entry: string, code: string, inputs: readonly string[]): void {
     try {
       const records: Record<string, InputRecord> = {};
@@ -205,11 +169,11 @@ export class BundleCache {
         records[file] = recordOf(sha256(readFileSync(file, 'utf8')), info, now);
       }
       const bundleHash = sha256(code);
-      writeAtomic(path.join(this.#dir, 'bundles', `${bundleHash}.js`), code);
+      cacheWrites.write(path.join(this.#dir, 'bundles', `${bundleHash}.js`), code);
       const index: BundleIndex = { version: toolVersion(), entry, inputs: records, bundleHash };
-      writeAtomic(path.join(this.#dir, 'bundles', `${pluginId}.json`), JSON.stringify(index));
+      cacheWrites.write(path.join(this.#dir, 'bundles', `${pluginId}.json`), JSON.stringify(index));
     } catch {
-      // A read-only or full disk only costs a rebuild next time.
+      // An input gone meanwhile only costs a rebuild next time.
     }
   }
 }

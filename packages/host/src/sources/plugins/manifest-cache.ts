@@ -1,5 +1,6 @@
 import * as path from 'node:path';
-import { readJson, sha256, toolVersion, writeAtomic } from './cache.js';
+import { sha256, toolVersion } from './cache.js';
+import { cacheWrites, readJson } from './cache-files.js';
 
 /**
  * Manifests under `.toolhost/cache/manifests/`: a describe's reply, keyed by the bundle's hash,
@@ -28,11 +29,8 @@ export class ManifestCache {
     return readJson<unknown>(this.#manifestFile(bundleHash, configJson));
   }
 
+  /** Written behind (cache-files.ts `CacheWrites`); a read before then gets it all the same. */
   storeManifest(bundleHash: string, configJson: string, reply: unknown): void {
-    try {
-      writeAtomic(this.#manifestFile(bundleHash, configJson), JSON.stringify(reply));
-    } catch {
-      // A read-only or full disk only costs a describe next time.
-    }
+    cacheWrites.write(this.#manifestFile(bundleHash, configJson), JSON.stringify(reply));
   }
 }

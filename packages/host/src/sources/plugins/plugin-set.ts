@@ -5,6 +5,7 @@ import { Limiter } from '../../util/limiter.js';
 import { Turns } from '../../util/turns.js';
 import { PluginBundles, type PluginBundlesOptions } from './bundles.js';
 import { FileSurvey } from './cache.js';
+import { cacheWrites } from './cache-files.js';
 import { type DiscoveredPlugin, discoverPlugins } from './discover.js';
 import { failedLoad, hiddenLoad, loadPlugin } from './load.js';
 import { ManifestCache } from './manifest-cache.js';
@@ -282,5 +283,7 @@ export class PluginSet {
     this.#closed = true;
     this.#bundles.dispose();
     this.#entries.clear();
+    // What this host's caches still hold is on disk when it is closed (cache-files.ts).
+    cacheWrites.flush();
   }
 }

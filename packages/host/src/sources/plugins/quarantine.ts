@@ -1,4 +1,4 @@
-import { readJson, writeAtomic } from './cache.js';
+import { readJson, writeAtomic } from './cache-files.js';
 import { hiddenLoad } from './load.js';
 import type { PluginLoad } from './types.js';
 

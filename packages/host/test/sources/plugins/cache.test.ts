@@ -5,6 +5,7 @@ import * as path from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { bundlePlugin } from '../../../src/sources/plugins/bundle.js';
 import { BundleCache, FileSurvey } from '../../../src/sources/plugins/cache.js';
+import { cacheWrites } from '../../../src/sources/plugins/cache-files.js';
 
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 
@@ -115,6 +116,8 @@ export default definePlugin({ id: 'p', tools: [defineTool({ name: 'p_word', desc
       await utimes(entry, touched, touched);
       expect(await cache.bundle('p', entry, dir)).toBe('var ok = 1;');
       expect(hashes).toHaveBeenCalledTimes(1);
+      // Written behind (cache-files.ts); on disk once flushed.
+      cacheWrites.flush();
       const index = JSON.parse(await readFile(path.join(cacheDir, 'bundles', 'p.json'), 'utf8'));
       expect(index.inputs[entry].mtimeMs).toBe((await stat(entry)).mtimeMs);
 

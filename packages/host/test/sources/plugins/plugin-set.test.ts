@@ -6,6 +6,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createSandbox } from '../../../src/sandbox/create.js';
 import type { Sandbox } from '../../../src/sandbox/types.js';
 import { BuildService } from '../../../src/sources/plugins/build-service.js';
+import { cacheWrites } from '../../../src/sources/plugins/cache-files.js';
 import { PluginSet, type PluginSetOptions } from '../../../src/sources/plugins/plugin-set.js';
 import type { PluginLoad } from '../../../src/sources/plugins/types.js';
 import { pluginSource } from './one-tool-plugin.js';
@@ -134,6 +135,8 @@ describe('a plugin set', () => {
     const { root, dir, sandbox } = await project(Object.fromEntries(ids.map((id) => [id, pluginSource(id)])));
     // A first pass fills the bundle cache, so that the pass measured gets every bundle at once.
     await setOf(dir, root, true).refresh({ root, sandbox });
+    // On disk (they are written behind), then gone: every plugin is described again.
+    cacheWrites.flush();
     await rm(path.join(root, '.toolhost', 'cache', 'manifests'), { recursive: true, force: true });
 
     let live = 0;
