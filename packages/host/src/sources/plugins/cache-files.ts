@@ -32,9 +32,10 @@ const FILES_PER_TURN = 16;
  * The bundle and manifest caches' writes, made behind the work that produced them. A cold start
  * of 100 plugins creates 300 files (a bundle, its index and its manifest each), and on this
  * machine's ext4 each new file cost ≈ 0.4 ms of kernel time on the host's main thread while the
- * start's two cores were busy with esbuild and the describe isolates: 100–140 ms of system time,
- * ≈ 130 ms of the start (5 interleaved pairs, median 1,543 against 1,410 ms). Now they wait until
- * the writes stop for {@link QUIET_MS}, and are then written a few per turn.
+ * start's two cores were busy with esbuild and the describe isolates: 100–140 ms of system time
+ * (against 10–20 with the cache off). Now they wait until the writes stop for {@link QUIET_MS},
+ * and are then written a few per turn: cold start median 1,435 against 1,508 ms (6 interleaved
+ * pairs of `bench/scale-phase.mjs start`, 100 plugins).
  *
  * Nothing is lost or read stale: a read of a file still waiting (`read`) gets what waits; closing
  * the host writes everything at once (`flush`), and so does the process's `exit` (a CLI command
