@@ -1,4 +1,4 @@
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 
 /**
@@ -25,8 +25,21 @@ export function writeAtomic(file: string, data: string): void {
  */
 export const QUIET_MS = 250;
 
+/**
+ * The longest writes wait while more keep coming, ms: a start of 1,000 plugins (≈ 20 s) writes
+ * every 2 s, so a process killed during it (a signal, V8's abort, whose restart the serve
+ * supervisor makes) loses at most that much of its cache. A start of 100 plugins ends sooner.
+ */
+export const MAX_WAIT_MS = 2_000;
+
 /** Files written in one turn of the event loop while draining, so no turn is held long. */
-const FILES_PER_TURN = 16;
+export const FILES_PER_TURN = 16;
+
+interface Waiting {
+  readonly data: string;
+  /** The folder that must still be there for the write to be made (the project's root). */
+  readonly root: string;
+}
 
 /**
  * The bundle and manifest caches' writes, made behind the work that produced them. A cold start
@@ -37,43 +50,55 @@ const FILES_PER_TURN = 16;
  * and are then written a few per turn: cold start median 1,435 against 1,508 ms (6 interleaved
  * pairs of `bench/scale-phase.mjs start`, 100 plugins).
  *
- * Nothing is lost or read stale: a read of a file still waiting (`read`) gets what waits; closing
- * the host writes everything at once (`flush`), and so does the process's `exit` (a CLI command
- * that ends with `process.exit()`). A process killed before then loses only cache entries: its
- * next start builds and describes again. The plugins' quarantine records are not written here:
- * they must be on disk before the host goes on.
+ * Nothing is read stale: a read of a file still waiting (`read`) gets what waits. Closing the
+ * host writes everything at once (`flush`), and so does the process's `exit` (a CLI command that
+ * ends with `process.exit()`, an uncaught exception). Writes never wait longer than
+ * {@link MAX_WAIT_MS}: a process killed meanwhile (a signal, an abort: no `exit`) loses at most
+ * that much of its cache, which its next start builds and describes again. A write whose
+ * project is gone meanwhile is dropped, never made (it would make the folders again). The
+ * plugins' quarantine records are not written here: they must be on disk before the host goes on.
  */
 export class CacheWrites {
-  readonly #pending = new Map<string, string>();
+  readonly #pending = new Map<string, Waiting>();
   #timer: NodeJS.Timeout | undefined;
+  /** When the oldest write now waiting came (`performance.now()`). */
+  #since = 0;
   #draining = false;
   #onExit: (() => void) | undefined;
   #waiters: (() => void)[] = [];
   readonly #quietMs: number;
+  readonly #maxWaitMs: number;
 
-  constructor(quietMs: number = QUIET_MS) {
+  constructor(quietMs: number = QUIET_MS, maxWaitMs: number = MAX_WAIT_MS) {
     this.#quietMs = quietMs;
+    this.#maxWaitMs = maxWaitMs;
   }
 
-  /** Queues `data` for `file` (a later write of the same file replaces it). */
-  write(file: string, data: string): void {
+  /**
+   * Queues `data` for `file` (a later write of the same file replaces it), to be written while
+   * `root` (the project's folder, above the cache) is still there.
+   */
+  write(file: string, data: string, root: string): void {
     this.#pending.delete(file);
-    this.#pending.set(file, data);
+    this.#pending.set(file, { data, root });
     if (this.#onExit === undefined) {
       this.#onExit = () => this.flush();
       process.once('exit', this.#onExit);
     }
     if (this.#draining) return;
     if (this.#timer === undefined) {
+      this.#since = performance.now();
       this.#timer = setTimeout(() => this.#drain(), this.#quietMs);
       // A process with nothing else to do exits; its `exit` writes what waits.
       this.#timer.unref();
-    } else this.#timer.refresh();
+    } else if (performance.now() - this.#since + this.#quietMs <= this.#maxWaitMs) {
+      this.#timer.refresh();
+    }
   }
 
   /** What waits to be written to `file`, if anything. */
   read(file: string): string | undefined {
-    return this.#pending.get(file);
+    return this.#pending.get(file)?.data;
   }
 
   /** How many files wait. */
@@ -111,11 +136,11 @@ export class CacheWrites {
   }
 
   #writeOne(file: string): void {
-    const data = this.#pending.get(file);
+    const waiting = this.#pending.get(file);
     this.#pending.delete(file);
-    if (data === undefined) return;
+    if (waiting === undefined || !existsSync(waiting.root)) return;
     try {
-      writeAtomic(file, data);
+      writeAtomic(file, waiting.data);
     } catch {
       // A read-only or full disk only costs a rebuild or a describe next time.
     }
@@ -132,6 +157,11 @@ export class CacheWrites {
     this.#onExit = undefined;
     for (const resolve of this.#waiters.splice(0)) resolve();
   }
+}
+
+/** The project folder of a cache folder, `<root>/.toolhost/cache`. */
+export function projectOf(cacheDir: string): string {
+  return path.dirname(path.dirname(cacheDir));
 }
 
 /** The process's cache writes: every host's bundle and manifest caches queue here. */

@@ -3,7 +3,7 @@ import { readFileSync, realpathSync, statSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import * as path from 'node:path';
 import { hostPreludeFingerprint } from '../../sandbox/isolate-script.js';
-import { cacheWrites, readJson, readText } from './cache-files.js';
+import { cacheWrites, projectOf, readJson, readText } from './cache-files.js';
 import { BUILD_RULES_VERSION, buildScope, inScope } from './confine.js';
 
 /**
@@ -96,9 +96,13 @@ export class FileSurvey {
  */
 export class BundleCache {
   readonly #dir: string;
+  /** The project's folder (`dir` is its `.toolhost/cache`): a write waits only while it is there. */
+  readonly #root: string;
 
+  /** `dir`: the cache folder, `<root>/.toolhost/cache`. */
   constructor(dir: string) {
     this.#dir = dir;
+    this.#root = projectOf(dir);
   }
 
   /** Fresh (and the index to write back when a stat moved under equal content), or not fresh. */
@@ -151,7 +155,7 @@ export class BundleCache {
     }
     if (sha256(code) !== index.bundleHash) return undefined;
     // Next time the new stat answers without reading the file.
-    if (fresh.updated !== undefined) cacheWrites.write(indexFile, JSON.stringify(fresh.updated));
+    if (fresh.updated !== undefined) cacheWrites.write(indexFile, JSON.stringify(fresh.updated), this.#root);
     return code;
   }
 
@@ -169,9 +173,13 @@ export class BundleCache {
         records[file] = recordOf(sha256(readFileSync(file, 'utf8')), info, now);
       }
       const bundleHash = sha256(code);
-      cacheWrites.write(path.join(this.#dir, 'bundles', `${bundleHash}.js`), code);
+      cacheWrites.write(path.join(this.#dir, 'bundles', `${bundleHash}.js`), code, this.#root);
       const index: BundleIndex = { version: toolVersion(), entry, inputs: records, bundleHash };
-      cacheWrites.write(path.join(this.#dir, 'bundles', `${pluginId}.json`), JSON.stringify(index));
+      cacheWrites.write(
+        path.join(this.#dir, 'bundles', `${pluginId}.json`),
+        JSON.stringify(index),
+        this.#root,
+      );
     } catch {
       // An input gone meanwhile only costs a rebuild next time.
     }

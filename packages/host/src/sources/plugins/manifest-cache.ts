@@ -1,6 +1,6 @@
 import * as path from 'node:path';
 import { sha256, toolVersion } from './cache.js';
-import { cacheWrites, readJson } from './cache-files.js';
+import { cacheWrites, projectOf, readJson } from './cache-files.js';
 
 /**
  * Manifests under `.toolhost/cache/manifests/`: a describe's reply, keyed by the bundle's hash,
@@ -9,10 +9,13 @@ import { cacheWrites, readJson } from './cache-files.js';
  */
 export class ManifestCache {
   readonly #dir: string;
+  /** The project's folder: a write waits only while it is there. */
+  readonly #root: string;
 
-  /** `dir`: the cache folder (`.toolhost/cache`). */
+  /** `dir`: the cache folder, `<root>/.toolhost/cache`. */
   constructor(dir: string) {
     this.#dir = dir;
+    this.#root = projectOf(dir);
   }
 
   /** `bundleHash`: sha256 of the bundle, computed once by the caller for everything keyed by it. */
@@ -31,6 +34,6 @@ export class ManifestCache {
 
   /** Written behind (cache-files.ts `CacheWrites`); a read before then gets it all the same. */
   storeManifest(bundleHash: string, configJson: string, reply: unknown): void {
-    cacheWrites.write(this.#manifestFile(bundleHash, configJson), JSON.stringify(reply));
+    cacheWrites.write(this.#manifestFile(bundleHash, configJson), JSON.stringify(reply), this.#root);
   }
 }

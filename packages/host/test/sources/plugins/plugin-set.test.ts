@@ -1,3 +1,4 @@
+import { existsSync, readdirSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
@@ -74,6 +75,26 @@ describe('a plugin set', () => {
     });
     return { landed, onLanded: (landedId: string) => landedId === id && resolve() };
   }
+
+  it('writes its caches behind the loads, and has them on disk once disposed', async () => {
+    const { root, dir, sandbox } = await project({ one: pluginSource('one'), two: pluginSource('two') });
+    const set = new PluginSet(dir, root, true);
+    const loads = await set.refresh({ root, sandbox });
+    expect(loads.map((l) => l.report.status)).toEqual(['loaded', 'loaded']);
+    const cache = path.join(root, '.toolhost', 'cache');
+    // Two bundles, their indexes and two manifests wait (the quiet spell has not passed).
+    expect(cacheWrites.size).toBe(6);
+    expect(existsSync(path.join(cache, 'bundles', 'one.json'))).toBe(false);
+    for (const load of set.loads()) load.lease?.release();
+    set.dispose();
+    expect(cacheWrites.size).toBe(0);
+    expect(
+      readdirSync(path.join(cache, 'bundles'))
+        .filter((f) => f.endsWith('.json'))
+        .sort(),
+    ).toEqual(['one.json', 'two.json']);
+    expect(readdirSync(path.join(cache, 'manifests'))).toHaveLength(2);
+  });
 
   it("publishes a healthy plugin's tools while an unrelated plugin's build hangs; the straggler lands on its own later", async () => {
     const { root, dir, sandbox } = await project({
