@@ -10,10 +10,9 @@
 // default on (the project token checked, the audit trail written, the jailed executor), each HTTP
 // path's ratios taken to the HTTP baseline, its clients pooling 256 connections. Method: every
 // path gets BENCH_WARMUP sequential warm-up calls, then BENCH_BLOCKS rounds in which each path runs
-// a block of 100 sequential calls (the order rotates each round), for p50/p95; then, at 64 and at
-// 5,000 calls in flight, one uncounted burst per path (its first at that load, printed apart) and
-// BENCH_ROUNDS interleaved bursts per path, for calls/s (the median) and their spread (the
-// fastest burst over the slowest: stable under load). CPU per call: this
+// a block of 100 sequential calls (the order rotates each round), for p50/p95; then BENCH_ROUNDS
+// interleaved bursts per path at 64 and at 5,000 calls in flight, for calls/s (the median) and
+// their spread (the fastest burst over the slowest: stable under load). CPU per call: this
 // process from `process.cpuUsage()`, child processes (executor, MCP server, `serve` and its
 // executor) from utime+stime in /proc/<pid>/stat. Every result is checked; any failure exits 1.
 //
@@ -538,19 +537,8 @@ async function burst(p, inFlight, calls) {
   };
 }
 
-/**
- * Each path's bursts at one concurrency, after one burst of it that is not counted: the first
- * burst at 5,000 in flight is a process's first at that load, and for the process plugin it was
- * 0.58-0.65× the later ones, in this bench and alone (its host's heap grows to hold 5,000 calls'
- * state: that burst took +75 ms of GC and +125 ms of JS over a later one, `--cpu-prof` of the
- * host; no deopt of the call path's own code, `--trace-deopt`). Counted, that one-time cost read
- * as instability: a spread of 1.77× whose slowest burst was the first. It is printed apart, as
- * the first burst over the median of the counted ones.
- */
 async function throughputPhase(paths, { inFlight, calls }) {
   const runs = new Map(paths.map((p) => [p.key, []]));
-  const first = new Map();
-  for (const p of paths) first.set(p.key, (await burst(p, inFlight, calls)).perSecond);
   for (let round = 0; round < ROUNDS; round++) {
     for (const p of rotated(paths, round)) runs.get(p.key).push(await burst(p, inFlight, calls));
   }
@@ -564,7 +552,6 @@ async function throughputPhase(paths, { inFlight, calls }) {
       calls: total,
       perSecond: quantile(rates, 0.5),
       runs: list.map((r) => r.perSecond),
-      firstBurst: first.get(p.key),
       cpu: {
         hostUs: list.reduce((sum, r) => sum + r.hostUs, 0) / total,
         childUs: list.reduce((sum, r) => sum + r.childUs, 0) / total,
@@ -644,7 +631,6 @@ function summarize(paths, latency, throughput) {
         calls: t.calls,
         perSecond: t.perSecond,
         runs: t.runs,
-        firstBurst: t.firstBurst,
         ratio: tRatio,
         goal: goal ?? null,
         met: goal === undefined ? null : tRatio >= goal,
@@ -689,19 +675,15 @@ function print(summary) {
     ]),
   );
   console.log(
-    `\nthroughput spread: the fastest of each path's ${ROUNDS} bursts over its slowest (stable under load); first: its uncounted first burst at that concurrency over the median`,
+    `\nthroughput spread: the fastest of each path's ${ROUNDS} bursts over its slowest (stable under load)`,
   );
   table(
-    ['path', ...levels.flatMap((n) => [`spread @${count(n)}`, 'goal', 'first'])],
+    ['path', ...levels.flatMap((n) => [`spread @${count(n)}`, 'goal'])],
     entries.map(([, e]) => [
       e.label,
       ...levels.flatMap((n) => {
         const t = e.throughput[n];
-        return [
-          times(t.spread),
-          verdict(t.spread, t.spreadGoal ?? undefined, true),
-          times(t.firstBurst / t.perSecond),
-        ];
+        return [times(t.spread), verdict(t.spread, t.spreadGoal ?? undefined, true)];
       }),
     ]),
   );

@@ -58,8 +58,6 @@ describe("issue 29's benches print every figure with its goal", () => {
               spread: number;
               spreadGoal: number | null;
               spreadMet: boolean | null;
-              runs: number[];
-              firstBurst: number;
             }
           >;
         }
@@ -88,10 +86,7 @@ describe("issue 29's benches print every figure with its goal", () => {
     expect(stable?.spreadGoal).toBe(1.5);
     expect(stable?.spread).toBeGreaterThanOrEqual(1);
     expect(typeof stable?.spreadMet).toBe('boolean');
-    // Over the counted bursts only; the first at that load is run apart, and printed beside.
-    expect(stable?.spread).toBeCloseTo(Math.max(...(stable?.runs ?? [])) / Math.min(...(stable?.runs ?? [])));
-    expect(stable?.firstBurst).toBeGreaterThan(0);
-    expect(out).toMatch(new RegExp(`plugin, process sandbox .*${NUMBER}× +≤ 1\\.5× ${VERDICT} +${NUMBER}×`));
+    expect(out).toMatch(new RegExp(`plugin, process sandbox .*${NUMBER}× +≤ 1\\.5× ${VERDICT}`));
     // And on the screen: a verdict beside every goal of the tables.
     for (const goal of ['≤ 0.05×', '≤ 0.25×', '≤ 1×', '≤ 1.5×', '≥ 1.25×', '≥ 1×'])
       expect(out).toMatch(new RegExp(`${goal} ${VERDICT}`));
