@@ -207,11 +207,30 @@ describe('HotLoop', () => {
   });
 
   it('runs on the real event loop: polls, then stops by itself', async () => {
-    const loop = new HotLoop(10_000);
+    // A window of 200 ms (twice the starting average of half the limit), so that a busy machine
+    // (the whole suite on two CPUs) cannot delay the first turn past its end: with 10 ms, a CI
+    // run once saw no turn at all. The scheduler is setImmediate, as by default, and says when
+    // the loop stopped instead of the test guessing a time.
+    let stopped!: () => void;
+    const stop = new Promise<void>((resolve) => {
+      stopped = resolve;
+    });
+    const loop: HotLoop = new HotLoop(200_000, undefined, (turn) =>
+      setImmediate(() => {
+        turn();
+        if (!loop.polling) stopped();
+      }),
+    );
+    const started = performance.now();
     loop.keep();
     expect(loop.polling).toBe(true);
-    // Timers still run while it polls: this one fires after its window.
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    // Timers still run while it polls.
+    const pollingWhenTimerRan = await new Promise<boolean>((resolve) =>
+      setTimeout(() => resolve(loop.polling), 1),
+    );
+    expect(pollingWhenTimerRan).toBe(true);
+    await stop;
+    expect(performance.now() - started).toBeGreaterThanOrEqual(199);
     expect(loop.turns).toBeGreaterThan(0);
     const turns = loop.turns;
     expect(loop.polling).toBe(false);
