@@ -106,6 +106,20 @@ describe("issue 29's benches print every figure with its goal", () => {
       );
   });
 
+  it('placement.mjs: each sequential path with its processes placed apart and together, against the plain server', async () => {
+    const out = await bench('placement.mjs', { BENCH_BLOCKS: '1', BENCH_WARMUP: '1', BENCH_SETTLE: '1' });
+    const row = (pathLabel: string, placement: string, goal: string) =>
+      new RegExp(
+        `${pathLabel} +${placement.replace(/[|+]/g, '\\$&')} +${NUMBER} +${NUMBER}× +${NUMBER}×${goal === '' ? '' : ` +≤ ${goal}× ${VERDICT}`}`,
+      );
+    for (const placement of ['free', 'client | server', 'client + server'])
+      expect(out).toMatch(row('plain MCP server', placement, ''));
+    for (const placement of ['free', 'client + serve | executor', 'client | serve + executor'])
+      expect(out).toMatch(row('served stdio', placement, '1\\.5'));
+    for (const placement of ['free', 'host | executor', 'host + executor'])
+      expect(out).toMatch(row('process plugin', placement, '1'));
+  });
+
   it('scale.mjs and scale-floor.mjs: cold start, warm start, memory and save → visible at 100 plugins, and their floor', async () => {
     const out = await bench('scale.mjs', {
       SCALE_SIZES: '100',

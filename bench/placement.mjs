@@ -1,0 +1,252 @@
+// Where the scheduler puts the processes of a call, and what that does to its latency (issue 29's
+// p50 goals). A sequential call crosses processes that take turns: the client and the plain
+// server; the client, `toolhost serve` and its jailed executor; an embedding host and its executor.
+// On this VM an idle CPU halts, and waking it costs more than the work of an echo call, so toolhost
+// keeps a process polling while an answer is due (util/hot-loop.ts). That pays only when the
+// process it waits for runs on another CPU. Here each path runs with its processes' main threads
+// left free (as in bench/boundary.mjs) and placed with `taskset` (sched_setaffinity), in
+// interleaved blocks:
+//   plain MCP server     server-everything's echo over stdio, SDK client: free / client and server
+//                        on different CPUs / on one CPU
+//   served stdio         `toolhost serve` (jailed executor, every default on): free / client and
+//                        serve on one CPU, the executor on the other / client on one, serve and the
+//                        executor on the other
+//   process plugin       an embedding host (this process) and its jailed executor: free / on
+//                        different CPUs / on one CPU
+// Each placement's p50 is given as a ratio to the plain server left free, the baseline of
+// bench/boundary.mjs, and to the plain server in its fastest placement: the plain server's own p50
+// moves 2× with placement (its client and server take turns on one CPU at best), so a free
+// baseline makes a ratio of where the scheduler happened to put two processes. The goals are
+// judged on the second. Needs Linux, `taskset` (util-linux) and two CPUs or more.
+// Run after `npm run build`: `node --no-node-snapshot bench/placement.mjs` (in `npm run bench`).
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { cp, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { createHost } from '@toolhost/host';
+import { internalsOf } from '@toolhost/host/internal';
+import { descendantsOf } from './lib/proc.mjs';
+import { setting } from './lib/settings.mjs';
+
+const WARMUP = setting('BENCH_WARMUP', 2000);
+const BLOCKS = setting('BENCH_BLOCKS', 60);
+const BLOCK = 100;
+/** Untimed calls after each move: the polling windows relearn whether they pay (util/hot-loop.ts). */
+const SETTLE = setting('BENCH_SETTLE', 300);
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const require = createRequire(import.meta.url);
+const EVERYTHING_BIN = (() => {
+  const manifest = require.resolve('@modelcontextprotocol/server-everything/package.json');
+  return path.join(path.dirname(manifest), require(manifest).bin['mcp-server-everything']);
+})();
+const TOOLHOST_BIN = path.join(here, '..', 'packages', 'host', 'bin', 'toolhost.js');
+const ECHO_PLUGIN = path.join(here, 'fixtures', 'plugins', 'echo');
+
+const cpus = os.availableParallelism();
+if (process.platform !== 'linux' || cpus < 2) {
+  console.error(`placement: needs Linux and two CPUs or more (here: ${process.platform}, ${cpus})`);
+  process.exit(1);
+}
+const ALL = `0-${cpus - 1}`;
+
+/** Sets the CPUs a process's main thread may run on (its other threads keep theirs). */
+function place(pid, cpuList) {
+  execFileSync('taskset', ['-p', '-c', cpuList, String(pid)], { stdio: 'ignore' });
+}
+
+/** The executor process under `pid`: the Node process running executor-main (not bubblewrap). */
+function executorUnder(pid) {
+  for (const each of descendantsOf(pid)) {
+    let argv;
+    try {
+      argv = readFileSync(`/proc/${each}/cmdline`, 'utf8').split('\0');
+    } catch {
+      continue;
+    }
+    if (path.basename(argv[0]) !== 'bwrap' && argv.some((arg) => arg.endsWith('executor-main.js'))) {
+      return each;
+    }
+  }
+  throw new Error(`placement: no executor process under ${pid}`);
+}
+
+/** An SDK client over stdio of `node <args>`. */
+async function stdioClient(args) {
+  const transport = new StdioClientTransport({ command: process.execPath, args, stderr: 'inherit' });
+  const client = new Client({ name: 'placement-bench', version: '1.0.0' });
+  await client.connect(transport);
+  return { client, pid: transport.pid };
+}
+
+/** A call that fails loudly when its answer is not the echo expected. */
+function checked(label, call, expected) {
+  return async (text) => {
+    const result = await call(text);
+    const first = result?.content?.[0];
+    if (result?.isError === true || first?.text !== expected(text)) {
+      throw new Error(`${label}: "${text}" answered ${JSON.stringify(result).slice(0, 300)}`);
+    }
+  };
+}
+
+const root = await mkdtemp(path.join(os.tmpdir(), 'toolhost-placement-bench-'));
+const closers = [];
+try {
+  await mkdir(path.join(root, 'plugins'));
+  await cp(ECHO_PLUGIN, path.join(root, 'plugins', 'echo'), { recursive: true });
+  await writeFile(path.join(root, 'toolhost.config.json'), JSON.stringify({ builtins: false }));
+
+  const plain = await stdioClient([EVERYTHING_BIN, 'stdio']);
+  closers.push(() => plain.client.close());
+  const plainCall = checked(
+    'plain server',
+    (text) => plain.client.callTool({ name: 'echo', arguments: { message: text } }),
+    (text) => `Echo: ${text}`,
+  );
+
+  const served = await stdioClient([TOOLHOST_BIN, 'serve', '--root', root]);
+  closers.push(() => served.client.close());
+  const servedCall = checked(
+    'served stdio',
+    (text) => served.client.callTool({ name: 'echo_text', arguments: { text } }),
+    (text) => `echo: ${text}`,
+  );
+  await servedCall('first'); // starts the executor
+  const servedExecutor = executorUnder(served.pid);
+
+  const host = await createHost({ root, builtins: false, sandbox: 'process', cache: false });
+  closers.push(() => host.close());
+  const session = host.session();
+  const embeddedCall = checked(
+    'process plugin',
+    async (text) => (await session.call('echo_text', { text })).result,
+    (text) => `echo: ${text}`,
+  );
+  await embeddedCall('first');
+  const embeddedExecutor = internalsOf(host).sandbox?.executorPid;
+  if (embeddedExecutor === undefined) throw new Error('placement: the embedded host has no executor');
+
+  const me = process.pid;
+  const free = (...pids) => pids.map((pid) => [pid, ALL]);
+  const variants = [
+    { path: 'plain MCP server', label: 'free', call: plainCall, pins: free(me, plain.pid) },
+    {
+      path: 'plain MCP server',
+      label: 'client | server',
+      call: plainCall,
+      pins: [
+        [me, '0'],
+        [plain.pid, '1'],
+      ],
+    },
+    {
+      path: 'plain MCP server',
+      label: 'client + server',
+      call: plainCall,
+      pins: [
+        [me, '0'],
+        [plain.pid, '0'],
+      ],
+    },
+    {
+      path: 'served stdio',
+      label: 'free',
+      call: servedCall,
+      pins: free(me, served.pid, servedExecutor),
+      goal: 1.5,
+    },
+    {
+      path: 'served stdio',
+      label: 'client + serve | executor',
+      call: servedCall,
+      pins: [
+        [me, '0'],
+        [served.pid, '0'],
+        [servedExecutor, '1'],
+      ],
+      goal: 1.5,
+    },
+    {
+      path: 'served stdio',
+      label: 'client | serve + executor',
+      call: servedCall,
+      pins: [
+        [me, '0'],
+        [served.pid, '1'],
+        [servedExecutor, '1'],
+      ],
+      goal: 1.5,
+    },
+    { path: 'process plugin', label: 'free', call: embeddedCall, pins: free(me, embeddedExecutor), goal: 1 },
+    {
+      path: 'process plugin',
+      label: 'host | executor',
+      call: embeddedCall,
+      pins: [
+        [me, '0'],
+        [embeddedExecutor, '1'],
+      ],
+      goal: 1,
+    },
+    {
+      path: 'process plugin',
+      label: 'host + executor',
+      call: embeddedCall,
+      pins: [
+        [me, '0'],
+        [embeddedExecutor, '0'],
+      ],
+      goal: 1,
+    },
+  ].map((variant) => ({ ...variant, samples: [] }));
+  const everyPid = [me, plain.pid, served.pid, servedExecutor, embeddedExecutor];
+
+  // Warm-up in each placement, so that each starts from its own state of polling (util/hot-loop.ts
+  // learns whether polling pays), then interleaved blocks.
+  for (const variant of variants) {
+    for (const [pid, list] of variant.pins) place(pid, list);
+    for (let i = 0; i < Math.ceil(WARMUP / variants.length) + BLOCK; i++) await variant.call(`w${i}`);
+  }
+  for (let round = 0; round < BLOCKS; round++) {
+    for (let k = 0; k < variants.length; k++) {
+      const variant = variants[(round + k) % variants.length];
+      for (const [pid, list] of variant.pins) place(pid, list);
+      for (let i = 0; i < SETTLE; i++) await variant.call(`m${i}`);
+      for (let i = 0; i < BLOCK; i++) {
+        const started = performance.now();
+        await variant.call(`s${i}`);
+        variant.samples.push((performance.now() - started) * 1000);
+      }
+    }
+  }
+  for (const pid of everyPid) place(pid, ALL);
+
+  const p50 = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+  for (const variant of variants) variant.p50 = p50(variant.samples);
+  const plainFree = variants[0].p50;
+  const plainBest = Math.min(
+    ...variants.filter((variant) => variant.path === variants[0].path).map((v) => v.p50),
+  );
+  console.log(
+    `placement: ${BLOCKS * BLOCK} sequential calls per placement (${SETTLE} untimed after each move), ${WARMUP} warm-up calls in all, interleaved blocks of ${BLOCK}; main threads placed with taskset on CPUs 0 and 1 ("|": different CPUs, "+": one CPU). Ratios to the plain server left free (what bench/boundary.mjs compares with) and in its fastest placement; the goal is judged on the second`,
+  );
+  console.log(
+    `${'path'.padEnd(18)}${'placement'.padEnd(28)}${'p50 µs'.padStart(8)}${'÷ free'.padStart(9)}${'÷ best'.padStart(9)}   goal`,
+  );
+  for (const variant of variants) {
+    const ratio = variant.p50 / plainBest;
+    const goal = variant.goal === undefined ? '' : `≤ ${variant.goal}× ${ratio <= variant.goal ? '✓' : '✗'}`;
+    console.log(
+      `${variant.path.padEnd(18)}${variant.label.padEnd(28)}${variant.p50.toFixed(1).padStart(8)}${`${(variant.p50 / plainFree).toFixed(2)}×`.padStart(9)}${`${ratio.toFixed(2)}×`.padStart(9)}   ${goal}`,
+    );
+  }
+} finally {
+  for (const close of closers.reverse()) await close().catch(() => {});
+  await rm(root, { recursive: true, force: true });
+}
