@@ -110,13 +110,13 @@ describe("issue 29's benches print every figure with its goal", () => {
     const out = await bench('placement.mjs', { BENCH_BLOCKS: '1', BENCH_WARMUP: '1', BENCH_SETTLE: '1' });
     const row = (pathLabel: string, placement: string, goal: string) =>
       new RegExp(
-        `${pathLabel} +${placement.replace(/[|+]/g, '\\$&')} +${NUMBER} +${NUMBER}× +${NUMBER}×${goal === '' ? '' : ` +≤ ${goal}× ${VERDICT}`}`,
+        `${pathLabel} +${placement.replace(/[|+]/g, '\\$&')} +${NUMBER} +${NUMBER}×${goal === '' ? '' : ` +≤ ${goal}× ${VERDICT}`}`,
       );
-    for (const placement of ['free', 'client | server', 'client + server'])
+    for (const placement of ['client | server', 'client + server'])
       expect(out).toMatch(row('plain MCP server', placement, ''));
-    for (const placement of ['free', 'client + serve | executor', 'client | serve + executor'])
+    for (const placement of ['client + serve | executor', 'client | serve + executor'])
       expect(out).toMatch(row('served stdio', placement, '1\\.5'));
-    for (const placement of ['free', 'host | executor', 'host + executor'])
+    for (const placement of ['host | executor', 'host + executor'])
       expect(out).toMatch(row('process plugin', placement, '1'));
   });
 
