@@ -50,19 +50,35 @@ const EVERYTHING_BIN = (() => {
 const TOOLHOST_BIN = path.join(here, '..', 'packages', 'host', 'bin', 'toolhost.js');
 const ECHO_PLUGIN = path.join(here, 'fixtures', 'plugins', 'echo');
 
-const cpus = os.availableParallelism();
-if (process.platform !== 'linux' || cpus < 2) {
+/** The CPUs this process may run on (its cpuset), from /proc/self/status: `0-3,6` → [0, 1, 2, 3, 6]. */
+function allowedCpus() {
+  const list = /^Cpus_allowed_list:\s*(.+)$/m.exec(readFileSync('/proc/self/status', 'utf8'))?.[1] ?? '';
+  return list.split(',').flatMap((part) => {
+    const [from, to = from] = part.split('-').map(Number);
+    return Array.from({ length: to - from + 1 }, (_, i) => from + i);
+  });
+}
+const cpus = process.platform === 'linux' ? allowedCpus() : [];
+if (cpus.length < 2) {
   // Nothing to place: said, and the rest of `npm run bench` goes on.
   console.log(
-    `placement: not measured here (needs Linux and two CPUs or more; ${process.platform}, ${cpus})`,
+    `placement: not measured here (needs Linux and two CPUs or more; ${process.platform}, CPUs ${cpus.join(',') || 'unknown'})`,
   );
   process.exit(0);
 }
-const ALL = `0-${cpus - 1}`;
+/** The two CPUs the placements use, and every CPU allowed (restored at the end). */
+const [A, B] = cpus.map(String);
+const ALL = cpus.join(',');
 
 /** Sets the CPUs a process's main thread may run on (its other threads keep theirs). */
 function place(pid, cpuList) {
-  execFileSync('taskset', ['-p', '-c', cpuList, String(pid)], { stdio: 'ignore' });
+  try {
+    execFileSync('taskset', ['-p', '-c', cpuList, String(pid)], { stdio: ['ignore', 'ignore', 'pipe'] });
+  } catch (error) {
+    throw new Error(
+      `placement: taskset could not place ${pid} on CPU ${cpuList}: ${error.stderr || error.message}`,
+    );
+  }
 }
 
 /** The executor process under `pid`: the Node process running executor-main (not bubblewrap). */
@@ -144,8 +160,8 @@ try {
       label: 'client | server',
       call: plainCall,
       pins: [
-        [me, '0'],
-        [plain.pid, '1'],
+        [me, A],
+        [plain.pid, B],
       ],
     },
     {
@@ -153,8 +169,8 @@ try {
       label: 'client + server',
       call: plainCall,
       pins: [
-        [me, '0'],
-        [plain.pid, '0'],
+        [me, A],
+        [plain.pid, A],
       ],
     },
     {
@@ -162,9 +178,9 @@ try {
       label: 'client + serve | executor',
       call: servedCall,
       pins: [
-        [me, '0'],
-        [served.pid, '0'],
-        [servedExecutor, '1'],
+        [me, A],
+        [served.pid, A],
+        [servedExecutor, B],
       ],
       goal: 1.5,
     },
@@ -173,9 +189,9 @@ try {
       label: 'client | serve + executor',
       call: servedCall,
       pins: [
-        [me, '0'],
-        [served.pid, '1'],
-        [servedExecutor, '1'],
+        [me, A],
+        [served.pid, B],
+        [servedExecutor, B],
       ],
       goal: 1.5,
     },
@@ -184,8 +200,8 @@ try {
       label: 'host | executor',
       call: embeddedCall,
       pins: [
-        [me, '0'],
-        [embeddedExecutor, '1'],
+        [me, A],
+        [embeddedExecutor, B],
       ],
       goal: 1,
     },
@@ -194,8 +210,8 @@ try {
       label: 'host + executor',
       call: embeddedCall,
       pins: [
-        [me, '0'],
-        [embeddedExecutor, '0'],
+        [me, A],
+        [embeddedExecutor, A],
       ],
       goal: 1,
     },
@@ -228,7 +244,7 @@ try {
     ...variants.filter((variant) => variant.path === variants[0].path).map((variant) => variant.p50),
   );
   console.log(
-    `placement: ${BLOCKS * BLOCK} sequential calls per placement (${SETTLE} untimed after each move), ${WARMUP} warm-up calls in all, interleaved blocks of ${BLOCK}; main threads placed with taskset on CPUs 0 and 1 ("|": different CPUs, "+": one CPU); ratio to the plain server in its fastest placement`,
+    `placement: ${BLOCKS * BLOCK} sequential calls per placement (${SETTLE} untimed after each move), ${WARMUP} warm-up calls in all, interleaved blocks of ${BLOCK}; main threads placed with taskset on CPUs ${A} and ${B} ("|": different CPUs, "+": one CPU); ratio to the plain server in its fastest placement`,
   );
   console.log(
     `${'path'.padEnd(18)}${'placement'.padEnd(28)}${'p50 µs'.padStart(8)}${'ratio'.padStart(9)}   goal`,
