@@ -206,36 +206,68 @@ describe('HotLoop', () => {
     expect(t.loop.windowMicros).toBe(100);
   });
 
-  it('runs on the real event loop: polls, then stops by itself', async () => {
-    // A window of 200 ms (twice the starting average of half the limit), so that a busy machine
-    // (the whole suite on two CPUs) cannot delay the first turn past its end: with 10 ms, a CI
-    // run once saw no turn at all. The scheduler is setImmediate, as by default, and says when
-    // the loop stopped instead of the test guessing a time.
-    let stopped!: () => void;
-    const stop = new Promise<void>((resolve) => {
-      stopped = resolve;
+  /**
+   * A HotLoop on the real event loop (setImmediate, as by default) whose scheduler resolves
+   * `stopped` once a turn ended the polling, and the time of its first turn.
+   */
+  function realLoop(micros: number, still?: () => boolean) {
+    let resolveStopped!: () => void;
+    const stopped = new Promise<void>((resolve) => {
+      resolveStopped = resolve;
     });
-    const loop: HotLoop = new HotLoop(200_000, undefined, (turn) =>
+    const loop: HotLoop = new HotLoop(micros, still, (turn) =>
       setImmediate(() => {
         turn();
-        if (!loop.polling) stopped();
+        if (!loop.polling) resolveStopped();
       }),
     );
-    const started = performance.now();
+    /** Resolves once the loop stopped; fails (instead of the test's timeout) when it never does. */
+    const stop = async (withinMs = 5_000) => {
+      let timer: NodeJS.Timeout | undefined;
+      const never = new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new Error(`the loop did not stop within ${withinMs} ms`)), withinMs);
+      });
+      try {
+        await Promise.race([stopped, never]);
+      } finally {
+        clearTimeout(timer);
+      }
+    };
+    return { loop, stop };
+  }
+
+  // Both real-loop tests assert nothing that a stalled machine (the whole suite on two CPUs) can
+  // break: a CI run once saw no turn inside a 10 ms window, whose end came before the first
+  // setImmediate. What a window does turn by turn is pinned above on a fake clock.
+  it('runs on the real event loop: turns go on while timers run, until `still` says stop', async () => {
+    let timerRan = false;
+    // A 2 s window that `still` ends as soon as a timer ran and a turn was polled.
+    const { loop, stop } = realLoop(2_000_000, () => !(timerRan && loop.turns > 0));
     loop.keep();
     expect(loop.polling).toBe(true);
-    // Timers still run while it polls.
     const pollingWhenTimerRan = await new Promise<boolean>((resolve) =>
-      setTimeout(() => resolve(loop.polling), 1),
+      setTimeout(() => {
+        timerRan = true;
+        resolve(loop.polling);
+      }, 1),
     );
     expect(pollingWhenTimerRan).toBe(true);
-    await stop;
-    expect(performance.now() - started).toBeGreaterThanOrEqual(199);
+    await stop();
     expect(loop.turns).toBeGreaterThan(0);
     const turns = loop.turns;
     expect(loop.polling).toBe(false);
     await new Promise((resolve) => setImmediate(resolve));
     expect(loop.turns).toBe(turns);
+  });
+
+  it('runs on the real event loop: stops by itself once its window has passed, not before', async () => {
+    // Twice the starting average of half the limit: a 20 ms window.
+    const { loop, stop } = realLoop(20_000);
+    const started = performance.now();
+    loop.keep();
+    await stop();
+    expect(performance.now() - started).toBeGreaterThanOrEqual(20);
+    expect(loop.polling).toBe(false);
   });
 
   it('defaults to polling with two CPUs or more, and never with one', () => {
