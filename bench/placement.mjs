@@ -4,22 +4,21 @@
 // On this VM an idle CPU halts, and waking it costs more than the work of an echo call, so toolhost
 // keeps a process polling while an answer is due (util/hot-loop.ts). That pays only when the
 // process it waits for runs on another CPU. Here each path runs with its processes' main threads
-// placed with `taskset` (sched_setaffinity), in interleaved blocks:
-//   plain MCP server     server-everything's echo over stdio, SDK client: client and server on
-//                        different CPUs / on one CPU
-//   served stdio         `toolhost serve` (jailed executor, every default on): client and serve on
-//                        one CPU, the executor on the other / client on one, serve and the executor
-//                        on the other
-//   process plugin       an embedding host (this process) and its jailed executor: on different
-//                        CPUs / on one CPU
-// Left to the scheduler, as in bench/boundary.mjs, a path lands in one of these or between them.
-// Not measured here: in this rotation, blocks with the plain server's processes let free took
-// 84-93 µs (three runs), as when placed apart, against 35-41 µs in boundary.mjs, so a free block
-// here says where the blocks before it left the processes more than where the scheduler puts them.
-// Each p50 is given as a ratio to the plain server in its fastest placement (client and server
-// taking turns on one CPU), which is where boundary.mjs mostly finds it; apart it takes about 2.5×
-// as long. Needs `taskset` (util-linux); on a system other than Linux or with one CPU it says so
-// and measures nothing.
+// placed with `taskset` (sched_setaffinity) on two CPUs, every way the processes can be split over
+// two CPUs ("|": different CPUs, "+": one CPU):
+//   plain MCP server     server-everything's echo over stdio, SDK client: client | server,
+//                        client + server
+//   served stdio         `toolhost serve` (jailed executor, every default on): client + serve |
+//                        executor, client | serve + executor, client + executor | serve, all three
+//                        on one CPU
+//   process plugin       an embedding host (this process) and its jailed executor: host |
+//                        executor, host + executor
+// Processes left to the scheduler are not measured here (bench/boundary.mjs does): in an earlier
+// version of this bench, blocks with the plain server let free took 84-93 µs, as when placed apart,
+// against 35-41 µs in boundary.mjs, because processes let free after a placement stay where it put
+// them. Each p50 is given as a ratio to the plain server in its fastest placement (client and
+// server taking turns on one CPU); apart it takes about 2.5× as long. Needs `taskset` (util-linux);
+// without it, on a system other than Linux or with one CPU it says so and measures nothing.
 // Run after `npm run build`: `node --no-node-snapshot bench/placement.mjs` (in `npm run bench`).
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -53,22 +52,28 @@ const ECHO_PLUGIN = path.join(here, 'fixtures', 'plugins', 'echo');
 /** The CPUs this process may run on (its cpuset), from /proc/self/status: `0-3,6` → [0, 1, 2, 3, 6]. */
 function allowedCpus() {
   const list = /^Cpus_allowed_list:\s*(.+)$/m.exec(readFileSync('/proc/self/status', 'utf8'))?.[1] ?? '';
+  if (list.trim() === '') return [];
   return list.split(',').flatMap((part) => {
     const [from, to = from] = part.split('-').map(Number);
     return Array.from({ length: to - from + 1 }, (_, i) => from + i);
   });
 }
 const cpus = process.platform === 'linux' ? allowedCpus() : [];
-if (cpus.length < 2) {
-  // Nothing to place: said, and the rest of `npm run bench` goes on.
-  console.log(
-    `placement: not measured here (needs Linux and two CPUs or more; ${process.platform}, CPUs ${cpus.join(',') || 'unknown'})`,
-  );
+/** Says why nothing is measured, and ends: the rest of `npm run bench` goes on. */
+function notMeasured(why) {
+  console.log(`placement: not measured here (${why})`);
   process.exit(0);
 }
-/** The two CPUs the placements use, and every CPU allowed (restored at the end). */
+if (cpus.length < 2) {
+  notMeasured(`needs Linux and two CPUs or more; ${process.platform}, CPUs ${cpus.join(',') || 'unknown'}`);
+}
+try {
+  execFileSync('taskset', ['-V'], { stdio: 'ignore' });
+} catch (error) {
+  notMeasured(`needs taskset (util-linux): ${error.message}`);
+}
+/** The two CPUs the placements use. */
 const [A, B] = cpus.map(String);
-const ALL = cpus.join(',');
 
 /** Sets the CPUs a process's main thread may run on (its other threads keep theirs). */
 function place(pid, cpuList) {
@@ -114,6 +119,16 @@ function checked(label, call, expected) {
       throw new Error(`${label}: "${text}" answered ${JSON.stringify(result).slice(0, 300)}`);
     }
   };
+}
+
+/** A copy of `items` in a random order (Fisher-Yates). */
+function shuffled(items) {
+  const copy = [...items];
+  for (let i = copy.length - 1; i > 0; i--) {
+    const j = Math.floor(Math.random() * (i + 1));
+    [copy[i], copy[j]] = [copy[j], copy[i]];
+  }
+  return copy;
 }
 
 const root = await mkdtemp(path.join(os.tmpdir(), 'toolhost-placement-bench-'));
@@ -196,6 +211,28 @@ try {
       goal: 1.5,
     },
     {
+      path: 'served stdio',
+      label: 'client + executor | serve',
+      call: servedCall,
+      pins: [
+        [me, A],
+        [served.pid, B],
+        [servedExecutor, A],
+      ],
+      goal: 1.5,
+    },
+    {
+      path: 'served stdio',
+      label: 'client + serve + executor',
+      call: servedCall,
+      pins: [
+        [me, A],
+        [served.pid, A],
+        [servedExecutor, A],
+      ],
+      goal: 1.5,
+    },
+    {
       path: 'process plugin',
       label: 'host | executor',
       call: embeddedCall,
@@ -216,17 +253,18 @@ try {
       goal: 1,
     },
   ].map((variant) => ({ ...variant, samples: [] }));
-  const everyPid = [me, plain.pid, served.pid, servedExecutor, embeddedExecutor];
 
   // Warm-up in each placement, so that each starts from its own state of polling (util/hot-loop.ts
-  // learns whether polling pays), then interleaved blocks.
+  // learns whether polling pays), then rounds of one block per placement in a new order each round:
+  // whatever a block leaves behind (which CPU is awake, the polling windows) is then left to a
+  // different placement each time, not always to the same one.
+  const warmupEach = WARMUP;
   for (const variant of variants) {
     for (const [pid, list] of variant.pins) place(pid, list);
-    for (let i = 0; i < Math.ceil(WARMUP / variants.length) + BLOCK; i++) await variant.call(`w${i}`);
+    for (let i = 0; i < warmupEach; i++) await variant.call(`w${i}`);
   }
   for (let round = 0; round < BLOCKS; round++) {
-    for (let k = 0; k < variants.length; k++) {
-      const variant = variants[(round + k) % variants.length];
+    for (const variant of shuffled(variants)) {
       for (const [pid, list] of variant.pins) place(pid, list);
       for (let i = 0; i < SETTLE; i++) await variant.call(`m${i}`);
       for (let i = 0; i < BLOCK; i++) {
@@ -236,7 +274,6 @@ try {
       }
     }
   }
-  for (const pid of everyPid) place(pid, ALL);
 
   const p50 = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
   for (const variant of variants) variant.p50 = p50(variant.samples);
@@ -244,7 +281,7 @@ try {
     ...variants.filter((variant) => variant.path === variants[0].path).map((variant) => variant.p50),
   );
   console.log(
-    `placement: ${BLOCKS * BLOCK} sequential calls per placement (${SETTLE} untimed after each move), ${WARMUP} warm-up calls in all, interleaved blocks of ${BLOCK}; main threads placed with taskset on CPUs ${A} and ${B} ("|": different CPUs, "+": one CPU); ratio to the plain server in its fastest placement`,
+    `placement: ${BLOCKS * BLOCK} sequential calls per placement (${SETTLE} untimed after each move) after ${warmupEach} warm-up calls in each, in blocks of ${BLOCK}, one per placement a round in a shuffled order; main threads placed with taskset on CPUs ${A} and ${B} ("|": different CPUs, "+": one CPU); ratio to the plain server in its fastest placement`,
   );
   console.log(
     `${'path'.padEnd(18)}${'placement'.padEnd(28)}${'p50 µs'.padStart(8)}${'ratio'.padStart(9)}   goal`,
