@@ -27,7 +27,6 @@
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { readFileSync, rmSync } from 'node:fs';
 import { cp, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -40,11 +39,9 @@ import { internalsOf } from '@toolhost/host/internal';
 import { defineTool } from '@toolhost/plugin-sdk';
 import { Agent } from 'undici';
 import * as z from 'zod';
+import { ECHO_PLUGIN, EVERYTHING_BIN, REPO, TOOLHOST_BIN } from './lib/paths.mjs';
 import { childrenOf, descendantsOf, HAS_PROC, procStat } from './lib/proc.mjs';
 import { setting } from './lib/settings.mjs';
-
-const here = path.dirname(fileURLToPath(import.meta.url));
-const REPO = path.resolve(here, '..');
 
 // isolated-vm needs --no-node-snapshot on Node >= 20 (the inline path runs isolates here).
 if (!process.execArgv.includes('--no-node-snapshot')) {
@@ -70,15 +67,6 @@ const CONCURRENCY = [
   { inFlight: 64, calls: setting('BENCH_BURST_CALLS', 5_000) },
   { inFlight: 5_000, calls: setting('BENCH_BURST_CALLS', 20_000) },
 ];
-
-const require = createRequire(import.meta.url);
-const EVERYTHING_BIN = (() => {
-  const manifest = require.resolve('@modelcontextprotocol/server-everything/package.json');
-  const { bin } = require(manifest);
-  return path.join(path.dirname(manifest), bin['mcp-server-everything']);
-})();
-const TOOLHOST_BIN = path.join(REPO, 'packages', 'host', 'bin', 'toolhost.js');
-const ECHO_PLUGIN = path.join(here, 'fixtures', 'plugins', 'echo');
 
 // ---- failing loudly, cleaning up always ----
 

@@ -26,13 +26,12 @@
 // in flight, 20,000 at 5,000, as in bench/boundary.mjs), median calls/s.
 // Run: `node --no-node-snapshot bench/floor.mjs` (in `npm run bench`).
 import { spawn } from 'node:child_process';
-import { createRequire } from 'node:module';
-import * as path from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import ivm from 'isolated-vm';
+import { EVERYTHING_BIN } from './lib/paths.mjs';
 import { setting } from './lib/settings.mjs';
 
 const WARMUP = setting('BENCH_WARMUP', 2000);
@@ -44,12 +43,6 @@ const CONCURRENCY = [
   { inFlight: 64, calls: setting('BENCH_BURST_CALLS', 5_000) },
   { inFlight: 5_000, calls: setting('BENCH_BURST_CALLS', 20_000) },
 ];
-
-const require = createRequire(import.meta.url);
-const everything = (() => {
-  const manifest = require.resolve('@modelcontextprotocol/server-everything/package.json');
-  return path.join(path.dirname(manifest), require(manifest).bin['mcp-server-everything']);
-})();
 
 // A child that answers each line with the same line: the least a second process hop can cost.
 const child = spawn(
@@ -90,10 +83,10 @@ async function mcpClient(label, args) {
   };
   return { call, close: () => client.close() };
 }
-const direct = await mcpClient('plain server', [everything, 'stdio']);
+const direct = await mcpClient('plain server', [EVERYTHING_BIN, 'stdio']);
 const relayed = await mcpClient('plain server behind a byte relay', [
   fileURLToPath(new URL('./lib/byte-relay.mjs', import.meta.url)),
-  everything,
+  EVERYTHING_BIN,
   'stdio',
 ]);
 const v2 = await mcpClient("the SDK's v2 server", [

@@ -23,14 +23,13 @@
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { cp, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { createRequire } from 'node:module';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { createHost } from '@toolhost/host';
 import { internalsOf } from '@toolhost/host/internal';
+import { ECHO_PLUGIN, EVERYTHING_BIN, TOOLHOST_BIN } from './lib/paths.mjs';
 import { descendantsOf } from './lib/proc.mjs';
 import { setting } from './lib/settings.mjs';
 
@@ -39,15 +38,6 @@ const BLOCKS = setting('BENCH_BLOCKS', 60);
 const BLOCK = 100;
 /** Untimed calls after each move: the polling windows relearn whether they pay (util/hot-loop.ts). */
 const SETTLE = setting('BENCH_SETTLE', 300);
-
-const here = path.dirname(fileURLToPath(import.meta.url));
-const require = createRequire(import.meta.url);
-const EVERYTHING_BIN = (() => {
-  const manifest = require.resolve('@modelcontextprotocol/server-everything/package.json');
-  return path.join(path.dirname(manifest), require(manifest).bin['mcp-server-everything']);
-})();
-const TOOLHOST_BIN = path.join(here, '..', 'packages', 'host', 'bin', 'toolhost.js');
-const ECHO_PLUGIN = path.join(here, 'fixtures', 'plugins', 'echo');
 
 /** The CPUs this process may run on (its cpuset), from /proc/self/status: `0-3,6` → [0, 1, 2, 3, 6]. */
 function allowedCpus() {

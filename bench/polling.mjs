@@ -12,32 +12,23 @@
 // when they idle a lot, as bench/boundary.mjs's interleaving of eight paths lets them), polling
 // cannot pay and stops by itself; this bench's few paths leave them on two CPUs.
 import { cp, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { createHost } from '@toolhost/host';
 import { internalsOf } from '@toolhost/host/internal';
+import { ECHO_PLUGIN, EVERYTHING_BIN, TOOLHOST_BIN } from './lib/paths.mjs';
 import { cpuMicros, withDescendants } from './lib/proc.mjs';
 import { setting } from './lib/settings.mjs';
 
 const BLOCKS = setting('BENCH_BLOCKS', 80);
 const WARMUP = setting('BENCH_WARMUP', 2_000);
 const BLOCK_SIZE = 100;
-const here = path.dirname(fileURLToPath(import.meta.url));
-const REPO = path.resolve(here, '..');
-const require = createRequire(import.meta.url);
-const EVERYTHING_BIN = (() => {
-  const manifest = require.resolve('@modelcontextprotocol/server-everything/package.json');
-  return path.join(path.dirname(manifest), require(manifest).bin['mcp-server-everything']);
-})();
-const TOOLHOST_BIN = path.join(REPO, 'packages', 'host', 'bin', 'toolhost.js');
 async function project(pollMicros) {
   const root = await mkdtemp(path.join(tmpdir(), 'toolhost-bench-polling-'));
   await mkdir(path.join(root, 'plugins'));
-  await cp(path.join(here, 'fixtures', 'plugins', 'echo'), path.join(root, 'plugins', 'echo'), {
+  await cp(ECHO_PLUGIN, path.join(root, 'plugins', 'echo'), {
     recursive: true,
   });
   if (pollMicros !== undefined) {
