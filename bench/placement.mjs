@@ -30,7 +30,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { createHost } from '@toolhost/host';
 import { internalsOf } from '@toolhost/host/internal';
 import { ECHO_PLUGIN, EVERYTHING_BIN, TOOLHOST_BIN } from './lib/paths.mjs';
-import { descendantsOf } from './lib/proc.mjs';
+import { allowedCpus, descendantsOf } from './lib/proc.mjs';
 import { setting } from './lib/settings.mjs';
 
 const WARMUP = setting('BENCH_WARMUP', 2000);
@@ -39,16 +39,7 @@ const BLOCK = 100;
 /** Untimed calls after each move: the polling windows relearn whether they pay (util/hot-loop.ts). */
 const SETTLE = setting('BENCH_SETTLE', 300);
 
-/** The CPUs this process may run on (its cpuset), from /proc/self/status: `0-3,6` → [0, 1, 2, 3, 6]. */
-function allowedCpus() {
-  const list = /^Cpus_allowed_list:\s*(.+)$/m.exec(readFileSync('/proc/self/status', 'utf8'))?.[1] ?? '';
-  if (list.trim() === '') return [];
-  return list.split(',').flatMap((part) => {
-    const [from, to = from] = part.split('-').map(Number);
-    return Array.from({ length: to - from + 1 }, (_, i) => from + i);
-  });
-}
-const cpus = process.platform === 'linux' ? allowedCpus() : [];
+const cpus = allowedCpus();
 /** Says why nothing is measured, and ends: the rest of `npm run bench` goes on. */
 function notMeasured(why) {
   console.log(`placement: not measured here (${why})`);

@@ -76,3 +76,19 @@ export function withDescendants(roots, children = childrenByParent()) {
 export function cpuMicros(pid) {
   return procStat(pid)?.cpuUs ?? 0;
 }
+
+/**
+ * The CPUs this process may run on (its cpuset, `Cpus_allowed_list` in /proc/self/status: `0-3,6`
+ * gives [0, 1, 2, 3, 6]); none off Linux.
+ */
+export function allowedCpus() {
+  if (!HAS_PROC) return [];
+  const list = /^Cpus_allowed_list:\s*(.+)$/m.exec(readFileSync('/proc/self/status', 'utf8'))?.[1] ?? '';
+  return list
+    .split(',')
+    .filter((part) => part.trim() !== '')
+    .flatMap((part) => {
+      const [from, to = from] = part.split('-').map(Number);
+      return Array.from({ length: to - from + 1 }, (_, i) => from + i);
+    });
+}

@@ -1,10 +1,10 @@
 import { execFile } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { allowedCpus } from '../../bench/lib/proc.mjs';
 
 /**
  * Issue 29's "done when": `npm run bench` prints every figure of the issue with its goal, and the
@@ -32,19 +32,6 @@ const VERDICT = '[✓✗]';
 /** boundary.mjs and floor.mjs as small as they go: one block, one warm-up call, one short burst each. */
 const SMALL = { BENCH_BLOCKS: '1', BENCH_WARMUP: '1', BENCH_ROUNDS: '1', BENCH_BURST_CALLS: '100' };
 const NUMBER = String.raw`\d[\d,.]*`;
-
-/** How many CPUs this process may run on (its cpuset), as bench/placement.mjs counts them. */
-function allowedCpus(): number {
-  if (process.platform !== 'linux') return 0;
-  const list = /^Cpus_allowed_list:\s*(.+)$/m.exec(readFileSync('/proc/self/status', 'utf8'))?.[1] ?? '';
-  return list
-    .split(',')
-    .filter((part) => part.trim() !== '')
-    .reduce((count, part) => {
-      const [from, to = from] = part.split('-').map(Number);
-      return count + (to as number) - (from as number) + 1;
-    }, 0);
-}
 
 describe("issue 29's benches print every figure with its goal", () => {
   let dir: string;
@@ -122,7 +109,7 @@ describe("issue 29's benches print every figure with its goal", () => {
 
   it('placement.mjs: each sequential path with its processes placed every way over two CPUs, against the plain server', async () => {
     const out = await bench('placement.mjs', { BENCH_BLOCKS: '1', BENCH_WARMUP: '1', BENCH_SETTLE: '1' });
-    if (allowedCpus() < 2) {
+    if (allowedCpus().length < 2) {
       // One CPU: nothing to place, and the bench says so (the rest of `npm run bench` goes on).
       expect(out).toMatch(/placement: not measured here \(needs Linux and two CPUs or more/);
       return;
