@@ -208,7 +208,7 @@ describe('HotLoop', () => {
 
   /**
    * A HotLoop on the real event loop (setImmediate, as by default) whose scheduler resolves
-   * `stopped` once a turn ended the polling, and the time of its first turn.
+   * `stopped` once a turn ended the polling.
    */
   function realLoop(micros: number, still?: () => boolean) {
     let resolveStopped!: () => void;
