@@ -56,8 +56,12 @@ try {
 /** The two CPUs the placements use. */
 const [A, B] = cpus.map(String);
 
+/** The CPU list each process was last placed on: a placement that keeps it runs no `taskset`. */
+const placed = new Map();
+
 /** Sets the CPUs a process's main thread may run on (its other threads keep theirs). */
 function place(pid, cpuList) {
+  if (placed.get(pid) === cpuList) return;
   try {
     execFileSync('taskset', ['-p', '-c', cpuList, String(pid)], { stdio: ['ignore', 'ignore', 'pipe'] });
   } catch (error) {
@@ -65,6 +69,7 @@ function place(pid, cpuList) {
       `placement: taskset could not place ${pid} on CPU ${cpuList}: ${error.stderr || error.message}`,
     );
   }
+  placed.set(pid, cpuList);
 }
 
 /** The executor process under `pid`: the Node process running executor-main (not bubblewrap). */
