@@ -10,6 +10,7 @@ import { createHost, type McpHttpServer, serveHttp, type ToolHost } from '@toolh
 import { defineTool, env } from '@toolhost/plugin-sdk';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import * as z from 'zod';
+import { inSession, openSession } from './mcp-http-helpers.js';
 
 const PNG = 'iVBORw0KGgo=';
 
@@ -179,6 +180,34 @@ describe('toolhost served over MCP streamable HTTP', () => {
     await expect(client.callTool({ name: 'secret', arguments: {} })).rejects.toThrow(
       /env-missing: environment variable SECRET_KEY/,
     );
+  });
+
+  it('answers a call that sends nothing before its result as one JSON body, and one that logs as an event stream', async () => {
+    const session = await openSession(served.url);
+    const quick = await inSession(served.url, session, 'tools/call', {
+      name: 'greet',
+      arguments: { who: 'json' },
+    });
+    expect(quick.status).toBe(200);
+    expect(quick.headers.get('content-type')).toBe('application/json');
+    expect(await quick.json()).toMatchObject({
+      jsonrpc: '2.0',
+      id: 2,
+      result: { structuredContent: { greeting: 'hello json' } },
+    });
+    // Its log lines (the level is the SDK's default: all) go first, on an event stream.
+    const logging = await inSession(served.url, session, 'tools/call', { name: 'steps', arguments: {} });
+    expect(logging.headers.get('content-type')).toBe('text/event-stream');
+    const events = (await logging.text())
+      .split('\n')
+      .filter((line) => line.startsWith('data: '))
+      .map((line) => JSON.parse(line.slice('data: '.length)));
+    expect(events.map((event) => event.method ?? 'result')).toEqual([
+      'notifications/message',
+      'notifications/message',
+      'result',
+    ]);
+    expect(events.at(-1)).toMatchObject({ id: 2, result: { content: [{ type: 'text', text: 'stepped' }] } });
   });
 
   it('forwards progress when the client asked for it, and logging honouring setLevel', async () => {

@@ -45,6 +45,27 @@ async function serve(respond: () => Response, seen: (writes: Writes) => void = (
 const sse = { 'content-type': 'text/event-stream' };
 
 /**
+ * An event stream that sends `texts` (a chunk each) a microtask after it starts and ends at once,
+ * as the SDK's transport does when a call's answer is ready (each event written, then the stream
+ * closed).
+ */
+function answeringStream(texts: string | string[], headers: Record<string, string> = {}): Response {
+  return new Response(
+    new ReadableStream({
+      start(controller) {
+        queueMicrotask(() => {
+          for (const text of typeof texts === 'string' ? [texts] : texts) {
+            controller.enqueue(new TextEncoder().encode(text));
+          }
+          controller.close();
+        });
+      },
+    }),
+    { headers: { ...sse, ...headers } },
+  );
+}
+
+/**
  * A server answering with an event stream the test writes to (through `controller`, once the
  * request has come), starting with `first` when given.
  */
@@ -72,41 +93,88 @@ async function serveStream(first?: string) {
 }
 
 describe('writeWebResponse: a Response written to a Node response', () => {
-  it('sends an event stream that answers at once (event, then end) in one write with its headers', async () => {
-    const event = 'event: message\ndata: {"jsonrpc":"2.0","id":1,"result":{}}\n\n';
+  it('sends an event stream that answers at once (its answer, then its end) as one JSON body, in one write with its headers', async () => {
+    const answer = '{"result":{"content":[{"type":"text","text":"é ✓"}]},"jsonrpc":"2.0","id":1}';
     let writes: Writes | undefined;
     const url = await serve(
-      () =>
-        new Response(
-          new ReadableStream({
-            start(controller) {
-              // As the SDK does when the answer is ready: the event, and the stream closed with it.
-              queueMicrotask(() => {
-                controller.enqueue(new TextEncoder().encode(event));
-                controller.close();
-              });
-            },
-          }),
-          { headers: sse },
-        ),
+      () => answeringStream(`event: message\ndata: ${answer}\n\n`, { 'mcp-session-id': 's-1' }),
       (counted) => {
         writes = counted;
       },
     );
-    const response = await fetch(url);
-    expect(response.headers.get('content-type')).toBe('text/event-stream');
-    expect(await response.text()).toBe(event);
+    const response = await fetch(url, { headers: { accept: 'application/json, text/event-stream' } });
+    expect(response.headers.get('content-type')).toBe('application/json');
+    // The other headers stay as the SDK set them; the length is the body's in bytes, not characters.
+    expect(response.headers.get('mcp-session-id')).toBe('s-1');
+    expect(response.headers.get('content-length')).toBe(String(Buffer.byteLength(answer)));
+    expect(await response.text()).toBe(answer);
     expect(writes?.count).toBe(1);
   });
 
-  it('opens a silent event stream (headers sent) before its first event', async () => {
+  it('sends an error answer as JSON too', async () => {
+    const answer = '{"jsonrpc":"2.0","id":"a","error":{"code":-32602,"message":"no such tool"}}';
+    const url = await serve(() => answeringStream(`event: message\ndata: ${answer}\n\n`));
+    const response = await fetch(url);
+    expect(response.headers.get('content-type')).toBe('application/json');
+    expect(await response.json()).toEqual(JSON.parse(answer));
+  });
+
+  it('keeps the event stream for a client that does not take JSON', async () => {
+    const event = 'event: message\ndata: {"jsonrpc":"2.0","id":1,"result":{}}\n\n';
+    const url = await serve(() => answeringStream(event));
+    const response = await fetch(url, { headers: { accept: 'text/event-stream' } });
+    expect(response.headers.get('content-type')).toBe('text/event-stream');
+    expect(await response.text()).toBe(event);
+  });
+
+  it('keeps the event stream, every byte, when what ends it is not one answer', async () => {
+    const answer = 'event: message\ndata: {"jsonrpc":"2.0","id":1,"result":{}}\n\n';
+    const lone = [
+      // a notification, a request of the server's own, an event with an id (a stream that can be resumed)
+      'event: message\ndata: {"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"x"}}\n\n',
+      'event: message\ndata: {"method":"ping","jsonrpc":"2.0","id":0}\n\n',
+      'event: message\nid: 7\ndata: {"jsonrpc":"2.0","id":1,"result":{}}\n\n',
+      'data: {"jsonrpc":"2.0","id":1,"result":{}}\n\n',
+    ];
+    for (const event of lone) {
+      const url = await serve(() => answeringStream(event));
+      const response = await fetch(url);
+      expect(response.headers.get('content-type'), event).toBe('text/event-stream');
+      expect(await response.text()).toBe(event);
+      await close?.();
+    }
+    // Progress first, then the answer: both, in order, as events.
+    const progress =
+      'event: message\ndata: {"method":"notifications/progress","params":{"progressToken":1,"progress":1},"jsonrpc":"2.0"}\n\n';
+    const url = await serve(() => answeringStream([progress, answer]));
+    const response = await fetch(url);
+    expect(response.headers.get('content-type')).toBe('text/event-stream');
+    expect(await response.text()).toBe(progress + answer);
+  });
+
+  it('keeps the event stream when it goes on after an answer', async () => {
+    const first = 'event: message\ndata: {"jsonrpc":"2.0","id":1,"result":{}}\n\n';
+    const { url, controller } = await serveStream(first);
+    // The headers come once the stream did not end with its first event.
+    const response = await fetch(url);
+    expect(response.headers.get('content-type')).toBe('text/event-stream');
+    const second = 'event: message\ndata: {"jsonrpc":"2.0","id":2,"result":{}}\n\n';
+    controller.enqueue(new TextEncoder().encode(second));
+    controller.close();
+    expect(await response.text()).toBe(first + second);
+  });
+
+  it('opens a silent event stream (headers sent) before its first event, and keeps it an event stream', async () => {
     const { url, controller } = await serveStream();
     // Resolves on the headers alone: nothing is sent on the stream until it has.
     const response = await fetch(url);
     expect(response.status).toBe(200);
-    controller.enqueue(new TextEncoder().encode('data: late\n\n'));
+    expect(response.headers.get('content-type')).toBe('text/event-stream');
+    // A late answer that ends the stream goes as an event: the headers said so already.
+    const late = 'event: message\ndata: {"jsonrpc":"2.0","id":1,"result":{}}\n\n';
+    controller.enqueue(new TextEncoder().encode(late));
     controller.close();
-    expect(await response.text()).toBe('data: late\n\n');
+    expect(await response.text()).toBe(late);
   });
 
   it('writes each chunk of a longer stream as it comes, and a plain JSON body whole', async () => {
