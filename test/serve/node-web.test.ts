@@ -71,12 +71,17 @@ function answeringStream(texts: string | string[], headers: Record<string, strin
  */
 async function serveStream(first?: string) {
   let started!: ReadableStreamDefaultController<Uint8Array>;
+  let requestCame!: () => void;
+  const requested = new Promise<void>((resolve) => {
+    requestCame = resolve;
+  });
   const url = await serve(
     () =>
       new Response(
         new ReadableStream<Uint8Array>({
           start(c) {
             started = c;
+            requestCame();
             if (first !== undefined) c.enqueue(new TextEncoder().encode(first));
           },
         }),
@@ -85,6 +90,8 @@ async function serveStream(first?: string) {
   );
   return {
     url,
+    /** Resolves once the request came (and its response is being written). */
+    requested,
     controller: {
       enqueue: (chunk: Uint8Array) => started.enqueue(chunk),
       close: () => started.close(),
@@ -175,6 +182,21 @@ describe('writeWebResponse: a Response written to a Node response', () => {
     controller.enqueue(new TextEncoder().encode(late));
     controller.close();
     expect(await response.text()).toBe(late);
+  });
+
+  it("holds a POST's headers for its answer, however late: a slow call's answer goes as JSON too", async () => {
+    const { url, requested, controller } = await serveStream();
+    const answered = fetch(url, { method: 'POST', body: '{}' });
+    await requested;
+    // Longer than a GET's stream waits for its first event (20 ms): that timer, armed before this
+    // one, would have sent the headers by now.
+    await new Promise((resolve) => setTimeout(resolve, 60));
+    const answer = '{"jsonrpc":"2.0","id":1,"result":{}}';
+    controller.enqueue(new TextEncoder().encode(`event: message\ndata: ${answer}\n\n`));
+    controller.close();
+    const response = await answered;
+    expect(response.headers.get('content-type')).toBe('application/json');
+    expect(await response.text()).toBe(answer);
   });
 
   it('writes each chunk of a longer stream as it comes, and a plain JSON body whole', async () => {

@@ -26,9 +26,9 @@ export function toWebRequest(req: IncomingMessage, res: ServerResponse): Request
 }
 
 /**
- * How long an event stream's status and headers may wait for its first event, so that both leave
- * in one write. A tool call's answer usually comes well within it; a stream that stays silent
- * longer (a slow call, a GET listen stream) gets its headers then, as soon as any stream did before.
+ * How long the status and headers of a GET's event stream (a client listening) may wait for its
+ * first event, so that both leave in one write; a stream silent longer gets its headers then: the
+ * client must see it open.
  */
 const HEADERS_WAIT_MS = 20;
 
@@ -92,11 +92,14 @@ function settledNow<T>(pending: Promise<T>): Promise<T | undefined> {
  * client's CPU a call (scratch A/B, 64 calls in flight, SDK v1 client). A stream that sends
  * anything first, or goes on after its answer, stays an event stream, every byte as the SDK wrote it.
  *
- * An event stream's headers go with its first event, or after `HEADERS_WAIT_MS` if none came by
- * then (a client must see the stream open before a late first event; it is an event stream from
- * then on). Node holds a chunked write until the next tick, so a chunk and the end of the body
- * right after it leave in one write with the headers: one syscall a response. When the client
- * goes away the body is cancelled, so the SDK stops writing to it.
+ * An event stream's headers go with its first event: the answer or the first thing before it. A
+ * POST's client waits for its answer, not for the stream (a slow call's answer goes as JSON too,
+ * and at 5,000 calls in flight, with the calls queued in the server, most answers come late); a
+ * stream that stays silent gets the SDK's keep-alive comment within 15 s, which opens it. A GET's
+ * listen stream gets its headers after `HEADERS_WAIT_MS` at the latest. Node holds a chunked write
+ * until the next tick, so a chunk and the end of the body right after it leave in one write with
+ * the headers: one syscall a response. When the client goes away the body is cancelled, so the
+ * SDK stops writing to it.
  */
 export async function writeWebResponse(res: ServerResponse, response: Response): Promise<void> {
   const headers = headersOf(response);
@@ -114,13 +117,14 @@ export async function writeWebResponse(res: ServerResponse, response: Response):
     res.writeHead(response.status, headers);
   };
   if (!events) open();
-  const headersLater = events
-    ? setTimeout(() => {
-        if (res.destroyed) return;
-        open();
-        res.flushHeaders();
-      }, HEADERS_WAIT_MS)
-    : undefined;
+  const headersLater =
+    events && res.req?.method !== 'POST'
+      ? setTimeout(() => {
+          if (res.destroyed) return;
+          open();
+          res.flushHeaders();
+        }, HEADERS_WAIT_MS)
+      : undefined;
   const reader = body.getReader();
   const cancel = () => void reader.cancel().catch(() => {});
   res.once('close', cancel);
