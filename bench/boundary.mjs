@@ -16,6 +16,15 @@
 // process from `process.cpuUsage()`, child processes (executor, MCP server, `serve` and its
 // executor) from utime+stime in /proc/<pid>/stat. Every result is checked; any failure exits 1.
 //
+// Each burst starts from a collected heap (`gc()`, so this runs with --expose-gc): this process
+// hosts every embedded path and every MCP path's client, and without it a full collection of what
+// the bursts before left (5,000 HTTP calls in flight leave the most) landed in whichever burst came
+// next, its marking on the main thread: that burst ran at 0.26-0.37× its path's median, the main
+// thread's CPU a call 3-4× the other bursts' (four of twenty process-sandbox bursts at 5,000 in
+// flight in four runs; none in two runs with it). A host gets idle time between bursts to collect
+// in; the bench has none. The collections of a burst's own calls still land in it. The table of
+// slow bursts says, for any burst under 0.67× its path's median, what it spent its time on.
+//
 // Run: `npm run bench` (all benches), or `npm run build && node bench/boundary.mjs`.
 // Environment: BENCH_BLOCKS (default 300), BENCH_WARMUP (2000), BENCH_ROUNDS (5),
 // BENCH_BURST_CALLS (calls per burst at every concurrency; default 5,000 at 64 in flight and
@@ -30,6 +39,7 @@ import { cp, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { PerformanceObserver, constants as perfConstants } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
@@ -43,11 +53,13 @@ import { ECHO_PLUGIN, EVERYTHING_BIN, REPO, TOOLHOST_BIN } from './lib/paths.mjs
 import { childrenOf, descendantsOf, HAS_PROC, procStat } from './lib/proc.mjs';
 import { setting } from './lib/settings.mjs';
 
-// isolated-vm needs --no-node-snapshot on Node >= 20 (the inline path runs isolates here).
-if (!process.execArgv.includes('--no-node-snapshot')) {
+// isolated-vm needs --no-node-snapshot on Node >= 20 (the inline path runs isolates here);
+// --expose-gc: each burst starts from a collected heap (above).
+const NEEDED_FLAGS = ['--no-node-snapshot', '--expose-gc'].filter((flag) => !process.execArgv.includes(flag));
+if (NEEDED_FLAGS.length > 0) {
   const child = spawnSync(
     process.execPath,
-    ['--no-node-snapshot', ...process.execArgv, fileURLToPath(import.meta.url), ...process.argv.slice(2)],
+    [...NEEDED_FLAGS, ...process.execArgv, fileURLToPath(import.meta.url), ...process.argv.slice(2)],
     { stdio: 'inherit' },
   );
   process.exit(child.status ?? 1);
@@ -420,6 +432,8 @@ async function hostPath({ key, label, goal, childLabel, options, tool }) {
         pids ??= executors();
         return pids;
       },
+      // The polling turns its sandbox took while waiting for the executor (util/hot-loop.ts).
+      pollTurns: () => internalsOf(host).sandbox?.pollTurns ?? 0,
       close,
     };
   });
@@ -492,6 +506,36 @@ async function latencyPhase(paths) {
   return result;
 }
 
+// ---- this process's garbage collections, to say what a slow burst spent its time on ----
+
+/** Collections of this process (the embedded hosts and every MCP path's client) not yet read. */
+let collections = [];
+new PerformanceObserver((list) => {
+  for (const entry of list.getEntries()) collections.push(entry);
+}).observe({ entryTypes: ['gc'] });
+
+/** CPU µs of this process's main thread (the event loop; not V8's GC helpers or libuv's pool). */
+function mainThreadUs() {
+  return procStat(`${process.pid}/task/${process.pid}`)?.cpuUs ?? 0;
+}
+
+/**
+ * The pause time of this process's collections that started in [from, to) (`performance.now()`
+ * ms), and how many of them were full (mark-compact) ones. Entries arrive a turn after their
+ * collection: the caller waits one timer turn first. Entries before `to` are dropped after.
+ */
+function collectionsWithin(from, to) {
+  let pauseMs = 0;
+  let full = 0;
+  for (const entry of collections) {
+    if (entry.startTime < from || entry.startTime >= to) continue;
+    pauseMs += entry.duration;
+    if (entry.detail?.kind === perfConstants.NODE_PERFORMANCE_GC_MAJOR) full += 1;
+  }
+  collections = collections.filter((entry) => entry.startTime >= to);
+  return { pauseMs, full };
+}
+
 /** `calls` calls of one path with `inFlight` of them in flight at every moment (until the drain). */
 async function burst(p, inFlight, calls) {
   let next = 0;
@@ -514,21 +558,34 @@ async function burst(p, inFlight, calls) {
   const pids = p.childPids();
   const childBefore = cpuOf(pids, p.label);
   const cpu = process.cpuUsage();
+  const mainBefore = mainThreadUs();
+  const turnsBefore = p.pollTurns?.() ?? 0;
   const started = performance.now();
   await Promise.all(Array.from({ length: inFlight }, worker));
-  const seconds = (performance.now() - started) / 1000;
+  const mainUs = mainThreadUs() - mainBefore;
+  const pollTurns = (p.pollTurns?.() ?? 0) - turnsBefore;
+  const ended = performance.now();
+  const seconds = (ended - started) / 1000;
   const used = process.cpuUsage(cpu);
+  const childUs = cpuOf(pids, p.label) - childBefore;
+  await new Promise((resolve) => setTimeout(resolve, 0)); // the collections' entries come a turn later
   return {
     perSecond: calls / seconds,
     hostUs: used.user + used.system,
-    childUs: cpuOf(pids, p.label) - childBefore,
+    childUs,
+    mainUs,
+    pollTurns,
+    gc: collectionsWithin(started, ended),
   };
 }
 
 async function throughputPhase(paths, { inFlight, calls }) {
   const runs = new Map(paths.map((p) => [p.key, []]));
   for (let round = 0; round < ROUNDS; round++) {
-    for (const p of rotated(paths, round)) runs.get(p.key).push(await burst(p, inFlight, calls));
+    for (const p of rotated(paths, round)) {
+      globalThis.gc(); // what the bursts before left is not this one's to collect (header)
+      runs.get(p.key).push(await burst(p, inFlight, calls));
+    }
   }
   const result = new Map();
   for (const p of paths) {
@@ -540,6 +597,16 @@ async function throughputPhase(paths, { inFlight, calls }) {
       calls: total,
       perSecond: quantile(rates, 0.5),
       runs: list.map((r) => r.perSecond),
+      // Per burst, in order: this process's CPU and its children's, µs a call; its GC pauses.
+      bursts: list.map((r) => ({
+        perSecond: r.perSecond,
+        hostUs: r.hostUs / calls,
+        mainUs: r.mainUs / calls,
+        pollTurns: r.pollTurns / calls,
+        childUs: r.childUs / calls,
+        gcPauseMs: r.gc.pauseMs,
+        fullGcs: r.gc.full,
+      })),
       cpu: {
         hostUs: list.reduce((sum, r) => sum + r.hostUs, 0) / total,
         childUs: list.reduce((sum, r) => sum + r.childUs, 0) / total,
@@ -587,6 +654,8 @@ const SPREAD_GOALS = { 5000: { process: 1.5 } };
 
 /** The fastest of a path's bursts over its slowest. */
 const spreadOf = (runs) => Math.max(...runs) / Math.min(...runs);
+/** A burst slower than this share of its path's median is shown with what it spent its time on. */
+const SLOW_BURST = 0.67;
 
 function summarize(paths, latency, throughput) {
   const summary = {};
@@ -598,6 +667,7 @@ function summarize(paths, latency, throughput) {
       label: p.label,
       baseline,
       childProcesses: p.childLabel ?? null,
+      polls: p.pollTurns !== undefined,
       latency: {
         calls: l.calls,
         p50Us: l.p50Us,
@@ -619,6 +689,7 @@ function summarize(paths, latency, throughput) {
         calls: t.calls,
         perSecond: t.perSecond,
         runs: t.runs,
+        bursts: t.bursts,
         ratio: tRatio,
         goal: goal ?? null,
         met: goal === undefined ? null : tRatio >= goal,
@@ -675,6 +746,35 @@ function print(summary) {
       }),
     ]),
   );
+  const slow = entries.flatMap(([, e]) =>
+    levels.flatMap((n) => {
+      const { bursts } = e.throughput[n];
+      const median = quantile(
+        bursts.map((b) => b.perSecond).sort((a, b) => a - b),
+        0.5,
+      );
+      const typical = bursts.filter((b) => b.perSecond >= median * SLOW_BURST);
+      const mean = (list, of) => list.reduce((sum, b) => sum + of(b), 0) / list.length;
+      return bursts
+        .filter((b) => b.perSecond < median * SLOW_BURST)
+        .map((b) => [
+          e.label,
+          count(n),
+          `${times(b.perSecond / median)}`,
+          `${us(b.hostUs)} / ${us(mean(typical, (t) => t.hostUs))}`,
+          `${us(b.mainUs)} / ${us(mean(typical, (t) => t.mainUs))}`,
+          !e.polls ? '-' : `${b.pollTurns.toFixed(2)} / ${mean(typical, (t) => t.pollTurns).toFixed(2)}`,
+          e.childProcesses === null ? '-' : `${us(b.childUs)} / ${us(mean(typical, (t) => t.childUs))}`,
+          `${Math.round(b.gcPauseMs)} / ${Math.round(mean(typical, (t) => t.gcPauseMs))}`,
+          `${b.fullGcs} / ${mean(typical, (t) => t.fullGcs).toFixed(1)}`,
+        ]);
+    }),
+  );
+  console.log(
+    `\nslow bursts (under ${SLOW_BURST}× their path's median), each beside the mean of that path's other bursts at that concurrency: CPU µs a call of this process and of its main thread, the host's polling turns a call (process sandbox), CPU µs a call of the path's children, this process's GC pauses (ms) and full collections`,
+  );
+  if (slow.length === 0) console.log('none');
+  else table(['path', 'in flight', 'speed', 'host µs', 'child µs', 'GC ms', 'full GCs'], slow);
   const last = levels[levels.length - 1];
   console.log(
     `\nCPU µs per call: this process (host; for MCP paths the SDK client) and the path's child processes`,

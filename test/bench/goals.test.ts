@@ -59,6 +59,14 @@ describe("issue 29's benches print every figure with its goal", () => {
               spread: number;
               spreadGoal: number | null;
               spreadMet: boolean | null;
+              bursts: {
+                perSecond: number;
+                hostUs: number;
+                mainUs: number;
+                childUs: number;
+                gcPauseMs: number;
+                fullGcs: number;
+              }[];
             }
           >;
         }
@@ -88,6 +96,14 @@ describe("issue 29's benches print every figure with its goal", () => {
     expect(stable?.spread).toBeGreaterThanOrEqual(1);
     expect(typeof stable?.spreadMet).toBe('boolean');
     expect(out).toMatch(new RegExp(`plugin, process sandbox .*${NUMBER}× +≤ 1\\.5× ${VERDICT}`));
+    // What each burst spent its time on, for the table of slow bursts (one burst each here: none slow).
+    for (const burst of stable?.bursts ?? []) {
+      for (const figure of [burst.perSecond, burst.hostUs, burst.mainUs, burst.childUs, burst.gcPauseMs])
+        expect(figure).toBeGreaterThanOrEqual(0);
+      expect(Number.isInteger(burst.fullGcs)).toBe(true);
+    }
+    expect(stable?.bursts).toHaveLength(1);
+    expect(out).toMatch(/slow bursts \(under 0\.67× their path's median\)[^\n]*\nnone\n/);
     // And on the screen: a verdict beside every goal of the tables.
     for (const goal of ['≤ 0.05×', '≤ 0.25×', '≤ 1×', '≤ 1.5×', '≥ 1.25×', '≥ 1×'])
       expect(out).toMatch(new RegExp(`${goal} ${VERDICT}`));
