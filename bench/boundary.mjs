@@ -16,14 +16,18 @@
 // process from `process.cpuUsage()`, child processes (executor, MCP server, `serve` and its
 // executor) from utime+stime in /proc/<pid>/stat. Every result is checked; any failure exits 1.
 //
-// Each burst starts from a collected heap (`gc()`, so this runs with --expose-gc): this process
-// hosts every embedded path and every MCP path's client, and without it a full collection of what
-// the bursts before left (5,000 HTTP calls in flight leave the most) landed in whichever burst came
-// next, its marking on the main thread: that burst ran at 0.26-0.37× its path's median, the main
-// thread's CPU a call 3-4× the other bursts' (four of twenty process-sandbox bursts at 5,000 in
-// flight in four runs; none in two runs with it). A host gets idle time between bursts to collect
-// in; the bench has none. The collections of a burst's own calls still land in it. The table of
-// slow bursts says, for any burst under 0.67× its path's median, what it spent its time on.
+// Each burst at 5,000 in flight starts from a collected heap (`gc()`, so this runs with
+// --expose-gc): this process hosts every embedded path and every MCP path's client, and without it
+// a full collection of what the bursts before left (5,000 HTTP calls in flight leave the most)
+// landed in whichever burst came next, its marking on the main thread: that burst ran at
+// 0.26-0.37× its path's median, the main thread's CPU a call 3-4× the other bursts' (four of twenty
+// process-sandbox bursts in four runs; none in five runs with it). A host gets idle time between
+// bursts to collect in; the bench has none. The collections of a burst's own calls still land in
+// it. Not at 64 in flight: there a forced collection before each burst cost the short bursts much
+// of their speed (in-process 0.41-0.49×, process plugin 0.63-0.71× of their calls/s without it;
+// three runs each way), for a reason I did not find (an untimed quarter-size burst between the
+// collection and the timed one did not bring it back). The table of slow bursts says, for any
+// burst under 0.67× its path's median, what it spent its time on.
 //
 // Run: `npm run bench` (all benches), or `npm run build && node bench/boundary.mjs`.
 // Environment: BENCH_BLOCKS (default 300), BENCH_WARMUP (2000), BENCH_ROUNDS (5),
@@ -54,7 +58,7 @@ import { childrenOf, descendantsOf, HAS_PROC, procStat } from './lib/proc.mjs';
 import { setting } from './lib/settings.mjs';
 
 // isolated-vm needs --no-node-snapshot on Node >= 20 (the inline path runs isolates here);
-// --expose-gc: each burst starts from a collected heap (above).
+// --expose-gc: each burst at 5,000 in flight starts from a collected heap (above).
 const NEEDED_FLAGS = ['--no-node-snapshot', '--expose-gc'].filter((flag) => !process.execArgv.includes(flag));
 if (NEEDED_FLAGS.length > 0) {
   const child = spawnSync(
@@ -75,9 +79,10 @@ const BLOCK_SIZE = 100;
 const STRICT = process.env.BENCH_STRICT === '1';
 const JSON_FILE = process.env.BENCH_JSON || undefined;
 /** In flight → calls per burst: enough that the ramp-up and the drain do not dominate. */
+/** `collect`: each burst at that concurrency starts from a collected heap (header). */
 const CONCURRENCY = [
-  { inFlight: 64, calls: setting('BENCH_BURST_CALLS', 5_000) },
-  { inFlight: 5_000, calls: setting('BENCH_BURST_CALLS', 20_000) },
+  { inFlight: 64, calls: setting('BENCH_BURST_CALLS', 5_000), collect: false },
+  { inFlight: 5_000, calls: setting('BENCH_BURST_CALLS', 20_000), collect: true },
 ];
 
 // ---- failing loudly, cleaning up always ----
@@ -579,11 +584,11 @@ async function burst(p, inFlight, calls) {
   };
 }
 
-async function throughputPhase(paths, { inFlight, calls }) {
+async function throughputPhase(paths, { inFlight, calls, collect }) {
   const runs = new Map(paths.map((p) => [p.key, []]));
   for (let round = 0; round < ROUNDS; round++) {
     for (const p of rotated(paths, round)) {
-      globalThis.gc(); // what the bursts before left is not this one's to collect (header)
+      if (collect) globalThis.gc(); // what the bursts before left is not this one's to collect (header)
       runs.get(p.key).push(await burst(p, inFlight, calls));
     }
   }
