@@ -56,10 +56,10 @@ function acceptsJson(res: ServerResponse): boolean {
 }
 
 /**
- * The JSON-RPC text of `chunk` when it is one event holding a response (an id with a `result` or
- * an `error`, which no notification or request carries), else undefined.
+ * The JSON-RPC bytes of `chunk` (a view into it) when it is one event holding a response (an id
+ * with a `result` or an `error`, which no notification or request carries), else undefined.
  */
-function answerIn(chunk: Uint8Array): string | undefined {
+function answerIn(chunk: Uint8Array): Uint8Array | undefined {
   const text = Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength).toString('utf8');
   if (!text.startsWith(EVENT_HEAD) || !text.endsWith(EVENT_TAIL)) return undefined;
   const data = text.slice(EVENT_HEAD.length, -EVENT_TAIL.length);
@@ -73,7 +73,9 @@ function answerIn(chunk: Uint8Array): string | undefined {
   }
   if (typeof message !== 'object' || message === null || Array.isArray(message)) return undefined;
   const fields = message as Record<string, unknown>;
-  return 'id' in fields && ('result' in fields || 'error' in fields) ? data : undefined;
+  if (!('id' in fields && ('result' in fields || 'error' in fields))) return undefined;
+  // The head and tail are ASCII: as many bytes as characters, so the JSON is the bytes between.
+  return chunk.subarray(EVENT_HEAD.length, chunk.byteLength - EVENT_TAIL.length);
 }
 
 /** `pending`'s result when it settles within this turn's microtasks, else undefined (it goes on). */
@@ -137,15 +139,10 @@ export async function writeWebResponse(res: ServerResponse, response: Response):
       next = first.done ? Promise.resolve(first) : reader.read();
       const answer = first.done || opened || !acceptsJson(res) ? undefined : answerIn(first.value);
       if (answer !== undefined && (await settledNow(next))?.done === true) {
-        const json = Buffer.from(answer, 'utf8');
-        delete headers['content-length'];
-        opened = true;
-        res.writeHead(response.status, {
-          ...headers,
-          'content-type': 'application/json',
-          'content-length': String(json.byteLength),
-        });
-        res.end(json);
+        headers['content-type'] = 'application/json';
+        headers['content-length'] = String(answer.byteLength);
+        open();
+        res.end(answer);
         return;
       }
       open();
