@@ -53,6 +53,7 @@ import { internalsOf } from '@toolhost/host/internal';
 import { defineTool } from '@toolhost/plugin-sdk';
 import { Agent } from 'undici';
 import * as z from 'zod';
+import { SLOW_BURST, slowBursts } from './lib/bursts.mjs';
 import { ECHO_PLUGIN, EVERYTHING_BIN, REPO, TOOLHOST_BIN } from './lib/paths.mjs';
 import { childrenOf, descendantsOf, HAS_PROC, procStat } from './lib/proc.mjs';
 import { setting } from './lib/settings.mjs';
@@ -78,8 +79,10 @@ const TIMEOUT_S = setting('BENCH_TIMEOUT_S', 900);
 const BLOCK_SIZE = 100;
 const STRICT = process.env.BENCH_STRICT === '1';
 const JSON_FILE = process.env.BENCH_JSON || undefined;
-/** In flight → calls per burst: enough that the ramp-up and the drain do not dominate. */
-/** `collect`: each burst at that concurrency starts from a collected heap (header). */
+/**
+ * In flight → calls per burst (enough that the ramp-up and the drain do not dominate), and whether
+ * each burst at that concurrency starts from a collected heap (`collect`, header).
+ */
 const CONCURRENCY = [
   { inFlight: 64, calls: setting('BENCH_BURST_CALLS', 5_000), collect: false },
   { inFlight: 5_000, calls: setting('BENCH_BURST_CALLS', 20_000), collect: true },
@@ -437,8 +440,10 @@ async function hostPath({ key, label, goal, childLabel, options, tool }) {
         pids ??= executors();
         return pids;
       },
-      // The polling turns its sandbox took while waiting for the executor (util/hot-loop.ts).
-      pollTurns: () => internalsOf(host).sandbox?.pollTurns ?? 0,
+      // The polling turns its process sandbox took while waiting for the executor (util/hot-loop.ts).
+      ...(options.sandbox === 'process'
+        ? { pollTurns: () => internalsOf(host).sandbox?.pollTurns ?? 0 }
+        : {}),
       close,
     };
   });
@@ -564,13 +569,13 @@ async function burst(p, inFlight, calls) {
   const childBefore = cpuOf(pids, p.label);
   const cpu = process.cpuUsage();
   const mainBefore = mainThreadUs();
-  const turnsBefore = p.pollTurns?.() ?? 0;
+  const turnsBefore = p.pollTurns?.();
   const started = performance.now();
   await Promise.all(Array.from({ length: inFlight }, worker));
-  const mainUs = mainThreadUs() - mainBefore;
-  const pollTurns = (p.pollTurns?.() ?? 0) - turnsBefore;
   const ended = performance.now();
   const seconds = (ended - started) / 1000;
+  const mainUs = mainThreadUs() - mainBefore;
+  const pollTurns = turnsBefore === undefined ? undefined : (p.pollTurns?.() ?? 0) - turnsBefore;
   const used = process.cpuUsage(cpu);
   const childUs = cpuOf(pids, p.label) - childBefore;
   await new Promise((resolve) => setTimeout(resolve, 0)); // the collections' entries come a turn later
@@ -607,7 +612,7 @@ async function throughputPhase(paths, { inFlight, calls, collect }) {
         perSecond: r.perSecond,
         hostUs: r.hostUs / calls,
         mainUs: r.mainUs / calls,
-        pollTurns: r.pollTurns / calls,
+        pollTurns: r.pollTurns === undefined ? undefined : r.pollTurns / calls,
         childUs: r.childUs / calls,
         gcPauseMs: r.gc.pauseMs,
         fullGcs: r.gc.full,
@@ -659,8 +664,21 @@ const SPREAD_GOALS = { 5000: { process: 1.5 } };
 
 /** The fastest of a path's bursts over its slowest. */
 const spreadOf = (runs) => Math.max(...runs) / Math.min(...runs);
-/** A burst slower than this share of its path's median is shown with what it spent its time on. */
-const SLOW_BURST = 0.67;
+/**
+ * The columns of the slow-burst table after path, concurrency and speed: each a heading and how a
+ * slow burst's figure is shown beside the mean of its path's other bursts (`typical`).
+ */
+const SLOW_COLUMNS = [
+  ['host µs', (b, t) => `${us(b.hostUs)} / ${us(t.hostUs)}`],
+  ['main thread µs', (b, t) => `${us(b.mainUs)} / ${us(t.mainUs)}`],
+  [
+    'poll turns',
+    (b, t) => (b.pollTurns === undefined ? '-' : `${b.pollTurns.toFixed(2)} / ${t.pollTurns.toFixed(2)}`),
+  ],
+  ['child µs', (b, t, e) => (e.childProcesses === null ? '-' : `${us(b.childUs)} / ${us(t.childUs)}`)],
+  ['GC ms', (b, t) => `${Math.round(b.gcPauseMs)} / ${Math.round(t.gcPauseMs)}`],
+  ['full GCs', (b, t) => `${b.fullGcs} / ${t.fullGcs.toFixed(1)}`],
+];
 
 function summarize(paths, latency, throughput) {
   const summary = {};
@@ -672,7 +690,6 @@ function summarize(paths, latency, throughput) {
       label: p.label,
       baseline,
       childProcesses: p.childLabel ?? null,
-      polls: p.pollTurns !== undefined,
       latency: {
         calls: l.calls,
         p50Us: l.p50Us,
@@ -753,33 +770,20 @@ function print(summary) {
   );
   const slow = entries.flatMap(([, e]) =>
     levels.flatMap((n) => {
-      const { bursts } = e.throughput[n];
-      const median = quantile(
-        bursts.map((b) => b.perSecond).sort((a, b) => a - b),
-        0.5,
-      );
-      const typical = bursts.filter((b) => b.perSecond >= median * SLOW_BURST);
-      const mean = (list, of) => list.reduce((sum, b) => sum + of(b), 0) / list.length;
-      return bursts
-        .filter((b) => b.perSecond < median * SLOW_BURST)
-        .map((b) => [
-          e.label,
-          count(n),
-          `${times(b.perSecond / median)}`,
-          `${us(b.hostUs)} / ${us(mean(typical, (t) => t.hostUs))}`,
-          `${us(b.mainUs)} / ${us(mean(typical, (t) => t.mainUs))}`,
-          !e.polls ? '-' : `${b.pollTurns.toFixed(2)} / ${mean(typical, (t) => t.pollTurns).toFixed(2)}`,
-          e.childProcesses === null ? '-' : `${us(b.childUs)} / ${us(mean(typical, (t) => t.childUs))}`,
-          `${Math.round(b.gcPauseMs)} / ${Math.round(mean(typical, (t) => t.gcPauseMs))}`,
-          `${b.fullGcs} / ${mean(typical, (t) => t.fullGcs).toFixed(1)}`,
-        ]);
+      const t = e.throughput[n];
+      return slowBursts(t.bursts, t.perSecond).map(({ burst, speed, typical }) => [
+        e.label,
+        count(n),
+        times(speed),
+        ...SLOW_COLUMNS.map(([, show]) => show(burst, typical, e)),
+      ]);
     }),
   );
   console.log(
     `\nslow bursts (under ${SLOW_BURST}× their path's median), each beside the mean of that path's other bursts at that concurrency: CPU µs a call of this process and of its main thread, the host's polling turns a call (process sandbox), CPU µs a call of the path's children, this process's GC pauses (ms) and full collections`,
   );
   if (slow.length === 0) console.log('none');
-  else table(['path', 'in flight', 'speed', 'host µs', 'child µs', 'GC ms', 'full GCs'], slow);
+  else table(['path', 'in flight', 'speed', ...SLOW_COLUMNS.map(([heading]) => heading)], slow);
   const last = levels[levels.length - 1];
   console.log(
     `\nCPU µs per call: this process (host; for MCP paths the SDK client) and the path's child processes`,
