@@ -10,7 +10,7 @@ import { createHost, type McpHttpServer, serveHttp, type ToolHost } from '@toolh
 import { defineTool, env } from '@toolhost/plugin-sdk';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import * as z from 'zod';
-import { inSession, openSession } from './mcp-http-helpers.js';
+import { inSession, openSession, post } from './mcp-http-helpers.js';
 
 const PNG = 'iVBORw0KGgo=';
 
@@ -208,6 +208,31 @@ describe('toolhost served over MCP streamable HTTP', () => {
       'result',
     ]);
     expect(events.at(-1)).toMatchObject({ id: 2, result: { content: [{ type: 'text', text: 'stepped' }] } });
+  });
+
+  it('answers a batch of two calls on one event stream with both answers, not the first alone as JSON', async () => {
+    const session = await openSession(served.url);
+    const call = (id: number, who: string) => ({
+      jsonrpc: '2.0',
+      id,
+      method: 'tools/call',
+      params: { name: 'greet', arguments: { who } },
+    });
+    const batch = await post(served.url, [call(10, 'a'), call(11, 'b')], {
+      'mcp-session-id': session,
+      'mcp-protocol-version': '2025-06-18',
+    });
+    const text = await batch.text();
+    expect(batch.headers.get('content-type'), text).toBe('text/event-stream');
+    const answers = text
+      .split('\n')
+      .filter((line) => line.startsWith('data: '))
+      .map((line) => JSON.parse(line.slice('data: '.length)));
+    expect(answers.map((answer) => answer.id).sort()).toEqual([10, 11]);
+    expect(answers.map((answer) => answer.result?.structuredContent?.greeting).sort()).toEqual([
+      'hello a',
+      'hello b',
+    ]);
   });
 
   it('forwards progress when the client asked for it, and logging honouring setLevel', async () => {

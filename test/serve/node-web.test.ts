@@ -1,7 +1,7 @@
 import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { writeWebResponse } from '../../packages/host/src/serve/node-web.js';
+import { acceptsJson, type HeadersWait, writeWebResponse } from '../../packages/host/src/serve/node-web.js';
 
 type Writes = { count: number };
 
@@ -32,10 +32,14 @@ afterEach(async () => {
 });
 
 /** A server answering every request with `respond()`, written by `writeWebResponse`. */
-async function serve(respond: () => Response, seen: (writes: Writes) => void = () => {}): Promise<string> {
+async function serve(
+  respond: () => Response,
+  seen: (writes: Writes) => void = () => {},
+  wait?: HeadersWait,
+): Promise<string> {
   const server = createServer((_req, res) => {
     seen(countWrites(res));
-    void writeWebResponse(res, respond());
+    void writeWebResponse(res, respond(), wait);
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   close = () => new Promise((resolve) => server.close(() => resolve()));
@@ -69,7 +73,7 @@ function answeringStream(texts: string | string[], headers: Record<string, strin
  * A server answering with an event stream the test writes to (through `controller`, once the
  * request has come), starting with `first` when given.
  */
-async function serveStream(first?: string) {
+async function serveStream(first?: string, wait?: HeadersWait) {
   let started!: ReadableStreamDefaultController<Uint8Array>;
   let requestCame!: () => void;
   const requested = new Promise<void>((resolve) => {
@@ -87,6 +91,8 @@ async function serveStream(first?: string) {
         }),
         { headers: sse },
       ),
+    undefined,
+    wait,
   );
   return {
     url,
@@ -99,6 +105,33 @@ async function serveStream(first?: string) {
   };
 }
 
+/** A POST as an MCP client sends it: the client takes JSON and event streams (unless `accept` says). */
+function post(url: string, accept = 'application/json, text/event-stream', signal?: AbortSignal) {
+  return fetch(url, {
+    method: 'POST',
+    body: '{}',
+    headers: { accept, 'content-type': 'application/json' },
+    signal,
+  });
+}
+
+describe('acceptsJson: whether an Accept header takes application/json', () => {
+  it('takes the type, its ranges and no header at all; refuses other types and q=0', () => {
+    expect(acceptsJson(undefined)).toBe(true);
+    expect(acceptsJson('application/json, text/event-stream')).toBe(true);
+    expect(acceptsJson('text/event-stream, Application/JSON;charset=utf-8')).toBe(true);
+    expect(acceptsJson('text/event-stream, application/*')).toBe(true);
+    expect(acceptsJson('*/*')).toBe(true);
+    expect(acceptsJson('application/json;q=0.5')).toBe(true);
+    expect(acceptsJson('text/event-stream')).toBe(false);
+    expect(acceptsJson('application/jsonl, text/event-stream')).toBe(false);
+    expect(acceptsJson('text/event-stream, application/json;q=0')).toBe(false);
+    expect(acceptsJson('text/event-stream, application/json; Q = 0.0')).toBe(false);
+    // One range refused, another taking it: taken.
+    expect(acceptsJson('application/json;q=0, */*')).toBe(true);
+  });
+});
+
 describe('writeWebResponse: a Response written to a Node response', () => {
   it('sends an event stream that answers at once (its answer, then its end) as one JSON body, in one write with its headers', async () => {
     const answer = '{"result":{"content":[{"type":"text","text":"é ✓"}]},"jsonrpc":"2.0","id":1}';
@@ -109,7 +142,7 @@ describe('writeWebResponse: a Response written to a Node response', () => {
         writes = counted;
       },
     );
-    const response = await fetch(url, { headers: { accept: 'application/json, text/event-stream' } });
+    const response = await post(url);
     expect(response.headers.get('content-type')).toBe('application/json');
     // The other headers stay as the SDK set them; the length is the body's in bytes, not characters.
     expect(response.headers.get('mcp-session-id')).toBe('s-1');
@@ -121,17 +154,27 @@ describe('writeWebResponse: a Response written to a Node response', () => {
   it('sends an error answer as JSON too', async () => {
     const answer = '{"jsonrpc":"2.0","id":"a","error":{"code":-32602,"message":"no such tool"}}';
     const url = await serve(() => answeringStream(`event: message\ndata: ${answer}\n\n`));
-    const response = await fetch(url);
+    const response = await post(url);
     expect(response.headers.get('content-type')).toBe('application/json');
     expect(await response.json()).toEqual(JSON.parse(answer));
+  });
+
+  it("never turns a GET's stream (a client listening) into JSON: the protocol answers it with events", async () => {
+    const event = 'event: message\ndata: {"jsonrpc":"2.0","id":1,"result":{}}\n\n';
+    const url = await serve(() => answeringStream(event));
+    const response = await fetch(url, { headers: { accept: 'application/json, text/event-stream' } });
+    expect(response.headers.get('content-type')).toBe('text/event-stream');
+    expect(await response.text()).toBe(event);
   });
 
   it('keeps the event stream for a client that does not take JSON', async () => {
     const event = 'event: message\ndata: {"jsonrpc":"2.0","id":1,"result":{}}\n\n';
     const url = await serve(() => answeringStream(event));
-    const response = await fetch(url, { headers: { accept: 'text/event-stream' } });
-    expect(response.headers.get('content-type')).toBe('text/event-stream');
-    expect(await response.text()).toBe(event);
+    for (const accept of ['text/event-stream', 'text/event-stream, application/json;q=0']) {
+      const response = await post(url, accept);
+      expect(response.headers.get('content-type'), accept).toBe('text/event-stream');
+      expect(await response.text()).toBe(event);
+    }
   });
 
   it('keeps the event stream, every byte, when what ends it is not one answer', async () => {
@@ -145,16 +188,31 @@ describe('writeWebResponse: a Response written to a Node response', () => {
     ];
     for (const event of lone) {
       const url = await serve(() => answeringStream(event));
-      const response = await fetch(url);
+      const response = await post(url);
       expect(response.headers.get('content-type'), event).toBe('text/event-stream');
       expect(await response.text()).toBe(event);
+      await close?.();
+    }
+    // An answer in another framing than the SDK's (split over two chunks, CRLF line ends, no space
+    // after `data:`), or larger than serve looks into: the event stream, every byte.
+    const framings: string[][] = [
+      ['event: message\ndata: {"jsonrpc":"2.0","id":1,"res', 'ult":{}}\n\n'],
+      ['event: message\r\ndata: {"jsonrpc":"2.0","id":1,"result":{}}\r\n\r\n'],
+      ['event: message\ndata:{"jsonrpc":"2.0","id":1,"result":{}}\n\n'],
+      [`event: message\ndata: {"jsonrpc":"2.0","id":1,"result":{"text":"${'x'.repeat(256 * 1024)}"}}\n\n`],
+    ];
+    for (const chunks of framings) {
+      const url = await serve(() => answeringStream(chunks));
+      const response = await post(url);
+      expect(response.headers.get('content-type'), chunks.join('').slice(0, 60)).toBe('text/event-stream');
+      expect(await response.text()).toBe(chunks.join(''));
       await close?.();
     }
     // Progress first, then the answer: both, in order, as events.
     const progress =
       'event: message\ndata: {"method":"notifications/progress","params":{"progressToken":1,"progress":1},"jsonrpc":"2.0"}\n\n';
     const url = await serve(() => answeringStream([progress, answer]));
-    const response = await fetch(url);
+    const response = await post(url);
     expect(response.headers.get('content-type')).toBe('text/event-stream');
     expect(await response.text()).toBe(progress + answer);
   });
@@ -163,7 +221,7 @@ describe('writeWebResponse: a Response written to a Node response', () => {
     const first = 'event: message\ndata: {"jsonrpc":"2.0","id":1,"result":{}}\n\n';
     const { url, controller } = await serveStream(first);
     // The headers come once the stream did not end with its first event.
-    const response = await fetch(url);
+    const response = await post(url);
     expect(response.headers.get('content-type')).toBe('text/event-stream');
     const second = 'event: message\ndata: {"jsonrpc":"2.0","id":2,"result":{}}\n\n';
     controller.enqueue(new TextEncoder().encode(second));
@@ -186,7 +244,7 @@ describe('writeWebResponse: a Response written to a Node response', () => {
 
   it("holds a POST's headers for its answer, however late: a slow call's answer goes as JSON too", async () => {
     const { url, requested, controller } = await serveStream();
-    const answered = fetch(url, { method: 'POST', body: '{}' });
+    const answered = post(url);
     await requested;
     // Longer than a GET's stream waits for its first event (20 ms): that timer, armed before this
     // one, would have sent the headers by now.
@@ -197,6 +255,64 @@ describe('writeWebResponse: a Response written to a Node response', () => {
     const response = await answered;
     expect(response.headers.get('content-type')).toBe('application/json');
     expect(await response.text()).toBe(answer);
+  });
+
+  it("opens a POST's silent stream after its own wait, and its late answer stays an event", async () => {
+    const { url, controller } = await serveStream(undefined, { getMs: 20, postMs: 30 });
+    // Resolves on the headers alone: nothing is sent on the stream until they have gone.
+    const response = await post(url);
+    expect(response.headers.get('content-type')).toBe('text/event-stream');
+    const late = 'event: message\ndata: {"jsonrpc":"2.0","id":1,"result":{}}\n\n';
+    controller.enqueue(new TextEncoder().encode(late));
+    controller.close();
+    expect(await response.text()).toBe(late);
+  });
+
+  it('keeps the event stream, every byte, when it ends a turn after its answer', async () => {
+    const event = 'event: message\ndata: {"jsonrpc":"2.0","id":1,"result":{}}\n\n';
+    const url = await serve(
+      () =>
+        new Response(
+          new ReadableStream({
+            start(controller) {
+              controller.enqueue(new TextEncoder().encode(event));
+              setTimeout(() => controller.close(), 0);
+            },
+          }),
+          { headers: sse },
+        ),
+    );
+    const response = await post(url);
+    expect(response.headers.get('content-type')).toBe('text/event-stream');
+    expect(await response.text()).toBe(event);
+  });
+
+  it('cancels the stream when a POST client leaves before any event (its headers not sent yet)', async () => {
+    let cancelled!: () => void;
+    const wasCancelled = new Promise<void>((resolve) => {
+      cancelled = resolve;
+    });
+    let requestCame!: () => void;
+    const requested = new Promise<void>((resolve) => {
+      requestCame = resolve;
+    });
+    const url = await serve(
+      () =>
+        new Response(
+          new ReadableStream({
+            start: () => requestCame(),
+            cancel: () => cancelled(),
+          }),
+          { headers: sse },
+        ),
+    );
+    const leave = new AbortController();
+    const pending = post(url, undefined, leave.signal).catch(() => undefined);
+    await requested;
+    leave.abort();
+    await pending;
+    // Never settles (the test times out) if the stream is not cancelled.
+    await wasCancelled;
   });
 
   it('writes each chunk of a longer stream as it comes, and a plain JSON body whole', async () => {

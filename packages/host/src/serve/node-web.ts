@@ -26,11 +26,26 @@ export function toWebRequest(req: IncomingMessage, res: ServerResponse): Request
 }
 
 /**
- * How long the status and headers of a GET's event stream (a client listening) may wait for its
- * first event, so that both leave in one write; a stream silent longer gets its headers then: the
- * client must see it open.
+ * How long the status and headers of an event stream may wait for its first event, so that both
+ * leave in one write (and a POST's answer can go as JSON); a stream silent longer gets its headers
+ * then. A GET's listen stream: briefly, its client must see it open. A POST's: its client waits for
+ * the answer, not for the stream, and a slow call's answer goes as JSON too (at 5,000 calls in
+ * flight, queued in the server, most answers come late); but no longer than 10 s, so that nothing
+ * between the client and serve (a proxy's timeout for a response's headers) sees a request silent
+ * longer, whatever the SDK's keep-alive (15 s, which would open the stream too) is set to.
  */
-const HEADERS_WAIT_MS = 20;
+export interface HeadersWait {
+  readonly getMs: number;
+  readonly postMs: number;
+}
+const HEADERS_WAIT: HeadersWait = { getMs: 20, postMs: 10_000 };
+
+/**
+ * The largest event an answer is looked for in (bytes). Finding out that an event is an answer
+ * parses its JSON: above this, serve does not build a large result's objects just to read two of
+ * its keys (≈ 2 ms a MB), and the answer stays an event stream.
+ */
+const MAX_ANSWER_BYTES = 256 * 1024;
 
 /** How the SDK writes one message as an event (no event store, so no `id:` line). */
 const EVENT_HEAD = 'event: message\ndata: ';
@@ -45,14 +60,23 @@ function headersOf(response: Response): Record<string, string> {
   return headers;
 }
 
-/** Whether the request `res` answers takes `application/json` (as every MCP client's POST must). */
-function acceptsJson(res: ServerResponse): boolean {
-  const accept = (res.req as IncomingMessage | undefined)?.headers.accept;
-  if (accept === undefined) return true; // no Accept header: any type will do
-  return accept
-    .split(',')
-    .map((part) => part.split(';')[0]?.trim().toLowerCase())
-    .some((type) => type === 'application/json' || type === 'application/*' || type === '*/*');
+/**
+ * Whether an `Accept` header takes `application/json` (as every MCP client's POST must): a range
+ * that covers it, without `q=0` ("not acceptable", RFC 9110 12.4.2). No header: any type will do.
+ */
+export function acceptsJson(accept: string | undefined): boolean {
+  if (accept === undefined) return true;
+  for (const range of accept.split(',')) {
+    const [type = '', ...params] = range.split(';');
+    const media = type.trim().toLowerCase();
+    if (media !== 'application/json' && media !== 'application/*' && media !== '*/*') continue;
+    const refused = params.some((param) => {
+      const [name = '', value = ''] = param.split('=');
+      return name.trim().toLowerCase() === 'q' && Number(value.trim()) === 0;
+    });
+    if (!refused) return true;
+  }
+  return false;
 }
 
 /**
@@ -60,6 +84,7 @@ function acceptsJson(res: ServerResponse): boolean {
  * with a `result` or an `error`, which no notification or request carries), else undefined.
  */
 function answerIn(chunk: Uint8Array): Uint8Array | undefined {
+  if (chunk.byteLength > MAX_ANSWER_BYTES) return undefined;
   const text = Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength).toString('utf8');
   if (!text.startsWith(EVENT_HEAD) || !text.endsWith(EVENT_TAIL)) return undefined;
   const data = text.slice(EVENT_HEAD.length, -EVENT_TAIL.length);
@@ -95,16 +120,19 @@ function settledNow<T>(pending: Promise<T>): Promise<T | undefined> {
  * in flight). A stream that sends anything first, or goes on after its answer, stays an event
  * stream, every byte as the SDK wrote it.
  *
- * An event stream's headers go with its first event: the answer or the first thing before it. A
- * POST's client waits for its answer, not for the stream (a slow call's answer goes as JSON too,
- * and at 5,000 calls in flight, with the calls queued in the server, most answers come late); a
- * stream that stays silent gets the SDK's keep-alive comment within 15 s, which opens it. A GET's
- * listen stream gets its headers after `HEADERS_WAIT_MS` at the latest. Node holds a chunked write
- * until the next tick, so a chunk and the end of the body right after it leave in one write with
- * the headers: one syscall a response. When the client goes away the body is cancelled, so the
- * SDK stops writing to it.
+ * Only a POST's stream is looked at: a GET is a client listening, which the protocol answers with
+ * an event stream only. An event larger than `MAX_ANSWER_BYTES` stays an event too.
+ *
+ * An event stream's headers go with its first event (the answer or the first thing before it), or
+ * after `wait` at the latest (`HEADERS_WAIT`). Node holds a chunked write until the next tick, so a
+ * chunk and the end of the body right after it leave in one write with the headers: one syscall a
+ * response. When the client goes away the body is cancelled, so the SDK stops writing to it.
  */
-export async function writeWebResponse(res: ServerResponse, response: Response): Promise<void> {
+export async function writeWebResponse(
+  res: ServerResponse,
+  response: Response,
+  wait: HeadersWait = HEADERS_WAIT,
+): Promise<void> {
   const headers = headersOf(response);
   const body = response.body;
   if (body === null) {
@@ -120,14 +148,18 @@ export async function writeWebResponse(res: ServerResponse, response: Response):
     res.writeHead(response.status, headers);
   };
   if (!events) open();
-  const headersLater =
-    events && res.req?.method !== 'POST'
-      ? setTimeout(() => {
+  const request = res.req as IncomingMessage | undefined;
+  const post = request?.method === 'POST';
+  const headersLater = events
+    ? setTimeout(
+        () => {
           if (res.destroyed) return;
           open();
           res.flushHeaders();
-        }, HEADERS_WAIT_MS)
-      : undefined;
+        },
+        post ? wait.postMs : wait.getMs,
+      )
+    : undefined;
   const reader = body.getReader();
   const cancel = () => void reader.cancel().catch(() => {});
   res.once('close', cancel);
@@ -137,7 +169,10 @@ export async function writeWebResponse(res: ServerResponse, response: Response):
       const first = await next;
       clearTimeout(headersLater);
       next = first.done ? Promise.resolve(first) : reader.read();
-      const answer = first.done || opened || !acceptsJson(res) ? undefined : answerIn(first.value);
+      const answer =
+        first.done || opened || !post || !acceptsJson(request?.headers.accept)
+          ? undefined
+          : answerIn(first.value);
       if (answer !== undefined && (await settledNow(next))?.done === true) {
         headers['content-type'] = 'application/json';
         headers['content-length'] = String(answer.byteLength);
