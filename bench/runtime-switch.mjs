@@ -47,6 +47,11 @@ const env20 = {
   PATH: `${node20Bin}${path.delimiter}${process.env.PATH}`,
   // node-gyp builds isolated-vm 5.0.4 against this Node's own headers (the package ships them).
   npm_config_nodedir: node20Headers,
+  // `npm run bench` hands the checkout's npm settings to its scripts as npm_config_*, engine-strict
+  // among them (this checkout refuses a Node older than 24). The baseline is installed with Node 20
+  // on purpose, and its lockfile holds dev dependencies whose engines want Node 22 (openai 7.55,
+  // which no bench uses): strict, that install stopped `npm run bench` here.
+  npm_config_engine_strict: 'false',
   PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD: '1',
 };
 if (!existsSync(path.join(baseline, 'packages', 'host', 'dist', 'index.js'))) {
