@@ -79,6 +79,10 @@ async function serveStream(first?: string, wait?: HeadersWait) {
   const requested = new Promise<void>((resolve) => {
     requestCame = resolve;
   });
+  let streamCancelled!: () => void;
+  const cancelled = new Promise<void>((resolve) => {
+    streamCancelled = resolve;
+  });
   const url = await serve(
     () =>
       new Response(
@@ -88,6 +92,7 @@ async function serveStream(first?: string, wait?: HeadersWait) {
             requestCame();
             if (first !== undefined) c.enqueue(new TextEncoder().encode(first));
           },
+          cancel: () => streamCancelled(),
         }),
         { headers: sse },
       ),
@@ -98,6 +103,8 @@ async function serveStream(first?: string, wait?: HeadersWait) {
     url,
     /** Resolves once the request came (and its response is being written). */
     requested,
+    /** Resolves once the writer cancelled the stream (its client left). */
+    cancelled,
     controller: {
       enqueue: (chunk: Uint8Array) => started.enqueue(chunk),
       close: () => started.close(),
@@ -229,17 +236,20 @@ describe('writeWebResponse: a Response written to a Node response', () => {
     expect(await response.text()).toBe(first + second);
   });
 
-  it('opens a silent event stream (headers sent) before its first event, and keeps it an event stream', async () => {
-    const { url, controller } = await serveStream();
-    // Resolves on the headers alone: nothing is sent on the stream until it has.
-    const response = await fetch(url);
-    expect(response.status).toBe(200);
-    expect(response.headers.get('content-type')).toBe('text/event-stream');
-    // A late answer that ends the stream goes as an event: the headers said so already.
-    const late = 'event: message\ndata: {"jsonrpc":"2.0","id":1,"result":{}}\n\n';
-    controller.enqueue(new TextEncoder().encode(late));
-    controller.close();
-    expect(await response.text()).toBe(late);
+  it('opens a silent event stream after its wait (a GET briefly, a POST after its own), and a late answer stays an event', async () => {
+    for (const method of ['GET', 'POST']) {
+      const { url, controller } = await serveStream(undefined, { getMs: 20, postMs: 30 });
+      // Resolves on the headers alone: nothing is sent on the stream until they have gone.
+      const response = await (method === 'GET' ? fetch(url) : post(url));
+      expect(response.status, method).toBe(200);
+      expect(response.headers.get('content-type'), method).toBe('text/event-stream');
+      // A late answer that ends the stream goes as an event: the headers said so already.
+      const late = 'event: message\ndata: {"jsonrpc":"2.0","id":1,"result":{}}\n\n';
+      controller.enqueue(new TextEncoder().encode(late));
+      controller.close();
+      expect(await response.text(), method).toBe(late);
+      await close?.();
+    }
   });
 
   it("holds a POST's headers for its answer, however late: a slow call's answer goes as JSON too", async () => {
@@ -255,17 +265,6 @@ describe('writeWebResponse: a Response written to a Node response', () => {
     const response = await answered;
     expect(response.headers.get('content-type')).toBe('application/json');
     expect(await response.text()).toBe(answer);
-  });
-
-  it("opens a POST's silent stream after its own wait, and its late answer stays an event", async () => {
-    const { url, controller } = await serveStream(undefined, { getMs: 20, postMs: 30 });
-    // Resolves on the headers alone: nothing is sent on the stream until they have gone.
-    const response = await post(url);
-    expect(response.headers.get('content-type')).toBe('text/event-stream');
-    const late = 'event: message\ndata: {"jsonrpc":"2.0","id":1,"result":{}}\n\n';
-    controller.enqueue(new TextEncoder().encode(late));
-    controller.close();
-    expect(await response.text()).toBe(late);
   });
 
   it('keeps the event stream, every byte, when it ends a turn after its answer', async () => {
@@ -288,31 +287,14 @@ describe('writeWebResponse: a Response written to a Node response', () => {
   });
 
   it('cancels the stream when a POST client leaves before any event (its headers not sent yet)', async () => {
-    let cancelled!: () => void;
-    const wasCancelled = new Promise<void>((resolve) => {
-      cancelled = resolve;
-    });
-    let requestCame!: () => void;
-    const requested = new Promise<void>((resolve) => {
-      requestCame = resolve;
-    });
-    const url = await serve(
-      () =>
-        new Response(
-          new ReadableStream({
-            start: () => requestCame(),
-            cancel: () => cancelled(),
-          }),
-          { headers: sse },
-        ),
-    );
+    const { url, requested, cancelled } = await serveStream();
     const leave = new AbortController();
     const pending = post(url, undefined, leave.signal).catch(() => undefined);
     await requested;
     leave.abort();
     await pending;
     // Never settles (the test times out) if the stream is not cancelled.
-    await wasCancelled;
+    await cancelled;
   });
 
   it('writes each chunk of a longer stream as it comes, and a plain JSON body whole', async () => {
