@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
+import { startDashboardDev } from './lib/dashboard-dev.mjs';
 
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const CLI = path.join(REPO, 'packages/host/dist/cli/main.js');
@@ -21,7 +22,6 @@ const SECONDS = 3;
 /** A plugin of `TOOLS_PER_PLUGIN` small tools, `bulk<p>_<i>`. */
 const bulkPlugin = (p) => `import { definePlugin, defineTool } from '@toolhost/plugin-sdk';
 import * as z from 'zod';
-import { startDashboardDev } from './lib/dashboard-dev.mjs';
 export default definePlugin({
   id: 'bulk${p}',
   tools: Array.from({ length: ${TOOLS_PER_PLUGIN} }, (_, i) =>
