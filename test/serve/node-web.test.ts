@@ -123,7 +123,7 @@ function post(url: string, accept = 'application/json, text/event-stream', signa
 }
 
 describe('acceptsJson: whether an Accept header takes application/json', () => {
-  it('takes the type, its ranges and no header at all; refuses other types and q=0', () => {
+  it('takes the type, its ranges and no header at all; refuses other types, and q=0 on the most specific range', () => {
     expect(acceptsJson(undefined)).toBe(true);
     expect(acceptsJson('application/json, text/event-stream')).toBe(true);
     expect(acceptsJson('text/event-stream, Application/JSON;charset=utf-8')).toBe(true);
@@ -134,8 +134,13 @@ describe('acceptsJson: whether an Accept header takes application/json', () => {
     expect(acceptsJson('application/jsonl, text/event-stream')).toBe(false);
     expect(acceptsJson('text/event-stream, application/json;q=0')).toBe(false);
     expect(acceptsJson('text/event-stream, application/json; Q = 0.0')).toBe(false);
-    // One range refused, another taking it: taken.
-    expect(acceptsJson('application/json;q=0, */*')).toBe(true);
+    // The most specific range that covers it decides (RFC 9110 12.5.1), whatever their order.
+    expect(acceptsJson('application/json;q=0, */*')).toBe(false);
+    expect(acceptsJson('*/*, application/*;q=0')).toBe(false);
+    expect(acceptsJson('*/*;q=0, application/json')).toBe(true);
+    expect(acceptsJson('application/json;q=0, application/json;q=0.3')).toBe(true);
+    expect(acceptsJson('text/html;q=0, */*')).toBe(true);
+    expect(acceptsJson('application/json;q=high')).toBe(true);
   });
 });
 

@@ -60,23 +60,39 @@ function headersOf(response: Response): Record<string, string> {
   return headers;
 }
 
+/** How specific an `Accept` range is about `application/json`: -1 when it does not cover it. */
+function jsonSpecificity(media: string): number {
+  if (media === 'application/json') return 2;
+  if (media === 'application/*') return 1;
+  return media === '*/*' ? 0 : -1;
+}
+
 /**
- * Whether an `Accept` header takes `application/json` (as every MCP client's POST must): a range
- * that covers it, without `q=0` ("not acceptable", RFC 9110 12.4.2). No header: any type will do.
+ * Whether an `Accept` header takes `application/json` (as every MCP client's POST must): the most
+ * specific range that covers it does not give it `q=0` ("not acceptable"; RFC 9110 12.5.1: a more
+ * specific range overrides a broader one, so `application/json;q=0` refuses it beside any wildcard).
+ * No header: any type will do.
  */
 export function acceptsJson(accept: string | undefined): boolean {
   if (accept === undefined) return true;
+  let specificity = -1;
+  let quality = 0;
   for (const range of accept.split(',')) {
     const [type = '', ...params] = range.split(';');
-    const media = type.trim().toLowerCase();
-    if (media !== 'application/json' && media !== 'application/*' && media !== '*/*') continue;
-    const refused = params.some((param) => {
+    const covers = jsonSpecificity(type.trim().toLowerCase());
+    if (covers < 0 || covers < specificity) continue;
+    let q = 1;
+    for (const param of params) {
       const [name = '', value = ''] = param.split('=');
-      return name.trim().toLowerCase() === 'q' && Number(value.trim()) === 0;
-    });
-    if (!refused) return true;
+      const weight = Number(value.trim());
+      // A weight that is no number is ignored, as if absent.
+      if (name.trim().toLowerCase() === 'q' && Number.isFinite(weight)) q = weight;
+    }
+    // Two ranges as specific as each other: the one that takes it more.
+    quality = covers > specificity ? q : Math.max(quality, q);
+    specificity = covers;
   }
-  return false;
+  return specificity >= 0 && quality > 0;
 }
 
 /**
