@@ -75,6 +75,14 @@ export function post(url: string, message: unknown, headers: Record<string, stri
   });
 }
 
+/** The JSON-RPC messages of an event stream's body: each `data:` line, parsed. */
+export function messagesOf(eventStream: string): Record<string, unknown>[] {
+  return eventStream
+    .split('\n')
+    .filter((line) => line.startsWith('data: '))
+    .map((line) => JSON.parse(line.slice('data: '.length)) as Record<string, unknown>);
+}
+
 /** Initializes a session with a raw request and returns its id (the client then walks away). */
 export async function openSession(url: string): Promise<string> {
   const response = await post(url, INITIALIZE);

@@ -10,7 +10,7 @@ import { createHost, type McpHttpServer, serveHttp, type ToolHost } from '@toolh
 import { defineTool, env } from '@toolhost/plugin-sdk';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import * as z from 'zod';
-import { inSession, openSession, post } from './mcp-http-helpers.js';
+import { inSession, messagesOf, openSession, post } from './mcp-http-helpers.js';
 
 const PNG = 'iVBORw0KGgo=';
 
@@ -198,10 +198,7 @@ describe('toolhost served over MCP streamable HTTP', () => {
     // Its log lines (the level is the SDK's default: all) go first, on an event stream.
     const logging = await inSession(served.url, session, 'tools/call', { name: 'steps', arguments: {} });
     expect(logging.headers.get('content-type')).toBe('text/event-stream');
-    const events = (await logging.text())
-      .split('\n')
-      .filter((line) => line.startsWith('data: '))
-      .map((line) => JSON.parse(line.slice('data: '.length)));
+    const events = messagesOf(await logging.text());
     expect(events.map((event) => event.method ?? 'result')).toEqual([
       'notifications/message',
       'notifications/message',
@@ -224,10 +221,10 @@ describe('toolhost served over MCP streamable HTTP', () => {
     });
     const text = await batch.text();
     expect(batch.headers.get('content-type'), text).toBe('text/event-stream');
-    const answers = text
-      .split('\n')
-      .filter((line) => line.startsWith('data: '))
-      .map((line) => JSON.parse(line.slice('data: '.length)));
+    const answers = messagesOf(text) as {
+      id: number;
+      result?: { structuredContent?: { greeting?: string } };
+    }[];
     expect(answers.map((answer) => answer.id).sort()).toEqual([10, 11]);
     expect(answers.map((answer) => answer.result?.structuredContent?.greeting).sort()).toEqual([
       'hello a',
