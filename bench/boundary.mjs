@@ -25,7 +25,7 @@
 // bursts to collect in; the bench has none. The collections of a burst's own calls still land in
 // it. Not at 64 in flight: there a forced collection before each burst cost the short bursts much
 // of their speed (in-process 0.41-0.49×, process plugin 0.63-0.71× of their calls/s without it;
-// three runs each way), for a reason I did not find (an untimed quarter-size burst between the
+// three runs each way), for a reason not found yet (an untimed quarter-size burst between the
 // collection and the timed one did not bring it back). The table of slow bursts says, for any
 // burst under 0.67× its path's median, what it spent its time on.
 //

@@ -8,11 +8,10 @@
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
 import { startDashboardDev } from './lib/dashboard-dev.mjs';
+import { REPO } from './lib/paths.mjs';
 
-const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const CLI = path.join(REPO, 'packages/host/dist/cli/main.js');
 const PLUGINS = 4;
 const TOOLS_PER_PLUGIN = 250;

@@ -16,10 +16,10 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { CACHE, cachedNode } from './lib/cached-node.mjs';
+import { REPO } from './lib/paths.mjs';
 import { setting } from './lib/settings.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
-const REPO = path.resolve(here, '..');
 /** The last commit on Node 20 and isolated-vm 5.0.4. */
 const BASELINE = '1ccf79d';
 const RUNS = setting('BENCH_SWITCH_RUNS', 2);

@@ -24,6 +24,7 @@ import { BatchSpanProcessor, TracerProvider } from '@opentelemetry/sdk-trace';
 import { createHost, serveHttp } from '@toolhost/host';
 import { defineTool } from '@toolhost/plugin-sdk';
 import * as z from 'zod';
+import { ECHO_PLUGIN } from './lib/paths.mjs';
 
 const WARMUP = Number(process.env.BENCH_WARMUP ?? 2000);
 const BLOCK = 100;
@@ -50,9 +51,7 @@ function unregisterSdk() {
 
 const root = await mkdtemp(path.join(tmpdir(), 'toolhost-serve-costs-'));
 await mkdir(path.join(root, 'plugins'));
-await cp(path.join(import.meta.dirname, 'fixtures', 'plugins', 'echo'), path.join(root, 'plugins', 'echo'), {
-  recursive: true,
-});
+await cp(ECHO_PLUGIN, path.join(root, 'plugins', 'echo'), { recursive: true });
 
 // BENCH_PATHS=plain,+trace runs only those (to profile one path with `node --cpu-prof`);
 // BENCH_TOOLS=in-process (or plugin) one of the two tools.

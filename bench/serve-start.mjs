@@ -6,12 +6,10 @@
 // Run: `npm run build && node bench/serve-start.mjs` (BENCH_RUNS, default 7 per kind).
 import { rmSync } from 'node:fs';
 import * as path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { REPO, TOOLHOST_BIN } from './lib/paths.mjs';
 
-const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const CLI = path.join(REPO, 'packages/host/bin/toolhost.js');
 const RUNS = Number(process.env.BENCH_RUNS ?? 7);
 
 async function once() {
@@ -19,7 +17,7 @@ async function once() {
   const client = new Client({ name: 'serve-start-bench', version: '1.0.0' });
   const transport = new StdioClientTransport({
     command: process.execPath,
-    args: ['--no-node-snapshot', CLI, 'serve', '--root', REPO],
+    args: ['--no-node-snapshot', TOOLHOST_BIN, 'serve', '--root', REPO],
     env: { ...process.env },
     stderr: 'ignore',
   });

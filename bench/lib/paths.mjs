@@ -1,6 +1,5 @@
 // Where the benches find what they run: this checkout's CLI, the echo plugin they serve, and the
-// published MCP server they compare against. One place for bench/boundary.mjs, floor.mjs,
-// polling.mjs and placement.mjs.
+// published MCP server they compare against: one place for every bench that needs them.
 import { createRequire } from 'node:module';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
