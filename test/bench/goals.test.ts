@@ -195,3 +195,23 @@ describe("issue 29's benches print every figure with its goal", () => {
     expect(out).toMatch(new RegExp(`goal: first tools/list ≤ 300 ms warm ${VERDICT}`));
   });
 });
+
+describe("issue 28's cost bench prints its goal with a verdict", () => {
+  it('serve-costs.mjs: auth + audit + tracing as a share of a served call, each tool marked by its ≤ 10 % goal', async () => {
+    const out = await bench('serve-costs.mjs', { BENCH_WARMUP: '1', BENCH_ROUNDS: '1' });
+    const lines = [
+      ...out.matchAll(
+        /^auth \+ audit \+ tracing, (.+): \+(-?[\d.]+) % of its served call \(goal: ≤ 10 % ([✓✗])\)$/gm,
+      ),
+    ];
+    expect(lines.map((line) => line[1])).toEqual([
+      'an in-process tool (serving alone)',
+      'a plugin tool (process sandbox, the default)',
+    ]);
+    // The verdict says what the figure beside it does (a share this small run can put either side;
+    // one that prints as 10.0 may be either, unrounded).
+    for (const [, , share, verdict] of lines) {
+      if (Math.abs(Number(share) - 10) > 0.05) expect(verdict).toBe(Number(share) <= 10 ? '✓' : '✗');
+    }
+  });
+});
