@@ -83,17 +83,20 @@ async function loadFromBundle(
   const configJson = JSON.stringify(settings.config ?? null);
   // Hashed once: the manifest cache and the fingerprint are both keyed by it.
   const bundleHash = sha256(bundled.code);
-  let raw = manifests?.manifest(bundleHash, configJson);
-  if (raw === undefined) {
+  let reply = manifests?.manifest(bundleHash, configJson);
+  if (reply === undefined) {
     const describe = () => options.sandbox.describe(bundled.code, configJson, limits);
     const outcome = await (options.limitDescribe?.(describe) ?? describe());
     if (outcome.kind === 'limit')
       return failedLoad(id, `plugin "${id}" could not be described: ${outcome.message}`);
-    raw = outcome.reply;
-    // The reply is plugin-controlled data until parsed: it may be anything, null included.
-    if ((raw as { ok?: unknown } | null)?.ok === true) manifests?.storeManifest(bundleHash, configJson, raw);
+    // The reply is plugin-controlled data until checked: it may be anything, null included.
+    const raw = outcome.reply;
+    reply = parseDescribeReply(raw);
+    // Stored checked, whether the check passed or not: the same bundle and config conclude the same.
+    // A reply in which the plugin itself reports a failure is not stored (it is described again).
+    if ((raw as { ok?: unknown } | null)?.ok === true)
+      manifests?.storeManifest(bundleHash, configJson, reply);
   }
-  const reply = parseDescribeReply(raw);
   if (!reply.ok) return failedLoad(id, `plugin "${id}" failed to load: ${reply.error}`, reply.toolNames);
   const manifest = reply.manifest;
   if (manifest.id !== id) {

@@ -1,11 +1,25 @@
 import * as path from 'node:path';
+import type { DescribeReply } from '@toolhost/plugin-sdk/protocol';
 import { sha256, toolVersion } from './cache.js';
-import { cacheWrites, projectOf, readJson } from './cache-files.js';
+import { cacheWrites, projectOf, readText } from './cache-files.js';
+import { MANIFEST_RULES_VERSION } from './manifest.js';
 
 /**
- * Manifests under `.toolhost/cache/manifests/`: a describe's reply, keyed by the bundle's hash,
- * the plugin's config and the tool version, so an unchanged plugin is not described again. A
- * cache problem never fails a load: it only costs a describe.
+ * Manifests under `.toolhost/cache/manifests/`: what checking a describe's reply concluded
+ * (`parseDescribeReply`: the manifest, or why it is refused), keyed by the bundle's hash, the
+ * plugin's config, the tool version and the rules of that check, so an unchanged plugin is
+ * neither described nor checked again. A cache problem never fails a load: it only costs a
+ * describe.
+ *
+ * A file holds the sha256 of its JSON on its first line, then the JSON. A file whose JSON does
+ * not match its sum (cut short, damaged on disk, edited by hand, written by an older toolhost as
+ * bare JSON) is not read: the plugin is described again and the file written anew. The sum is
+ * about damage, not trust: plugins can never write under `.toolhost/` (`ControlGuard`), and
+ * whoever can is the operator, who can also edit the config.
+ *
+ * Why not check the reply again at each start: at 100 plugins that check is ≈ 25 ms of a ≈ 130 ms
+ * warm start on a two-core machine (zod's code runs cold once per process), while the sum and the
+ * parse cost ≈ 10 µs a file (bench/scale.mjs, warm start).
  */
 export class ManifestCache {
   readonly #dir: string;
@@ -20,20 +34,36 @@ export class ManifestCache {
 
   /** `bundleHash`: sha256 of the bundle, computed once by the caller for everything keyed by it. */
   #manifestFile(bundleHash: string, configJson: string): string {
-    return path.join(
-      this.#dir,
-      'manifests',
-      `${sha256(`${toolVersion()}\n${bundleHash}\n${configJson}`)}.json`,
-    );
+    const key = `${toolVersion()}\n${MANIFEST_RULES_VERSION}\n${bundleHash}\n${configJson}`;
+    return path.join(this.#dir, 'manifests', `${sha256(key)}.json`);
   }
 
-  /** A manifest read earlier from the same bundle with the same config (as raw, unvalidated JSON). */
-  manifest(bundleHash: string, configJson: string): unknown {
-    return readJson<unknown>(this.#manifestFile(bundleHash, configJson));
+  /** What the check of a reply from the same bundle with the same config concluded, if stored intact. */
+  manifest(bundleHash: string, configJson: string): DescribeReply | undefined {
+    let text: string;
+    try {
+      text = readText(this.#manifestFile(bundleHash, configJson));
+    } catch {
+      return undefined;
+    }
+    const newline = text.indexOf('\n');
+    if (newline !== 64) return undefined;
+    const json = text.slice(newline + 1);
+    if (sha256(json) !== text.slice(0, newline)) return undefined;
+    try {
+      const reply = JSON.parse(json) as DescribeReply | null;
+      return typeof reply === 'object' && reply !== null && typeof reply.ok === 'boolean' ? reply : undefined;
+    } catch {
+      return undefined;
+    }
   }
 
-  /** Written behind (cache-files.ts `CacheWrites`); a read before then gets it all the same. */
-  storeManifest(bundleHash: string, configJson: string, reply: unknown): void {
-    cacheWrites.write(this.#manifestFile(bundleHash, configJson), JSON.stringify(reply), this.#root);
+  /**
+   * Stores the conclusion of `parseDescribeReply` (only that: never a reply it has not checked).
+   * Written behind (cache-files.ts `CacheWrites`); a read before then gets it all the same.
+   */
+  storeManifest(bundleHash: string, configJson: string, checked: DescribeReply): void {
+    const json = JSON.stringify(checked);
+    cacheWrites.write(this.#manifestFile(bundleHash, configJson), `${sha256(json)}\n${json}`, this.#root);
   }
 }

@@ -8,6 +8,13 @@ import {
 import type { DescribeReply, PluginManifest } from '@toolhost/plugin-sdk/protocol';
 import * as z from 'zod';
 
+/**
+ * The version of the checks `parseDescribeReply` makes. Bump it whenever they change (a limit, a
+ * field, a rule): the manifest cache keeps their conclusions and keys on it, so a manifest checked
+ * under other rules is checked again.
+ */
+export const MANIFEST_RULES_VERSION = 'manifest-rules-1';
+
 const text = (max: number) => z.string().max(max);
 const jsonObject = z.record(z.string(), z.unknown());
 const names = z.array(text(256)).max(256);
