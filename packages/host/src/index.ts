@@ -202,4 +202,5 @@ export { type McpHttpOptions, type McpHttpServer, serveHttp } from './serve/http
 export type { McpSessionClose, McpSessionCloseReason } from './serve/http-sessions.js';
 export type { McpPrompt, McpPromptArgument, McpPromptContext } from './serve/prompts.js';
 export type { McpServeOptions } from './serve/server.js';
+export type { WriteStall } from './serve/stalled-writes.js';
 export { type McpStdioOptions, serveStdio } from './serve/stdio.js';

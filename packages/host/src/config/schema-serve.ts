@@ -31,6 +31,15 @@ export const serve = z.strictObject({
     .describe(
       'Most MCP sessions open at once; at the cap a new client replaces the least recently used idle session, else the least recently used one that only holds its GET stream, and gets 503 only when every session is running a request (default 256)',
     ),
+  writeStallMs: z
+    .number()
+    .int()
+    .min(1000)
+    .max(MAX_TIMER_MS)
+    .optional()
+    .describe(
+      'A connection whose client has read nothing of what the server is sending for this long is closed (a client that stops reading would otherwise keep its answers in memory), ms; read when the server starts (default 60000)',
+    ),
   maxBodyBytes: z
     .number()
     .int()

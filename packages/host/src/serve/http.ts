@@ -37,6 +37,7 @@ import { type OriginCheck, originRule } from './origins.js';
 import { paramHeaderRejection } from './param-headers.js';
 import { RateLimiter } from './rate-limit.js';
 import { createMcpServer, type McpServeOptions } from './server.js';
+import { closeStalledWrites, type WriteStall } from './stalled-writes.js';
 
 /**
  * How long an idle keep-alive connection stays open, ms. Node's default (5 s) is shorter than a
@@ -46,6 +47,9 @@ import { createMcpServer, type McpServeOptions } from './server.js';
  * balancers commonly use, so they close first).
  */
 const KEEP_ALIVE_MS = 65_000;
+
+/** How long a connection may have output waiting with none of it taken by its client, ms. */
+const DEFAULT_WRITE_STALL_MS = 60_000;
 
 /** How `serveHttp` listens and how long its MCP sessions live. */
 export interface McpHttpOptions extends McpServeOptions {
@@ -61,6 +65,13 @@ export interface McpHttpOptions extends McpServeOptions {
    * taken as given. Default the `allowedHosts` names, so only pages served by this server.
    */
   readonly allowedOrigins?: readonly string[];
+  /**
+   * A connection whose client reads nothing of what the server has to send for this long is
+   * closed, ms (`stalled-writes.ts`); default the config's `serve.writeStallMs`, else 60 s.
+   */
+  readonly writeStallMs?: number;
+  /** Called for each connection closed because its client stopped reading (`writeStallMs`). */
+  readonly onWriteStall?: (stall: WriteStall) => void;
   /** Largest request body, bytes; default the config's `serve.maxBodyBytes`, else 4 MiB. */
   readonly maxBodyBytes?: number;
   /**
@@ -140,6 +151,7 @@ export async function serveHttp(host: ToolHost, options: McpHttpOptions = {}): P
   checkOption('maxBodyBytes', options.maxBodyBytes);
   checkOption('sessionIdleMs', options.sessionIdleMs, MAX_TIMER_MS);
   checkOption('maxSessions', options.maxSessions);
+  checkOption('writeStallMs', options.writeStallMs, MAX_TIMER_MS);
   const hostname = options.hostname ?? '127.0.0.1';
   const configured = host.config.serve?.auth;
   const oauth = options.auth?.oauth ?? configured?.oauth;
@@ -349,10 +361,16 @@ export async function serveHttp(host: ToolHost, options: McpHttpOptions = {}): P
       else res.end();
     });
   });
+  const stopStallCheck = closeStalledWrites(
+    server,
+    options.writeStallMs ?? host.config.serve?.writeStallMs ?? DEFAULT_WRITE_STALL_MS,
+    options.onWriteStall,
+  );
   await new Promise<void>((resolve, fail) => {
     server.once('error', fail);
     server.listen(options.port ?? 0, hostname, () => resolve());
   }).catch((error: unknown) => {
+    stopStallCheck();
     dashboard?.close();
     gate.close();
     throw error;
@@ -389,6 +407,7 @@ export async function serveHttp(host: ToolHost, options: McpHttpOptions = {}): P
         const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
         server.closeAllConnections();
         await stopped;
+        stopStallCheck();
         gate.close();
       })();
       return closed;

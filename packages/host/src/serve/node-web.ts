@@ -47,6 +47,44 @@ const HEADERS_WAIT: HeadersWait = { getMs: 20, postMs: 10_000 };
  */
 const MAX_ANSWER_BYTES = 256 * 1024;
 
+/**
+ * The largest piece a chunk is handed to the socket in (bytes). A socket counts a write as done
+ * only when the kernel has taken all of it, and writes queued together go as one: a large chunk
+ * is written a piece at a time, the next when the socket has taken the last, so that a large
+ * result sent to a slow client shows progress as it goes (which tells a slow client from a
+ * stalled one, `stalled-writes.ts`), and waits in the stream, not in the socket's queue.
+ */
+export const WRITE_PIECE_BYTES = 64 * 1024;
+
+/** Resolves when `res` can take more (`drain`) or never will (`close`). */
+function writable(res: ServerResponse): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      res.off('drain', done);
+      res.off('close', done);
+      resolve();
+    };
+    res.on('drain', done);
+    res.on('close', done);
+  });
+}
+
+/**
+ * Writes `chunk` to `res`; one over `WRITE_PIECE_BYTES` a piece at a time, each once the socket
+ * has taken the one before. A promise when the caller must wait before its next write (the socket
+ * is full), else undefined: a call's small answer never waits a turn here.
+ */
+function writeChunk(res: ServerResponse, chunk: Uint8Array): Promise<void> | undefined {
+  if (chunk.byteLength > WRITE_PIECE_BYTES) return writePieces(res, chunk);
+  return res.write(chunk) || res.destroyed ? undefined : writable(res);
+}
+
+async function writePieces(res: ServerResponse, chunk: Uint8Array): Promise<void> {
+  for (let at = 0; at < chunk.byteLength && !res.destroyed; at += WRITE_PIECE_BYTES) {
+    if (!res.write(chunk.subarray(at, at + WRITE_PIECE_BYTES)) && !res.destroyed) await writable(res);
+  }
+}
+
 /** How the SDK writes one message as an event (no event store, so no `id:` line). */
 const EVENT_HEAD = 'event: message\ndata: ';
 const EVENT_TAIL = '\n\n';
@@ -193,17 +231,22 @@ export async function writeWebResponse(
         headers['content-type'] = 'application/json';
         headers['content-length'] = String(answer.byteLength);
         open();
-        res.end(answer);
+        if (answer.byteLength <= WRITE_PIECE_BYTES) res.end(answer);
+        else {
+          await writePieces(res, answer);
+          res.end();
+        }
         return;
       }
       open();
-      if (!first.done && !res.destroyed) res.write(first.value);
+      if (!first.done && !res.destroyed) await writeChunk(res, first.value);
     }
     for (;;) {
       const { done, value } = await next;
       if (done || res.destroyed) break;
       // Node holds a chunked write until the next tick: an `end` in these microtasks joins it.
-      res.write(value);
+      const full = writeChunk(res, value);
+      if (full !== undefined) await full;
       next = reader.read();
     }
   } catch {

@@ -150,6 +150,11 @@ async function served(
         version,
         hostname: listen.hostname,
         ...(listen.open ? { auth: { allowUnauthenticated: true } } : {}),
+        onWriteStall: (stall) =>
+          io.err.write(
+            `toolhost: closed the connection of ${stall.remote}: it read nothing of its answers for ` +
+              `${Math.round(stall.stalledMs / 1000)} s (serve.writeStallMs)\n`,
+          ),
       });
       io.err.write(
         `toolhost: serving ${tools} tools over MCP streamable HTTP at ${http.url} (${watching}); ${where}\n`,
