@@ -198,7 +198,8 @@ export {
 export type { HttpAuthOptions } from './serve/auth/gate.js';
 export type { ServeToken } from './serve/auth/tokens.js';
 export type { DashboardEvent, DashboardOptions } from './serve/dashboard/index.js';
-export { type McpHttpOptions, type McpHttpServer, serveHttp } from './serve/http.js';
+export { serveHttp } from './serve/http.js';
+export type { McpHttpOptions, McpHttpServer } from './serve/http-options.js';
 export type { McpSessionClose, McpSessionCloseReason } from './serve/http-sessions.js';
 export type { McpPrompt, McpPromptArgument, McpPromptContext } from './serve/prompts.js';
 export type { McpServeOptions } from './serve/server.js';

@@ -178,6 +178,7 @@ const PUBLIC_TYPES = [
   'ToolsOptions',
   'TraceContext',
   'Walls',
+  'WriteStall',
 ];
 
 /**

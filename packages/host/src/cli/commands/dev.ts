@@ -1,7 +1,8 @@
 import * as path from 'node:path';
 import { resultText } from '../../core/wrap/results.js';
 import type { ToolHost } from '../../host/host.js';
-import { type McpHttpServer, serveHttp } from '../../serve/http.js';
+import { serveHttp } from '../../serve/http.js';
+import type { McpHttpServer } from '../../serve/http-options.js';
 import type { McpCallWatch, McpServeOptions } from '../../serve/server.js';
 import { parseCommand, portOf } from '../args.js';
 import { loud } from '../auth-line.js';
