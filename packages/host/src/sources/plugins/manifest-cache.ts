@@ -2,12 +2,25 @@ import * as path from 'node:path';
 import type { DescribeReply } from '@toolhost/plugin-sdk/protocol';
 import { sha256, toolVersion } from './cache.js';
 import { cacheWrites, projectOf, readText } from './cache-files.js';
-import { MANIFEST_RULES_VERSION } from './manifest.js';
+import { manifestRules } from './manifest.js';
+
+/**
+ * Whether `reply` has the shape of a stored conclusion, so that a file with a right sum and a
+ * wrong shape (written by hand) costs a describe, not a load that fails on a missing field.
+ */
+function wellFormed(reply: unknown): reply is DescribeReply {
+  if (typeof reply !== 'object' || reply === null) return false;
+  const { ok, manifest, error } = reply as { ok?: unknown; manifest?: unknown; error?: unknown };
+  if (ok === false) return typeof error === 'string';
+  if (ok !== true || typeof manifest !== 'object' || manifest === null) return false;
+  const { id, tools } = manifest as { id?: unknown; tools?: unknown };
+  return typeof id === 'string' && Array.isArray(tools);
+}
 
 /**
  * Manifests under `.toolhost/cache/manifests/`: what checking a describe's reply concluded
  * (`parseDescribeReply`: the manifest, or why it is refused), keyed by the bundle's hash, the
- * plugin's config, the tool version and the rules of that check, so an unchanged plugin is
+ * plugin's config, the tool version and the code of that check (`manifestRules`), so an unchanged plugin is
  * neither described nor checked again. A cache problem never fails a load: it only costs a
  * describe.
  *
@@ -26,15 +39,19 @@ export class ManifestCache {
   /** The project's folder: a write waits only while it is there. */
   readonly #root: string;
 
-  /** `dir`: the cache folder, `<root>/.toolhost/cache`. */
-  constructor(dir: string) {
+  /** The fingerprint of the checks whose conclusions this cache keeps (`manifestRules`). */
+  readonly #rules: string;
+
+  /** `dir`: the cache folder, `<root>/.toolhost/cache`; `rules`: for tests, other checks' fingerprint. */
+  constructor(dir: string, rules: string = manifestRules()) {
     this.#dir = dir;
     this.#root = projectOf(dir);
+    this.#rules = rules;
   }
 
   /** `bundleHash`: sha256 of the bundle, computed once by the caller for everything keyed by it. */
   #manifestFile(bundleHash: string, configJson: string): string {
-    const key = `${toolVersion()}\n${MANIFEST_RULES_VERSION}\n${bundleHash}\n${configJson}`;
+    const key = `${toolVersion()}\n${this.#rules}\n${bundleHash}\n${configJson}`;
     return path.join(this.#dir, 'manifests', `${sha256(key)}.json`);
   }
 
@@ -51,8 +68,8 @@ export class ManifestCache {
     const json = text.slice(newline + 1);
     if (sha256(json) !== text.slice(0, newline)) return undefined;
     try {
-      const reply = JSON.parse(json) as DescribeReply | null;
-      return typeof reply === 'object' && reply !== null && typeof reply.ok === 'boolean' ? reply : undefined;
+      const reply = JSON.parse(json) as unknown;
+      return wellFormed(reply) ? reply : undefined;
     } catch {
       return undefined;
     }

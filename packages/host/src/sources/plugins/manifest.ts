@@ -1,3 +1,6 @@
+import { createHash, randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import {
   descriptionTooLong,
   MAX_DESCRIPTION_CHARS,
@@ -8,12 +11,27 @@ import {
 import type { DescribeReply, PluginManifest } from '@toolhost/plugin-sdk/protocol';
 import * as z from 'zod';
 
+let rules: string | undefined;
+
 /**
- * The version of the checks `parseDescribeReply` makes. Bump it whenever they change (a limit, a
- * field, a rule): the manifest cache keeps their conclusions and keys on it, so a manifest checked
- * under other rules is checked again.
+ * A fingerprint of the checks `parseDescribeReply` makes: the sha256 of this module's own code
+ * (the limits and names it takes from the SDK are in the cache key already, through the
+ * prelude's fingerprint). The manifest cache keeps the checks' conclusions and keys on it, so a
+ * manifest checked by other code is checked again; no version to remember to bump. Read once per
+ * process; a module that cannot be read gets a fingerprint of its own, matching no file.
  */
-export const MANIFEST_RULES_VERSION = 'manifest-rules-1';
+export function manifestRules(): string {
+  if (rules === undefined) {
+    try {
+      rules = createHash('sha256')
+        .update(readFileSync(fileURLToPath(import.meta.url)))
+        .digest('hex');
+    } catch {
+      rules = `unreadable-${randomUUID()}`;
+    }
+  }
+  return rules;
+}
 
 const text = (max: number) => z.string().max(max);
 const jsonObject = z.record(z.string(), z.unknown());

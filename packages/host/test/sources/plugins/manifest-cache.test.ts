@@ -14,6 +14,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createSandbox } from '../../../src/sandbox/create.js';
 import type { Sandbox } from '../../../src/sandbox/types.js';
 import { cacheWrites } from '../../../src/sources/plugins/cache-files.js';
+import { manifestRules } from '../../../src/sources/plugins/manifest.js';
+import { ManifestCache } from '../../../src/sources/plugins/manifest-cache.js';
 import { PluginSet } from '../../../src/sources/plugins/plugin-set.js';
 import type { PluginLoad } from '../../../src/sources/plugins/types.js';
 import { pluginSource } from './one-tool-plugin.js';
@@ -145,6 +147,8 @@ describe('the manifest cache', () => {
     ['written as bare JSON (an older toolhost)', (text) => text.slice(text.indexOf('\n') + 1)],
     ['empty', () => ''],
     ['a sum alone', (text) => text.slice(0, 65)],
+    // The right sum over a conclusion with no manifest (written by hand): a describe, not a TypeError.
+    ['summed but no conclusion', () => `${sha256('{"ok":true}')}\n{"ok":true}`],
   ];
   for (const [how, damage] of damages) {
     it(`does not read a file ${how}: the plugin is described again and the file mended`, async () => {
@@ -165,4 +169,21 @@ describe('the manifest cache', () => {
       expect(counted.describes).toBe(2);
     });
   }
+
+  it('keys on the code of the check: conclusions of other checks are not read, its own are', async () => {
+    const root = await mkdtemp(path.join(tmpdir(), 'toolhost-manifest-rules-'));
+    cleanups.push(() => rm(root, { recursive: true, force: true }));
+    const dir = path.join(root, '.toolhost', 'cache');
+    const checked = {
+      ok: true,
+      manifest: { id: 'p', permissions: {}, tools: [], hooks: { before: false, after: false } },
+    } as const;
+    new ManifestCache(dir, 'checks-of-an-older-host').storeManifest('bundle', 'null', checked);
+    cacheWrites.flush();
+    expect(new ManifestCache(dir, 'checks-of-this-host').manifest('bundle', 'null')).toBeUndefined();
+    expect(new ManifestCache(dir, 'checks-of-an-older-host').manifest('bundle', 'null')).toEqual(checked);
+    // By default, the fingerprint of the check's own module: any change to it is a change of rules.
+    const source = readFileSync(new URL('../../../src/sources/plugins/manifest.ts', import.meta.url));
+    expect(manifestRules()).toBe(createHash('sha256').update(source).digest('hex'));
+  });
 });
