@@ -42,7 +42,7 @@ const closed = (socket: Socket) =>
  * A server whose every response is `BODY_BYTES` of text written through `writeWebResponse`;
  * `ended` resolves with whether the response had finished when its connection closed.
  */
-async function bigAnswers(stallMs: number) {
+async function bigAnswers(stallMs: number, onStall?: (stall: WriteStall) => void) {
   let ended!: (finished: boolean) => void;
   const end = new Promise<boolean>((resolve) => {
     ended = resolve;
@@ -52,7 +52,7 @@ async function bigAnswers(stallMs: number) {
     const body = new Uint8Array(BODY_BYTES).fill(120);
     void writeWebResponse(res, new Response(body, { headers: { 'content-type': 'text/plain' } }));
   });
-  const stop = closeStalledWrites(server, stallMs);
+  const stop = closeStalledWrites(server, stallMs, onStall);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   cleanups.push(() => new Promise((resolve) => server.close(resolve)));
   cleanups.push(() => server.closeAllConnections());
@@ -72,8 +72,26 @@ describe('closeStalledWrites', () => {
     expect(socket.bytesRead).toBeLessThan(BODY_BYTES);
   });
 
+  it('goes on closing the other stalled connections when the listener throws', async () => {
+    const heard: string[] = [];
+    let bothHeard!: () => void;
+    const both = new Promise<void>((resolve) => {
+      bothHeard = resolve;
+    });
+    const { port } = await bigAnswers(300, (stall) => {
+      heard.push(stall.remote);
+      if (heard.length === 2) bothHeard();
+      throw new Error('a listener that fails');
+    });
+    const sockets = [0, 1].map(() => rawClient(port, 'GET / HTTP/1.1\r\nhost: x\r\n\r\n', true));
+    await both;
+    expect(heard.sort()).toEqual(sockets.map((socket) => `127.0.0.1:${socket.localPort}`).sort());
+  });
+
   it('leaves a client that reads slowly alone, however long the whole response takes', async () => {
-    const { port, end } = await bigAnswers(300);
+    // Progress shows when the kernel takes more, after the client has read about half of what it
+    // holds (≈ 1.5 MB): the stall time leaves a loaded machine's slow timers room for that.
+    const { port, end } = await bigAnswers(3000);
     const socket = rawClient(port, 'GET / HTTP/1.1\r\nhost: x\r\nconnection: close\r\n\r\n', false);
     let received = 0;
     let pauses = 0;

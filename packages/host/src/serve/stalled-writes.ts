@@ -1,24 +1,6 @@
 import type { Server } from 'node:http';
 import type { Socket } from 'node:net';
 
-/**
- * Closes the connections of `server` whose client has stopped reading: output is waiting in the
- * server and none of it has reached the kernel for `stallMs`. Without this, a client that sends
- * calls and never reads their answers keeps every answer it asked for in serve's memory for as
- * long as it keeps its sockets open (Node's HTTP server has timeouts for a request coming in, none
- * for a response going out): a 4 MB result a socket, as many sockets as it opens.
- *
- * A slow client is not a stalled one: any progress (a write the kernel took) starts the wait
- * again, so only a connection that moved nothing for the whole of `stallMs` is closed; what its
- * requests were still writing ends with it (`node-web.ts` cancels their streams on `close`), and
- * the client gets a reset connection. Writes are handed to a socket in pieces of at most
- * `WRITE_PIECE_BYTES` (`node-web.ts`), so progress shows at that grain even on a slow link.
- *
- * A connection whose output is all written is the keep-alive timeout's business, not this one's.
- * One sweep of every open connection each `stallMs / 4` (unref'd: it never keeps a process
- * alive), nothing on the path of a call. A sweep that comes late (this process was busy for longer
- * than the sweep's period, the client's reads maybe with it) counts no connection as stalled.
- */
 /** A connection closed because its client stopped reading, as `onStall` hears of it. */
 export interface WriteStall {
   /** The client's address and port, as the socket knew them. */
@@ -32,6 +14,41 @@ export interface WriteStall {
   readonly stalledMs: number;
 }
 
+/** The line `toolhost serve` and `toolhost dev` print for a connection closed so. */
+export function writeStallLine(stall: WriteStall): string {
+  return (
+    `toolhost: closed the connection of ${stall.remote}: it read nothing of its answers for ` +
+    `${Math.round(stall.stalledMs / 1000)} s (serve.writeStallMs)\n`
+  );
+}
+
+/** The shortest time between two sweeps, ms, whatever the stall time (a test may set 1 ms). */
+const MIN_SWEEP_MS = 50;
+
+/**
+ * Closes the connections of `server` whose client has stopped reading: output is waiting in the
+ * server and none of it has gone to the kernel for `stallMs`. Without this, a client that sends
+ * calls and never reads their answers keeps every answer it asked for in serve's memory for as
+ * long as it keeps its sockets open (Node's HTTP server has timeouts for a request coming in, none
+ * for a response going out): a 4 MB result a socket, as many sockets as it opens.
+ *
+ * Any progress (a write the kernel took) starts the wait again, so only a connection that moved
+ * nothing for the whole of `stallMs` is closed; what its requests were still writing ends with it
+ * (`node-web.ts` cancels their streams on `close`), and the client gets a reset connection.
+ * Progress shows at the kernel's grain, not the client's: Linux lets a full socket be written
+ * again only once about half of its send buffer has been read (measured on loopback: steps of
+ * ≈ 1.5 MB, 30 s apart for a client reading a large answer at 50 KB/s, 70 s apart at 20 KB/s). So
+ * a client that reads less than that in `stallMs` while a large answer waits for it is taken for
+ * stalled: at the default 60 s, one slower than ≈ 25 KB/s; raise `serve.writeStallMs` for clients
+ * on links that slow.
+ * Proxies' send timeouts (nginx's `send_timeout`, 60 s) count progress the same way.
+ *
+ * A connection whose output is all written is the keep-alive timeout's business, not this one's.
+ * One sweep of every open connection each `stallMs / 4` (at least `MIN_SWEEP_MS`; unref'd: it
+ * never keeps a process alive), nothing on the path of a call. A sweep that comes late (this
+ * process was busy for longer than the sweep's period, the client's reads maybe with it) counts
+ * no connection as stalled. `onStall` hears of each connection closed; what it throws is dropped.
+ */
 export function closeStalledWrites(
   server: Server,
   stallMs: number,
@@ -48,7 +65,7 @@ export function closeStalledWrites(
     });
   };
   server.on('connection', track);
-  const period = Math.max(1, Math.floor(stallMs / 4));
+  const period = Math.max(MIN_SWEEP_MS, Math.floor(stallMs / 4));
   let last = performance.now();
   const sweep = () => {
     const now = performance.now();
@@ -69,7 +86,11 @@ export function closeStalledWrites(
         waiting.delete(socket);
         const remote = `${socket.remoteAddress ?? 'unknown'}:${socket.remotePort ?? '?'}`;
         socket.destroy();
-        onStall?.({ remote, waitingBytes: queued, stalledMs: Math.round(now - seen.since) });
+        try {
+          onStall?.({ remote, waitingBytes: queued, stalledMs: Math.round(now - seen.since) });
+        } catch {
+          // A listener's failure is its own: the sweep goes on to the other connections.
+        }
       }
     }
   };

@@ -4,6 +4,7 @@ import type { ToolHost } from '../../host/host.js';
 import { serveHttp } from '../../serve/http.js';
 import type { McpHttpServer } from '../../serve/http-options.js';
 import type { McpCallWatch, McpServeOptions } from '../../serve/server.js';
+import { writeStallLine } from '../../serve/stalled-writes.js';
 import { parseCommand, portOf } from '../args.js';
 import { loud } from '../auth-line.js';
 import { DEFAULT_DEV_PORT } from '../defaults.js';
@@ -28,6 +29,7 @@ async function listen(
   port: number | undefined,
   watchCall: McpServeOptions['watchCall'],
   open: boolean,
+  err: Output,
 ): Promise<McpHttpServer> {
   const chosen = port ?? DEFAULT_DEV_PORT;
   try {
@@ -37,6 +39,7 @@ async function listen(
       watchCall,
       dashboard: {},
       ...(open ? { auth: { allowUnauthenticated: true } } : {}),
+      onWriteStall: (stall) => err.write(writeStallLine(stall)),
     });
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw error;
@@ -94,7 +97,7 @@ export async function dev(argv: readonly string[], io: Io): Promise<number> {
           ...warningLines(warnings(), style),
         ].join('\n')}\n\n`,
       );
-      const served = await listen(host, port, callPrinter(io.out, style), open);
+      const served = await listen(host, port, callPrinter(io.out, style), open, io.err);
       const plugins = path.relative(process.cwd(), path.join(project.root, 'plugins')) || 'plugins';
       io.out.write(
         `${style.bold('walls')} ${host.walls.jail.up ? wallsLine(host.walls) : style.yellow(wallsLine(host.walls))}\n` +

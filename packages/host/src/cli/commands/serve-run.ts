@@ -8,6 +8,7 @@ import { type EarlyStdio, keepServedTools, servedToolsKey } from '../../serve/ea
 import { serveHttp } from '../../serve/http.js';
 import { InFlightSlots, SCRIPT_IN_FLIGHT } from '../../serve/in-flight-slots.js';
 import { applyCharges, report, SANDBOX_ENV, type Supervision, supervisionOf } from '../../serve/reports.js';
+import { writeStallLine } from '../../serve/stalled-writes.js';
 import { type InFlightRecorder, serveStdioRecorded } from '../../serve/stdio.js';
 import { supervise } from '../../serve/supervisor.js';
 import { portOf, UsageError } from '../args.js';
@@ -150,11 +151,7 @@ async function served(
         version,
         hostname: listen.hostname,
         ...(listen.open ? { auth: { allowUnauthenticated: true } } : {}),
-        onWriteStall: (stall) =>
-          io.err.write(
-            `toolhost: closed the connection of ${stall.remote}: it read nothing of its answers for ` +
-              `${Math.round(stall.stalledMs / 1000)} s (serve.writeStallMs)\n`,
-          ),
+        onWriteStall: (stall) => io.err.write(writeStallLine(stall)),
       });
       io.err.write(
         `toolhost: serving ${tools} tools over MCP streamable HTTP at ${http.url} (${watching}); ${where}\n`,
