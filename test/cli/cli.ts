@@ -260,6 +260,20 @@ export function startToolhost(
   return start(process.execPath, [CLI, ...args], options);
 }
 
+/**
+ * `toolhost serve --http 0 --no-watch` on `root`, `flags` added; `url` resolves with its MCP
+ * address once it listens (await it inside the `try` whose `finally` stops the server).
+ */
+export function serveOverHttp(root: string, flags: readonly string[] = []) {
+  const server = startToolhost(['serve', '--http', '0', '--no-watch', ...flags, '--root', root]);
+  const url = server.stderr
+    .waitFor(/MCP streamable HTTP at (http:\/\/127\.0\.0\.1:\d+\/mcp)/)
+    .then(([, found = '']) => found);
+  // Awaited by the test; a server stopped first must not leave an unhandled rejection behind.
+  url.catch(() => {});
+  return { server, url };
+}
+
 /** Any ANSI escape sequence. */
 // biome-ignore lint/suspicious/noControlCharactersInRegex: detecting escapes is the point.
 export const ANSI = /\x1b\[/;

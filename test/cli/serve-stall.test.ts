@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { MCP_HEADERS, openSession } from '../mcp/mcp-http-helpers.js';
-import { project, startToolhost } from './cli.js';
+import { project, serveOverHttp } from './cli.js';
 
 const BIG = `import { definePlugin, defineTool } from '@toolhost/plugin-sdk';
 import * as z from 'zod';
@@ -28,19 +28,9 @@ describe('toolhost serve --http with a client that stops reading', () => {
       serve: { writeStallMs: 1000 },
       limits: { maxResultChars: 16_000_000 },
     });
-    const server = startToolhost([
-      'serve',
-      '--http',
-      '0',
-      '--no-watch',
-      '--allow-unauthenticated',
-      '--root',
-      root,
-    ]);
+    const { server, url: listening } = serveOverHttp(root, ['--allow-unauthenticated']);
     try {
-      const [, url = ''] = await server.stderr.waitFor(
-        /MCP streamable HTTP at (http:\/\/127\.0\.0\.1:\d+\/mcp)/,
-      );
+      const url = await listening;
       const session = await openSession(url);
       const body = JSON.stringify({
         jsonrpc: '2.0',

@@ -3,7 +3,7 @@ import * as path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { describe, expect, it } from 'vitest';
-import { project, projectToken, startToolhost, toolhost, toolhostInProcess, withToken } from './cli.js';
+import { project, projectToken, serveOverHttp, toolhost, toolhostInProcess, withToken } from './cli.js';
 
 describe('toolhost token', () => {
   it('prints the default token, made 0600 on first use; --rotate replaces it, --remove removes one', async () => {
@@ -53,11 +53,9 @@ describe('serve --http and its credential', () => {
 
   it('says it wants a token; mcp-config --url prints the client entry that sends it, and that entry works', async () => {
     const { root, dispose } = await project(['healthy'], { builtins: false });
-    const server = startToolhost(['serve', '--http', '0', '--no-watch', '--root', root]);
+    const { server, url: listening } = serveOverHttp(root);
     try {
-      const [, url = ''] = await server.stderr.waitFor(
-        /MCP streamable HTTP at (http:\/\/127\.0\.0\.1:\d+\/mcp)/,
-      );
+      const url = await listening;
       await server.stderr.waitFor(
         /toolhost: bearer token required \(the project's tokens in \.toolhost\/serve-tokens\.json/,
       );
@@ -83,19 +81,9 @@ describe('serve --http and its credential', () => {
 
   it('--allow-unauthenticated on loopback serves without a token and says so loudly', async () => {
     const { root, dispose } = await project(['healthy'], { builtins: false });
-    const server = startToolhost([
-      'serve',
-      '--http',
-      '0',
-      '--no-watch',
-      '--allow-unauthenticated',
-      '--root',
-      root,
-    ]);
+    const { server, url: listening } = serveOverHttp(root, ['--allow-unauthenticated']);
     try {
-      const [, url = ''] = await server.stderr.waitFor(
-        /MCP streamable HTTP at (http:\/\/127\.0\.0\.1:\d+\/mcp)/,
-      );
+      const url = await listening;
       await server.stderr.waitFor(/WARNING: NO AUTHENTICATION \(--allow-unauthenticated\)/);
       const client = new Client({ name: 'cli-test', version: '1.0.0' });
       await client.connect(new StreamableHTTPClientTransport(new URL(url)));

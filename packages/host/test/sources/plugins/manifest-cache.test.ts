@@ -7,18 +7,17 @@
 
 import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createSandbox } from '../../../src/sandbox/create.js';
 import type { Sandbox } from '../../../src/sandbox/types.js';
 import { cacheWrites } from '../../../src/sources/plugins/cache-files.js';
 import { manifestRules } from '../../../src/sources/plugins/manifest.js';
 import { ManifestCache } from '../../../src/sources/plugins/manifest-cache.js';
 import { PluginSet } from '../../../src/sources/plugins/plugin-set.js';
 import type { PluginLoad } from '../../../src/sources/plugins/types.js';
-import { pluginSource } from './one-tool-plugin.js';
+import { pluginProject, pluginSource } from './one-tool-plugin.js';
 
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 
@@ -34,14 +33,7 @@ describe('the manifest cache', () => {
    * its code makes it answer.
    */
   async function project(plugins: Record<string, string>, reply?: (raw: unknown) => unknown) {
-    const root = await mkdtemp(path.join(tmpdir(), 'toolhost-manifest-cache-'));
-    cleanups.push(() => rm(root, { recursive: true, force: true }));
-    for (const [id, source] of Object.entries(plugins)) {
-      await mkdir(path.join(root, 'plugins', id), { recursive: true });
-      await writeFile(path.join(root, 'plugins', id, 'index.ts'), source);
-    }
-    const sandbox = createSandbox('inline');
-    cleanups.push(() => sandbox.close());
+    const { root, sandbox } = await pluginProject(plugins, cleanups);
     const counted = { describes: 0 };
     const counting = new Proxy(sandbox, {
       get(target, property) {

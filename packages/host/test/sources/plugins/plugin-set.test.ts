@@ -1,16 +1,15 @@
 import { existsSync, readdirSync } from 'node:fs';
-import { mkdir, mkdtemp, rm, utimes, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { createSandbox } from '../../../src/sandbox/create.js';
 import type { Sandbox } from '../../../src/sandbox/types.js';
 import { BuildService } from '../../../src/sources/plugins/build-service.js';
 import { cacheWrites } from '../../../src/sources/plugins/cache-files.js';
 import { PluginSet, type PluginSetOptions } from '../../../src/sources/plugins/plugin-set.js';
 import type { PluginLoad } from '../../../src/sources/plugins/types.js';
-import { pluginSource } from './one-tool-plugin.js';
+import { pluginProject, pluginSource } from './one-tool-plugin.js';
 
 const DIST = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../dist/sources/plugins');
 
@@ -46,17 +45,7 @@ describe('a plugin set', () => {
     for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
   });
 
-  async function project(plugins: Record<string, string>) {
-    const root = await mkdtemp(path.join(tmpdir(), 'toolhost-plugin-set-'));
-    cleanups.push(() => rm(root, { recursive: true, force: true }));
-    for (const [id, source] of Object.entries(plugins)) {
-      await mkdir(path.join(root, 'plugins', id), { recursive: true });
-      await writeFile(path.join(root, 'plugins', id, 'index.ts'), source);
-    }
-    const sandbox = createSandbox('inline');
-    cleanups.push(() => sandbox.close());
-    return { root, dir: path.join(root, 'plugins'), sandbox };
-  }
+  const project = (plugins: Record<string, string>) => pluginProject(plugins, cleanups);
 
   function setOf(dir: string, root: string, cache: boolean, options: PluginSetOptions = {}) {
     const set = new PluginSet(dir, root, cache, options);
