@@ -10,15 +10,14 @@
 import { cp, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { pathToFileURL } from 'node:url';
+import { ECHO_PLUGIN, REPO } from './lib/paths.mjs';
 
-const here = path.dirname(fileURLToPath(import.meta.url));
-const ECHO_PLUGIN = path.join(here, 'fixtures', 'plugins', 'echo');
 const BLOCKS = Number(process.env.BENCH_BLOCKS ?? 60);
 const WARMUP = Number(process.env.BENCH_WARMUP ?? 2_000);
 const BLOCK = 100;
 
-const trees = [{ name: 'after', root: path.resolve(here, '..') }];
+const trees = [{ name: 'after', root: REPO }];
 if (process.env.BENCH_BEFORE) trees.unshift({ name: 'before', root: path.resolve(process.env.BENCH_BEFORE) });
 
 const project = await mkdtemp(path.join(os.tmpdir(), 'toolhost-call-path-'));

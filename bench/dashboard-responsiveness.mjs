@@ -10,9 +10,8 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { chromium } from 'playwright-core';
 import { startDashboardDev } from './lib/dashboard-dev.mjs';
-import { REPO } from './lib/paths.mjs';
+import { TOOLHOST_BIN } from './lib/paths.mjs';
 
-const CLI = path.join(REPO, 'packages/host/dist/cli/main.js');
 const PLUGINS = 4;
 const TOOLS_PER_PLUGIN = 250;
 const CALLS_PER_SECOND = 100;
@@ -61,7 +60,7 @@ for (let p = 0; p < PLUGINS; p++) {
   await writeFile(path.join(root, 'plugins', `bulk${p}`, 'index.ts'), bulkPlugin(p));
 }
 await writeFile(path.join(root, 'toolhost.config.json'), JSON.stringify({ builtins: false }));
-const { dev, address, origin, token } = await startDashboardDev(CLI, ['--root', root]);
+const { dev, address, origin, token } = await startDashboardDev(TOOLHOST_BIN, ['--root', root]);
 let browser;
 try {
   browser = await chromium.launch({

@@ -4,17 +4,15 @@
 // Run: node bench/dashboard-screenshot.mjs
 import { mkdir } from 'node:fs/promises';
 import * as path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
 import { startDashboardDev } from './lib/dashboard-dev.mjs';
+import { REPO, TOOLHOST_BIN } from './lib/paths.mjs';
 
-const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const CLI = path.join(REPO, 'packages/host/dist/cli/main.js');
 const OUT = path.join(REPO, 'docs/dashboard.png');
 
 const env = { ...process.env };
 delete env.WEATHER_API_KEY; // so the plan shows a hidden tool and why
-const { dev, address, origin, token } = await startDashboardDev(CLI, ['--root', '.'], {
+const { dev, address, origin, token } = await startDashboardDev(TOOLHOST_BIN, ['--root', '.'], {
   cwd: REPO,
   env,
   waitMs: 30_000,
