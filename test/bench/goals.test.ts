@@ -201,7 +201,7 @@ describe("issue 28's cost bench prints its goal with a verdict", () => {
     const out = await bench('serve-costs.mjs', { BENCH_WARMUP: '1', BENCH_ROUNDS: '1' });
     const lines = [
       ...out.matchAll(
-        /^auth \+ audit \+ tracing, (.+): \+(-?[\d.]+) % of its served call \(goal: ≤ 10 % ([✓✗])\)$/gm,
+        /^auth \+ audit \+ tracing, (.+): ([+-][\d.]+) % of its served call \(goal: ≤ 10 % ([✓✗])\)$/gm,
       ),
     ];
     expect(lines.map((line) => line[1])).toEqual([
