@@ -1,4 +1,4 @@
-import { createHash, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import {
@@ -10,6 +10,7 @@ import {
 } from '@toolhost/plugin-sdk';
 import type { DescribeReply, PluginManifest } from '@toolhost/plugin-sdk/protocol';
 import * as z from 'zod';
+import { sha256 } from './cache.js';
 
 let rules: string | undefined;
 
@@ -23,9 +24,7 @@ let rules: string | undefined;
 export function manifestRules(): string {
   if (rules === undefined) {
     try {
-      rules = createHash('sha256')
-        .update(readFileSync(fileURLToPath(import.meta.url)))
-        .digest('hex');
+      rules = sha256(readFileSync(fileURLToPath(import.meta.url), 'utf8'));
     } catch {
       rules = `unreadable-${randomUUID()}`;
     }
