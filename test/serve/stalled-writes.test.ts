@@ -72,6 +72,32 @@ describe('closeStalledWrites', () => {
     expect(socket.bytesRead).toBeLessThan(BODY_BYTES);
   });
 
+  it('counts no stall across a spell in which this process was too busy to look: the wait starts again after it', async () => {
+    const STALL_MS = 400;
+    let cutAt = 0;
+    let cut!: () => void;
+    const stalled = new Promise<void>((resolve) => {
+      cut = resolve;
+    });
+    const { port } = await bigAnswers(STALL_MS, () => {
+      cutAt = performance.now();
+      cut();
+    });
+    rawClient(port, 'GET / HTTP/1.1\r\nhost: x\r\n\r\n', true);
+    // Long enough for the sweeps (every STALL_MS / 4) to have seen its answer waiting: no event
+    // says when a sweep has run.
+    await new Promise((resolve) => setTimeout(resolve, STALL_MS * 0.75));
+    // Busy past the stall time: no sweep can run, nor could a client of this process read.
+    const busyUntil = performance.now() + STALL_MS * 1.5;
+    while (performance.now() < busyUntil) {
+      // spin
+    }
+    const busyEnded = performance.now();
+    await stalled;
+    // Closed a whole stall time after the busy spell at the soonest, not at the first look after it.
+    expect(cutAt - busyEnded).toBeGreaterThanOrEqual(STALL_MS);
+  });
+
   it('goes on closing the other stalled connections when the listener throws', async () => {
     const heard: string[] = [];
     let bothHeard!: () => void;
