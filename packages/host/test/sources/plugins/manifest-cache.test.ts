@@ -17,7 +17,7 @@ import { manifestRules } from '../../../src/sources/plugins/manifest.js';
 import { ManifestCache } from '../../../src/sources/plugins/manifest-cache.js';
 import { PluginSet } from '../../../src/sources/plugins/plugin-set.js';
 import type { PluginLoad } from '../../../src/sources/plugins/types.js';
-import { pluginProject, pluginSource } from './one-tool-plugin.js';
+import { pluginProject, pluginSource } from './plugin-fixtures.js';
 
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 

@@ -9,7 +9,7 @@ import { BuildService } from '../../../src/sources/plugins/build-service.js';
 import { cacheWrites } from '../../../src/sources/plugins/cache-files.js';
 import { PluginSet, type PluginSetOptions } from '../../../src/sources/plugins/plugin-set.js';
 import type { PluginLoad } from '../../../src/sources/plugins/types.js';
-import { pluginProject, pluginSource } from './one-tool-plugin.js';
+import { pluginProject, pluginSource } from './plugin-fixtures.js';
 
 const DIST = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../dist/sources/plugins');
 

@@ -6,7 +6,7 @@ import { DEFAULT_ISOLATE_SETTINGS } from '../../../src/config/isolates.js';
 import { resolveLimits } from '../../../src/config/limits.js';
 import { InlineSandbox } from '../../../src/sandbox/inline.js';
 import { PluginSource } from '../../../src/sources/plugins/source.js';
-import { pluginSource } from './one-tool-plugin.js';
+import { pluginSource } from './plugin-fixtures.js';
 
 describe('the plugin source', () => {
   const cleanups: (() => Promise<unknown>)[] = [];

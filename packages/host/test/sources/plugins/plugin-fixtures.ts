@@ -1,3 +1,4 @@
+/** What the plugin-set tests build on: a plugin entry with one tool, and a project of such plugins. */
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
