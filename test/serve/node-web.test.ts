@@ -1,7 +1,12 @@
 import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { acceptsJson, type HeadersWait, writeWebResponse } from '../../packages/host/src/serve/node-web.js';
+import {
+  acceptsJson,
+  type HeadersWait,
+  WRITE_PIECE_BYTES,
+  writeWebResponse,
+} from '../../packages/host/src/serve/node-web.js';
 
 type Writes = { count: number };
 
@@ -161,6 +166,25 @@ describe('writeWebResponse: a Response written to a Node response', () => {
     expect(response.headers.get('content-length')).toBe(String(Buffer.byteLength(answer)));
     expect(await response.text()).toBe(answer);
     expect(writes?.count).toBe(1);
+  });
+
+  it('sends an answer larger than a write piece as JSON too, every byte, written a piece at a time', async () => {
+    // Over WRITE_PIECE_BYTES, under the size above which answers stay events.
+    const answer = `{"jsonrpc":"2.0","id":1,"result":{"text":"${'é'.repeat(60 * 1024)}"}}`;
+    let writes: Writes | undefined;
+    const url = await serve(
+      () => answeringStream(`event: message\ndata: ${answer}\n\n`),
+      (counted) => {
+        writes = counted;
+      },
+    );
+    const response = await post(url);
+    expect(response.headers.get('content-type')).toBe('application/json');
+    expect(response.headers.get('content-length')).toBe(String(Buffer.byteLength(answer)));
+    expect(await response.text()).toBe(answer);
+    // 120 KiB of body: a first piece of 64 KiB, then the rest once the socket took it.
+    expect(Buffer.byteLength(answer)).toBeGreaterThan(WRITE_PIECE_BYTES);
+    expect(writes?.count).toBeGreaterThanOrEqual(2);
   });
 
   it('sends an error answer as JSON too', async () => {
