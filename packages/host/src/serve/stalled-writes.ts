@@ -14,14 +14,6 @@ export interface WriteStall {
   readonly stalledMs: number;
 }
 
-/** The line `toolhost serve` and `toolhost dev` print for a connection closed so. */
-export function writeStallLine(stall: WriteStall): string {
-  return (
-    `toolhost: closed the connection of ${stall.remote}: it read nothing of its answers for ` +
-    `${Math.round(stall.stalledMs / 1000)} s (serve.writeStallMs)\n`
-  );
-}
-
 /** The shortest time between two sweeps, ms, whatever the stall time (a test may set 1 ms). */
 const MIN_SWEEP_MS = 50;
 

@@ -8,7 +8,6 @@ import { type EarlyStdio, keepServedTools, servedToolsKey } from '../../serve/ea
 import { serveHttp } from '../../serve/http.js';
 import { InFlightSlots, SCRIPT_IN_FLIGHT } from '../../serve/in-flight-slots.js';
 import { applyCharges, report, SANDBOX_ENV, type Supervision, supervisionOf } from '../../serve/reports.js';
-import { writeStallLine } from '../../serve/stalled-writes.js';
 import { type InFlightRecorder, serveStdioRecorded } from '../../serve/stdio.js';
 import { supervise } from '../../serve/supervisor.js';
 import { portOf, UsageError } from '../args.js';
@@ -17,6 +16,7 @@ import { type Io, styleFor } from '../io.js';
 import { openHost, resolveProject } from '../project.js';
 import { SNAPSHOT_FLAG } from '../restart.js';
 import { type Served, serveUntilStopped } from '../running.js';
+import { writeStallLine } from '../stall-line.js';
 import { EXIT } from '../types.js';
 import { version } from '../version.js';
 import { wallsLine } from '../walls.js';
