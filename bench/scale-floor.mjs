@@ -5,7 +5,9 @@
 //   once in an isolate from the prelude's snapshot, where its code runs and it is described (zod
 //   schemas made and turned to JSON Schema), then disposed, as a start's describe does. Their CPU
 //   time (every thread, esbuild's service process too) divided by the machine's cores is the least
-//   wall time a cold start can take: the ≤ 1.5 s goal is within reach only when this is under it.
+//   wall time a cold start can take, unless the starts' synchronous part (`new ivm.Isolate`, on the
+//   one thread of the executor, in turn) is longer: the ≤ 1.5 s goal is within reach only when the
+//   longer of the two is under it.
 // - Memory: RSS per live isolate, 100 alive in a fresh process each: a bare isolate with an empty
 //   context (what isolated-vm itself holds); one made from the prelude's snapshot with nothing of
 //   a plugin in it (the runtime, the SDK and zod, which every plugin isolate holds); and one with a
@@ -97,8 +99,14 @@ async function starts(root) {
   const bundles = bundlesOf(root);
   const prelude = await loadPrelude(bundles[0]);
   if (prelude.snapshot === undefined) throw new Error('no snapshot of the prelude was made');
+  let syncMs = 0;
   const start = async (bundle) => {
-    const isolate = await PluginIsolate.prepare(prelude, DEFAULT_SANDBOX_LIMITS, HANDLERS);
+    // What `prepare` does before its first await (`new ivm.Isolate` from the snapshot, with
+    // isolated-vm's own default context) holds the calling thread: an executor's one thread.
+    const began = performance.now();
+    const preparing = PluginIsolate.prepare(prelude, DEFAULT_SANDBOX_LIMITS, HANDLERS);
+    syncMs += performance.now() - began;
+    const isolate = await preparing;
     await isolate.load(bundle);
     const outcome = await isolate.describe('null');
     if (outcome.kind !== 'reply' || !outcome.reply.ok) throw new Error(JSON.stringify(outcome));
@@ -106,10 +114,11 @@ async function starts(root) {
   };
   // Warm-up: V8's first compiles.
   for (let i = 0; i < 5; i++) (await start(bundles[i % bundles.length])).dispose();
+  syncMs = 0;
   const cpu0 = cpuMs();
   const wall0 = performance.now();
   for (const bundle of bundles) (await start(bundle)).dispose();
-  return { wallMs: performance.now() - wall0, cpuMs: cpuMs() - cpu0 };
+  return { wallMs: performance.now() - wall0, cpuMs: cpuMs() - cpu0, syncMs };
 }
 
 /** RSS per live isolate of one kind, COUNT of them alive in this fresh process. */
@@ -180,17 +189,18 @@ try {
   const mem = {};
   for (const kind of ['bare', 'prelude', 'plugin']) mem[kind] = inChild(`memory-${kind}`, root).mb;
 
-  const floorMs = (buildCpu + started.cpuMs) / CORES;
+  // The CPU over the cores, unless the starts' synchronous part, which one thread does in turn, is longer.
+  const floorMs = Math.max((buildCpu + started.cpuMs) / CORES, started.syncMs);
   const fmt = (n) => (n >= 100 ? n.toFixed(0) : n.toFixed(1));
   console.log(`scale floor: ${COUNT} generated 3-tool plugins, ${CORES} cores, Node ${process.version}`);
   console.log(
     `  builds (4 at a time)          ${fmt(buildWall)} ms wall, ${fmt(buildCpu)} ms CPU (${fmt(buildCpu / COUNT)} ms a plugin, esbuild's service counted)`,
   );
   console.log(
-    `  isolate starts (in turn)      ${fmt(started.wallMs)} ms wall, ${fmt(started.cpuMs)} ms CPU (${fmt(started.cpuMs / COUNT)} ms a plugin: snapshot, context, bridge, plugin code, describe)`,
+    `  isolate starts (in turn)      ${fmt(started.wallMs)} ms wall, ${fmt(started.cpuMs)} ms CPU (${fmt(started.cpuMs / COUNT)} ms a plugin: snapshot, context, bridge, plugin code, describe), ${fmt(started.syncMs)} ms of it synchronous on the calling thread (new ivm.Isolate)`,
   );
   console.log(
-    `  cold start floor              ${fmt(floorMs)} ms = (build + start CPU) / ${CORES} cores    [goal: cold start ≤ 1500 ms; ${floorMs < 1500 ? 'the floor is under the goal' : 'the floor is over the goal'}]`,
+    `  cold start floor              ${fmt(floorMs)} ms = the longer of (build + start CPU) / ${CORES} cores and the starts' synchronous part    [goal: cold start ≤ 1500 ms; ${floorMs < 1500 ? 'the floor is under the goal' : 'the floor is over the goal'}]`,
   );
   console.log(
     `  RSS per live isolate          bare ${fmt(mem.bare)} MB | prelude alone ${fmt(mem.prelude)} MB | plugin loaded and described ${fmt(mem.plugin)} MB    [goal: ≤ 3 MB; ${mem.prelude < 3 ? 'the prelude leaves room' : 'the prelude alone is over the goal'}]`,
