@@ -1,5 +1,6 @@
 import type { BundleOutcome } from './build-context.js';
 import type { BuildLimits } from './build-limits.js';
+import type { SharedExports } from './shared-modules.js';
 
 /** One plugin build as the build worker receives it. */
 export interface BuildJob {
@@ -21,3 +22,8 @@ export type ToBuildWorker =
 
 /** Messages from the build worker to the host. */
 export type FromBuildWorker = { readonly t: 'built'; readonly id: number; readonly outcome: BundleOutcome };
+
+/** What the build worker is started with: the shared modules' export names, when the host has them. */
+export interface BuildWorkerData {
+  readonly sharedExports?: SharedExports;
+}

@@ -1,8 +1,9 @@
 import { Worker } from 'node:worker_threads';
 import { builtEntry } from '../../util/package.js';
 import type { BundleOutcome } from './build-context.js';
-import type { BuildJob, FromBuildWorker, ToBuildWorker } from './build-ipc.js';
+import type { BuildJob, BuildWorkerData, FromBuildWorker, ToBuildWorker } from './build-ipc.js';
 import { timeLimitMessage } from './build-limits.js';
+import { sharedExports } from './shared-modules.js';
 
 /** The build worker entry (always the built copy in dist). */
 const buildWorkerEntry = () => builtEntry('sources/plugins/build-worker.js');
@@ -21,8 +22,11 @@ interface Pending {
   readonly key: number;
   readonly job: BuildJob;
   readonly resolve: (outcome: BundleOutcome) => void;
-  /** The build's own deadline, counted from the first request: a retry does not extend it. */
-  readonly timer: NodeJS.Timeout;
+  /**
+   * The build's own deadline, counted from when it is first sent to a worker (not from this
+   * thread's wait for what workers start with): a retry does not extend it.
+   */
+  timer?: NodeJS.Timeout;
   retries: number;
   /** The worker it was last sent to. */
   worker?: Worker;
@@ -52,6 +56,9 @@ export class BuildService {
   readonly #contexts = new Set<number>();
   #idle: NodeJS.Timeout | undefined;
   #restarts = 0;
+  /** What every worker starts with, found once in this thread before the first build is sent. */
+  #data: BuildWorkerData | undefined;
+  #dataFound: Promise<BuildWorkerData> | undefined;
 
   /** `entry`: the worker script; tests give one that misbehaves. */
   constructor(entry: string = buildWorkerEntry(), { idleMs = DEFAULT_IDLE_MS }: { idleMs?: number } = {}) {
@@ -73,18 +80,44 @@ export class BuildService {
   build(key: number, job: BuildJob): Promise<BundleOutcome> {
     return new Promise((resolve) => {
       const id = this.#nextId++;
-      const timer = setTimeout(() => this.#timedOut(id), job.limits.timeoutMs);
-      this.#pending.set(id, { key, job, resolve, timer, retries: 0 });
+      const pending: Pending = { key, job, resolve, retries: 0 };
+      this.#pending.set(id, pending);
       if (!job.once) this.#contexts.add(key);
-      this.#send(id);
+      this.#whenStartable(() => {
+        // Settled meanwhile (closed): nothing to send.
+        if (this.#pending.get(id) !== pending) return;
+        pending.timer = setTimeout(() => this.#timedOut(id), job.limits.timeoutMs);
+        this.#send(id);
+      });
     });
   }
 
   /** Drops the context named `key`. */
   dispose(key: number): void {
     if (!this.#contexts.delete(key)) return;
-    this.#worker?.postMessage({ t: 'dispose', key } satisfies ToBuildWorker);
+    // After the builds asked before it, whose contexts it may drop.
+    this.#whenStartable(() => this.#worker?.postMessage({ t: 'dispose', key } satisfies ToBuildWorker));
     this.#idleCheck();
+  }
+
+  /**
+   * Runs `then` once a worker can be started: at once after the first time; before it, once this
+   * thread has the shared modules' export names the worker is given (shared-modules.ts), in the
+   * order asked. Without them (an import failed) the worker finds them itself.
+   */
+  #whenStartable(then: () => void): void {
+    if (this.#data !== undefined) {
+      then();
+      return;
+    }
+    this.#dataFound ??= sharedExports().then(
+      (names): BuildWorkerData => ({ sharedExports: names }),
+      (): BuildWorkerData => ({}),
+    );
+    void this.#dataFound.then((data) => {
+      this.#data = data;
+      then();
+    });
   }
 
   /** Ends the workers; builds in flight fail. */
@@ -111,7 +144,7 @@ export class BuildService {
   #ensureWorker(): Worker {
     if (this.#worker !== undefined) return this.#worker;
     // Not the host's flags (`--input-type`, `--eval`… would stop the worker from starting).
-    const worker = new Worker(this.#entry, { execArgv: [] });
+    const worker = new Worker(this.#entry, { execArgv: [], workerData: this.#data });
     this.#worker = worker;
     worker.on('message', (message: FromBuildWorker) => {
       if (message.t === 'built' && this.#pending.get(message.id)?.worker === worker)

@@ -1,6 +1,7 @@
-import { parentPort } from 'node:worker_threads';
+import { parentPort, workerData } from 'node:worker_threads';
 import { PluginBuild } from './build-context.js';
-import type { FromBuildWorker, ToBuildWorker } from './build-ipc.js';
+import type { BuildWorkerData, FromBuildWorker, ToBuildWorker } from './build-ipc.js';
+import { useSharedExports } from './shared-modules.js';
 
 /**
  * The build worker: runs every plugin build of the host, each in its own esbuild context. It has
@@ -9,6 +10,10 @@ import type { FromBuildWorker, ToBuildWorker } from './build-ipc.js';
  */
 const port = parentPort;
 if (port === null) throw new Error('build-worker runs as a worker thread');
+// The shared modules' export names, from the host (build-service.ts): importing them here would
+// cost this fresh thread ≈ 100 ms of CPU before its first build.
+const given = workerData as BuildWorkerData | undefined;
+if (given?.sharedExports !== undefined) useSharedExports(given.sharedExports);
 
 const builds = new Map<number, PluginBuild>();
 

@@ -1,10 +1,14 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
+import { Worker } from 'node:worker_threads';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import type { BuildJob } from '../../../src/sources/plugins/build-ipc.js';
+import { SHARED_MODULES } from '../../../src/sandbox/isolate-script.js';
+import type { BundleOutcome } from '../../../src/sources/plugins/build-context.js';
+import type { BuildJob, FromBuildWorker, ToBuildWorker } from '../../../src/sources/plugins/build-ipc.js';
 import { DEFAULT_BUILD_LIMITS } from '../../../src/sources/plugins/build-limits.js';
 import { BuildService } from '../../../src/sources/plugins/build-service.js';
+import { builtEntry } from '../../../src/util/package.js';
 
 /** vi.waitFor gives up after 1 s by default: a loaded machine (two test files at once) can take longer. */
 const WAIT = { timeout: 60_000, interval: 20 };
@@ -36,6 +40,12 @@ parentPort.on('message', (m) => {
   if (m.t !== 'build' || m.entry.includes('hostile')) return;
   if (existsSync(go)) answer(m);
   else waiting.push(m);
+});
+`,
+  /** Answers every build with the data it was started with, as JSON in the bundle's code. */
+  'says-its-data': `import { parentPort, workerData } from 'node:worker_threads';
+parentPort.on('message', (m) => {
+  if (m.t === 'build') parentPort.postMessage({ t: 'built', id: m.id, outcome: { ok: true, code: JSON.stringify(workerData ?? null), inputs: [] } });
 });
 `,
 } as const;
@@ -121,6 +131,17 @@ parentPort.on('message', (m) => { if (m.t === 'build') parentPort.postMessage({ 
     await vi.waitFor(() => expect(service.running).toBe(false), WAIT);
   });
 
+  it("starts each worker with every shared module's export names, so the worker imports none of them", async () => {
+    const { service } = await serviceWith('says-its-data');
+    const outcome = await service.build(1, job('/plugins/p/index.ts', 60_000));
+    if (!outcome.ok) throw new Error(outcome.error);
+    const given = new Map(JSON.parse(outcome.code).sharedExports as [string, string[]][]);
+    expect([...given.keys()]).toEqual([...SHARED_MODULES]);
+    // The names the worker would otherwise read by importing each module (in this thread, here).
+    for (const name of SHARED_MODULES) expect(given.get(name)).toEqual(Object.keys(await import(name)));
+    expect(given.get('zod')).toContain('object');
+  });
+
   it('fails builds with the reason when the worker cannot start, and never hangs', async () => {
     const service = new BuildService(path.join(tmpdir(), 'toolhost-no-such-worker.mjs'));
     services.push(service);
@@ -137,5 +158,47 @@ parentPort.on('message', (m) => { if (m.t === 'build') parentPort.postMessage({ 
     const pending = service.build(1, job('/plugins/p/index.ts', 60_000));
     await service.close();
     expect(await pending).toEqual({ ok: false, error: 'the build service was closed', inputs: [] });
+  });
+});
+
+describe('the build worker', () => {
+  it('binds shared imports by the export names it is started with, not by importing the modules', async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), 'toolhost-build-worker-'));
+    // Every module as it is, but zod as given here: `marker` is no export of the real zod, `z` is.
+    const sharedExports = await Promise.all(
+      SHARED_MODULES.map(async (name) => [
+        name,
+        name === 'zod' ? ['marker'] : Object.keys(await import(name)),
+      ]),
+    );
+    const worker = new Worker(builtEntry('sources/plugins/build-worker.js'), {
+      execArgv: [],
+      workerData: { sharedExports },
+    });
+    try {
+      const entry = path.join(dir, 'index.ts');
+      await writeFile(entry, "import { marker } from 'zod';\nexport default { marker };\n");
+      const built = (id: number) =>
+        new Promise<BundleOutcome>((resolve) =>
+          worker.on('message', (m: FromBuildWorker) => {
+            if (m.id === id) resolve(m.outcome);
+          }),
+        );
+      const first = built(1);
+      worker.postMessage({ t: 'build', id: 1, key: 1, ...job(entry, 60_000) } satisfies ToBuildWorker);
+      const outcome = await first;
+      if (!outcome.ok) throw new Error(outcome.error);
+      expect(outcome.code).toContain('pick("zod", "marker")');
+      await writeFile(entry, "import { z } from 'zod';\nexport default { z };\n");
+      const second = built(2);
+      worker.postMessage({ t: 'build', id: 2, key: 2, ...job(entry, 60_000) } satisfies ToBuildWorker);
+      const refused = await second;
+      expect(refused.ok).toBe(false);
+      if (!refused.ok)
+        expect(refused.error).toMatch(/No matching export in "toolhost-shared:zod" for import "z"/);
+    } finally {
+      await worker.terminate();
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });
