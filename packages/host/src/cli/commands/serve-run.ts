@@ -3,9 +3,8 @@ import { sandboxSettingOf } from '../../config/sandbox.js';
 import { isCodeModeTool } from '../../core/register/code-mode.js';
 import type { ToolHost } from '../../host/host.js';
 import { internalsOf } from '../../host/internals.js';
-import { isLoopback } from '../../serve/auth/gate.js';
+import { isLoopback } from '../../serve/auth/loopback.js';
 import { type EarlyStdio, keepServedTools, servedToolsKey } from '../../serve/early-stdio.js';
-import { serveHttp } from '../../serve/http.js';
 import { InFlightSlots, SCRIPT_IN_FLIGHT } from '../../serve/in-flight-slots.js';
 import { applyCharges, report, SANDBOX_ENV, type Supervision, supervisionOf } from '../../serve/reports.js';
 import { type InFlightRecorder, serveStdioRecorded } from '../../serve/stdio.js';
@@ -146,6 +145,8 @@ async function served(
       : `plugin isolates in an executor process; ${wallsLine(host.walls)}`;
   await serveUntilStopped(host, io.err, async (): Promise<Served> => {
     if (port !== undefined) {
+      // Loaded for HTTP only: a stdio server has no use for it and its JWT library (≈ 50 files).
+      const { serveHttp } = await import('../../serve/http.js');
       const http = await serveHttp(host, {
         port,
         version,

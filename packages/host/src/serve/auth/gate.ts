@@ -14,6 +14,7 @@ import {
 } from '@modelcontextprotocol/server';
 import type { Principal } from '../../types.js';
 import { jwtVerifier, type OAuthResourceOptions } from './jwt.js';
+import { isLoopback } from './loopback.js';
 import { type ProjectTokenCheck, projectTokenCheck } from './project-tokens.js';
 import { projectTokens, type ServeToken, TOKENS_FILE } from './tokens.js';
 
@@ -72,13 +73,6 @@ export const ANONYMOUS: Principal = Object.freeze({ id: 'anonymous', kind: 'anon
 
 /** One array, so a caller that keeps what it made from the secrets sees nothing changed. */
 const NO_SECRETS: readonly string[] = Object.freeze([]);
-
-const LOOPBACK = /^(?:127(?:\.\d{1,3}){3}|::1|\[::1\]|localhost)$/i;
-
-/** Whether `hostname` (what the server binds) is reachable from this machine only. */
-export function isLoopback(hostname: string): boolean {
-  return LOOPBACK.test(hostname);
-}
 
 const MISSING =
   `this MCP endpoint needs a bearer token: send "Authorization: Bearer <token>". ` +
