@@ -17,10 +17,15 @@ export type SharedExports = readonly (readonly [string, readonly string[]])[];
 
 let exportNames: Promise<ReadonlyMap<string, readonly string[]>> | undefined;
 
-/** The export names of every shared module: given ({@link useSharedExports}), or read once by importing them. */
+/**
+ * The export names of every shared module: given ({@link useSharedExports}), or read once by
+ * importing them. Sorted, as a native module namespace lists them: a bundle's text (and so its
+ * cache key, and a quarantine's fingerprint) must not depend on which thread or loader found them
+ * (Vitest's module objects list them in source order).
+ */
 function exportMap(): Promise<ReadonlyMap<string, readonly string[]>> {
   exportNames ??= Promise.all(
-    SHARED_MODULES.map(async (name) => [name, Object.keys(await import(name))] as const),
+    SHARED_MODULES.map(async (name) => [name, Object.keys(await import(name)).sort()] as const),
   ).then((entries) => new Map(entries));
   return exportNames;
 }
