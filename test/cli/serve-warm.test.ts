@@ -1,0 +1,79 @@
+import { readFileSync } from 'node:fs';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { afterEach, describe, expect, it } from 'vitest';
+import { familyOf } from '../../bench/lib/proc.mjs';
+import { CLI, cleanEnv, project, StreamWatch } from './cli.js';
+
+const cleanups: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+/**
+ * The children of `pid` that start the executor: bubblewrap, when jailed (its command line names
+ * the entry; the executor inside comes a moment later), else the executor itself.
+ */
+function executorsUnder(pid: number): number[] {
+  return familyOf([pid], false).filter((child) => {
+    try {
+      return readFileSync(`/proc/${child}/cmdline`, 'utf8').includes('executor-main');
+    } catch {
+      return false; // gone meanwhile
+    }
+  });
+}
+
+/** `toolhost serve` (stdio, the default process sandbox) on `root`, connected with the SDK client. */
+async function serve(root: string) {
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [CLI, 'serve', '--no-watch', '--root', root],
+    env: cleanEnv() as Record<string, string>,
+    stderr: 'pipe',
+  });
+  const stderr = new StreamWatch(
+    'toolhost serve (stderr)',
+    transport.stderr as unknown as NodeJS.ReadableStream,
+  );
+  const client = new Client({ name: 'serve-warm-test', version: '1.0.0' });
+  await client.connect(transport);
+  cleanups.push(() => client.close());
+  return { client, stderr, pid: transport.pid ?? 0 };
+}
+
+describe('toolhost serve starts the executor before the first call', () => {
+  it('on a start from the caches (nothing built), the executor runs once serving begins, and the first call goes to it', async () => {
+    const { root, dispose } = await project(['healthy'], { builtins: false });
+    cleanups.push(dispose);
+    // The first serve builds and describes the plugin (which starts an executor anyway) and
+    // fills the caches; it is closed once the tool is served.
+    const first = await serve(root);
+    await first.stderr.waitFor(/toolhost: serving/);
+    await expect
+      .poll(async () => (await first.client.listTools()).tools.map((t) => t.name))
+      .toContain('healthy_echo');
+    await first.client.close();
+
+    const second = await serve(root);
+    await second.stderr.waitFor(/toolhost: serving/);
+    // No build, no call: the executor was started for the calls to come.
+    expect(second.stderr.text).not.toMatch(/build/i);
+    const warmed = executorsUnder(second.pid);
+    expect(warmed.length).toBeGreaterThan(0);
+    const result = await second.client.callTool({ name: 'healthy_echo', arguments: { text: 'warm' } });
+    expect((result as { content: { text: string }[] }).content[0]?.text).toBe('echo: warm');
+    // The call went to the executor already running: no other was started for it.
+    expect(executorsUnder(second.pid)).toEqual(warmed);
+  });
+
+  it('starts none for a project without plugins', async () => {
+    const { root, dispose } = await project([], { builtins: true });
+    cleanups.push(dispose);
+    const { client, stderr, pid } = await serve(root);
+    await stderr.waitFor(/toolhost: serving/);
+    // The warm-up is decided, synchronously, before that line is written.
+    expect((await client.listTools()).tools.length).toBeGreaterThan(0);
+    expect(executorsUnder(pid)).toEqual([]);
+  });
+});
