@@ -8,6 +8,7 @@ import {
   LoggingMessageNotificationSchema,
 } from '@modelcontextprotocol/sdk/types.js';
 import { defineTool } from '@toolhost/plugin-sdk';
+import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
 import * as z from 'zod';
 import type { ToolHost } from '../../src/host/host.js';
@@ -419,6 +420,34 @@ describe('the lines serve reads from the client', () => {
     expect(reader.push(bytes.subarray(0, 2))).toEqual([]);
     expect(reader.push(bytes.subarray(2))).toEqual(['"é"']);
     expect(reader.held?.toString('utf8')).toBe('"ü');
+  });
+
+  it('gives the same lines however the bytes are split into chunks, and holds the unfinished end', async () => {
+    const { LineReader } = await import('../../src/serve/stdio-lines.js');
+    const line = fc.string({ unit: fc.constantFrom('a', '{', '"', 'é', '😀', '\r', ' '), maxLength: 40 });
+    fc.assert(
+      fc.property(
+        fc.array(line, { maxLength: 8 }),
+        fc.constantFrom('\n', '\r\n'),
+        line,
+        fc.array(fc.nat(), { maxLength: 12 }),
+        (lines, ending, rest, cuts) => {
+          const bytes = Buffer.from(lines.map((l) => l + ending).join('') + rest, 'utf8');
+          const at = [...new Set(cuts.map((c) => c % (bytes.length + 1)))].sort((a, b) => a - b);
+          const reader = new LineReader();
+          const read: string[] = [];
+          let from = 0;
+          for (const to of [...at, bytes.length]) {
+            read.push(...reader.push(bytes.subarray(from, to)));
+            from = to;
+          }
+          // A `\r` ending a line is dropped, as the SDK does; one inside a line stays.
+          expect(read).toEqual(lines.map((l) => (ending === '\n' && l.endsWith('\r') ? l.slice(0, -1) : l)));
+          expect(reader.held?.toString('utf8')).toBe(rest === '' ? undefined : rest);
+        },
+      ),
+      { numRuns: 300 },
+    );
   });
 
   it('a message longer than the limit is an error, and what was held is dropped', async () => {
