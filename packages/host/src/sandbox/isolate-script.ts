@@ -78,6 +78,8 @@ const withoutZodLocales: esbuild.Plugin = {
 };
 
 const preludeScripts = new Map<PreludeKind, Promise<string>>();
+/** Prelude builds running in this thread now. */
+let preludeBuilds = 0;
 
 /**
  * The prelude of a plugin isolate as one script, built once per process (and kind) from the
@@ -91,26 +93,35 @@ export function loadPreludeScript(kind: PreludeKind): Promise<string> {
     // esbuild loads here, on the first prelude this process builds: the executor is sent its
     // prelude, and a host that finds its bundles cached may never build one.
     script = import('esbuild')
-      .then((esbuild) =>
-        esbuild.build({
-          ...ISOLATE_SCRIPT_OPTIONS,
-          // Every isolate keeps its own copy of the prelude's source (V8 needs it for lazy
-          // compilation): ASCII keeps it a one-byte string, and dropping whitespace and comments
-          // shrinks it further (869 KB two-byte -> 631 KB one-byte, 5.5 -> 4.4 MB RSS per isolate).
-          // Identifiers keep their names: `keepNames` would cost more than it saves.
-          charset: 'ascii',
-          minifyWhitespace: true,
-          minifySyntax: true,
-          absWorkingDir: PACKAGE_ROOT,
-          plugins: [withoutZodLocales],
-          stdin: {
-            contents: preludeSource(kind),
-            resolveDir: PACKAGE_ROOT,
-            sourcefile: '<toolhost-prelude>',
-            loader: 'js',
-          },
-        }),
-      )
+      .then((esbuild) => {
+        preludeBuilds += 1;
+        return esbuild
+          .build({
+            ...ISOLATE_SCRIPT_OPTIONS,
+            // Every isolate keeps its own copy of the prelude's source (V8 needs it for lazy
+            // compilation): ASCII keeps it a one-byte string, and dropping whitespace and comments
+            // shrinks it further (869 KB two-byte -> 631 KB one-byte, 5.5 -> 4.4 MB RSS per isolate).
+            // Identifiers keep their names: `keepNames` would cost more than it saves.
+            charset: 'ascii',
+            minifyWhitespace: true,
+            minifySyntax: true,
+            absWorkingDir: PACKAGE_ROOT,
+            plugins: [withoutZodLocales],
+            stdin: {
+              contents: preludeSource(kind),
+              resolveDir: PACKAGE_ROOT,
+              sourcefile: '<toolhost-prelude>',
+              loader: 'js',
+            },
+          })
+          .finally(() => {
+            preludeBuilds -= 1;
+            // This thread's esbuild builds preludes only (plugins build in the build worker): its
+            // service (≈ 35 MB RSS after a prelude) goes once none is building, instead of living
+            // as long as a `serve` that started its executor; a later prelude starts it again.
+            if (preludeBuilds === 0) void esbuild.stop();
+          });
+      })
       .then((result) => {
         const code = result.outputFiles?.[0]?.text;
         if (code === undefined) {

@@ -1,8 +1,15 @@
+import { execFile } from 'node:child_process';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { promisify } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
 import { preludeFingerprint } from '../../src/sandbox/isolate-script.js';
+
+const run = promisify(execFile);
+/** The host package's build (what `npm test` builds first). */
+const DIST = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../dist');
 
 describe('the prelude fingerprint the plugin cache keys on', () => {
   const roots: string[] = [];
@@ -42,5 +49,32 @@ describe('the prelude fingerprint the plugin cache keys on', () => {
     await writeFile(path.join(sdk, 'dist', 'index.d.ts'), 'export declare const a: 1;\n');
     await writeFile(path.join(sdk, 'dist', 'index.js.map'), '{}');
     expect(preludeFingerprint(sdk, zod)).toBe(first);
+  });
+});
+
+describe('building preludes', () => {
+  it('stops its esbuild service once no prelude is building, and starts it again for the next', async () => {
+    // In a process of its own, whose only esbuild is the preludes' (the test runner has others).
+    const script = `
+      import { readdirSync, readFileSync } from 'node:fs';
+      import { loadPreludeScript } from ${JSON.stringify(pathToFileURL(path.join(DIST, 'sandbox/isolate-script.js')).href)};
+      const esbuildChildren = () => readdirSync('/proc').filter((pid) => {
+        try {
+          const stat = readFileSync('/proc/' + pid + '/stat', 'utf8');
+          const [state, ppid] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+          return Number(ppid) === process.pid && state !== 'Z' && readFileSync('/proc/' + pid + '/cmdline', 'utf8').includes('--service');
+        } catch { return false; }
+      }).length;
+      const base = await loadPreludeScript('base');
+      const afterBase = esbuildChildren();
+      const full = await loadPreludeScript('full');
+      console.log(JSON.stringify({ base: base.length, full: full.length, afterBase, afterFull: esbuildChildren() }));
+    `;
+    const { stdout } = await run(process.execPath, ['--input-type=module', '-e', script]);
+    const seen = JSON.parse(stdout) as { base: number; full: number; afterBase: number; afterFull: number };
+    expect(seen.base).toBeGreaterThan(100_000);
+    // The second prelude was built after the service had gone: it started again.
+    expect(seen.full).toBeGreaterThan(seen.base);
+    expect([seen.afterBase, seen.afterFull]).toEqual([0, 0]);
   });
 });
