@@ -1,4 +1,5 @@
 import { Worker } from 'node:worker_threads';
+import { messageOf } from '../../util/errors.js';
 import { builtEntry } from '../../util/package.js';
 import type { BundleOutcome } from './build-context.js';
 import type { BuildJob, BuildWorkerData, FromBuildWorker, ToBuildWorker } from './build-ipc.js';
@@ -87,7 +88,12 @@ export class BuildService {
         // Settled meanwhile (closed): nothing to send.
         if (this.#pending.get(id) !== pending) return;
         pending.timer = setTimeout(() => this.#timedOut(id), job.limits.timeoutMs);
-        this.#send(id);
+        try {
+          this.#send(id);
+        } catch (error) {
+          // Sent later than asked, a throw here would reject nothing the caller holds.
+          this.#settle(id, failure(`the build could not be sent to the build worker: ${messageOf(error)}`));
+        }
       });
     });
   }
