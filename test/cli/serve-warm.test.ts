@@ -1,4 +1,5 @@
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import * as path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -22,6 +23,17 @@ function executorsUnder(pid: number): number[] {
       return false; // gone meanwhile
     }
   });
+}
+
+/** Every file under `dir` with its modification time: what a start that builds or describes changes. */
+function filesOf(dir: string): Record<string, number> {
+  const files: Record<string, number> = {};
+  for (const entry of readdirSync(dir, { recursive: true, withFileTypes: true })) {
+    if (!entry.isFile()) continue;
+    const file = path.join(entry.parentPath, entry.name);
+    files[path.relative(dir, file)] = statSync(file).mtimeMs;
+  }
+  return files;
 }
 
 /** `toolhost serve` (stdio, the default process sandbox) on `root`, connected with the SDK client. */
@@ -54,11 +66,15 @@ describe('toolhost serve starts the executor before the first call', () => {
       .poll(async () => (await first.client.listTools()).tools.map((t) => t.name))
       .toContain('healthy_echo');
     await first.client.close();
+    const cache = path.join(root, '.toolhost', 'cache');
+    const cached = filesOf(cache);
+    expect(Object.keys(cached).length).toBeGreaterThan(0);
 
     const second = await serve(root);
     await second.stderr.waitFor(/toolhost: serving/);
-    // No build, no call: the executor was started for the calls to come.
-    expect(second.stderr.text).not.toMatch(/build/i);
+    // Nothing built or described (the caches are as the first serve left them), and no call yet:
+    // the executor was started for the calls to come.
+    expect(filesOf(cache)).toEqual(cached);
     const warmed = executorsUnder(second.pid);
     expect(warmed.length).toBeGreaterThan(0);
     const result = await second.client.callTool({ name: 'healthy_echo', arguments: { text: 'warm' } });
