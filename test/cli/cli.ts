@@ -8,6 +8,7 @@ import { cp, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 
 export const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 export const CLI = path.join(REPO, 'packages/host/dist/cli/main.js');
@@ -272,6 +273,24 @@ export function serveOverHttp(root: string, flags: readonly string[] = []) {
   // Awaited by the test; a server stopped first must not leave an unhandled rejection behind.
   url.catch(() => {});
   return { server, url };
+}
+
+/**
+ * The SDK's stdio client transport for `toolhost serve --no-watch [flags] --root ROOT`, in a clean
+ * environment, and its stderr watched (connect a client to `transport`).
+ */
+export function serveOverStdio(root: string, flags: readonly string[] = []) {
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [CLI, 'serve', '--no-watch', ...flags, '--root', root],
+    env: cleanEnv() as Record<string, string>,
+    stderr: 'pipe',
+  });
+  const stderr = new StreamWatch(
+    'toolhost serve (stderr)',
+    transport.stderr as unknown as NodeJS.ReadableStream,
+  );
+  return { transport, stderr };
 }
 
 /** Any ANSI escape sequence. */

@@ -1,10 +1,9 @@
 import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { LoggingMessageNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, describe, expect, it } from 'vitest';
-import { CLI, cleanEnv, project, StreamWatch } from './cli.js';
+import { CLI, cleanEnv, project, StreamWatch, serveOverStdio } from './cli.js';
 
 /** The live children of `pid` (from /proc), with their command lines. */
 function childrenOf(pid: number): { pid: number; cmdline: string }[] {
@@ -43,16 +42,7 @@ afterEach(async () => {
  */
 async function connect(plugins: string[], config: unknown, sandbox: string[] = ['--sandbox', 'inline']) {
   const { root, dispose } = await project(plugins, config);
-  const transport = new StdioClientTransport({
-    command: process.execPath,
-    args: [CLI, 'serve', '--no-watch', ...sandbox, '--root', root],
-    env: cleanEnv() as Record<string, string>,
-    stderr: 'pipe',
-  });
-  const stderr = new StreamWatch(
-    'toolhost serve (stderr)',
-    transport.stderr as unknown as NodeJS.ReadableStream,
-  );
+  const { transport, stderr } = serveOverStdio(root, sandbox);
   const client = new Client({ name: 'serve-supervised-test', version: '1.0.0' });
   const logs: string[] = [];
   client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => {

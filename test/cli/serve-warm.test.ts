@@ -1,10 +1,9 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import * as path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { familyOf } from '../../bench/lib/proc.mjs';
-import { CLI, cleanEnv, project, StreamWatch } from './cli.js';
+import { project, serveOverStdio } from './cli.js';
 
 const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {
@@ -38,16 +37,7 @@ function filesOf(dir: string): Record<string, number> {
 
 /** `toolhost serve` (stdio, the default process sandbox) on `root`, connected with the SDK client. */
 async function serve(root: string) {
-  const transport = new StdioClientTransport({
-    command: process.execPath,
-    args: [CLI, 'serve', '--no-watch', '--root', root],
-    env: cleanEnv() as Record<string, string>,
-    stderr: 'pipe',
-  });
-  const stderr = new StreamWatch(
-    'toolhost serve (stderr)',
-    transport.stderr as unknown as NodeJS.ReadableStream,
-  );
+  const { transport, stderr } = serveOverStdio(root);
   const client = new Client({ name: 'serve-warm-test', version: '1.0.0' });
   await client.connect(transport);
   cleanups.push(() => client.close());
