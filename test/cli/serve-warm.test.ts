@@ -3,7 +3,7 @@ import * as path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { familyOf } from '../../bench/lib/proc.mjs';
-import { project, serveOverStdio } from './cli.js';
+import { project, serveOverStdio, startToolhost, toolhost } from './cli.js';
 
 const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {
@@ -44,7 +44,7 @@ async function serve(root: string) {
   return { client, stderr, pid: transport.pid ?? 0 };
 }
 
-describe('toolhost serve starts the executor before the first call', () => {
+describe('toolhost serve and dev start the executor before the first call', () => {
   it('on a start from the caches (nothing built), the executor runs once serving begins, and the first call goes to it', async () => {
     const { root, dispose } = await project(['healthy'], { builtins: false });
     cleanups.push(dispose);
@@ -71,6 +71,23 @@ describe('toolhost serve starts the executor before the first call', () => {
     expect((result as { content: { text: string }[] }).content[0]?.text).toBe('echo: warm');
     // The call went to the executor already running: no other was started for it.
     expect(executorsUnder(second.pid)).toEqual(warmed);
+  });
+
+  it('toolhost dev too: on a start from the caches, the executor runs once it listens', async () => {
+    const { root, dispose } = await project(['healthy'], { builtins: false });
+    cleanups.push(dispose);
+    // `toolhost list` builds and describes the plugin, fills the caches, and exits.
+    expect((await toolhost(['list', '--root', root], { timeoutMs: 60_000 })).code).toBe(0);
+    const cache = path.join(root, '.toolhost', 'cache');
+    const cached = filesOf(cache);
+    expect(Object.keys(cached).length).toBeGreaterThan(0);
+    const dev = startToolhost(['dev', '--port', '0', '--root', root]);
+    cleanups.push(async () => {
+      expect(await dev.stop('SIGINT')).toBe(0);
+    });
+    await dev.stdout.waitFor(/MCP http:\/\/127\.0\.0\.1:\d+\/mcp/);
+    expect(filesOf(cache)).toEqual(cached);
+    expect(executorsUnder(dev.child.pid ?? 0).length).toBeGreaterThan(0);
   });
 
   it('starts none for a project without plugins', async () => {
