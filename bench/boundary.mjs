@@ -55,7 +55,7 @@ import { Agent } from 'undici';
 import * as z from 'zod';
 import { SLOW_BURST, slowBursts } from './lib/bursts.mjs';
 import { ECHO_PLUGIN, EVERYTHING_BIN, REPO, TOOLHOST_BIN } from './lib/paths.mjs';
-import { childrenOf, descendantsOf, HAS_PROC, procStat } from './lib/proc.mjs';
+import { childrenOf, descendantsOf, HAS_PROC, isExecutorProcess, procStat } from './lib/proc.mjs';
 import { setting } from './lib/settings.mjs';
 
 // isolated-vm needs --no-node-snapshot on Node >= 20 (the inline path runs isolates here);
@@ -161,15 +161,6 @@ function textCheck(label, prefix, resultOf) {
       throw new Error(`${label}: call with text "${text}" answered ${preview(answer)}`);
     }
   };
-}
-
-/** Whether a process runs code of the host's executor (its command line names the entry). */
-function isExecutor(pid) {
-  try {
-    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('executor-main');
-  } catch {
-    return false;
-  }
 }
 
 /** Whether a process is esbuild's service (the plugin builds of a `serve`). */
@@ -414,7 +405,7 @@ async function hostPath({ key, label, goal, childLabel, options, tool }) {
     options.sandbox === 'process'
       ? // Through the host's sandbox plumbing when it says, else by command line.
         // (the jailed executor itself, not the bubblewrap around it).
-        [internalsOf(host).sandbox?.executorPid ?? childrenOf(process.pid).find(isExecutor)].filter(
+        [internalsOf(host).sandbox?.executorPid ?? childrenOf(process.pid).find(isExecutorProcess)].filter(
           (pid) => pid !== undefined,
         )
       : [];

@@ -9,7 +9,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { createHost, serveHttp } from '@toolhost/host';
 import { internalsOf } from '@toolhost/host/internal';
-import { childrenByParent, withDescendants } from './lib/proc.mjs';
+import { childrenByParent, isExecutorProcess, withDescendants } from './lib/proc.mjs';
 import { pluginSource } from './scale-plugins.mjs';
 
 const [phase, root, countText] = process.argv.slice(2);
@@ -35,15 +35,7 @@ function rssMb(pid) {
  */
 function executorPids() {
   const children = childrenByParent();
-  const roots = [];
-  for (const pid of children.get(process.pid) ?? []) {
-    try {
-      if (readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('executor-main')) roots.push(pid);
-    } catch {
-      // Gone meanwhile.
-    }
-  }
-  return withDescendants(roots, children);
+  return withDescendants((children.get(process.pid) ?? []).filter(isExecutorProcess), children);
 }
 
 const memory = () => ({

@@ -16,6 +16,8 @@ export declare function descendantsOf(pid: number): number[];
 export declare function childrenOf(pid: number): number[];
 /** `roots` and all their live descendants. */
 export declare function withDescendants(roots: readonly number[], children?: Map<number, number[]>): number[];
+/** Whether process `pid` starts or runs the host's executor (its command line names the entry). */
+export declare function isExecutorProcess(pid: number): boolean;
 /** CPU time `pid` has used (user + system), µs, or 0 once it is gone. */
 export declare function cpuMicros(pid: number): number;
 /** The CPUs this process may run on (its cpuset); none off Linux. */

@@ -72,6 +72,18 @@ export function withDescendants(roots, children = childrenByParent()) {
   return [...roots, ...familyOf(roots, true, children)];
 }
 
+/**
+ * Whether process `pid` starts or runs the host's executor: its command line names the entry
+ * (bubblewrap's, for a jailed executor, and the Node process inside it).
+ */
+export function isExecutorProcess(pid) {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('executor-main');
+  } catch {
+    return false; // gone meanwhile
+  }
+}
+
 /** CPU time `pid` has used (user + system), µs, or 0 once it is gone. */
 export function cpuMicros(pid) {
   return procStat(pid)?.cpuUs ?? 0;

@@ -1,8 +1,8 @@
-import { existsSync, readdirSync, readFileSync, statSync, utimesSync } from 'node:fs';
+import { existsSync, readdirSync, statSync, utimesSync } from 'node:fs';
 import * as path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { familyOf } from '../../bench/lib/proc.mjs';
+import { childrenOf, isExecutorProcess } from '../../bench/lib/proc.mjs';
 import { project, serveOverStdio, startToolhost, toolhost } from './cli.js';
 
 const cleanups: (() => Promise<void>)[] = [];
@@ -10,19 +10,8 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
-/**
- * The children of `pid` that start the executor: bubblewrap, when jailed (its command line names
- * the entry; the executor inside comes a moment later), else the executor itself.
- */
-function executorsUnder(pid: number): number[] {
-  return familyOf([pid], false).filter((child) => {
-    try {
-      return readFileSync(`/proc/${child}/cmdline`, 'utf8').includes('executor-main');
-    } catch {
-      return false; // gone meanwhile
-    }
-  });
-}
+/** The children of `pid` that start the executor (bubblewrap, when jailed; the executor inside comes a moment later). */
+const executorsUnder = (pid: number): number[] => childrenOf(pid).filter(isExecutorProcess);
 
 /** Every file under `dir` with its modification time: what a start that builds or describes changes. */
 function filesOf(dir: string): Record<string, number> {
