@@ -2,7 +2,6 @@ import * as path from 'node:path';
 import { type ConfigOutcome, loadConfigFile } from '../config/load.js';
 import { sandboxSettingOf } from '../config/sandbox.js';
 import { createHost, type ToolHost } from '../host/host.js';
-import { internalsOf } from '../host/internals.js';
 import type { HostOptions } from '../host/types.js';
 import { isDirectory, isFile } from '../util/stat.js';
 import { UsageError } from './args.js';
@@ -94,17 +93,4 @@ export async function openHost(
   } finally {
     progress.stop();
   }
-}
-
-/**
- * Starts the executor process now (`toolhost serve` and `dev`, once the host is open) when the
- * project has plugins, instead of at the first plugin call: its jail, Node, and the prelude built
- * and snapshotted took that call 0.56-0.60 s after a warm start, where a call into a started
- * executor takes 0.08-0.13 s (`toolhost serve`, a call 1.5 s after `tools/list`; 2-core machine).
- * A start that built plugins has started it already (plugin-set.ts); an executor no call reaches
- * retires when idle, as any other; an inline sandbox has nothing to start.
- */
-export function warmSandbox(host: ToolHost): void {
-  if (!host.plugins.some((plugin) => plugin.status === 'loaded' || plugin.status === 'loading')) return;
-  internalsOf(host).sandbox?.warm?.();
 }

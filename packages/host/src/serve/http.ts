@@ -39,6 +39,7 @@ import { paramHeaderRejection } from './param-headers.js';
 import { RateLimiter } from './rate-limit.js';
 import { createMcpServer, type McpServeOptions } from './server.js';
 import { closeStalledWrites } from './stalled-writes.js';
+import { warmForServing } from './warm.js';
 
 /**
  * How long an idle keep-alive connection stays open, ms. Node's default (5 s) is shorter than a
@@ -77,6 +78,7 @@ export async function serveHttp(host: ToolHost, options: McpHttpOptions = {}): P
   checkOption('sessionIdleMs', options.sessionIdleMs, MAX_TIMER_MS);
   checkOption('maxSessions', options.maxSessions);
   checkOption('writeStallMs', options.writeStallMs, MAX_TIMER_MS);
+  warmForServing(host);
   const hostname = options.hostname ?? '127.0.0.1';
   const configured = host.config.serve?.auth;
   const oauth = options.auth?.oauth ?? configured?.oauth;

@@ -16,6 +16,7 @@ import { createModernServer, createModernServing, type ModernServing } from './m
 import type { RequestId } from './reports.js';
 import { createMcpServer, type McpServeOptions } from './server.js';
 import { LineReader } from './stdio-lines.js';
+import { warmForServing } from './warm.js';
 
 /** How `serveStdio` serves: the streams, and the session's options. */
 export interface McpStdioOptions extends McpServeOptions {
@@ -77,6 +78,7 @@ export async function serveStdioRecorded(
   /** How many `tools/call` requests the direct path took (direct-calls.ts). */
   directCalls: () => number;
 }> {
+  warmForServing(host);
   const stdin = options.stdin ?? process.stdin;
   const out = coalescing(options.stdout ?? process.stdout);
   /** Until the connection ends: no polling after it. */

@@ -10,7 +10,7 @@ import { DEFAULT_DEV_PORT } from '../defaults.js';
 import { planWarnings, warningLines } from '../findings.js';
 import { FLAGS } from '../flags.js';
 import { type Io, type Output, type Style, styleFor } from '../io.js';
-import { openHost, resolveProject, warmSandbox } from '../project.js';
+import { openHost, resolveProject } from '../project.js';
 import { serveUntilStopped } from '../running.js';
 import { skillLines } from '../skills-view.js';
 import { writeStallLine } from '../stall-line.js';
@@ -83,7 +83,6 @@ export async function dev(argv: readonly string[], io: Io): Promise<number> {
   const port = values.port === undefined ? undefined : portOf('--port', values.port);
   const project = await resolveProject(values);
   const host = await openHost(project, io, { watch: true });
-  warmSandbox(host);
   const style = styleFor(io.out);
   const config = shownPath(project.configFile);
   const warnings = () => planWarnings(host, config);

@@ -12,7 +12,7 @@ import { supervise } from '../../serve/supervisor.js';
 import { portOf, UsageError } from '../args.js';
 import { loud } from '../auth-line.js';
 import { type Io, styleFor } from '../io.js';
-import { openHost, resolveProject, warmSandbox } from '../project.js';
+import { openHost, resolveProject } from '../project.js';
 import { SNAPSHOT_FLAG } from '../restart.js';
 import { type Served, serveUntilStopped } from '../running.js';
 import { writeStallLine } from '../stall-line.js';
@@ -138,7 +138,6 @@ async function served(
     });
   }
   const tools = host.plan().visible.length;
-  warmSandbox(host);
   const watching = watch ? 'watching for changes' : 'not watching';
   const where =
     sandbox === 'inline'
