@@ -31,7 +31,14 @@ function bench(script: string, env: Record<string, string>, flags: string[] = ['
 
 const VERDICT = '[✓✗]';
 /** boundary.mjs and floor.mjs as small as they go: one block, one warm-up call, one short burst each. */
-const SMALL = { BENCH_BLOCKS: '1', BENCH_WARMUP: '1', BENCH_ROUNDS: '1', BENCH_BURST_CALLS: '100' };
+const SMALL = {
+  BENCH_BLOCKS: '1',
+  BENCH_WARMUP: '1',
+  BENCH_ROUNDS: '1',
+  BENCH_BURST_CALLS: '100',
+  BENCH_IDLE_CALLS: '1',
+  BENCH_IDLE_MS: '1',
+};
 const NUMBER = String.raw`\d[\d,.]*`;
 
 describe("issue 29's benches print every figure with its goal", () => {
@@ -51,6 +58,7 @@ describe("issue 29's benches print every figure with its goal", () => {
         string,
         {
           latency: { p50Ratio: number; goal: number | null; met: boolean | null };
+          idle: { calls: number; p50Us: number; p50Ratio: number };
           throughput: Record<
             string,
             {
@@ -104,6 +112,18 @@ describe("issue 29's benches print every figure with its goal", () => {
     for (const goal of ['≤ 0.05×', '≤ 0.25×', '≤ 1×', '≤ 1.5×', '≥ 1.25×', '≥ 1×'])
       expect(out).toMatch(new RegExp(`${goal} ${VERDICT}`));
     expect(out).toMatch(/goals missed: |every goal met/);
+    // Beside them, no goal: every path's p50 of calls that come after idleness, to its baseline.
+    expect(out).toMatch(/\nafter idleness: 1 single calls per path, each after 1 ms without a call/);
+    for (const [key, entry] of Object.entries(paths)) {
+      expect(entry.idle.calls, key).toBe(1);
+      expect(entry.idle.p50Us, key).toBeGreaterThan(0);
+      expect(Number.isFinite(entry.idle.p50Ratio), key).toBe(true);
+    }
+    // Each baseline is 1.00× of itself over its own transport.
+    expect(paths.mcp?.idle.p50Ratio).toBe(1);
+    expect(paths['serve-http']?.idle.p50Ratio).toBeCloseTo(
+      (paths['serve-http']?.idle.p50Us ?? 0) / (paths['mcp-http']?.idle.p50Us ?? 1),
+    );
   });
 
   it('floor.mjs: the floors under the served goals and the process plugin, each with its goal', async () => {
