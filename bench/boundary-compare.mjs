@@ -1,6 +1,8 @@
 // Side by side, the results of several runs of bench/boundary.mjs (each written with BENCH_JSON):
 // every ratio per run with its min–max, so a change is judged against how much the ratios move
 // between runs of the same code. Absolute µs and calls/s are shown for the MCP baseline only.
+// Each run says how its paths were interleaved (one rotation of all of them, or one per transport:
+// bench/boundary.mjs's header); runs interleaved differently are not comparable, and it says so.
 // Run: `node bench/boundary-compare.mjs before-1.json before-2.json after-1.json …`
 import { readFileSync } from 'node:fs';
 
@@ -55,12 +57,19 @@ const ratio = (value) => `${value.toFixed(2)}×`;
 const micro = (value) => value.toFixed(1);
 const perSecond = (value) => Math.round(value).toLocaleString('en-US');
 
+/** Results written before the setting existed ran every path in one rotation. */
+const interleavingOf = (run) => run.settings?.interleaving ?? 'all';
 runs.forEach((run, i) => {
   const load = run.loadavg?.start?.map((l) => l.toFixed(2)).join(' ') ?? '?';
   console.log(
-    `run ${i + 1}: ${files[i]} (commit ${run.commit ?? '?'}, ${run.node}, ${run.startedAt}, load ${load}, ${run.settings?.blocks} blocks)`,
+    `run ${i + 1}: ${files[i]} (commit ${run.commit ?? '?'}, ${run.node}, ${run.startedAt}, load ${load}, ${run.settings?.blocks} blocks, interleaved: ${interleavingOf(run)})`,
   );
 });
+if (new Set(runs.map(interleavingOf)).size > 1) {
+  console.log(
+    'warning: these runs interleaved their paths differently (see each run above): their ratios differ by design, not only by noise',
+  );
+}
 console.log('');
 
 table('p50 latency', [
@@ -100,6 +109,25 @@ for (const level of levels) {
           goal == null ? '' : `≥ ${goal}×`,
         );
       }),
+  ]);
+}
+
+if (runs.some((run) => run.paths.mcp?.idle !== undefined)) {
+  table('p50 of the first call after a pause', [
+    row(
+      'MCP baseline p50 µs',
+      runs.map((run) => run.paths.mcp?.idle?.p50Us),
+      micro,
+    ),
+    ...keys
+      .filter((key) => key !== 'mcp')
+      .map((key) =>
+        row(
+          `${labelOf(key)}, ratio`,
+          runs.map((run) => run.paths[key]?.idle?.p50Ratio),
+          ratio,
+        ),
+      ),
   ]);
 }
 

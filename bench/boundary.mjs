@@ -14,7 +14,7 @@
 // interleaved bursts per path at 64 and at 5,000 calls in flight, for calls/s (the median) and
 // their spread (the fastest burst over the slowest: stable under load); then BENCH_IDLE_CALLS
 // single calls per path, each after BENCH_IDLE_MS of idleness (a model's turn between two tool
-// calls), for their p50. CPU per call: this
+// calls), for their p50 (the first call after a pause only: see below). CPU per call: this
 // process from `process.cpuUsage()`, child processes (executor, MCP server, `serve` and its
 // executor) from utime+stime in /proc/<pid>/stat. Every result is checked; any failure exits 1.
 //
@@ -33,21 +33,26 @@
 //
 // Blocks and bursts interleave within a transport: the stdio and embedded paths with the plain
 // stdio server, then the HTTP paths with the plain HTTP server, each path's ratio taken in its own
-// rotation. In one rotation of all of them, each stdio path sat idle ≈ 250 ms between two of its
-// blocks while the HTTP blocks ran (2 ms a call against 0.05-0.2), long enough for the scheduler to
-// forget the processes' load, and the next block ran with them placed as after idleness: the
-// process plugin's block p50 was 104-113 µs with the HTTP baseline in the rotation against 52-54
-// without it, and 124 µs with a path that only sleeps 220 ms a block in its place (plain server 91-110
-// against 73-88; scratch rotations of 80-100 rounds). That mixed two regimes by accident, in a
-// proportion set by how slow the HTTP paths are; the idle regime now has a table of its own (the
-// last phase), where every path pays it alike.
+// rotation (a path says its transport; its baseline is that transport's plain server). In one
+// rotation of all of them (BENCH_INTERLEAVE=all, the design until 2026-12-07), each stdio path sat
+// idle ≈ 250 ms between two of its blocks while the HTTP blocks ran (2 ms a call against
+// 0.05-0.2), and its next block ran in part as after idleness: in scratch rotations of 80-100
+// rounds, the process plugin's block p50 was 104-113 µs with the HTTP baseline in the rotation
+// against 52-54 without it, and 124 µs with a path that only sleeps 220 ms a block in its place;
+// the plain server's 91-110 against 73-88. Idleness costs the toolhost paths more than the plain
+// server (they cross more processes), so the old rotation's figures depended on how slow the HTTP
+// paths were. The gaps are shorter now, not gone: a stdio path still idles while the other paths
+// of its rotation run (≈ 40-50 ms), and the HTTP paths idle through the stdio phases (the stdio
+// executors, idle 100-130 s through the HTTP phases, must not reach their 300 s retirement). The
+// idle regime has its own table: the first call after a pause.
 //
 // Run: `npm run bench` (all benches), or `npm run build && node bench/boundary.mjs`.
 // Environment: BENCH_BLOCKS (default 300), BENCH_WARMUP (2000), BENCH_ROUNDS (5),
 // BENCH_BURST_CALLS (calls per burst at every concurrency; default 5,000 at 64 in flight and
 // 20,000 at 5,000: only a smoke run such as test/bench/goals.test.ts sets it),
-// BENCH_IDLE_CALLS (40), BENCH_IDLE_MS (100), BENCH_INTERLEAVE=all (one rotation of every path,
-// as before: to see the difference the header describes),
+// BENCH_IDLE_CALLS (40), BENCH_IDLE_MS (100), BENCH_INTERLEAVE=all|per-transport (default
+// per-transport; all: one rotation of every path, as before, to see the difference the header
+// describes),
 // BENCH_JSON=<file> (write the results there, for bench/boundary-compare.mjs), BENCH_STRICT=1
 // (exit 1 when a goal is missed), BENCH_TIMEOUT_S (900: a run that takes longer fails; a quiet
 // 2-core machine takes about 450 s, most of it the HTTP paths).
@@ -94,7 +99,12 @@ const TIMEOUT_S = setting('BENCH_TIMEOUT_S', 900);
 const BLOCK_SIZE = 100;
 const IDLE_CALLS = setting('BENCH_IDLE_CALLS', 40);
 const IDLE_MS = setting('BENCH_IDLE_MS', 100);
-const INTERLEAVE = process.env.BENCH_INTERLEAVE === 'all' ? 'all' : 'per transport';
+const INTERLEAVE = (() => {
+  const value = process.env.BENCH_INTERLEAVE;
+  if (value === undefined || value === '' || value === 'per-transport') return 'per transport';
+  if (value === 'all') return 'all';
+  throw new Error(`BENCH_INTERLEAVE=${value}: expected "all" or "per-transport"`);
+})();
 const STRICT = process.env.BENCH_STRICT === '1';
 const JSON_FILE = process.env.BENCH_JSON || undefined;
 /**
@@ -333,6 +343,7 @@ async function mcpHttpBaseline() {
     if (!tools.some((tool) => tool.name === 'echo')) throw new Error(`${label}: no "echo" tool listed`);
     return {
       key: 'mcp-http',
+      transport: 'http',
       label: 'MCP SDK server, streamable HTTP (baseline)',
       childLabel: 'server',
       call: (text) => server.client.callTool({ name: 'echo', arguments: { message: text } }),
@@ -368,7 +379,7 @@ async function serveHttpPath(root) {
     let pids;
     return {
       key: 'serve-http',
-      baseline: 'mcp-http',
+      transport: 'http',
       label: 'toolhost serve, HTTP, jailed executor, token + audit',
       childLabel: 'serve+executor',
       goal: { p50: 1.5 },
@@ -483,23 +494,34 @@ async function warmUp(p) {
   }
 }
 
-/** The key of the baseline a path's ratios are taken to (the baselines are their own). */
-const baselineOf = (p) => p.baseline ?? (p.key === 'mcp-http' ? 'mcp-http' : 'mcp');
+/** The baseline of each transport: the plain MCP server over it. */
+const BASELINES = { stdio: 'mcp', http: 'mcp-http' };
+
+/** The key of the path a path's ratios are taken to (a baseline's is itself). */
+const baselineOf = (p) => BASELINES[p.transport ?? 'stdio'];
 
 /**
  * Runs `phase` on each transport's paths in turn (its baseline with the paths measured against
  * it: header), and merges the results into one map by path.
  */
 async function perTransport(paths, phase) {
-  if (INTERLEAVE === 'all') return phase(paths);
   const merged = new Map();
-  for (const group of Map.groupBy(paths, baselineOf).values()) {
+  for (const group of rotationsOf(paths)) {
     for (const [key, value] of await phase(group)) merged.set(key, value);
   }
   return merged;
 }
 
-/** Single calls, each after IDLE_MS of idleness, the paths in turn: their p50 and p95 (µs). */
+/** The paths that rotate together in the latency and throughput phases, in the order they run. */
+function rotationsOf(paths) {
+  return INTERLEAVE === 'all' ? [paths] : [...Map.groupBy(paths, baselineOf).values()];
+}
+
+/**
+ * The first call after a pause: single calls, each after IDLE_MS in which this process made none
+ * (a path's own previous call came one rotation, ≈ paths × IDLE_MS, before), the paths in turn:
+ * their p50 and p95 (µs).
+ */
 async function idlePhase(paths) {
   const samples = new Map(paths.map((p) => [p.key, []]));
   let n = 0;
@@ -731,7 +753,7 @@ function summarize(paths, latency, throughput, idle) {
   const summary = {};
   for (const p of paths) {
     const l = latency.get(p.key);
-    const baseline = p.baseline ?? 'mcp';
+    const baseline = baselineOf(p);
     const i = idle.get(p.key);
     const ratio = l.p50Us / latency.get(baseline).p50Us;
     const entry = {
@@ -857,7 +879,7 @@ function print(summary) {
   );
   if (!HAS_PROC) console.log('(no /proc here: child CPU reads as 0)');
   console.log(
-    `\nafter idleness: ${IDLE_CALLS} single calls per path, each after ${IDLE_MS} ms without a call (a model's turn between two tool calls), the paths in turn; ratio to the plain server over the same transport, beside the ratio of back-to-back calls (no goal: what a client waits for when its calls come apart)`,
+    `\nafter idleness: ${IDLE_CALLS} single calls per path, each after ${IDLE_MS} ms without a call (a model's turn between two tool calls; the path's own last call one rotation before), the paths in turn; ratio to the plain server over the same transport, beside the ratio of back-to-back calls (no goal: what a client waits for when its calls come apart)`,
   );
   table(
     ['path', 'p50 µs', 'p95 µs', 'p50 ratio', 'back to back'],
@@ -984,6 +1006,7 @@ try {
             concurrency: CONCURRENCY,
             idle: { calls: IDLE_CALLS, ms: IDLE_MS },
             interleaving: INTERLEAVE,
+            rotations: rotationsOf(paths).map((group) => group.map((p) => p.key)),
           },
           baseline: 'mcp',
           paths: summary,

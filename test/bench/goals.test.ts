@@ -53,7 +53,8 @@ describe("issue 29's benches print every figure with its goal", () => {
   it('boundary.mjs: each path against the plain server, p50 and calls/s at 64 and 5,000 in flight', async () => {
     const json = path.join(dir, 'boundary.json');
     const out = await bench('boundary.mjs', { ...SMALL, BENCH_JSON: json });
-    const { paths } = JSON.parse(await readFile(json, 'utf8')) as {
+    const { paths, settings } = JSON.parse(await readFile(json, 'utf8')) as {
+      settings: { interleaving: string; rotations: string[][] };
       paths: Record<
         string,
         {
@@ -119,11 +120,23 @@ describe("issue 29's benches print every figure with its goal", () => {
       expect(entry.idle.p50Us, key).toBeGreaterThan(0);
       expect(Number.isFinite(entry.idle.p50Ratio), key).toBe(true);
     }
-    // Each baseline is 1.00× of itself over its own transport.
-    expect(paths.mcp?.idle.p50Ratio).toBe(1);
-    expect(paths['serve-http']?.idle.p50Ratio).toBeCloseTo(
-      (paths['serve-http']?.idle.p50Us ?? 0) / (paths['mcp-http']?.idle.p50Us ?? 1),
-    );
+    // Every ratio is to the plain server over the path's own transport (a baseline's is 1×).
+    for (const [key, baseline] of Object.entries({
+      mcp: 'mcp',
+      'mcp-http': 'mcp-http',
+      'serve-http': 'mcp-http',
+    })) {
+      expect(paths[key]?.idle.p50Ratio, key).toBeCloseTo(
+        (paths[key]?.idle.p50Us ?? 0) / (paths[baseline]?.idle.p50Us ?? 1),
+      );
+    }
+    expect(paths['mcp-http']?.latency.p50Ratio).toBe(1);
+    // Blocks and bursts rotate within each transport, each with its own baseline (the header).
+    expect(settings.interleaving).toBe('per transport');
+    expect(settings.rotations).toEqual([
+      ['mcp', 'inproc', 'inline', 'process', 'serve', 'serve-process'],
+      ['mcp-http', 'serve-http'],
+    ]);
   });
 
   it('floor.mjs: the floors under the served goals and the process plugin, each with its goal', async () => {

@@ -63,9 +63,10 @@ export const PROBE_EVERY = 64;
  * just after the window, as soon as this process stopped polling, polling stops (one probe in
  * {@link PROBE_EVERY} tries again). That is the case when the other process shares this one's
  * CPU: this VM's scheduler packs tasks onto one vCPU (`sched_vcpu_pack`), where two polling
- * processes only take turns. In bench/boundary.mjs,
- * whose interleaved paths leave their processes idle most of the time, the packed pair answered a
- * sequential process-plugin call in 46-57 µs without polling and in 80 µs polling regardless.
+ * processes only take turns. In bench/boundary.mjs, when its one rotation of every path left the
+ * processes idle most of the time (since 2026-12-07 each transport rotates on its own), the packed
+ * pair answered a sequential process-plugin call in 46-57 µs without polling and in 80 µs polling
+ * regardless.
  *
  * `still` ends a window early (the host stops once no request is in flight).
  */
