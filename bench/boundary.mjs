@@ -2,7 +2,9 @@
 // alternative a user would pick, a plain MCP server over stdio (the published
 // @modelcontextprotocol/server-everything `echo`, called through the official SDK client).
 //
-// Paths, all running the same small echo: the MCP baseline; an in-process custom tool through the
+// Paths, all running the same small echo: the MCP baseline; the same server behind a Node process
+// that only copies bytes (the served chain's floor, measured in the same rotation; no goal); an
+// in-process custom tool through the
 // full wrapper (`host.session().call`); the echo plugin in an `inline` and in a `process` sandbox;
 // and `toolhost serve` over stdio called through the SDK client, in both shapes: isolates in the
 // jailed executor process (the default) and in the supervised serve process (`--sandbox inline`);
@@ -75,6 +77,10 @@ import { Agent } from 'undici';
 import * as z from 'zod';
 import { SLOW_BURST, slowBursts } from './lib/bursts.mjs';
 import { ECHO_PLUGIN, EVERYTHING_BIN, REPO, TOOLHOST_BIN } from './lib/paths.mjs';
+
+/** The byte relay the floor path puts in front of the plain server. */
+const BYTE_RELAY = fileURLToPath(new URL('./lib/byte-relay.mjs', import.meta.url));
+
 import { childrenOf, descendantsOf, HAS_PROC, isExecutorProcess, procStat } from './lib/proc.mjs';
 import { setting } from './lib/settings.mjs';
 
@@ -264,6 +270,36 @@ async function mcpBaseline() {
       call: (text) => server.client.callTool({ name: 'echo', arguments: { message: text } }),
       check: textCheck(label, 'Echo: ', (result) => result),
       childPids: () => (server.pid === null ? [] : [server.pid]),
+      close: server.close,
+    };
+  });
+}
+
+/**
+ * The same plain server with one more Node process in front that only copies bytes
+ * (lib/byte-relay.mjs): the shape of the served chain (client, serve, executor) with nothing done
+ * in the middle. Measured in the stdio rotation, it is the floor of the served stdio figures in
+ * the same conditions: bench/floor.mjs measures it too, but in a rotation of its own, where the
+ * plain server ran 2.4× faster at 64 in flight than here (42.8k against 17-18k calls/s).
+ */
+async function relayedBaseline() {
+  const label = 'MCP server-everything echo behind a byte relay';
+  const server = await stdioClient(label, [BYTE_RELAY, EVERYTHING_BIN, 'stdio']);
+  return closingOnError(server.close, async () => {
+    const { tools } = await server.client.listTools();
+    if (!tools.some((tool) => tool.name === 'echo')) throw new Error(`${label}: no "echo" tool listed`);
+    let pids;
+    return {
+      key: 'relay',
+      label: 'MCP SDK server behind a byte relay (floor)',
+      childLabel: 'relay+server',
+      call: (text) => server.client.callTool({ name: 'echo', arguments: { message: text } }),
+      check: textCheck(label, 'Echo: ', (result) => result),
+      childPids: () => {
+        if (server.pid === null) return [];
+        pids ??= [server.pid, ...descendantsOf(server.pid)];
+        return pids;
+      },
       close: server.close,
     };
   });
@@ -878,6 +914,13 @@ function print(summary) {
     }),
   );
   if (!HAS_PROC) console.log('(no /proc here: child CPU reads as 0)');
+  const floor = summary.relay;
+  const served = summary['serve-process'];
+  if (floor !== undefined && served !== undefined) {
+    console.log(
+      `\nserved stdio against its floor in this run (the plain server behind a byte relay): p50 ${times(floor.latency.p50Ratio)} the plain server, served ${times(served.latency.p50Ratio)}; ${levels.map((n) => `@${count(n)} ${times(floor.throughput[n].ratio)}, served ${times(served.throughput[n].ratio)}`).join('; ')}`,
+    );
+  }
   console.log(
     `\nafter idleness: ${IDLE_CALLS} single calls per path, each after ${IDLE_MS} ms without a call (a model's turn between two tool calls; the path's own last call one rotation before), the paths in turn; ratio to the plain server over the same transport, beside the ratio of back-to-back calls (no goal: what a client waits for when its calls come apart)`,
   );
@@ -919,6 +962,7 @@ try {
   await writeFile(path.join(tempRoot, 'toolhost.config.json'), JSON.stringify({ builtins: false }));
 
   paths.push(await mcpBaseline());
+  paths.push(await relayedBaseline());
   paths.push(
     await hostPath({
       key: 'inproc',

@@ -131,10 +131,17 @@ describe("issue 29's benches print every figure with its goal", () => {
       );
     }
     expect(paths['mcp-http']?.latency.p50Ratio).toBe(1);
+    // The served chain's floor, measured in the same rotation, beside the served stdio figures.
+    expect(Number.isFinite(paths.relay?.latency.p50Ratio)).toBe(true);
+    expect(out).toMatch(
+      new RegExp(
+        `served stdio against its floor in this run \\(the plain server behind a byte relay\\): p50 ${NUMBER}× the plain server, served ${NUMBER}×; @64 ${NUMBER}×, served ${NUMBER}×; @5,000 ${NUMBER}×, served ${NUMBER}×`,
+      ),
+    );
     // Blocks and bursts rotate within each transport, each with its own baseline (the header).
     expect(settings.interleaving).toBe('per transport');
     expect(settings.rotations).toEqual([
-      ['mcp', 'inproc', 'inline', 'process', 'serve', 'serve-process'],
+      ['mcp', 'relay', 'inproc', 'inline', 'process', 'serve', 'serve-process'],
       ['mcp-http', 'serve-http'],
     ]);
   });
