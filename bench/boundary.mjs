@@ -76,10 +76,7 @@ import { defineTool } from '@toolhost/plugin-sdk';
 import { Agent } from 'undici';
 import * as z from 'zod';
 import { SLOW_BURST, slowBursts } from './lib/bursts.mjs';
-import { ECHO_PLUGIN, EVERYTHING_BIN, REPO, TOOLHOST_BIN } from './lib/paths.mjs';
-
-/** The byte relay the floor path puts in front of the plain server. */
-const BYTE_RELAY = fileURLToPath(new URL('./lib/byte-relay.mjs', import.meta.url));
+import { BYTE_RELAY, ECHO_PLUGIN, EVERYTHING_BIN, REPO, TOOLHOST_BIN } from './lib/paths.mjs';
 
 import { childrenOf, descendantsOf, HAS_PROC, isExecutorProcess, procStat } from './lib/proc.mjs';
 import { setting } from './lib/settings.mjs';
@@ -257,44 +254,29 @@ async function stdioClient(label, args) {
   };
 }
 
-async function mcpBaseline() {
-  const label = 'MCP server-everything echo';
-  const server = await stdioClient(label, [EVERYTHING_BIN, 'stdio']);
-  return closingOnError(server.close, async () => {
-    const { tools } = await server.client.listTools();
-    if (!tools.some((tool) => tool.name === 'echo')) throw new Error(`${label}: no "echo" tool listed`);
-    return {
-      key: 'mcp',
-      label: 'MCP SDK server, stdio (baseline)',
-      childLabel: 'server',
-      call: (text) => server.client.callTool({ name: 'echo', arguments: { message: text } }),
-      check: textCheck(label, 'Echo: ', (result) => result),
-      childPids: () => (server.pid === null ? [] : [server.pid]),
-      close: server.close,
-    };
-  });
-}
-
 /**
- * The same plain server with one more Node process in front that only copies bytes
- * (lib/byte-relay.mjs): the shape of the served chain (client, serve, executor) with nothing done
- * in the middle. Measured in the stdio rotation, it is the floor of the served stdio figures in
- * the same conditions: bench/floor.mjs measures it too, but in a rotation of its own, where the
- * plain server ran 2.4× faster at 64 in flight than here (42.8k against 17-18k calls/s).
+ * The published server-everything over stdio: the baseline of the stdio paths, or (`relayed`) the
+ * same server with one more Node process in front that only copies bytes (lib/byte-relay.mjs):
+ * the shape of the served chain (client, serve, executor) with nothing done in the middle.
+ * Measured in the stdio rotation, that is the floor of the served stdio figures in the same
+ * conditions: bench/floor.mjs measures it too, but in a rotation of its own, where the plain
+ * server ran 2.4× faster at 64 in flight than here (42.8k against 17-18k calls/s).
  */
-async function relayedBaseline() {
-  const label = 'MCP server-everything echo behind a byte relay';
-  const server = await stdioClient(label, [BYTE_RELAY, EVERYTHING_BIN, 'stdio']);
+async function mcpBaseline({ relayed = false } = {}) {
+  const label = `MCP server-everything echo${relayed ? ' behind a byte relay' : ''}`;
+  const args = [EVERYTHING_BIN, 'stdio'];
+  const server = await stdioClient(label, relayed ? [BYTE_RELAY, ...args] : args);
   return closingOnError(server.close, async () => {
     const { tools } = await server.client.listTools();
     if (!tools.some((tool) => tool.name === 'echo')) throw new Error(`${label}: no "echo" tool listed`);
     let pids;
     return {
-      key: 'relay',
-      label: 'MCP SDK server behind a byte relay (floor)',
-      childLabel: 'relay+server',
+      key: relayed ? 'relay' : 'mcp',
+      label: relayed ? 'MCP SDK server behind a byte relay (floor)' : 'MCP SDK server, stdio (baseline)',
+      childLabel: relayed ? 'relay+server' : 'server',
       call: (text) => server.client.callTool({ name: 'echo', arguments: { message: text } }),
       check: textCheck(label, 'Echo: ', (result) => result),
+      // The relay and the server behind it, looked up once both run.
       childPids: () => {
         if (server.pid === null) return [];
         pids ??= [server.pid, ...descendantsOf(server.pid)];
@@ -833,21 +815,26 @@ function summarize(paths, latency, throughput, idle) {
   return summary;
 }
 
+/** Each path's p50, p95 and p50 ratio of one phase (`figures`), and one more column. */
+function p50Table(entries, figures, [heading, last]) {
+  table(
+    ['path', 'p50 µs', 'p95 µs', 'p50 ratio', heading],
+    entries.map(([, e]) => {
+      const f = figures(e);
+      return [e.label, us(f.p50Us), us(f.p95Us), times(f.p50Ratio), last(e)];
+    }),
+  );
+}
+
 function print(summary) {
   const entries = Object.entries(summary);
   console.log(
     `\nlatency: ${WARMUP.toLocaleString('en-US')} warm-up calls per path, then ${BLOCKS} rounds of ${BLOCK_SIZE}-call blocks per path, ${INTERLEAVE === 'all' ? 'interleaved, every path in one rotation (BENCH_INTERLEAVE=all)' : 'interleaved within each transport (the stdio and embedded paths, then the HTTP paths: header)'}; ratios to the plain server over the same transport`,
   );
-  table(
-    ['path', 'p50 µs', 'p95 µs', 'p50 ratio', 'goal'],
-    entries.map(([, e]) => [
-      e.label,
-      us(e.latency.p50Us),
-      us(e.latency.p95Us),
-      times(e.latency.p50Ratio),
-      verdict(e.latency.p50Ratio, e.latency.goal ?? undefined, true),
-    ]),
-  );
+  p50Table(entries, (e) => e.latency, [
+    'goal',
+    (e) => verdict(e.latency.p50Ratio, e.latency.goal ?? undefined, true),
+  ]);
   const levels = CONCURRENCY.map((c) => c.inFlight);
   console.log(
     `\nthroughput: median of ${ROUNDS} interleaved bursts per path ${INTERLEAVE === 'all' ? 'in one rotation' : 'within each transport'} (${CONCURRENCY.map((c) => `${count(c.calls)} calls at ${count(c.inFlight)} in flight`).join(', ')}); ratio to the path's baseline (the plain server over the same transport) at the same concurrency`,
@@ -924,16 +911,7 @@ function print(summary) {
   console.log(
     `\nafter idleness: ${IDLE_CALLS} single calls per path, each after ${IDLE_MS} ms without a call (a model's turn between two tool calls; the path's own last call one rotation before), the paths in turn; ratio to the plain server over the same transport, beside the ratio of back-to-back calls (no goal: what a client waits for when its calls come apart)`,
   );
-  table(
-    ['path', 'p50 µs', 'p95 µs', 'p50 ratio', 'back to back'],
-    entries.map(([, e]) => [
-      e.label,
-      us(e.idle.p50Us),
-      us(e.idle.p95Us),
-      times(e.idle.p50Ratio),
-      times(e.latency.p50Ratio),
-    ]),
-  );
+  p50Table(entries, (e) => e.idle, ['back to back', (e) => times(e.latency.p50Ratio)]);
 }
 
 function commitOf() {
@@ -962,7 +940,7 @@ try {
   await writeFile(path.join(tempRoot, 'toolhost.config.json'), JSON.stringify({ builtins: false }));
 
   paths.push(await mcpBaseline());
-  paths.push(await relayedBaseline());
+  paths.push(await mcpBaseline({ relayed: true }));
   paths.push(
     await hostPath({
       key: 'inproc',

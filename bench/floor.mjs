@@ -21,7 +21,11 @@
 //   served stdio p50, in the chain       (plain behind the relay + isolate entry after an MCP call) / plain
 //   process-sandbox plugin p50           (pipe round trip + isolate entry after an MCP call) / plain
 //   served stdio calls/s at 64 and at 5,000 in flight: plain behind the relay / plain (an upper
-//                     bound: the executor enters an isolate where the relay only copies)
+//                     bound: the executor enters an isolate where the relay only copies). These
+//                     paths rotate only with each other: bench/boundary.mjs measures the same
+//                     relayed server in its own stdio rotation, where the plain server ran 2.4×
+//                     slower at 64 in flight (17-18k against 42.8k calls/s, 2026-12-07); its
+//                     "against its floor" line is the bound of that run's served figures.
 // Throughput: BENCH_ROUNDS (5) interleaved bursts per path at each concurrency (5,000 calls at 64
 // in flight, 20,000 at 5,000, as in bench/boundary.mjs), median calls/s.
 // Run: `node --no-node-snapshot bench/floor.mjs` (in `npm run bench`).
@@ -31,7 +35,7 @@ import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import ivm from 'isolated-vm';
-import { EVERYTHING_BIN } from './lib/paths.mjs';
+import { BYTE_RELAY, EVERYTHING_BIN } from './lib/paths.mjs';
 import { setting } from './lib/settings.mjs';
 
 const WARMUP = setting('BENCH_WARMUP', 2000);
@@ -84,11 +88,7 @@ async function mcpClient(label, args) {
   return { call, close: () => client.close() };
 }
 const direct = await mcpClient('plain server', [EVERYTHING_BIN, 'stdio']);
-const relayed = await mcpClient('plain server behind a byte relay', [
-  fileURLToPath(new URL('./lib/byte-relay.mjs', import.meta.url)),
-  EVERYTHING_BIN,
-  'stdio',
-]);
+const relayed = await mcpClient('plain server behind a byte relay', [BYTE_RELAY, EVERYTHING_BIN, 'stdio']);
 const v2 = await mcpClient("the SDK's v2 server", [
   fileURLToPath(new URL('./lib/sdk-v2-echo.mjs', import.meta.url)),
 ]);

@@ -12,6 +12,9 @@ export const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '
 /** The `toolhost` CLI of this checkout (run after `npm run build`). */
 export const TOOLHOST_BIN = path.join(REPO, 'packages', 'host', 'bin', 'toolhost.js');
 
+/** A process that only copies bytes between its stdio and its child's (byte-relay.mjs): the served chain's floor. */
+export const BYTE_RELAY = path.join(REPO, 'bench', 'lib', 'byte-relay.mjs');
+
 /** The benches' echo plugin (`echo_text`), copied into each bench's project. */
 export const ECHO_PLUGIN = path.join(REPO, 'bench', 'fixtures', 'plugins', 'echo');
 
