@@ -35,6 +35,12 @@ export interface McpStdioOptions extends McpServeOptions {
    * whether the list the client was answered with differs from the host's (then `list_changed`).
    */
   readonly handover?: { readonly initializeId?: string | number; readonly listChanged: boolean };
+  /**
+   * How many plain `tools/call` requests of a 2025-11-25 connection run at once (default 256,
+   * `MAX_RUNNING_CALLS` in direct-calls.ts): more wait, in the order read, until one ends. Every
+   * other message is handled at once, a client's answer to a running call's question included.
+   */
+  readonly maxRunningCalls?: number;
 }
 
 /**
@@ -78,6 +84,12 @@ export async function serveStdioRecorded(
   /** How many `tools/call` requests the direct path took (direct-calls.ts). */
   directCalls: () => number;
 }> {
+  const { maxRunningCalls } = options;
+  if (maxRunningCalls !== undefined && !(Number.isSafeInteger(maxRunningCalls) && maxRunningCalls >= 1)) {
+    throw new TypeError(
+      `serveStdio: maxRunningCalls must be a whole number of at least 1, not ${maxRunningCalls}`,
+    );
+  }
   warmForServing(host);
   const stdin = options.stdin ?? process.stdin;
   const out = coalescing(options.stdout ?? process.stdout);
@@ -132,6 +144,7 @@ export async function serveStdioRecorded(
       (message) => wire.send(message),
       (message) => wire.handOn(message),
       options.announce !== undefined,
+      maxRunningCalls,
     );
     wire.direct = direct;
     return {

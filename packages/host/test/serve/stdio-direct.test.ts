@@ -65,7 +65,42 @@ afterEach(async () => {
 
 const aborted: unknown[] = [];
 let release: (() => void) | undefined;
+/** The `gate` calls started, in order, each ended by its own function (or its abort). */
+const gates: { n: number; open: () => void }[] = [];
+let gateStarted: (() => void) | undefined;
+/** Resolves once `count` gate calls have started. */
+function gatesStarted(count: number): Promise<void> {
+  if (gates.length >= count) return Promise.resolve();
+  return new Promise((resolve) => {
+    gateStarted = () => {
+      if (gates.length >= count) resolve();
+    };
+  });
+}
 const tools = [
+  defineTool({
+    name: 'gate',
+    description: 'Runs until its gate is opened, or it is aborted',
+    input: z.object({ n: z.number() }),
+    execute: ({ n }, ctx) =>
+      new Promise<string>((resolve) => {
+        let opened = false;
+        gates.push({
+          n,
+          open: () => {
+            opened = true;
+            resolve(`gate ${n}`);
+          },
+        });
+        ctx.signal.addEventListener('abort', () => {
+          // The signal of a call that ended is aborted too: only an abort while it runs counts.
+          if (opened) return;
+          aborted.push(n);
+          resolve('aborted');
+        });
+        gateStarted?.();
+      }),
+  }),
   defineTool({
     name: 'echo',
     description: 'Echoes',
@@ -148,7 +183,7 @@ const tools = [
 ];
 
 /** A host with the tools above served over in-memory stdio, and an SDK client connected to it. */
-async function served() {
+async function served(options: { maxRunningCalls?: number } = {}) {
   host = await createHost({
     pluginsDir: false,
     builtins: false,
@@ -158,7 +193,7 @@ async function served() {
   });
   const stdin = new PassThrough();
   const stdout = new PassThrough();
-  const server = await serveStdioRecorded(host, { stdin, stdout }, undefined);
+  const server = await serveStdioRecorded(host, { stdin, stdout, ...options }, undefined);
   const transport = new PipeTransport(stdin, stdout);
   const client = new Client(
     { name: 'direct-test', version: '1.0.0' },
@@ -326,6 +361,131 @@ describe('the direct path of tools/call over stdio', () => {
       content: [{ type: 'text', text: 'hello Ada' }],
     });
     expect(server.directCalls()).toBe(1);
+  });
+});
+
+describe('how many direct calls run at once', () => {
+  /**
+   * `tools/call` requests of the gate tool, written in one write, as a pipelining client sends
+   * them; in a turn of their own, as PipeTransport sends (a message the SDK took in the same turn
+   * would send them the SDK's way).
+   */
+  const gateCalls = async (transport: PipeTransport, ns: number[]) => {
+    await new Promise((resolve) => setImmediate(resolve));
+    transport.stdin.write(
+      ns
+        .map((n) => ({
+          jsonrpc: '2.0',
+          id: `g${n}`,
+          method: 'tools/call',
+          params: { name: 'gate', arguments: { n } },
+        }))
+        .map((m) => `${JSON.stringify(m)}\n`)
+        .join(''),
+    );
+  };
+  /** Resolves with the response to `id` once it is read. */
+  const responseTo = (transport: PipeTransport, id: string) =>
+    new Promise<JSONRPCMessage>((resolve) => {
+      const seen = () => transport.received.find((m) => 'id' in m && m.id === id && !('method' in m));
+      const found = seen();
+      if (found !== undefined) return resolve(found);
+      transport.stdout.on('data', () => {
+        const now = seen();
+        if (now !== undefined) resolve(now);
+      });
+    });
+  const started = () => gates.map((gate) => gate.n);
+  const open = (n: number) => gates.find((gate) => gate.n === n)?.open();
+
+  afterEach(() => {
+    gates.length = 0;
+    gateStarted = undefined;
+    aborted.length = 0;
+  });
+
+  it('runs at most maxRunningCalls; the others start in the order read, as running ones end', async () => {
+    const { client, transport, server } = await served({ maxRunningCalls: 2 });
+    await gateCalls(transport, [1, 2, 3, 4]);
+    await gatesStarted(2);
+    // Other messages are handled while calls wait.
+    await client.ping();
+    expect(started()).toEqual([1, 2]);
+    open(2);
+    await gatesStarted(3);
+    await client.ping();
+    expect(started()).toEqual([1, 2, 3]);
+    open(1);
+    await gatesStarted(4);
+    expect(started()).toEqual([1, 2, 3, 4]);
+    open(3);
+    open(4);
+    const answers = await Promise.all([1, 2, 3, 4].map((n) => responseTo(transport, `g${n}`)));
+    expect(answers.map((m) => ('result' in m ? m.result : m))).toEqual(
+      [1, 2, 3, 4].map((n) => ({ content: [{ type: 'text', text: `gate ${n}` }] })),
+    );
+    expect(server.directCalls()).toBe(4);
+  });
+
+  it('a waiting call that is cancelled never starts, and gets no response', async () => {
+    const { client, transport } = await served({ maxRunningCalls: 1 });
+    await gateCalls(transport, [1, 2, 3]);
+    await gatesStarted(1);
+    await transport.send({
+      jsonrpc: '2.0',
+      method: 'notifications/cancelled',
+      params: { requestId: 'g2', reason: 'not needed' },
+    } as JSONRPCMessage);
+    await client.ping();
+    open(1);
+    await gatesStarted(2);
+    expect(started()).toEqual([1, 3]);
+    open(3);
+    await responseTo(transport, 'g3');
+    expect(transport.received.filter((m) => 'id' in m && m.id === 'g2')).toEqual([]);
+    expect(aborted).toEqual([]);
+  });
+
+  it("reads a client's answer to a running call's question while other calls wait", async () => {
+    const { client } = await served({ maxRunningCalls: 1 });
+    client.setRequestHandler(ElicitRequestSchema, async () => ({
+      action: 'accept',
+      content: { name: 'Ada' },
+    }));
+    // The question's call runs; the echo waits for it, and the answer to the question must not.
+    const [asked, echoed] = await Promise.all([
+      client.callTool({ name: 'asks', arguments: {} }),
+      client.callTool({ name: 'echo', arguments: { text: 'after' } }),
+    ]);
+    expect(asked).toEqual({ content: [{ type: 'text', text: 'hello Ada' }] });
+    expect(echoed).toEqual({ content: [{ type: 'text', text: 'after' }] });
+  });
+
+  it('the calls still waiting when the connection closes never start', async () => {
+    const { transport, server } = await served({ maxRunningCalls: 1 });
+    await gateCalls(transport, [1, 2]);
+    await gatesStarted(1);
+    await server.close();
+    for (let turn = 0; turn < 100 && aborted.length === 0; turn++) {
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    expect(aborted).toEqual([1]);
+    // The running call has ended; a waiting one would start in the turns after it.
+    for (let turn = 0; turn < 10; turn++) await new Promise((resolve) => setImmediate(resolve));
+    expect(started()).toEqual([1]);
+  });
+
+  it('refuses a maxRunningCalls that is not a whole number of at least 1', async () => {
+    host = await createHost({ pluginsDir: false, builtins: false, configFile: false, customTools: tools });
+    for (const maxRunningCalls of [0, -1, 1.5, Number.NaN]) {
+      await expect(
+        serveStdioRecorded(
+          host,
+          { stdin: new PassThrough(), stdout: new PassThrough(), maxRunningCalls },
+          undefined,
+        ),
+      ).rejects.toThrow(/maxRunningCalls must be a whole number of at least 1/);
+    }
   });
 });
 
