@@ -362,12 +362,48 @@ export function coalescing(out: Writable): CoalescingWritable {
     if (corked) after.push(done);
     else done();
   };
-  return new Proxy(out, {
+  // The SDK's transport listens once for 'error' around every write, and once for 'drain' after
+  // each write past the stream's buffer. With a few hundred answers in one turn, that was a few
+  // hundred listeners on stdout: Node printed a MaxListenersExceededWarning on serve's stderr
+  // (again each time the list grew back from one), and each removal searched the whole list.
+  // Those listeners wait here instead, in a set per event, behind one listener on the stream.
+  const waiting: Record<WaitedEvent, Set<Listener>> = { drain: new Set(), error: new Set() };
+  const listening: Record<WaitedEvent, boolean> = { drain: false, error: false };
+  const once = (event: string | symbol, listener: Listener): CoalescingWritable => {
+    if (event !== 'drain' && event !== 'error') {
+      out.once(event, listener);
+      return proxy;
+    }
+    const set = waiting[event];
+    if (!listening[event]) {
+      listening[event] = true;
+      out.on(event, (...args: unknown[]) => {
+        const now = [...set];
+        set.clear();
+        for (const each of now) each(...args);
+      });
+    }
+    set.add(listener);
+    return proxy;
+  };
+  const off = (event: string | symbol, listener: Listener): CoalescingWritable => {
+    if ((event === 'drain' || event === 'error') && waiting[event].delete(listener)) return proxy;
+    out.off(event, listener);
+    return proxy;
+  };
+  const proxy = new Proxy(out, {
     get(target, property) {
       if (property === 'write') return write;
       if (property === 'afterWrite') return afterWrite;
+      if (property === 'once') return once;
+      if (property === 'off' || property === 'removeListener') return off;
       const value = Reflect.get(target, property, target) as unknown;
       return typeof value === 'function' ? value.bind(target) : value;
     },
   }) as CoalescingWritable;
+  return proxy;
 }
+
+type Listener = (...args: unknown[]) => void;
+/** The events the SDK's transport waits for once per message. */
+type WaitedEvent = 'drain' | 'error';
