@@ -11,6 +11,7 @@ import { StdioServerTransport, serveStdio as serveStdioEntry } from '@modelconte
 import { sandboxSettingOf } from '../config/sandbox.js';
 import type { ToolHost } from '../host/host.js';
 import { HotLoop } from '../util/hot-loop.js';
+import { type CoalescingWritable, coalescing } from './coalescing.js';
 import { DirectCalls, directRequestOf } from './direct-calls.js';
 import { createModernServer, createModernServing, type ModernServing } from './modern.js';
 import type { RequestId } from './reports.js';
@@ -326,84 +327,3 @@ function track(message: JSONRPCMessage, inFlight: InFlightRecorder): void {
     if (typeof id === 'string' || typeof id === 'number') inFlight.answered(id);
   }
 }
-
-/** A writable whose writes of one turn go out together, and that says when they have. */
-export type CoalescingWritable = Writable & {
-  /** Runs `done` once what was written so far has been handed to the stream (at once if it has). */
-  afterWrite(done: () => void): void;
-};
-
-/**
- * `out` with the messages written in one turn of the microtask queue sent in one write: the
- * SDK's transport writes each message on its own, and with calls in flight the replies of one
- * read from the executor come out together (a write syscall each was over one per call at 64
- * calls in flight; with this, one per five). Corked at the first write, uncorked in the next
- * tick, after the promise jobs that write the other replies; a message is never held past that.
- */
-export function coalescing(out: Writable): CoalescingWritable {
-  let corked = false;
-  let after: (() => void)[] = [];
-  const uncork = () => {
-    corked = false;
-    out.uncork();
-    const done = after;
-    after = [];
-    for (const each of done) each();
-  };
-  const write = (...args: Parameters<Writable['write']>): boolean => {
-    if (!corked) {
-      corked = true;
-      out.cork();
-      process.nextTick(uncork);
-    }
-    return out.write(...args);
-  };
-  const afterWrite = (done: () => void) => {
-    if (corked) after.push(done);
-    else done();
-  };
-  // The SDK's transport listens once for 'error' around every write, and once for 'drain' after
-  // each write past the stream's buffer. With a few hundred answers in one turn, that was a few
-  // hundred listeners on stdout: Node printed a MaxListenersExceededWarning on serve's stderr
-  // (again each time the list grew back from one), and each removal searched the whole list.
-  // Those listeners wait here instead, in a set per event, behind one listener on the stream.
-  const waiting: Record<WaitedEvent, Set<Listener>> = { drain: new Set(), error: new Set() };
-  const listening: Record<WaitedEvent, boolean> = { drain: false, error: false };
-  const once = (event: string | symbol, listener: Listener): CoalescingWritable => {
-    if (event !== 'drain' && event !== 'error') {
-      out.once(event, listener);
-      return proxy;
-    }
-    const set = waiting[event];
-    if (!listening[event]) {
-      listening[event] = true;
-      out.on(event, (...args: unknown[]) => {
-        const now = [...set];
-        set.clear();
-        for (const each of now) each(...args);
-      });
-    }
-    set.add(listener);
-    return proxy;
-  };
-  const off = (event: string | symbol, listener: Listener): CoalescingWritable => {
-    if ((event === 'drain' || event === 'error') && waiting[event].delete(listener)) return proxy;
-    out.off(event, listener);
-    return proxy;
-  };
-  const proxy = new Proxy(out, {
-    get(target, property) {
-      if (property === 'write') return write;
-      if (property === 'afterWrite') return afterWrite;
-      if (property === 'once') return once;
-      if (property === 'off' || property === 'removeListener') return off;
-      const value = Reflect.get(target, property, target) as unknown;
-      return typeof value === 'function' ? value.bind(target) : value;
-    },
-  }) as CoalescingWritable;
-  return proxy;
-}
-
-type Listener = (...args: unknown[]) => void;
-/** The events the SDK's transport waits for once per message. */
-type WaitedEvent = 'drain' | 'error';

@@ -1,7 +1,7 @@
 import { PassThrough, Writable } from 'node:stream';
 import { StdioServerTransport } from '@modelcontextprotocol/server/stdio';
 import { describe, expect, it } from 'vitest';
-import { coalescing } from '../../src/serve/stdio.js';
+import { coalescing } from '../../src/serve/coalescing.js';
 
 /** A sink that records each write it is handed: one entry per write the process would make. */
 function sink() {
