@@ -113,10 +113,13 @@ function directContext(server: Server, request: DirectRequest, signal: AbortSign
  * promises, a timer, abort listeners, spans — the wrapper's, the sandbox's and the protocol's state
  * per call), and it lives across many scavenges while thousands wait for the executor: each
  * scavenge copied them, and GC took 21 % of the process's time. A waiting request is the parsed
- * message (≈ 0.3 KB). Running more at once gains nothing when the calls wait for one executor.
- * Reading is not paused: a client whose writes back up pays more than the server saves (measured:
- * throughput fell), and a running call may wait for a message of the client's (an answer to its
- * `ctx.ask`), which must still be read.
+ * message (≈ 0.3 KB). Plugin calls gain nothing from running more at once: they wait for one
+ * executor. Tools that wait on I/O (`exec`, a bridged MCP server) or on a person (an approval,
+ * `ctx.ask`) hold their place while they wait; a host with many such calls at once raises
+ * `maxRunningCalls`. Reading is not paused: a client whose writes back up pays more than the
+ * server saves (measured: throughput fell), and a running call may wait for a message of the
+ * client's (an answer to its `ctx.ask`), which must still be read. Only the direct path's calls
+ * are counted: a call that takes the SDK's path (a progress token, a task) runs at once.
  */
 export const MAX_RUNNING_CALLS = 256;
 
@@ -249,10 +252,17 @@ export class DirectCalls {
       this.#replay(message);
       return undefined;
     };
-    this.#handler(
-      { method: 'tools/call', params: request.params },
-      directContext(this.#server, request, controller.signal),
-    )
+    let handled: Promise<CallToolResult>;
+    try {
+      handled = this.#handler(
+        { method: 'tools/call', params: request.params },
+        directContext(this.#server, request, controller.signal),
+      );
+    } catch (error) {
+      // An async handler never throws here; one that did still answers, and frees its place.
+      handled = Promise.reject(error);
+    }
+    handled
       .then(
         (result) => answer({ ok: true, result }),
         (error: unknown) => answer({ ok: false, error }),

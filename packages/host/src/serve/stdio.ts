@@ -37,9 +37,11 @@ export interface McpStdioOptions extends McpServeOptions {
    */
   readonly handover?: { readonly initializeId?: string | number; readonly listChanged: boolean };
   /**
-   * How many plain `tools/call` requests of a 2025-11-25 connection run at once (default 256,
-   * `MAX_RUNNING_CALLS` in direct-calls.ts): more wait, in the order read, until one ends. Every
-   * other message is handled at once, a client's answer to a running call's question included.
+   * How many plain `tools/call` requests of a 2025-11-25 connection (those of the direct path,
+   * direct-calls.ts) run at once: default 256 (`MAX_RUNNING_CALLS`), `Infinity` for no bound.
+   * More wait, in the order read, until one ends. Every other message is handled at once, a
+   * client's answer to a running call's question included; a call that takes the SDK's path (a
+   * progress token, a task) is not counted and runs at once.
    */
   readonly maxRunningCalls?: number;
 }
@@ -86,9 +88,13 @@ export async function serveStdioRecorded(
   directCalls: () => number;
 }> {
   const { maxRunningCalls } = options;
-  if (maxRunningCalls !== undefined && !(Number.isSafeInteger(maxRunningCalls) && maxRunningCalls >= 1)) {
+  if (
+    maxRunningCalls !== undefined &&
+    maxRunningCalls !== Number.POSITIVE_INFINITY &&
+    !(Number.isSafeInteger(maxRunningCalls) && maxRunningCalls >= 1)
+  ) {
     throw new TypeError(
-      `serveStdio: maxRunningCalls must be a whole number of at least 1, not ${maxRunningCalls}`,
+      `serveStdio: maxRunningCalls must be a whole number of at least 1 (or Infinity), not ${maxRunningCalls}`,
     );
   }
   warmForServing(host);

@@ -9,7 +9,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import { defineTool } from '@toolhost/plugin-sdk';
 import fc from 'fast-check';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import * as z from 'zod';
 import type { ToolHost } from '../../src/host/host.js';
 import { createHost } from '../../src/index.js';
@@ -398,7 +398,12 @@ describe('how many direct calls run at once', () => {
   const started = () => gates.map((gate) => gate.n);
   const open = (n: number) => gates.find((gate) => gate.n === n)?.open();
 
+  // Calls of earlier tests may have left their abort reasons; gates of a failed test are opened.
+  beforeEach(() => {
+    aborted.length = 0;
+  });
   afterEach(() => {
+    for (const gate of gates) gate.open();
     gates.length = 0;
     gateStarted = undefined;
     aborted.length = 0;
@@ -453,12 +458,14 @@ describe('how many direct calls run at once', () => {
       content: { name: 'Ada' },
     }));
     // The question's call runs; the echo waits for it, and the answer to the question must not.
+    const order: string[] = [];
     const [asked, echoed] = await Promise.all([
-      client.callTool({ name: 'asks', arguments: {} }),
-      client.callTool({ name: 'echo', arguments: { text: 'after' } }),
+      client.callTool({ name: 'asks', arguments: {} }).finally(() => order.push('asks')),
+      client.callTool({ name: 'echo', arguments: { text: 'after' } }).finally(() => order.push('echo')),
     ]);
     expect(asked).toEqual({ content: [{ type: 'text', text: 'hello Ada' }] });
     expect(echoed).toEqual({ content: [{ type: 'text', text: 'after' }] });
+    expect(order).toEqual(['asks', 'echo']);
   });
 
   it('the calls still waiting when the connection closes never start', async () => {
@@ -484,8 +491,14 @@ describe('how many direct calls run at once', () => {
           { stdin: new PassThrough(), stdout: new PassThrough(), maxRunningCalls },
           undefined,
         ),
-      ).rejects.toThrow(/maxRunningCalls must be a whole number of at least 1/);
+      ).rejects.toThrow(/maxRunningCalls must be a whole number of at least 1 \(or Infinity\), not/);
     }
+    const unbounded = await serveStdioRecorded(
+      host,
+      { stdin: new PassThrough(), stdout: new PassThrough(), maxRunningCalls: Number.POSITIVE_INFINITY },
+      undefined,
+    );
+    await unbounded.close();
   });
 });
 
