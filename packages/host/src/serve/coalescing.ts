@@ -39,29 +39,59 @@ export function coalescing(out: Writable): CoalescingWritable {
   // each write past the stream's buffer. With a few hundred answers in one turn, that was a few
   // hundred listeners on stdout: Node printed a MaxListenersExceededWarning on serve's stderr
   // (again each time the list grew back from one), and each removal searched the whole list.
-  // Those listeners wait here instead, in a set per event, behind one listener on the stream.
+  // Those listeners wait here instead, in a set per event, behind one listener on the stream while
+  // any waits. As with Node's `once`: each is removed just before it runs, one that throws leaves
+  // the later ones waiting, and one added while the event is dispatched waits for the next. Unlike
+  // it: a listener added twice runs once, and the stream's `listeners()` does not list them.
   const waiting: Record<WaitedEvent, Set<Listener>> = { drain: new Set(), error: new Set() };
+  const dispatchers: Record<WaitedEvent, Listener> = {
+    drain: (...args) => dispatch('drain', args),
+    error: (...args) => dispatch('error', args),
+  };
   const listening: Record<WaitedEvent, boolean> = { drain: false, error: false };
+  const dispatch = (event: WaitedEvent, args: unknown[]) => {
+    const set = waiting[event];
+    try {
+      for (const each of [...set]) {
+        set.delete(each);
+        each(...args);
+      }
+    } finally {
+      if (set.size === 0) stopListening(event);
+    }
+  };
+  const stopListening = (event: WaitedEvent) => {
+    if (!listening[event]) return;
+    listening[event] = false;
+    out.off(event, dispatchers[event]);
+  };
   const once = (event: string | symbol, listener: Listener): CoalescingWritable => {
     if (event !== 'drain' && event !== 'error') {
       out.once(event, listener);
       return proxy;
     }
-    const set = waiting[event];
+    waiting[event].add(listener);
     if (!listening[event]) {
       listening[event] = true;
-      out.on(event, (...args: unknown[]) => {
-        const now = [...set];
-        set.clear();
-        for (const each of now) each(...args);
-      });
+      out.on(event, dispatchers[event]);
     }
-    set.add(listener);
     return proxy;
   };
   const off = (event: string | symbol, listener: Listener): CoalescingWritable => {
-    if ((event === 'drain' || event === 'error') && waiting[event].delete(listener)) return proxy;
+    if ((event === 'drain' || event === 'error') && waiting[event].delete(listener)) {
+      if (waiting[event].size === 0) stopListening(event);
+      return proxy;
+    }
     out.off(event, listener);
+    return proxy;
+  };
+  const removeAllListeners = (event?: string | symbol): CoalescingWritable => {
+    for (const each of ['drain', 'error'] as const) {
+      if (event !== undefined && event !== each) continue;
+      waiting[each].clear();
+      stopListening(each);
+    }
+    out.removeAllListeners(event);
     return proxy;
   };
   const proxy = new Proxy(out, {
@@ -70,6 +100,7 @@ export function coalescing(out: Writable): CoalescingWritable {
       if (property === 'afterWrite') return afterWrite;
       if (property === 'once') return once;
       if (property === 'off' || property === 'removeListener') return off;
+      if (property === 'removeAllListeners') return removeAllListeners;
       const value = Reflect.get(target, property, target) as unknown;
       return typeof value === 'function' ? value.bind(target) : value;
     },

@@ -118,6 +118,55 @@ describe("the SDK transport's waits on a stdout that is behind", () => {
     }
   });
 
+  it('leave no listener on the stream once nothing waits, however many transports came and went', async () => {
+    const { stream, flush } = slowSink();
+    const warnings: Error[] = [];
+    const onWarning = (warning: Error) => warnings.push(warning);
+    process.on('warning', onWarning);
+    try {
+      for (let round = 0; round < 12; round++) {
+        const transport = new StdioServerTransport(new PassThrough(), coalescing(stream));
+        await transport.start();
+        const sends = Array.from({ length: 5 }, (_, i) => transport.send(response(i)));
+        await turn();
+        await flush();
+        await Promise.all(sends);
+        await transport.close();
+      }
+      expect(stream.listenerCount('drain')).toBe(0);
+      // Only the last transport's own (the SDK removes a closed one's when the next starts).
+      expect(stream.listenerCount('error')).toBe(1);
+      await turn();
+      expect(warnings.filter((warning) => warning.name === 'MaxListenersExceededWarning')).toEqual([]);
+    } finally {
+      process.off('warning', onWarning);
+    }
+  });
+
+  it("behave as Node's once: a listener that throws leaves the later ones waiting; removeAllListeners forgets them", () => {
+    const { stream } = slowSink();
+    const out = coalescing(stream);
+    const ran: string[] = [];
+    out.once('drain', () => {
+      ran.push('a');
+      throw new Error('a listener broke');
+    });
+    out.once('drain', () => ran.push('b'));
+    expect(() => stream.emit('drain')).toThrow('a listener broke');
+    expect(ran).toEqual(['a']);
+    stream.emit('drain');
+    expect(ran).toEqual(['a', 'b']);
+    expect(stream.listenerCount('drain')).toBe(0);
+    out.once('drain', () => ran.push('c'));
+    out.removeAllListeners('drain');
+    stream.emit('drain');
+    expect(ran).toEqual(['a', 'b']);
+    // Waiting again after that is heard again.
+    out.once('drain', () => ran.push('d'));
+    stream.emit('drain');
+    expect(ran).toEqual(['a', 'b', 'd']);
+  });
+
   it('fail together when the stream fails', async () => {
     const { stream } = slowSink();
     const transport = new StdioServerTransport(new PassThrough(), coalescing(stream));
