@@ -150,6 +150,8 @@ export class DirectCalls {
   /** Calls read while `#maxRunning` ran, in the order read, until each starts (or is cancelled). */
   readonly #waiting = new Map<RequestId, { message: JSONRPCMessage; request: DirectRequest }>();
   readonly #maxRunning: number;
+  readonly #waits: ((id: RequestId) => void) | undefined;
+  readonly #starts: ((id: RequestId, name: string) => void) | undefined;
   /** Outcomes of direct calls handed back to the SDK, until its handler call takes them. */
   readonly #outcomes = new Map<RequestId, Outcome>();
   /**
@@ -175,10 +177,18 @@ export class DirectCalls {
      * client initialized the process before), and serves calls directly all the same.
      */
     restarted = false,
-    /** How many direct calls run at once; more wait their turn ({@link MAX_RUNNING_CALLS}). */
-    maxRunning = MAX_RUNNING_CALLS,
+    running: {
+      /** How many direct calls run at once; more wait their turn ({@link MAX_RUNNING_CALLS}). */
+      readonly max?: number | undefined;
+      /** A call read now waits its turn. */
+      readonly waits?: (id: RequestId) => void;
+      /** A call that waited starts, calling tool `name`. */
+      readonly starts?: (id: RequestId, name: string) => void;
+    } = {},
   ) {
-    this.#maxRunning = maxRunning;
+    this.#maxRunning = running.max ?? MAX_RUNNING_CALLS;
+    this.#waits = running.waits;
+    this.#starts = running.starts;
     this.#server = server;
     this.#handler = handler;
     this.#send = send;
@@ -224,6 +234,7 @@ export class DirectCalls {
     if (!this.#restarted && this.#server.getClientCapabilities() === undefined) return false;
     if (this.#running.size >= this.#maxRunning || this.#waiting.size > 0) {
       this.#waiting.set(request.id, { message, request });
+      this.#waits?.(request.id);
     } else {
       this.#start(message, request);
     }
@@ -235,6 +246,7 @@ export class DirectCalls {
     for (const [id, { message, request }] of this.#waiting) {
       if (this.#running.size >= this.#maxRunning) return;
       this.#waiting.delete(id);
+      this.#starts?.(id, request.params.name);
       this.#start(message, request);
     }
   }

@@ -73,35 +73,59 @@ export class InFlightSlots {
   started(id: RequestId, pluginId: string | undefined): boolean {
     if (this.#failed) return false;
     if (this.#slots.has(id)) return true;
+    const length = this.#fill(id, pluginId);
+    if (length === undefined) return false;
+    const index = this.#free.pop() ?? (this.#used < MAX_SLOTS ? this.#used++ : -1);
+    if (index < 0) return false;
+    if (!this.#write(length, index)) return false;
+    this.#slots.set(id, index);
+    return true;
+  }
+
+  /**
+   * Names `pluginId` (or none) in the slot of `id`, which stays in flight: a call that waited its
+   * turn (serve/direct-calls.ts) names no plugin until it runs. Nothing when `id` has no slot.
+   */
+  calling(id: RequestId, pluginId: string | undefined): void {
+    const index = this.#slots.get(id);
+    if (index === undefined || this.#failed) return;
+    const length = this.#fill(id, pluginId);
+    if (length !== undefined) this.#write(length, index);
+  }
+
+  /** The slot buffer filled for `id` and `pluginId`: its length, or undefined when it does not fit. */
+  #fill(id: RequestId, pluginId: string | undefined): number | undefined {
     const slot = this.#slot;
     const pluginBytes = pluginId === undefined ? 0 : Buffer.byteLength(pluginId, 'utf8');
     let length: number;
     if (typeof id === 'number') {
       length = HEADER + pluginBytes;
-      if (length > SLOT_SIZE) return false;
+      if (length > SLOT_SIZE) return undefined;
       slot[0] = NUMBER_ID;
       slot.writeUInt16LE(0, 2);
       slot.writeDoubleLE(id, 8);
     } else {
       const idBytes = Buffer.byteLength(id, 'utf8');
       length = HEADER + idBytes + pluginBytes;
-      if (length > SLOT_SIZE) return false;
+      if (length > SLOT_SIZE) return undefined;
       slot[0] = STRING_ID;
       slot.writeUInt16LE(idBytes, 2);
       slot.write(id, HEADER, idBytes, 'utf8');
     }
     slot.writeUInt16LE(pluginBytes, 4);
     if (pluginId !== undefined) slot.write(pluginId, length - pluginBytes, pluginBytes, 'utf8');
-    const index = this.#free.pop() ?? (this.#used < MAX_SLOTS ? this.#used++ : -1);
-    if (index < 0) return false;
+    return length;
+  }
+
+  /** Writes the filled slot buffer at slot `index`; false (and nothing recorded any more) when it failed. */
+  #write(length: number, index: number): boolean {
     try {
-      writeSync(this.#fd, slot, 0, length, index * SLOT_SIZE);
+      writeSync(this.#fd, this.#slot, 0, length, index * SLOT_SIZE);
+      return true;
     } catch {
       this.#failed = true;
       return false;
     }
-    this.#slots.set(id, index);
-    return true;
   }
 
   /** Empties the slot of `id` (its response is sent); nothing when it had none. */

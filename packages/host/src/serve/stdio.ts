@@ -56,6 +56,11 @@ export interface InFlightRecorder {
   started(id: RequestId, tool: string | undefined): void;
   /** Its response was written. */
   answered(id: RequestId): void;
+  /**
+   * The tool a `tools/call` read before runs, from now on: none while it waits its turn
+   * (`maxRunningCalls`), its own once it starts. A crash then names only the tools that ran.
+   */
+  calling(id: RequestId, tool: string | undefined): void;
 }
 
 /**
@@ -151,7 +156,15 @@ export async function serveStdioRecorded(
       (message) => wire.send(message),
       (message) => wire.handOn(message),
       options.announce !== undefined,
-      maxRunningCalls,
+      {
+        max: maxRunningCalls,
+        ...(inFlight === undefined
+          ? {}
+          : {
+              waits: (id: RequestId) => inFlight.calling(id, undefined),
+              starts: (id: RequestId, tool: string) => inFlight.calling(id, tool),
+            }),
+      },
     );
     wire.direct = direct;
     return {

@@ -28,6 +28,28 @@ describe('the in-flight slot file', () => {
     expect(readInFlight(file)).toEqual([]);
   });
 
+  it('names another plugin (or none) in a request’s slot while it stays in flight', () => {
+    const { file, writer } = slots();
+    writer.started(7, 'waiting-plugin');
+    writer.started('s', undefined);
+    writer.calling(7, undefined);
+    expect(readInFlight(file)).toEqual([
+      { id: 7, pluginId: undefined },
+      { id: 's', pluginId: undefined },
+    ]);
+    writer.calling(7, 'runner');
+    writer.calling('s', 'other');
+    expect(readInFlight(file)).toEqual([
+      { id: 7, pluginId: 'runner' },
+      { id: 's', pluginId: 'other' },
+    ]);
+    // A request with no slot (answered, or never recorded) gets none.
+    writer.answered(7);
+    writer.calling(7, 'runner');
+    writer.calling(8, 'runner');
+    expect(readInFlight(file)).toEqual([{ id: 's', pluginId: 'other' }]);
+  });
+
   it('keeps number ids exactly (zero, negative, fractional, large) and string ids with unicode', () => {
     const { file, writer } = slots();
     const ids = [0, -3, 1.5, 2 ** 53 - 1, '', 'req-1', '0', 'ünïcödé ✓ 日本語 🎉', '"quoted"\n\\'];

@@ -20,7 +20,7 @@ const INITIALIZE = {
 };
 
 /** A stdio server on in-memory pipes whose in-flight recorder logs what it is told. */
-async function start() {
+async function start(options: { maxRunningCalls?: number } = {}) {
   host = await createHost({
     pluginsDir: false,
     builtins: false,
@@ -53,10 +53,11 @@ async function start() {
   };
   await serveStdioRecorded(
     host,
-    { stdin, stdout },
+    { stdin, stdout, ...options },
     {
       started: (id, tool) => events.push(`started ${JSON.stringify(id)} ${tool ?? '-'}`),
       answered: (id) => events.push(`answered ${JSON.stringify(id)}`),
+      calling: (id, tool) => events.push(`calling ${JSON.stringify(id)} ${tool ?? '-'}`),
     },
   );
   const send = (message: unknown) => stdin.write(`${JSON.stringify(message)}\n`);
@@ -81,5 +82,27 @@ describe('the requests in flight of a stdio session', () => {
     send({ jsonrpc: '2.0', id: 4, method: 'tools/call', params: { name: 'echo', arguments: {} } });
     await answerTo(4);
     expect(events.slice(2)).toEqual(['started 3 hang', 'answered 3', 'started 4 echo', 'answered 4']);
+  });
+
+  it('a call that waits its turn names no tool until it runs (a crash meanwhile is not its tool’s)', async () => {
+    const { events, send, answerTo } = await start({ maxRunningCalls: 1 });
+    // Not in the turn of `initialized` (the SDK's path would take them, unbounded).
+    await new Promise((resolve) => setImmediate(resolve));
+    // Read together: the first runs (and hangs), the second waits for it.
+    send({ jsonrpc: '2.0', id: 5, method: 'tools/call', params: { name: 'hang', arguments: {} } });
+    send({ jsonrpc: '2.0', id: 6, method: 'tools/call', params: { name: 'echo', arguments: {} } });
+    send({ jsonrpc: '2.0', id: 7, method: 'ping' });
+    await answerTo(7);
+    expect(events.slice(2)).toEqual([
+      'started 5 hang',
+      'started 6 echo',
+      'calling 6 -',
+      'started 7 -',
+      'answered 7',
+    ]);
+    // The running call is cancelled and ends: the waiting one starts, naming its tool.
+    send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 5, reason: 'gave up' } });
+    await answerTo(6);
+    expect(events.slice(7)).toEqual(['answered 5', 'calling 6 echo', 'answered 6']);
   });
 });

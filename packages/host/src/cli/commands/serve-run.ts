@@ -89,14 +89,17 @@ async function superviseServe(argv: readonly string[], io: Io): Promise<number> 
 /** Keeps the requests in flight in the supervisor's slots, each with the plugin of its tool. */
 function recordInFlight(host: ToolHost): InFlightRecorder {
   const slots = new InFlightSlots();
+  /** What a call of tool `name` runs, as its slot names it. */
+  const runs = (name: string | undefined) => {
+    const tool = name === undefined ? undefined : internalsOf(host).registry.tools.get(name);
+    // A run_code script runs inline here too, and is no plugin: a crash then is charged to none.
+    const script = tool !== undefined && name === RUN_CODE && isCodeModeTool(tool);
+    return script ? SCRIPT_IN_FLIGHT : tool?.source === 'plugin' ? tool.sourceId : undefined;
+  };
   return {
-    started(id, name) {
-      const tool = name === undefined ? undefined : internalsOf(host).registry.tools.get(name);
-      // A run_code script runs inline here too, and is no plugin: a crash then is charged to none.
-      const script = tool !== undefined && name === RUN_CODE && isCodeModeTool(tool);
-      slots.started(id, script ? SCRIPT_IN_FLIGHT : tool?.source === 'plugin' ? tool.sourceId : undefined);
-    },
+    started: (id, name) => slots.started(id, runs(name)),
     answered: (id) => slots.answered(id),
+    calling: (id, name) => slots.calling(id, runs(name)),
   };
 }
 
