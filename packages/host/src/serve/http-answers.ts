@@ -35,11 +35,6 @@ export function reject(
   res.end(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }));
 }
 
-export function checkOption(name: string, value: number | undefined, max = Number.MAX_SAFE_INTEGER): void {
-  if (value === undefined || (Number.isInteger(value) && value >= 1 && value <= max)) return;
-  throw new RangeError(`serveHttp: ${name} must be a whole number from 1 to ${max}, got ${String(value)}`);
-}
-
 export function requestIdOf(message: object): RequestId | undefined {
   const id = (message as { id?: unknown }).id;
   return typeof id === 'string' || typeof id === 'number' ? id : undefined;

@@ -17,7 +17,6 @@ import { type AuthGate, createAuthGate } from './auth/gate.js';
 import { bothWatches, createDashboard } from './dashboard/index.js';
 import {
   CLOSE,
-  checkOption,
   hostnameOf,
   metadata,
   notFound,
@@ -34,6 +33,7 @@ import { type HttpSession, SessionTable } from './http-sessions.js';
 import { type Link, SessionTransport } from './http-transport.js';
 import { ModernPrincipals } from './modern-principals.js';
 import { toWebRequest, writeWebResponse } from './node-web.js';
+import { checkOption } from './option-check.js';
 import { type OriginCheck, originRule } from './origins.js';
 import { paramHeaderRejection } from './param-headers.js';
 import { RateLimiter } from './rate-limit.js';
@@ -74,10 +74,10 @@ const LOCAL_HOSTS = ['127.0.0.1', 'localhost', '[::1]'];
  * not succeed leaves nothing behind.
  */
 export async function serveHttp(host: ToolHost, options: McpHttpOptions = {}): Promise<McpHttpServer> {
-  checkOption('maxBodyBytes', options.maxBodyBytes);
-  checkOption('sessionIdleMs', options.sessionIdleMs, MAX_TIMER_MS);
-  checkOption('maxSessions', options.maxSessions);
-  checkOption('writeStallMs', options.writeStallMs, MAX_TIMER_MS);
+  checkOption('serveHttp', 'maxBodyBytes', options.maxBodyBytes);
+  checkOption('serveHttp', 'sessionIdleMs', options.sessionIdleMs, MAX_TIMER_MS);
+  checkOption('serveHttp', 'maxSessions', options.maxSessions);
+  checkOption('serveHttp', 'writeStallMs', options.writeStallMs, MAX_TIMER_MS);
   warmForServing(host);
   const hostname = options.hostname ?? '127.0.0.1';
   const configured = host.config.serve?.auth;

@@ -14,6 +14,7 @@ import { HotLoop } from '../util/hot-loop.js';
 import { type CoalescingWritable, coalescing } from './coalescing.js';
 import { DirectCalls, directRequestOf } from './direct-calls.js';
 import { createModernServer, createModernServing, type ModernServing } from './modern.js';
+import { checkOption } from './option-check.js';
 import type { RequestId } from './reports.js';
 import { createMcpServer, type McpServeOptions } from './server.js';
 import { LineReader } from './stdio-lines.js';
@@ -93,15 +94,7 @@ export async function serveStdioRecorded(
   directCalls: () => number;
 }> {
   const { maxRunningCalls } = options;
-  if (
-    maxRunningCalls !== undefined &&
-    maxRunningCalls !== Number.POSITIVE_INFINITY &&
-    !(Number.isSafeInteger(maxRunningCalls) && maxRunningCalls >= 1)
-  ) {
-    throw new TypeError(
-      `serveStdio: maxRunningCalls must be a whole number of at least 1 (or Infinity), not ${maxRunningCalls}`,
-    );
-  }
+  checkOption('serveStdio', 'maxRunningCalls', maxRunningCalls, Number.POSITIVE_INFINITY);
   warmForServing(host);
   const stdin = options.stdin ?? process.stdin;
   const out = coalescing(options.stdout ?? process.stdout);

@@ -491,7 +491,9 @@ describe('how many direct calls run at once', () => {
           { stdin: new PassThrough(), stdout: new PassThrough(), maxRunningCalls },
           undefined,
         ),
-      ).rejects.toThrow(/maxRunningCalls must be a whole number of at least 1 \(or Infinity\), not/);
+      ).rejects.toThrow(
+        /^serveStdio: maxRunningCalls must be a whole number of at least 1, or Infinity, got /,
+      );
     }
     const unbounded = await serveStdioRecorded(
       host,
