@@ -1,5 +1,4 @@
-import { existsSync } from 'node:fs';
-import { stat } from 'node:fs/promises';
+import { existsSync, statSync } from 'node:fs';
 import * as path from 'node:path';
 import { type FSWatcher, watch } from 'chokidar';
 import { buildMayRead } from '../sources/plugins/confine.js';
@@ -27,6 +26,11 @@ export interface ProjectWatcherOptions {
   readonly settleMs?: number;
   /** The longest a batch waits under a continuous stream of events, ms. */
   readonly maxWaitMs?: number;
+  /**
+   * A changed file was checked again after chokidar's throttle window; `moved` when it had changed
+   * unseen since its batch was read, and so starts a batch of its own. For tests and diagnostics.
+   */
+  readonly onRecheck?: (file: string, moved: boolean) => void;
   readonly onBatch: (batch: ChangeBatch) => void;
   readonly onError: (error: Error) => void;
 }
@@ -56,44 +60,84 @@ export const SETTLE_MS = 20;
  * chokidar drops a `change` of a path that comes within 50 ms of the last one it emitted for it
  * (a throttle with no trailing event, `_emit` in chokidar 5): a second save of the same file in
  * that window (format-on-save, a script writing twice, a quick undo) was never reloaded. So each
- * `change` is checked again once the window has passed: if the file's stat moved since the event,
- * it changed again unseen, and counts as a change.
+ * `change` (and `add`) is checked again once the window has passed: if the file's stat moved since
+ * the build read it, it changed again unseen, and counts as a change.
  */
 const CHOKIDAR_CHANGE_THROTTLE_MS = 50;
 const RECHECK_AFTER_MS = CHOKIDAR_CHANGE_THROTTLE_MS + 15;
 
-async function statSignature(file: string): Promise<string> {
+function statSignature(file: string): string {
   try {
-    const s = await stat(file, { bigint: true });
-    return `${s.mtimeNs}:${s.ctimeNs}:${s.size}:${s.ino}`;
+    const s = statSync(file, { bigint: true, throwIfNoEntry: false });
+    return s === undefined ? 'gone' : `${s.mtimeNs}:${s.ctimeNs}:${s.size}:${s.ino}`;
   } catch {
     return 'gone';
   }
 }
 
+interface Guarded {
+  /** The file's stat when its event came, then when its batch went out (what the build reads). */
+  signature: string;
+  timer: NodeJS.Timeout;
+  /** Its batch went out. */
+  flushed: boolean;
+  /** Its recheck came before its batch went out: the batch's stat is the last one needed. */
+  due: boolean;
+}
+
 /**
- * Re-checks each changed file after chokidar's throttle window (see above) and calls `changed`
- * when it moved unseen. One timer per file, replaced by its next event.
+ * Re-checks each changed file after chokidar's throttle window (see above). The stat it compares
+ * with is the one taken when the file's batch goes out, not at the event: a save is a truncate and
+ * a write, and an event that falls between them is stale by the time the build reads the file, so
+ * comparing with it rebuilt the plugin a second time for nothing (the save was read whole).
  */
-function throttleGuard(changed: (file: string) => void) {
-  const timers = new Map<string, NodeJS.Timeout>();
+function throttleGuard(changed: (file: string) => void, rechecked?: (file: string, moved: boolean) => void) {
+  const files = new Map<string, Guarded>();
   let closed = false;
+  const recheck = (file: string) => {
+    const entry = files.get(file);
+    if (closed || entry === undefined) return;
+    if (!entry.flushed) {
+      // Its batch still settles: the stat taken when it goes out is compared there, once.
+      entry.due = true;
+      return;
+    }
+    files.delete(file);
+    const moved = statSignature(file) !== entry.signature;
+    rechecked?.(file, moved);
+    if (moved) changed(file);
+  };
   return {
     seen(file: string): void {
-      clearTimeout(timers.get(file));
-      const before = statSignature(file);
-      const timer = setTimeout(() => {
-        timers.delete(file);
-        void Promise.all([before, statSignature(file)]).then(([was, now]) => {
-          if (!closed && was !== now) changed(file);
-        });
-      }, RECHECK_AFTER_MS);
-      timers.set(file, timer);
+      clearTimeout(files.get(file)?.timer);
+      const timer = setTimeout(() => recheck(file), RECHECK_AFTER_MS);
+      files.set(file, { signature: statSignature(file), timer, flushed: false, due: false });
+    },
+    /**
+     * The batch naming every file seen since the last one goes out now. Returns the files that
+     * moved since their event (a build started then may have read them half-written), and takes
+     * their stat now as the one the recheck compares with.
+     */
+    flushing(): string[] {
+      const moved: string[] = [];
+      for (const [file, entry] of files) {
+        if (entry.flushed) continue;
+        entry.flushed = true;
+        const now = statSignature(file);
+        if (now !== entry.signature) moved.push(file);
+        entry.signature = now;
+        if (entry.due) {
+          // Read whole by the batch going out now: nothing more to see.
+          files.delete(file);
+          rechecked?.(file, false);
+        }
+      }
+      return moved;
     },
     close(): void {
       closed = true;
-      for (const timer of timers.values()) clearTimeout(timer);
-      timers.clear();
+      for (const entry of files.values()) clearTimeout(entry.timer);
+      files.clear();
     },
   };
 }
@@ -122,6 +166,12 @@ export function watchProject(options: ProjectWatcherOptions): ProjectWatcher {
   const flush = () => {
     settle = undefined;
     firstEventAt = undefined;
+    // A file that moved since its event: a build started at the event may have read it
+    // half-written, so its plugin is told of it again (that build is not the batch's).
+    for (const file of guard.flushing()) {
+      const id = pluginOfFile(path.resolve(file));
+      if (id !== undefined) options.onPluginEvent?.(id);
+    }
     const batch: ChangeBatch = { config, plugins, all, skills };
     config = false;
     all = false;
@@ -133,6 +183,14 @@ export function watchProject(options: ProjectWatcherOptions): ProjectWatcher {
     } catch (error) {
       options.onError(error instanceof Error ? error : new Error(String(error)));
     }
+  };
+
+  /** The plugin a file (not a plugin's folder) belongs to, if it is one of a plugin's. */
+  const pluginOfFile = (absolute: string): string | undefined => {
+    const rel = path.relative(pluginsDir, absolute);
+    if (rel === '' || rel.startsWith('..') || path.isAbsolute(rel)) return undefined;
+    const [id] = rel.split(path.sep);
+    return id !== undefined && rel !== id ? id : undefined;
   };
 
   const record = (file: string) => {
@@ -160,7 +218,7 @@ export function watchProject(options: ProjectWatcherOptions): ProjectWatcher {
     settle = setTimeout(flush, wait);
   };
 
-  const guard = throttleGuard(record);
+  const guard = throttleGuard(record, options.onRecheck);
   const ignored = (file: string) => file.split(path.sep).some((segment) => IGNORED_SEGMENTS.has(segment));
   const onError = (error: unknown) =>
     options.onError(error instanceof Error ? error : new Error(String(error)));
@@ -179,7 +237,7 @@ export function watchProject(options: ProjectWatcherOptions): ProjectWatcher {
     pluginsWatcher.on('all', (event, file) => {
       // An editor's temp or backup file, notes, images: nothing a build or the discovery reads.
       if (FILE_EVENTS.has(event) && !buildMayRead(file)) return;
-      if (event === 'change') guard.seen(file);
+      if (event === 'change' || event === 'add') guard.seen(file);
       record(file);
     });
     pluginsWatcher.on('error', onError);
@@ -203,7 +261,7 @@ export function watchProject(options: ProjectWatcherOptions): ProjectWatcher {
       }
       record(pluginsDir);
     } else if (absolute === configFile) {
-      if (event === 'change') guard.seen(absolute);
+      if (event === 'change' || event === 'add') guard.seen(absolute);
       record(absolute);
     }
   });
@@ -218,7 +276,7 @@ export function watchProject(options: ProjectWatcherOptions): ProjectWatcher {
     skillsWatcher = watch(skillsDir, { ignoreInitial: true, ignored, depth: 1 });
     skillsWatcher.on('all', (event, file) => {
       if (FILE_EVENTS.has(event) && path.basename(file) !== 'SKILL.md') return;
-      if (event === 'change') guard.seen(file);
+      if (event === 'change' || event === 'add') guard.seen(file);
       record(file);
     });
     skillsWatcher.on('error', onError);

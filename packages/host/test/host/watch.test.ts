@@ -1,3 +1,4 @@
+import { closeSync, openSync, readFileSync, writeSync } from 'node:fs';
 import { mkdir, mkdtemp, rename, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
@@ -11,7 +12,7 @@ describe('the project watcher', () => {
     for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
   });
 
-  async function project(settleMs?: number) {
+  async function project(settleMs?: number, onEvent?: (id: string) => void) {
     const root = await mkdtemp(path.join(tmpdir(), 'toolhost-watch-'));
     cleanups.push(() => rm(root, { recursive: true, force: true }));
     for (const id of ['a', 'b']) {
@@ -22,11 +23,16 @@ describe('the project watcher', () => {
     /** Each plugin event as it came, and the batches so far when it did. */
     const events: { id: string; batchesBefore: number }[] = [];
     const waiters: { id: string; resolve: () => void }[] = [];
+    const rechecks = new Map<string, (moved: boolean) => void>();
     const watcher: ProjectWatcher = watchProject({
       pluginsDir: path.join(root, 'plugins'),
       configFile: path.join(root, 'toolhost.config.json'),
       ...(settleMs === undefined ? {} : { settleMs }),
-      onPluginEvent: (id) => events.push({ id, batchesBefore: batches.length }),
+      onPluginEvent: (id) => {
+        events.push({ id, batchesBefore: batches.length });
+        onEvent?.(id);
+      },
+      onRecheck: (file, moved) => rechecks.get(file)?.(moved),
       onBatch: (batch: ChangeBatch) => {
         batches.push([...batch.plugins].sort());
         for (const waiter of [...waiters])
@@ -42,7 +48,9 @@ describe('the project watcher', () => {
     cleanups.push(() => watcher.close());
     await watcher.ready;
     const batchOf = (id: string) => new Promise<void>((resolve) => waiters.push({ id, resolve }));
-    return { root, batches, batchOf, events };
+    /** Whether the next recheck of `file` found it moved unseen. */
+    const recheckOf = (file: string) => new Promise<boolean>((resolve) => rechecks.set(file, resolve));
+    return { root, batches, batchOf, events, recheckOf };
   }
 
   it("turns an editor's write-temp-then-rename save into one batch, the temp file's late unlink included", async () => {
@@ -109,5 +117,32 @@ describe('the project watcher', () => {
       clearTimeout(timer);
     }
     expect(batches).toEqual([['a'], ['a']]);
+  });
+
+  it('reads a save its event caught halfway once, when the batch goes out, with no second batch', async () => {
+    let half: number | undefined;
+    const { root, batches, batchOf, events, recheckOf } = await project(undefined, () => {
+      // The first event came between the save's two writes: the rest lands now, inside chokidar's
+      // throttle window, so no event of its own follows.
+      if (half === undefined) return;
+      writeSync(half, ' 1;\n');
+      closeSync(half);
+      half = undefined;
+    });
+    const file = path.join(root, 'plugins', 'a', 'index.ts');
+    const saved = batchOf('a');
+    const rechecked = recheckOf(file);
+    half = openSync(file, 'w');
+    writeSync(half, 'export default');
+    await saved;
+    // A build started at that event may have read half the file: the plugin is told once more as
+    // the batch goes out, so that build is not the one the batch takes.
+    const ofA = events.filter((e) => e.id === 'a');
+    expect(ofA.length).toBeGreaterThanOrEqual(2);
+    expect(ofA.every((e) => e.batchesBefore === 0)).toBe(true);
+    // The batch read the save whole: the recheck after the throttle window finds nothing unseen.
+    expect(await rechecked).toBe(false);
+    expect(batches).toEqual([['a']]);
+    expect(readFileSync(file, 'utf8')).toBe('export default 1;\n');
   });
 });
