@@ -1,3 +1,4 @@
+import { warmInputChecks } from '../core/wrap/input-check.js';
 import type { ToolHost } from '../host/host.js';
 import { internalsOf } from '../host/internals.js';
 
@@ -13,4 +14,13 @@ import { internalsOf } from '../host/internals.js';
 export function warmForServing(host: ToolHost): void {
   if (!host.plugins.some((plugin) => plugin.status === 'loaded' || plugin.status === 'loading')) return;
   internalsOf(host).sandbox?.warm?.();
+  // Plugin tools' input is checked on the host against their JSON Schema: the compiler loads after
+  // this turn (the executor's spawn goes first), not on the session's first plugin call.
+  setImmediate(() => {
+    try {
+      warmInputChecks();
+    } catch {
+      // Nothing lost: the first call loads it, and says so if it cannot.
+    }
+  }).unref();
 }
