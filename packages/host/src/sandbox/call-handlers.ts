@@ -128,3 +128,23 @@ export function handlersByCall(calls: ReadonlyMap<string, CallHandlers>): Isolat
     },
   };
 }
+
+/**
+ * The calls running in a process, by call id, counting each one that came or ended: an isolate
+ * spare waits for a pause in them (isolate-spare.ts).
+ */
+export class RunningCalls extends Map<string, CallHandlers> {
+  /** Calls that came or ended so far. */
+  changes = 0;
+
+  override set(callId: string, handlers: CallHandlers): this {
+    this.changes += 1;
+    return super.set(callId, handlers);
+  }
+
+  override delete(callId: string): boolean {
+    const had = super.delete(callId);
+    if (had) this.changes += 1;
+    return had;
+  }
+}

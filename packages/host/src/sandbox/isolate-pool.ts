@@ -6,7 +6,7 @@ import type {
   HookRequest,
 } from '@toolhost/plugin-sdk/protocol';
 import type { Cancellation } from '../util/cancel.js';
-import { type CallHandlers, handlersByCall } from './call-handlers.js';
+import { type CallHandlers, handlersByCall, RunningCalls } from './call-handlers.js';
 import { type Generation, isGone, isIdle, oldestIdle, sweepEveryMs } from './isolate-generation.js';
 import { IsolateSpare } from './isolate-spare.js';
 import { NOT_STARTED } from './outcomes.js';
@@ -49,7 +49,7 @@ export interface IsolatePoolOptions extends Partial<IsolateSettings> {
 export class IsolatePool {
   readonly #runtime: (bundle: string) => Promise<Prelude>;
   readonly #plugins = new Map<string, Generation>();
-  readonly #calls = new Map<string, CallHandlers>();
+  readonly #calls = new RunningCalls();
   /** Calls aborted (`abort`) while they waited for their isolate: they never start. */
   readonly #cancelled = new Set<string>();
   readonly #live = new Set<PluginIsolate>();
@@ -72,7 +72,7 @@ export class IsolatePool {
 
   readonly #handlers: IsolateHandlers = handlersByCall(this.#calls);
   /** The isolate made ahead for the next start (describe or first call); see isolate-spare.ts. */
-  readonly spare = new IsolateSpare(this.#handlers);
+  readonly spare = new IsolateSpare(this.#handlers, undefined, this.#calls);
 
   async #create(bundle: string, limits: SandboxLimits): Promise<PluginIsolate> {
     const isolate = await this.spare.take(await this.#runtime(bundle), limits);
@@ -115,6 +115,7 @@ export class IsolatePool {
   load(key: string, bundle: string, limits: SandboxLimits): void {
     if (this.#plugins.has(key)) return;
     this.#plugins.set(key, { bundle, limits, retired: false, inFlight: 0, lastUsed: 0 });
+    this.spare.ahead(() => this.#runtime(bundle), limits);
   }
 
   /** Forgets a version; its isolate goes once the calls already running there have ended. */

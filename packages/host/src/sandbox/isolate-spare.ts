@@ -18,6 +18,14 @@ export const SPARE_IDLE_MS = 30_000;
 /** Quiet time after a start before the next spare is made, ms. */
 export const REFILL_AFTER_MS = 10;
 
+/** The calls of the process a spare is made in: how many came or ended so far, and how many run now. */
+export interface CallLoad {
+  readonly changes: number;
+  readonly size: number;
+}
+
+const NO_CALLS: CallLoad = { changes: 0, size: 0 };
+
 /**
  * An isolate made ahead for the next plugin start (a describe, or a version's first call): made
  * from the prelude, its context created and the bridge attached, with no plugin code in it. Most
@@ -37,12 +45,18 @@ export class IsolateSpare {
   #spare: Spare | undefined;
   #idle: NodeJS.Timeout | undefined;
   #closed = false;
+  /** A version was told (see `ahead`). */
+  #toldAny = false;
   /** Starts served by a spare, and starts that made their own isolate (tests, benchmarks). */
   readonly counts = { served: 0, missed: 0 };
 
-  constructor(handlers: IsolateHandlers, idleMs = SPARE_IDLE_MS) {
+  readonly #calls: CallLoad;
+
+  /** `calls` are the process's (`RunningCalls`): a spare waits for a quiet spell in them too. */
+  constructor(handlers: IsolateHandlers, idleMs = SPARE_IDLE_MS, calls: CallLoad = NO_CALLS) {
     this.#handlers = handlers;
     this.#idleMs = idleMs;
+    this.#calls = calls;
   }
 
   /**
@@ -72,24 +86,49 @@ export class IsolateSpare {
   }
 
   /**
-   * Makes the next spare once starts have paused for {@link REFILL_AFTER_MS}: made at once, its
+   * Makes the next spare once starts and calls have paused for {@link REFILL_AFTER_MS}: made at once, its
    * `new ivm.Isolate` (synchronous, ≈ 6 ms) held this thread while the start that took the last
    * one was still evaluating its plugin, and its reply waited for it; a burst of starts (a project
    * loading) makes no spare until it ends.
    */
   #refill(prelude: Prelude, limits: SandboxLimits, key: string): void {
     clearTimeout(this.#idle);
+    const seen = this.#calls.changes;
     this.#idle = setTimeout(() => {
-      if (this.#closed || this.#spare !== undefined) return;
-      const isolate = PluginIsolate.prepare(prelude, limits, this.#handlers);
-      // A spare that could not be made is no spare: the next start makes its own isolate.
-      isolate.catch(() => {
-        if (this.#spare?.isolate === isolate) this.#spare = undefined;
-      });
-      this.#spare = { prelude, limits: key, isolate };
-      this.#idle = setTimeout(() => this.dispose(false), this.#idleMs);
-      this.#idle.unref();
+      // Calls too: made while one ran or came, its `new ivm.Isolate` held this thread under them.
+      // A session's second call, sent as its first was answered, took 10-17 ms instead of 2-3
+      // (`toolhost serve`, the first call's start having taken the spare).
+      if (this.#calls.size > 0 || this.#calls.changes !== seen) this.#refill(prelude, limits, key);
+      else this.#make(prelude, limits, key);
     }, REFILL_AFTER_MS);
+    this.#idle.unref();
+  }
+
+  /**
+   * The process was told of a plugin version. The first one told before any start gets a spare
+   * made now, off any call's path: an executor spawned for a warm start describes nothing, so a
+   * served session's first plugin call made its plugin's isolate itself.
+   */
+  ahead(prelude: () => Promise<Prelude>, limits: SandboxLimits): void {
+    if (this.#toldAny || this.counts.served + this.counts.missed > 0) return;
+    this.#toldAny = true;
+    prelude().then(
+      (made) => this.#make(made, limits, JSON.stringify(limits)),
+      // No prelude: the first call says why.
+      () => {},
+    );
+  }
+
+  #make(prelude: Prelude, limits: SandboxLimits, key: string): void {
+    if (this.#closed || this.#spare !== undefined) return;
+    clearTimeout(this.#idle);
+    const isolate = PluginIsolate.prepare(prelude, limits, this.#handlers);
+    // A spare that could not be made is no spare: the next start makes its own isolate.
+    isolate.catch(() => {
+      if (this.#spare?.isolate === isolate) this.#spare = undefined;
+    });
+    this.#spare = { prelude, limits: key, isolate };
+    this.#idle = setTimeout(() => this.dispose(false), this.#idleMs);
     this.#idle.unref();
   }
 

@@ -9,11 +9,14 @@ import * as path from 'node:path';
 import type { DescribeReply } from '@toolhost/plugin-sdk/protocol';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { DEFAULT_SANDBOX_LIMITS } from '../../src/config/limits.js';
+import { RunningCalls } from '../../src/sandbox/call-handlers.js';
 import { IsolatePool } from '../../src/sandbox/isolate-pool.js';
 import { IsolateSpare, REFILL_AFTER_MS } from '../../src/sandbox/isolate-spare.js';
+import { readReply } from '../../src/sandbox/outcomes.js';
 import type { PluginIsolate } from '../../src/sandbox/plugin-isolate.js';
 import { loadPrelude } from '../../src/sandbox/prelude.js';
 import { bundlePlugin } from '../../src/sources/plugins/bundle.js';
+import { callRequest } from './call-request.js';
 
 const handlers = { log() {}, progress() {}, request: async () => '{"ok":false,"error":"none"}' };
 const WAIT = { timeout: 20_000, interval: 5 };
@@ -119,6 +122,44 @@ describe('IsolateSpare', () => {
   });
 });
 
+describe('IsolateSpare under calls', () => {
+  it('is told of every call that comes or ends by the running calls it watches', () => {
+    const calls = new RunningCalls();
+    calls.set('c1', handlers);
+    calls.set('c2', handlers);
+    calls.delete('c1');
+    // Ending a call that is not running changes nothing.
+    calls.delete('c1');
+    expect({ size: calls.size, changes: calls.changes }).toEqual({ size: 1, changes: 3 });
+  });
+
+  it('makes the next spare only once calls have paused too: none while one runs or one came or ended', async () => {
+    const prelude = await loadPrelude(bundles.a as string);
+    const calls = { changes: 1, size: 1 };
+    const spare = new IsolateSpare(handlers, 60_000, calls);
+    vi.useFakeTimers();
+    try {
+      // A call's start takes an isolate; the call still runs when the quiet time has passed.
+      made.push(await spare.take(prelude, DEFAULT_SANDBOX_LIMITS));
+      vi.advanceTimersByTime(REFILL_AFTER_MS);
+      expect(spare.held).toBe(false);
+      // It ends, and the next call comes within the quiet time: still none.
+      Object.assign(calls, { changes: 2, size: 0 });
+      vi.advanceTimersByTime(REFILL_AFTER_MS);
+      expect(spare.held).toBe(false);
+      Object.assign(calls, { changes: 4, size: 0 });
+      vi.advanceTimersByTime(REFILL_AFTER_MS);
+      expect(spare.held).toBe(false);
+      // A whole quiet time with no call: made.
+      vi.advanceTimersByTime(REFILL_AFTER_MS);
+      expect(spare.held).toBe(true);
+    } finally {
+      vi.useRealTimers();
+      spare.dispose();
+    }
+  });
+});
+
 describe('IsolatePool with a spare', () => {
   it('describes one plugin after another in spares, each seeing nothing of the one before', async () => {
     const pool = new IsolatePool((bundle) => loadPrelude(bundle));
@@ -138,5 +179,47 @@ describe('IsolatePool with a spare', () => {
       pool.close();
     }
     expect(pool.spare.held).toBe(false);
+  });
+
+  it("makes a spare as a fresh pool is told of its first version, and the first call's start takes it", async () => {
+    const pool = new IsolatePool((bundle) => loadPrelude(bundle));
+    try {
+      pool.load('a@1', bundles.a as string, DEFAULT_SANDBOX_LIMITS);
+      pool.load('b@1', bundles.b as string, DEFAULT_SANDBOX_LIMITS);
+      // Made before any call, not counted live (no plugin's code is in it).
+      await vi.waitFor(() => expect(pool.spare.held).toBe(true), WAIT);
+      expect(pool.liveIsolates).toBe(0);
+      const outcome = await pool.text(
+        'call',
+        'a@1',
+        'a_t',
+        'c1',
+        JSON.stringify(callRequest(1, 'a_t', {})),
+        handlers,
+      );
+      if (outcome.kind !== 'reply') throw new Error(outcome.message);
+      expect(readReply(outcome.reply)).toMatchObject({ result: { content: [{ text: 'ok' }] } });
+      expect(pool.spare.counts).toEqual({ served: 1, missed: 0 });
+      expect(pool.liveIsolates).toBe(1);
+    } finally {
+      pool.close();
+    }
+  });
+
+  it('makes no spare ahead for a version told after the pool has started isolates', async () => {
+    const pool = new IsolatePool((bundle) => loadPrelude(bundle));
+    try {
+      const outcome = await pool.describe(bundles.a as string, 'null', DEFAULT_SANDBOX_LIMITS);
+      expect(outcome.kind).toBe('reply');
+      // The describe's start was the pool's first; its spare comes only once starts pause.
+      pool.spare.dispose(false);
+      pool.load('a@1', bundles.a as string, DEFAULT_SANDBOX_LIMITS);
+      // A spare made ahead would be made once the prelude is there, and before this resumes.
+      await loadPrelude(bundles.a as string);
+      expect(pool.spare.held).toBe(false);
+      expect(pool.spare.counts).toEqual({ served: 0, missed: 1 });
+    } finally {
+      pool.close();
+    }
   });
 });
