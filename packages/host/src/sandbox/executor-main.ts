@@ -177,6 +177,9 @@ function handle(message: ToExecutor, body: string): void {
       return;
     case 'load':
       pool.load(message.key, body, message.limits);
+      // This process compiles the base prelude as it starts: a spare for the first call costs
+      // only its isolate (an inline host, which may never call, makes none ahead).
+      pool.spare.ahead(() => loadPrelude(body), message.limits);
       return;
     case 'unload':
       pool.unload(message.key);

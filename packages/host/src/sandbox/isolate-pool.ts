@@ -115,7 +115,6 @@ export class IsolatePool {
   load(key: string, bundle: string, limits: SandboxLimits): void {
     if (this.#plugins.has(key)) return;
     this.#plugins.set(key, { bundle, limits, retired: false, inFlight: 0, lastUsed: 0 });
-    this.spare.ahead(() => this.#runtime(bundle), limits);
   }
 
   /** Forgets a version; its isolate goes once the calls already running there have ended. */

@@ -105,9 +105,9 @@ export class IsolateSpare {
   }
 
   /**
-   * The process was told of a plugin version. The first one told before any start gets a spare
-   * made now, off any call's path: an executor spawned for a warm start describes nothing, so a
-   * served session's first plugin call made its plugin's isolate itself.
+   * The executor process was told of a plugin version. The first one told before any start gets a
+   * spare made now, off any call's path: an executor spawned for a warm start describes nothing,
+   * so a served session's first plugin call made its plugin's isolate itself.
    */
   ahead(prelude: () => Promise<Prelude>, limits: SandboxLimits): void {
     if (this.#toldAny || this.counts.served + this.counts.missed > 0) return;

@@ -181,11 +181,20 @@ describe('IsolatePool with a spare', () => {
     expect(pool.spare.held).toBe(false);
   });
 
-  it("makes a spare as a fresh pool is told of its first version, and the first call's start takes it", async () => {
+  it("makes a spare ahead as a fresh executor's pool is told of its first version, and the first call's start takes it", async () => {
     const pool = new IsolatePool((bundle) => loadPrelude(bundle));
+    // As the executor process does with each version it is told (executor-main.ts).
+    const tell = (key: string, bundle: string) => {
+      pool.load(key, bundle, DEFAULT_SANDBOX_LIMITS);
+      pool.spare.ahead(() => loadPrelude(bundle), DEFAULT_SANDBOX_LIMITS);
+    };
     try {
-      pool.load('a@1', bundles.a as string, DEFAULT_SANDBOX_LIMITS);
-      pool.load('b@1', bundles.b as string, DEFAULT_SANDBOX_LIMITS);
+      // A pool that is only told (an inline host's) makes none.
+      pool.load('c@1', bundles.c as string, DEFAULT_SANDBOX_LIMITS);
+      await loadPrelude(bundles.c as string);
+      expect(pool.spare.held).toBe(false);
+      tell('a@1', bundles.a as string);
+      tell('b@1', bundles.b as string);
       // Made before any call, not counted live (no plugin's code is in it).
       await vi.waitFor(() => expect(pool.spare.held).toBe(true), WAIT);
       expect(pool.liveIsolates).toBe(0);
@@ -214,6 +223,7 @@ describe('IsolatePool with a spare', () => {
       // The describe's start was the pool's first; its spare comes only once starts pause.
       pool.spare.dispose(false);
       pool.load('a@1', bundles.a as string, DEFAULT_SANDBOX_LIMITS);
+      pool.spare.ahead(() => loadPrelude(bundles.a as string), DEFAULT_SANDBOX_LIMITS);
       // A spare made ahead would be made once the prelude is there, and before this resumes.
       await loadPrelude(bundles.a as string);
       expect(pool.spare.held).toBe(false);
