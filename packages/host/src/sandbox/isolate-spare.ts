@@ -107,19 +107,21 @@ export class IsolateSpare {
   /**
    * The executor process was told of a plugin version. The first one told before any start gets a
    * spare made now, off any call's path: an executor spawned for a warm start describes nothing,
-   * so a served session's first plugin call made its plugin's isolate itself.
+   * so a served session's first plugin call made its plugin's isolate itself. It is kept until
+   * that call, however late it comes (a person reads and types before the model calls): the
+   * process itself retires after the isolates' idle time when no call comes.
    */
   ahead(prelude: () => Promise<Prelude>, limits: SandboxLimits): void {
     if (this.#toldAny || this.counts.served + this.counts.missed > 0) return;
     this.#toldAny = true;
     prelude().then(
-      (made) => this.#make(made, limits, JSON.stringify(limits)),
+      (made) => this.#make(made, limits, JSON.stringify(limits), false),
       // No prelude: the first call says why.
       () => {},
     );
   }
 
-  #make(prelude: Prelude, limits: SandboxLimits, key: string): void {
+  #make(prelude: Prelude, limits: SandboxLimits, key: string, idles = true): void {
     if (this.#closed || this.#spare !== undefined) return;
     clearTimeout(this.#idle);
     const isolate = PluginIsolate.prepare(prelude, limits, this.#handlers);
@@ -128,6 +130,7 @@ export class IsolateSpare {
       if (this.#spare?.isolate === isolate) this.#spare = undefined;
     });
     this.#spare = { prelude, limits: key, isolate };
+    if (!idles) return;
     this.#idle = setTimeout(() => this.dispose(false), this.#idleMs);
     this.#idle.unref();
   }

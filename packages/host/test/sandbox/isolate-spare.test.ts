@@ -160,6 +160,31 @@ describe('IsolateSpare under calls', () => {
   });
 });
 
+describe('IsolateSpare made ahead', () => {
+  it('keeps the spare made ahead past the idle time, until the first start takes it', async () => {
+    const prelude = await loadPrelude(bundles.a as string);
+    const spare = new IsolateSpare(handlers, 50);
+    vi.useFakeTimers();
+    try {
+      spare.ahead(async () => prelude, DEFAULT_SANDBOX_LIMITS);
+      await vi.waitFor(() => expect(spare.held).toBe(true));
+      // A spare made after a start is given back after 50 ms idle; this one is not.
+      vi.advanceTimersByTime(60_000);
+      expect(spare.held).toBe(true);
+      made.push(await spare.take(prelude, DEFAULT_SANDBOX_LIMITS));
+      expect(spare.counts).toEqual({ served: 1, missed: 0 });
+      // Its replacement idles as any other.
+      vi.advanceTimersByTime(REFILL_AFTER_MS);
+      expect(spare.held).toBe(true);
+      vi.advanceTimersByTime(50);
+      expect(spare.held).toBe(false);
+    } finally {
+      vi.useRealTimers();
+      spare.dispose();
+    }
+  });
+});
+
 describe('IsolatePool with a spare', () => {
   it('describes one plugin after another in spares, each seeing nothing of the one before', async () => {
     const pool = new IsolatePool((bundle) => loadPrelude(bundle));
