@@ -60,11 +60,12 @@ export const SETTLE_MS = 20;
  * chokidar drops a `change` of a path that comes within 50 ms of the last one it emitted for it
  * (a throttle with no trailing event, `_emit` in chokidar 5): a second save of the same file in
  * that window (format-on-save, a script writing twice, a quick undo) was never reloaded. So each
- * `change` (and `add`) is checked again once the window has passed: if the file's stat moved since
- * the build read it, it changed again unseen, and counts as a change.
+ * `change` is checked again once the window has passed: if the file's stat moved since the build
+ * read it, it changed again unseen, and counts as a change. So is an `add`: a new file is created,
+ * then written, and the write can come before chokidar watches the file.
  */
 const CHOKIDAR_CHANGE_THROTTLE_MS = 50;
-const RECHECK_AFTER_MS = CHOKIDAR_CHANGE_THROTTLE_MS + 15;
+export const RECHECK_AFTER_MS = CHOKIDAR_CHANGE_THROTTLE_MS + 15;
 
 function statSignature(file: string): string {
   try {
@@ -91,7 +92,10 @@ interface Guarded {
  * a write, and an event that falls between them is stale by the time the build reads the file, so
  * comparing with it rebuilt the plugin a second time for nothing (the save was read whole).
  */
-function throttleGuard(changed: (file: string) => void, rechecked?: (file: string, moved: boolean) => void) {
+export function throttleGuard(
+  changed: (file: string) => void,
+  rechecked?: (file: string, moved: boolean) => void,
+) {
   const files = new Map<string, Guarded>();
   let closed = false;
   const recheck = (file: string) => {
@@ -112,6 +116,14 @@ function throttleGuard(changed: (file: string) => void, rechecked?: (file: strin
       clearTimeout(files.get(file)?.timer);
       const timer = setTimeout(() => recheck(file), RECHECK_AFTER_MS);
       files.set(file, { signature: statSignature(file), timer, flushed: false, due: false });
+    },
+    /** A file event: a change or an add is re-checked; a file gone is not. */
+    event(event: string, file: string): void {
+      if (event === 'change' || event === 'add') this.seen(file);
+      else if (event === 'unlink') {
+        clearTimeout(files.get(file)?.timer);
+        files.delete(file);
+      }
     },
     /**
      * The batch naming every file seen since the last one goes out now. Returns the files that
@@ -168,10 +180,7 @@ export function watchProject(options: ProjectWatcherOptions): ProjectWatcher {
     firstEventAt = undefined;
     // A file that moved since its event: a build started at the event may have read it
     // half-written, so its plugin is told of it again (that build is not the batch's).
-    for (const file of guard.flushing()) {
-      const id = pluginOfFile(path.resolve(file));
-      if (id !== undefined) options.onPluginEvent?.(id);
-    }
+    const moved = guard.flushing();
     const batch: ChangeBatch = { config, plugins, all, skills };
     config = false;
     all = false;
@@ -179,18 +188,22 @@ export function watchProject(options: ProjectWatcherOptions): ProjectWatcher {
     skills = new Set();
     if (!batch.config && !batch.all && batch.plugins.size === 0 && batch.skills.size === 0) return;
     try {
+      for (const file of moved) {
+        const at = pluginPathOf(path.resolve(file));
+        if (at?.file === true) options.onPluginEvent?.(at.id);
+      }
       options.onBatch(batch);
     } catch (error) {
       options.onError(error instanceof Error ? error : new Error(String(error)));
     }
   };
 
-  /** The plugin a file (not a plugin's folder) belongs to, if it is one of a plugin's. */
-  const pluginOfFile = (absolute: string): string | undefined => {
+  /** The plugin a path under the plugins folder belongs to, and whether it is a file in it (not its folder). */
+  const pluginPathOf = (absolute: string): { id: string; file: boolean } | undefined => {
     const rel = path.relative(pluginsDir, absolute);
     if (rel === '' || rel.startsWith('..') || path.isAbsolute(rel)) return undefined;
     const [id] = rel.split(path.sep);
-    return id !== undefined && rel !== id ? id : undefined;
+    return id === undefined ? undefined : { id, file: rel !== id };
   };
 
   const record = (file: string) => {
@@ -202,14 +215,11 @@ export function watchProject(options: ProjectWatcherOptions): ProjectWatcher {
       const [name] = path.relative(skillsDir, absolute).split(path.sep);
       if (name !== undefined) skills.add(name);
     } else {
-      const rel = path.relative(pluginsDir, absolute);
-      if (rel === '' || rel.startsWith('..') || path.isAbsolute(rel)) return;
-      const [id] = rel.split(path.sep);
-      if (id !== undefined) {
-        plugins.add(id);
-        // A plugin file (not the folder itself): its build may start while the batch settles.
-        if (rel !== id) options.onPluginEvent?.(id);
-      }
+      const at = pluginPathOf(absolute);
+      if (at === undefined) return;
+      plugins.add(at.id);
+      // A plugin file (not the folder itself): its build may start while the batch settles.
+      if (at.file) options.onPluginEvent?.(at.id);
     }
     const now = Date.now();
     firstEventAt ??= now;
@@ -237,7 +247,7 @@ export function watchProject(options: ProjectWatcherOptions): ProjectWatcher {
     pluginsWatcher.on('all', (event, file) => {
       // An editor's temp or backup file, notes, images: nothing a build or the discovery reads.
       if (FILE_EVENTS.has(event) && !buildMayRead(file)) return;
-      if (event === 'change' || event === 'add') guard.seen(file);
+      guard.event(event, file);
       record(file);
     });
     pluginsWatcher.on('error', onError);
@@ -261,7 +271,7 @@ export function watchProject(options: ProjectWatcherOptions): ProjectWatcher {
       }
       record(pluginsDir);
     } else if (absolute === configFile) {
-      if (event === 'change' || event === 'add') guard.seen(absolute);
+      guard.event(event, absolute);
       record(absolute);
     }
   });
@@ -276,7 +286,7 @@ export function watchProject(options: ProjectWatcherOptions): ProjectWatcher {
     skillsWatcher = watch(skillsDir, { ignoreInitial: true, ignored, depth: 1 });
     skillsWatcher.on('all', (event, file) => {
       if (FILE_EVENTS.has(event) && path.basename(file) !== 'SKILL.md') return;
-      if (event === 'change' || event === 'add') guard.seen(file);
+      guard.event(event, file);
       record(file);
     });
     skillsWatcher.on('error', onError);

@@ -1,10 +1,16 @@
-import { closeSync, openSync, readFileSync, writeSync } from 'node:fs';
+import { closeSync, openSync, readFileSync, rmSync, writeFileSync, writeSync } from 'node:fs';
 import { mkdir, mkdtemp, rename, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { watch } from 'chokidar';
-import { afterEach, describe, expect, it } from 'vitest';
-import { type ChangeBatch, type ProjectWatcher, watchProject } from '../../src/host/watch.js';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import {
+  type ChangeBatch,
+  type ProjectWatcher,
+  RECHECK_AFTER_MS,
+  throttleGuard,
+  watchProject,
+} from '../../src/host/watch.js';
 
 describe('the project watcher', () => {
   const cleanups: (() => Promise<void>)[] = [];
@@ -144,5 +150,95 @@ describe('the project watcher', () => {
     expect(await rechecked).toBe(false);
     expect(batches).toEqual([['a']]);
     expect(readFileSync(file, 'utf8')).toBe('export default 1;\n');
+  });
+
+  it('compares a file its batch read after the recheck came with the stat taken as the batch went out', async () => {
+    // A long settle: the recheck (65 ms after the event) comes while the batch still settles.
+    let half: number | undefined;
+    const { root, batches, batchOf, recheckOf } = await project(300, () => {
+      if (half === undefined) return;
+      writeSync(half, ' 2;\n');
+      closeSync(half);
+      half = undefined;
+    });
+    const file = path.join(root, 'plugins', 'a', 'index.ts');
+    const saved = batchOf('a');
+    const rechecked = recheckOf(file);
+    half = openSync(file, 'w');
+    writeSync(half, 'export default');
+    await saved;
+    // Told as the batch went out: nothing unseen, and no batch but this one.
+    expect(await rechecked).toBe(false);
+    expect(batches).toEqual([['a']]);
+  });
+});
+
+describe("the watcher's recheck of a changed file (throttleGuard)", () => {
+  let dir = '';
+  afterEach(async () => {
+    vi.useRealTimers();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  async function guarded() {
+    dir = await mkdtemp(path.join(tmpdir(), 'toolhost-guard-'));
+    const changed: string[] = [];
+    const rechecks: [string, boolean][] = [];
+    vi.useFakeTimers();
+    const guard = throttleGuard(
+      (file) => changed.push(file),
+      (file, moved) => rechecks.push([file, moved]),
+    );
+    return { guard, changed, rechecks };
+  }
+
+  it('says, as the batch goes out, which files moved since their event, and rechecks against that', async () => {
+    const { guard, changed, rechecks } = await guarded();
+    const still = path.join(dir, 'still.ts');
+    const moving = path.join(dir, 'moving.ts');
+    writeFileSync(still, 'a');
+    writeFileSync(moving, 'a');
+    guard.event('change', still);
+    guard.event('change', moving);
+    writeFileSync(moving, 'a longer content');
+    expect(guard.flushing()).toEqual([moving]);
+    // Read whole by that batch: the recheck finds nothing unseen.
+    vi.advanceTimersByTime(RECHECK_AFTER_MS);
+    expect(rechecks).toEqual([
+      [still, false],
+      [moving, false],
+    ]);
+    expect(changed).toEqual([]);
+  });
+
+  it('counts a write after the batch went out, within the throttle window, as a change', async () => {
+    const { guard, changed } = await guarded();
+    const file = path.join(dir, 'index.ts');
+    writeFileSync(file, 'a');
+    guard.event('change', file);
+    expect(guard.flushing()).toEqual([]);
+    writeFileSync(file, 'b, and longer');
+    vi.advanceTimersByTime(RECHECK_AFTER_MS);
+    expect(changed).toEqual([file]);
+  });
+
+  it('leaves a recheck that comes before the batch to the batch, and forgets a file deleted', async () => {
+    const { guard, changed, rechecks } = await guarded();
+    const file = path.join(dir, 'index.ts');
+    const gone = path.join(dir, 'helper.ts');
+    writeFileSync(file, 'a');
+    writeFileSync(gone, 'a');
+    guard.event('change', file);
+    guard.event('add', gone);
+    vi.advanceTimersByTime(RECHECK_AFTER_MS);
+    expect(rechecks).toEqual([]);
+    writeFileSync(file, 'b, and longer');
+    rmSync(gone);
+    guard.event('unlink', gone);
+    // The batch reads the file as it is now; the deleted one is nothing to read or tell.
+    expect(guard.flushing()).toEqual([file]);
+    expect(rechecks).toEqual([[file, false]]);
+    vi.advanceTimersByTime(10 * RECHECK_AFTER_MS);
+    expect(changed).toEqual([]);
   });
 });
