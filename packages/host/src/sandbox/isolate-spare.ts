@@ -18,6 +18,9 @@ export const SPARE_IDLE_MS = 30_000;
 /** Quiet time after a start before the next spare is made, ms. */
 export const REFILL_AFTER_MS = 10;
 
+/** The longest a refill waits between two looks while a call runs on with nothing else coming, ms. */
+const MAX_REFILL_WAIT_MS = 1_000;
+
 /** The calls of the process a spare is made in: how many came or ended so far, and how many run now. */
 export interface CallLoad {
   readonly changes: number;
@@ -47,6 +50,8 @@ export class IsolateSpare {
   #closed = false;
   /** A version was told (see `ahead`). */
   #toldAny = false;
+  /** A start has asked for an isolate (see `ahead`). */
+  #started = false;
   /** Starts served by a spare, and starts that made their own isolate (tests, benchmarks). */
   readonly counts = { served: 0, missed: 0 };
 
@@ -64,6 +69,7 @@ export class IsolateSpare {
    * one. Either way a spare for the next start is then made, off this start's path.
    */
   async take(prelude: Prelude, limits: SandboxLimits): Promise<PluginIsolate> {
+    this.#started = true;
     const key = JSON.stringify(limits);
     const spare = this.#spare;
     this.#spare = undefined;
@@ -91,16 +97,20 @@ export class IsolateSpare {
    * one was still evaluating its plugin, and its reply waited for it; a burst of starts (a project
    * loading) makes no spare until it ends.
    */
-  #refill(prelude: Prelude, limits: SandboxLimits, key: string): void {
+  #refill(prelude: Prelude, limits: SandboxLimits, key: string, wait = REFILL_AFTER_MS): void {
     clearTimeout(this.#idle);
     const seen = this.#calls.changes;
     this.#idle = setTimeout(() => {
+      if (this.#closed) return;
       // Calls too: made while one ran or came, its `new ivm.Isolate` held this thread under them.
       // A session's second call, sent as its first was answered, took 10-17 ms instead of 2-3
-      // (`toolhost serve`, the first call's start having taken the spare).
-      if (this.#calls.size > 0 || this.#calls.changes !== seen) this.#refill(prelude, limits, key);
+      // (`toolhost serve`, the first call's start having taken the spare). A call that runs long
+      // with nothing else coming is looked at less and less often (up to once a second).
+      if (this.#calls.changes !== seen) this.#refill(prelude, limits, key);
+      else if (this.#calls.size > 0)
+        this.#refill(prelude, limits, key, Math.min(wait * 2, MAX_REFILL_WAIT_MS));
       else this.#make(prelude, limits, key);
-    }, REFILL_AFTER_MS);
+    }, wait);
     this.#idle.unref();
   }
 
@@ -112,10 +122,13 @@ export class IsolateSpare {
    * process itself retires after the isolates' idle time when no call comes.
    */
   ahead(prelude: () => Promise<Prelude>, limits: SandboxLimits): void {
-    if (this.#toldAny || this.counts.served + this.counts.missed > 0) return;
+    if (this.#closed || this.#toldAny || this.#started) return;
     this.#toldAny = true;
     prelude().then(
-      (made) => this.#make(made, limits, JSON.stringify(limits), false),
+      (made) => {
+        // A start that came while the prelude was made has had its isolate, and asks for the next.
+        if (!this.#started) this.#make(made, limits, JSON.stringify(limits), false);
+      },
       // No prelude: the first call says why.
       () => {},
     );

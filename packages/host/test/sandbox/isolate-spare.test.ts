@@ -123,6 +123,28 @@ describe('IsolateSpare', () => {
 });
 
 describe('IsolateSpare under calls', () => {
+  it('looks less and less often while one call runs on with nothing else coming', async () => {
+    const prelude = await loadPrelude(bundles.a as string);
+    const calls = { changes: 1, size: 1 };
+    const spare = new IsolateSpare(handlers, 60_000, calls);
+    vi.useFakeTimers();
+    try {
+      made.push(await spare.take(prelude, DEFAULT_SANDBOX_LIMITS));
+      // Looks after 10, then 20, 40, ... ms: 2,550 ms covers eight looks (the last waits 1 s).
+      vi.advanceTimersByTime(2_550);
+      expect(spare.held).toBe(false);
+      // The call ends: seen at the next look, up to a second later, not 10 ms later.
+      Object.assign(calls, { changes: 2, size: 0 });
+      vi.advanceTimersByTime(2 * REFILL_AFTER_MS);
+      expect(spare.held).toBe(false);
+      vi.advanceTimersByTime(1_000 + REFILL_AFTER_MS);
+      expect(spare.held).toBe(true);
+    } finally {
+      vi.useRealTimers();
+      spare.dispose();
+    }
+  });
+
   it('is told of every call that comes or ends by the running calls it watches', () => {
     const calls = new RunningCalls();
     calls.set('c1', handlers);
@@ -161,6 +183,32 @@ describe('IsolateSpare under calls', () => {
 });
 
 describe('IsolateSpare made ahead', () => {
+  it('makes none ahead when a start came while the prelude was being made, nor once disposed', async () => {
+    const prelude = await loadPrelude(bundles.a as string);
+    const spare = new IsolateSpare(handlers);
+    let release = (_: typeof prelude) => {};
+    const later = new Promise<typeof prelude>((resolve) => {
+      release = resolve;
+    });
+    spare.ahead(() => later, DEFAULT_SANDBOX_LIMITS);
+    made.push(await spare.take(prelude, DEFAULT_SANDBOX_LIMITS));
+    release(prelude);
+    await later;
+    expect(spare.held).toBe(false);
+    spare.dispose();
+
+    const closed = new IsolateSpare(handlers);
+    let open = (_: typeof prelude) => {};
+    const pending = new Promise<typeof prelude>((resolve) => {
+      open = resolve;
+    });
+    closed.ahead(() => pending, DEFAULT_SANDBOX_LIMITS);
+    closed.dispose();
+    open(prelude);
+    await pending;
+    expect(closed.held).toBe(false);
+  });
+
   it('keeps the spare made ahead past the idle time, until the first start takes it', async () => {
     const prelude = await loadPrelude(bundles.a as string);
     const spare = new IsolateSpare(handlers, 50);
