@@ -131,7 +131,8 @@ export function handlersByCall(calls: ReadonlyMap<string, CallHandlers>): Isolat
 
 /**
  * The calls running in a process, by call id, counting each one that came or ended: an isolate
- * spare waits for a pause in them (isolate-spare.ts).
+ * spare waits for a pause in them (isolate-spare.ts). Made empty: the constructor's entries
+ * would be counted before `changes` exists.
  */
 export class RunningCalls extends Map<string, CallHandlers> {
   /** Calls that came or ended so far. */
@@ -146,5 +147,10 @@ export class RunningCalls extends Map<string, CallHandlers> {
     const had = super.delete(callId);
     if (had) this.changes += 1;
     return had;
+  }
+
+  override clear(): void {
+    if (this.size > 0) this.changes += 1;
+    super.clear();
   }
 }

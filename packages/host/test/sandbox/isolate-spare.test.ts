@@ -153,6 +153,9 @@ describe('IsolateSpare under calls', () => {
     // Ending a call that is not running changes nothing.
     calls.delete('c1');
     expect({ size: calls.size, changes: calls.changes }).toEqual({ size: 1, changes: 3 });
+    calls.clear();
+    calls.clear();
+    expect({ size: calls.size, changes: calls.changes }).toEqual({ size: 0, changes: 4 });
   });
 
   it('makes the next spare only once calls have paused too: none while one runs or one came or ended', async () => {
