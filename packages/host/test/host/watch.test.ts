@@ -125,22 +125,30 @@ describe('the project watcher', () => {
     expect(batches).toEqual([['a'], ['a']]);
   });
 
-  it('reads a save its event caught halfway once, when the batch goes out, with no second batch', async () => {
+  /**
+   * A save whose first event comes between its two writes: half the file is written, and the rest
+   * from inside the watcher's own event callback, inside chokidar's throttle window (so no event
+   * of its own follows).
+   */
+  async function halfSave(settleMs: number | undefined) {
     let half: number | undefined;
-    const { root, batches, batchOf, events, recheckOf } = await project(undefined, () => {
-      // The first event came between the save's two writes: the rest lands now, inside chokidar's
-      // throttle window, so no event of its own follows.
+    const watched = await project(settleMs, () => {
       if (half === undefined) return;
       writeSync(half, ' 1;\n');
       closeSync(half);
       half = undefined;
     });
-    const file = path.join(root, 'plugins', 'a', 'index.ts');
-    const saved = batchOf('a');
-    const rechecked = recheckOf(file);
+    const file = path.join(watched.root, 'plugins', 'a', 'index.ts');
+    const saved = watched.batchOf('a');
+    const rechecked = watched.recheckOf(file);
     half = openSync(file, 'w');
     writeSync(half, 'export default');
     await saved;
+    return { ...watched, file, rechecked };
+  }
+
+  it('reads a save its event caught halfway once, when the batch goes out, with no second batch', async () => {
+    const { batches, events, file, rechecked } = await halfSave(undefined);
     // A build started at that event may have read half the file: the plugin is told once more as
     // the batch goes out, so that build is not the one the batch takes.
     const ofA = events.filter((e) => e.id === 'a');
@@ -154,19 +162,7 @@ describe('the project watcher', () => {
 
   it('compares a file its batch read after the recheck came with the stat taken as the batch went out', async () => {
     // A long settle: the recheck (65 ms after the event) comes while the batch still settles.
-    let half: number | undefined;
-    const { root, batches, batchOf, recheckOf } = await project(300, () => {
-      if (half === undefined) return;
-      writeSync(half, ' 2;\n');
-      closeSync(half);
-      half = undefined;
-    });
-    const file = path.join(root, 'plugins', 'a', 'index.ts');
-    const saved = batchOf('a');
-    const rechecked = recheckOf(file);
-    half = openSync(file, 'w');
-    writeSync(half, 'export default');
-    await saved;
+    const { batches, rechecked } = await halfSave(300);
     // Told as the batch went out: nothing unseen, and no batch but this one.
     expect(await rechecked).toBe(false);
     expect(batches).toEqual([['a']]);

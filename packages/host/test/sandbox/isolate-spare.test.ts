@@ -14,8 +14,9 @@ import { IsolatePool } from '../../src/sandbox/isolate-pool.js';
 import { IsolateSpare, REFILL_AFTER_MS } from '../../src/sandbox/isolate-spare.js';
 import { readReply } from '../../src/sandbox/outcomes.js';
 import type { PluginIsolate } from '../../src/sandbox/plugin-isolate.js';
-import { loadPrelude } from '../../src/sandbox/prelude.js';
+import { loadPrelude, type Prelude } from '../../src/sandbox/prelude.js';
 import { bundlePlugin } from '../../src/sources/plugins/bundle.js';
+import { deferred } from '../helpers.js';
 import { callRequest } from './call-request.js';
 
 const handlers = { log() {}, progress() {}, request: async () => '{"ok":false,"error":"none"}' };
@@ -189,26 +190,20 @@ describe('IsolateSpare made ahead', () => {
   it('makes none ahead when a start came while the prelude was being made, nor once disposed', async () => {
     const prelude = await loadPrelude(bundles.a as string);
     const spare = new IsolateSpare(handlers);
-    let release = (_: typeof prelude) => {};
-    const later = new Promise<typeof prelude>((resolve) => {
-      release = resolve;
-    });
-    spare.ahead(() => later, DEFAULT_SANDBOX_LIMITS);
+    const later = deferred<Prelude>();
+    spare.ahead(() => later.promise, DEFAULT_SANDBOX_LIMITS);
     made.push(await spare.take(prelude, DEFAULT_SANDBOX_LIMITS));
-    release(prelude);
-    await later;
+    later.resolve(prelude);
+    await later.promise;
     expect(spare.held).toBe(false);
     spare.dispose();
 
     const closed = new IsolateSpare(handlers);
-    let open = (_: typeof prelude) => {};
-    const pending = new Promise<typeof prelude>((resolve) => {
-      open = resolve;
-    });
-    closed.ahead(() => pending, DEFAULT_SANDBOX_LIMITS);
+    const pending = deferred<Prelude>();
+    closed.ahead(() => pending.promise, DEFAULT_SANDBOX_LIMITS);
     closed.dispose();
-    open(prelude);
-    await pending;
+    pending.resolve(prelude);
+    await pending.promise;
     expect(closed.held).toBe(false);
   });
 
