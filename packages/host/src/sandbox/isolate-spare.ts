@@ -115,11 +115,13 @@ export class IsolateSpare {
   }
 
   /**
-   * The executor process was told of a plugin version. The first one told before any start gets a
+   * A plugin version this process will call: told to the executor process (its `load`), or the
+   * first one of an inline sandbox warmed for serving. The first one told before any start gets a
    * spare made now, off any call's path: an executor spawned for a warm start describes nothing,
    * so a served session's first plugin call made its plugin's isolate itself. It is kept until
-   * that call, however late it comes (a person reads and types before the model calls): the
-   * process itself retires after the isolates' idle time when no call comes.
+   * that call, however late it comes (a person reads and types before the model calls): an
+   * executor retires after the isolates' idle time when no call comes, and a serving host closes
+   * its sandbox when it stops.
    */
   ahead(prelude: () => Promise<Prelude>, limits: SandboxLimits): void {
     if (this.#closed || this.#toldAny || this.#started) return;
