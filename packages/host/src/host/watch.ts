@@ -112,18 +112,19 @@ export function throttleGuard(
     if (moved) changed(file);
   };
   return {
-    seen(file: string): void {
+    /**
+     * A file event: a change or an add is re-checked (one timer per file, replaced by its next
+     * event); a file gone is forgotten.
+     */
+    event(event: string, file: string): void {
+      if (event !== 'change' && event !== 'add' && event !== 'unlink') return;
       clearTimeout(files.get(file)?.timer);
+      if (event === 'unlink') {
+        files.delete(file);
+        return;
+      }
       const timer = setTimeout(() => recheck(file), RECHECK_AFTER_MS);
       files.set(file, { signature: statSignature(file), timer, flushed: false, due: false });
-    },
-    /** A file event: a change or an add is re-checked; a file gone is not. */
-    event(event: string, file: string): void {
-      if (event === 'change' || event === 'add') this.seen(file);
-      else if (event === 'unlink') {
-        clearTimeout(files.get(file)?.timer);
-        files.delete(file);
-      }
     },
     /**
      * The batch naming every file seen since the last one goes out now. Returns the files that

@@ -178,7 +178,7 @@ function handle(message: ToExecutor, body: string): void {
     case 'load':
       pool.load(message.key, body, message.limits);
       // This process compiles the base prelude as it starts: a spare for the first call costs
-      // only its isolate (an inline host, which may never call, makes none ahead).
+      // only its isolate. (An inline host makes one only when it warms for serving.)
       pool.spare.ahead(() => loadPrelude(body), message.limits);
       return;
     case 'unload':

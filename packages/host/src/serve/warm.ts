@@ -16,11 +16,6 @@ export function warmForServing(host: ToolHost): void {
   internalsOf(host).sandbox?.warm?.();
   // Plugin tools' input is checked on the host against their JSON Schema: the compiler loads after
   // this turn (the executor's spawn goes first), not on the session's first plugin call.
-  setImmediate(() => {
-    try {
-      warmInputChecks();
-    } catch {
-      // Nothing lost: the first call loads it, and says so if it cannot.
-    }
-  }).unref();
+  // It cannot throw: a compiler that fails to load makes an unusable check, as on a call.
+  setImmediate(warmInputChecks).unref();
 }
