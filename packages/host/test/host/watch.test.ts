@@ -185,15 +185,19 @@ describe("the watcher's recheck of a changed file (throttleGuard)", () => {
       (file) => changed.push(file),
       (file, moved) => rechecks.push([file, moved]),
     );
-    return { guard, changed, rechecks };
+    /** A file of `text` in the test's folder. */
+    const fileWith = (name: string, text: string) => {
+      const file = path.join(dir, name);
+      writeFileSync(file, text);
+      return file;
+    };
+    return { guard, changed, rechecks, fileWith };
   }
 
   it('says, as the batch goes out, which files moved since their event, and rechecks against that', async () => {
-    const { guard, changed, rechecks } = await guarded();
-    const still = path.join(dir, 'still.ts');
-    const moving = path.join(dir, 'moving.ts');
-    writeFileSync(still, 'a');
-    writeFileSync(moving, 'a');
+    const { guard, changed, rechecks, fileWith } = await guarded();
+    const still = fileWith('still.ts', 'a');
+    const moving = fileWith('moving.ts', 'a');
     guard.event('change', still);
     guard.event('change', moving);
     writeFileSync(moving, 'a longer content');
@@ -208,9 +212,8 @@ describe("the watcher's recheck of a changed file (throttleGuard)", () => {
   });
 
   it('counts a write after the batch went out, within the throttle window, as a change', async () => {
-    const { guard, changed } = await guarded();
-    const file = path.join(dir, 'index.ts');
-    writeFileSync(file, 'a');
+    const { guard, changed, fileWith } = await guarded();
+    const file = fileWith('index.ts', 'a');
     guard.event('change', file);
     expect(guard.flushing()).toEqual([]);
     writeFileSync(file, 'b, and longer');
@@ -219,11 +222,9 @@ describe("the watcher's recheck of a changed file (throttleGuard)", () => {
   });
 
   it('leaves a recheck that comes before the batch to the batch, and forgets a file deleted', async () => {
-    const { guard, changed, rechecks } = await guarded();
-    const file = path.join(dir, 'index.ts');
-    const gone = path.join(dir, 'helper.ts');
-    writeFileSync(file, 'a');
-    writeFileSync(gone, 'a');
+    const { guard, changed, rechecks, fileWith } = await guarded();
+    const file = fileWith('index.ts', 'a');
+    const gone = fileWith('helper.ts', 'a');
     guard.event('change', file);
     guard.event('add', gone);
     vi.advanceTimersByTime(RECHECK_AFTER_MS);

@@ -7,6 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { DEFAULT_SANDBOX_LIMITS } from '../../src/config/limits.js';
 import { InlineSandbox } from '../../src/sandbox/inline.js';
+import { loadPrelude } from '../../src/sandbox/prelude.js';
 import { bundlePlugin } from '../../src/sources/plugins/bundle.js';
 import { callRequest } from './call-request.js';
 
@@ -45,8 +46,13 @@ describe('warming an inline sandbox', () => {
   });
 
   it('warms nothing when no plugin is loaded', async () => {
+    const built = await bundlePlugin(fixture);
+    if (!built.ok) throw new Error(built.error);
     sandbox = new InlineSandbox();
     sandbox.warm();
+    // A spare made ahead would be made once the prelude is there, and before this resumes.
+    await loadPrelude(built.code);
+    await new Promise<void>((resolve) => setImmediate(resolve));
     expect(sandbox.spares()).toEqual({ held: false, served: 0, missed: 0 });
   });
 });

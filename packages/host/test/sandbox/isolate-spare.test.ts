@@ -66,6 +66,17 @@ async function descriptionOf(isolate: PluginIsolate): Promise<string> {
   return (outcome.reply as Extract<DescribeReply, { ok: true }>).manifest.tools[0]?.description ?? '';
 }
 
+/** Runs `body` on fake timers, then puts the real ones back and disposes `spare`. */
+async function onFakeTimers(spare: IsolateSpare, body: () => Promise<void>): Promise<void> {
+  vi.useFakeTimers();
+  try {
+    await body();
+  } finally {
+    vi.useRealTimers();
+    spare.dispose();
+  }
+}
+
 describe('IsolateSpare', () => {
   it('serves the next start with the isolate it made ahead, which holds nothing of the plugin before', async () => {
     const prelude = await loadPrelude(bundles.a as string);
@@ -128,8 +139,7 @@ describe('IsolateSpare under calls', () => {
     const prelude = await loadPrelude(bundles.a as string);
     const calls = { changes: 1, size: 1 };
     const spare = new IsolateSpare(handlers, 60_000, calls);
-    vi.useFakeTimers();
-    try {
+    await onFakeTimers(spare, async () => {
       made.push(await spare.take(prelude, DEFAULT_SANDBOX_LIMITS));
       // Looks after 10, then 20, 40, ... ms: 2,550 ms covers eight looks (the last waits 1 s).
       vi.advanceTimersByTime(2_550);
@@ -140,10 +150,7 @@ describe('IsolateSpare under calls', () => {
       expect(spare.held).toBe(false);
       vi.advanceTimersByTime(1_000 + REFILL_AFTER_MS);
       expect(spare.held).toBe(true);
-    } finally {
-      vi.useRealTimers();
-      spare.dispose();
-    }
+    });
   });
 
   it('is told of every call that comes or ends by the running calls it watches', () => {
@@ -163,8 +170,7 @@ describe('IsolateSpare under calls', () => {
     const prelude = await loadPrelude(bundles.a as string);
     const calls = { changes: 1, size: 1 };
     const spare = new IsolateSpare(handlers, 60_000, calls);
-    vi.useFakeTimers();
-    try {
+    await onFakeTimers(spare, async () => {
       // A call's start takes an isolate; the call still runs when the quiet time has passed.
       made.push(await spare.take(prelude, DEFAULT_SANDBOX_LIMITS));
       vi.advanceTimersByTime(REFILL_AFTER_MS);
@@ -179,10 +185,7 @@ describe('IsolateSpare under calls', () => {
       // A whole quiet time with no call: made.
       vi.advanceTimersByTime(REFILL_AFTER_MS);
       expect(spare.held).toBe(true);
-    } finally {
-      vi.useRealTimers();
-      spare.dispose();
-    }
+    });
   });
 });
 
@@ -210,8 +213,7 @@ describe('IsolateSpare made ahead', () => {
   it('keeps the spare made ahead past the idle time, until the first start takes it', async () => {
     const prelude = await loadPrelude(bundles.a as string);
     const spare = new IsolateSpare(handlers, 50);
-    vi.useFakeTimers();
-    try {
+    await onFakeTimers(spare, async () => {
       spare.ahead(async () => prelude, DEFAULT_SANDBOX_LIMITS);
       await vi.waitFor(() => expect(spare.held).toBe(true));
       // A spare made after a start is given back after 50 ms idle; this one is not.
@@ -224,10 +226,7 @@ describe('IsolateSpare made ahead', () => {
       expect(spare.held).toBe(true);
       vi.advanceTimersByTime(50);
       expect(spare.held).toBe(false);
-    } finally {
-      vi.useRealTimers();
-      spare.dispose();
-    }
+    });
   });
 });
 
